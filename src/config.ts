@@ -1,0 +1,47 @@
+import path from 'node:path';
+
+/** Every environment variable the server reads, read here and nowhere else. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  receiptKey: string | undefined;
+  apiKey: string | undefined;
+  toolsets: string[] | undefined;
+  readOnly: boolean;
+  logLevel: LogLevel;
+  version: string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+/** The version of the API description (OpenAPI `info.version`) this server implements. */
+export const API_VERSION = '1.287.0';
+
+/** Reads the configuration from an environment (defaults to `process.env`). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+  }
+  const level = (env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(level)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const toolsets = env.CORE_TOOLSETS?.split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    receiptKey: env.CORE_RECEIPT_KEY || undefined,
+    apiKey: env.CORE_API_KEY || undefined,
+    toolsets: toolsets && toolsets.length > 0 ? toolsets : undefined,
+    readOnly: env.CORE_READ_ONLY === '1' || env.CORE_READ_ONLY === 'true',
+    logLevel: level,
+    version: API_VERSION,
+  };
+}

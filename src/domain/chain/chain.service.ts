@@ -1,0 +1,3 @@
+export interface ChainService {
+  placeholder?: never;
+}

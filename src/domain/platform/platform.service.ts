@@ -1,0 +1,3 @@
+export interface PlatformService {
+  placeholder?: never;
+}

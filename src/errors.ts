@@ -1,0 +1,92 @@
+/** Stable error codes. The HTTP status of each is fixed by `STATUS_OF`. */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNPROCESSABLE',
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'INTERNAL',
+  'NOT_IMPLEMENTED',
+  'UNAVAILABLE',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 429,
+  INTERNAL: 500,
+  NOT_IMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+};
+
+/** Codes whose message is safe to show; the others get a fixed text. */
+const HIDDEN_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  INTERNAL: 'Internal error; the request id identifies it in the server log',
+  UNAVAILABLE: 'Service unavailable; try again shortly',
+};
+
+export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid key';
+
+/** The one error class of the service. Expected failures are thrown as this; anything else becomes INTERNAL. */
+export class CoreError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, details?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CoreError';
+    this.code = code;
+    this.details = details;
+    this.status = STATUS_OF[code];
+  }
+}
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  request_id?: string;
+}
+
+/** Wraps anything thrown into a CoreError; unknown errors become INTERNAL with the cause kept. */
+export function toCoreError(err: unknown): CoreError {
+  if (err instanceof CoreError) return err;
+  return new CoreError('INTERNAL', 'Internal error', undefined, { cause: err });
+}
+
+/** The error as shown to a caller: hidden codes never leak their message or details. */
+export function publicError(err: CoreError, requestId?: string): ErrorBody {
+  const hidden = HIDDEN_MESSAGE[err.code];
+  const body: ErrorBody = { code: err.code, message: hidden ?? err.message };
+  if (!hidden && err.details !== undefined) body.details = err.details;
+  if (requestId) body.request_id = requestId;
+  return body;
+}
+
+export const errors = {
+  validation: (message: string, details?: unknown) => new CoreError('VALIDATION_FAILED', message, details),
+  unauthenticated: () => new CoreError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE),
+  forbidden: (message: string) => new CoreError('FORBIDDEN', message),
+  notFound: (message: string, details?: unknown) => new CoreError('NOT_FOUND', message, details),
+  conflict: (message: string, details?: unknown) => new CoreError('CONFLICT', message, details),
+  unprocessable: (message: string, details?: unknown) => new CoreError('UNPROCESSABLE', message, details),
+  notImplemented: (area: string) =>
+    new CoreError('NOT_IMPLEMENTED', `The ${area} area is not built yet on this server`, { area }),
+};

@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { Services } from '../domain/services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Roles on a machine, highest first. */
+export type Role = 'owner' | 'admin' | 'operator' | 'viewer';
+
+export const TOOLSETS = ['platform', 'compute', 'machines', 'contracts', 'agents', 'economy', 'edge'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
+/** `bearer`: a valid key is required (401 otherwise). `public`: no credential is required by the route itself. */
+export type AuthRule = 'bearer' | 'public';
+
+/** Who is calling, as established by the pipeline's authenticate step. */
+export interface Caller {
+  /** The identity behind the credential; null for an anonymous caller. */
+  uid: string | null;
+  credential: 'none' | 'user-key' | 'machine-key' | 'session';
+  keyId?: string;
+  /** Scope of a machine developer key. */
+  scope?: 'read' | 'write' | 'admin';
+  /** Slug of the machine a machine key belongs to. */
+  machine?: string;
+  /** Share token presented with the request (`X-Share-Token` or `share_token`). */
+  shareToken?: string;
+}
+
+export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a handler receives besides its input. */
+export interface ActionContext {
+  caller: Caller;
+  requestId: string;
+  services: Services;
+  log: Logger;
+  /** Aborted when the client cancels (MCP) or disconnects (HTTP). */
+  signal: AbortSignal;
+  /** Reports progress when the MCP client asked for it; a no-op otherwise. */
+  progress: (update: ProgressUpdate) => void;
+}
+
+/** One server-sent event. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: unknown;
+}
+
+/** What a stream action's handler returns: a source the transport subscribes to. */
+export interface SseSource {
+  /** Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops delivery. */
+  open(push: (event: SseEvent) => void, lastEventId?: string): () => void;
+}
+
+/** A response that is not JSON (an SVG badge, a text prompt, Prometheus metrics). */
+export interface RawBody {
+  contentType: string;
+  body: string | Uint8Array;
+}
+
+/**
+ * One operation of the service. A tool's actions are its operations; REST routes, MCP tools,
+ * OpenAPI, `/api/endpoints` and the catalog are all derived from these declarations.
+ */
+export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  /** Operation id, `area.verbNoun`, unique across the registry. */
+  id: string;
+  /** Name of the action inside its tool (the `action` enum value); derived from `id` when absent. */
+  action?: string;
+  method: HttpMethod;
+  /** Path exactly as the spec writes it, with `{param}` placeholders. */
+  path: string;
+  auth: AuthRule;
+  /** Minimum role on the machine named by the `slug` (or `motherSlug`) input. */
+  role?: Role;
+  /** The service area that implements it; named in NOT_IMPLEMENTED answers. */
+  area: string;
+  /** One sentence, written for an agent. */
+  summary: string;
+  /** Path params, query and body as one object of JSON values. */
+  input: I;
+  output: O;
+  /** Server-sent events: the handler returns an `SseSource`. */
+  stream?: boolean;
+  /** Content type of a non-JSON response; the handler returns a `RawBody`. */
+  produces?: string;
+  /** The operation deletes or irreversibly replaces something. */
+  destructive?: boolean;
+  /** Repeating the call with the same input has no further effect. */
+  idempotent?: boolean;
+  /** The operation reaches beyond this server (an upstream, a peer). */
+  openWorld?: boolean;
+  /** Only for human sessions; e.g. community operator promotion. */
+  tags?: string[];
+  /** Absent while the area is not built: the pipeline answers NOT_IMPLEMENTED naming `area`. */
+  handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<unknown>;
+}
+
+export interface ToolDef {
+  /** `core_` + snake_case. */
+  name: string;
+  toolset: Toolset;
+  title: string;
+  /** What the tool is for, written for an agent choosing among tools. */
+  description: string;
+  actions: ActionDef[];
+}
+
+/** Declares an action with its handler typed from its schemas. */
+export function defineAction<I extends z.ZodObject, O extends z.ZodType>(
+  def: Omit<ActionDef<I, O>, 'handler'> & {
+    handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<z.infer<O> | RawBody | SseSource>;
+  },
+): ActionDef {
+  return def as unknown as ActionDef;
+}
+
+export function defineTool(def: ToolDef): ToolDef {
+  return def;
+}

@@ -1,0 +1,95 @@
+/**
+ * The storage port. Domain services depend on this interface only; adapters (lowdb files, PostgreSQL)
+ * implement it and all run the one contract suite in `test/store/`.
+ *
+ * Two kinds of data:
+ * - documents: small, bounded collections of JSON records addressed by (collection, id);
+ * - logs: append-only streams of rows (audit chains, transitions, events, runs), never updated or deleted.
+ */
+export interface Store {
+  readonly backend: 'lowdb' | 'postgres';
+  readonly docs: DocStore;
+  readonly logs: LogStore;
+  /** Opens files or connections; reads indexes. Resolves when the store is ready to serve. */
+  open(): Promise<void>;
+  /** Waits for in-flight writes, then releases files or connections. Idempotent. */
+  close(): Promise<void>;
+  /** True between a successful `open` and `close`. */
+  isOpen(): boolean;
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export interface DocStore {
+  get<T extends object>(collection: string, id: string): Promise<T | undefined>;
+  /** Inserts; fails with `DuplicateKeyError` when the id exists. */
+  insert<T extends object>(collection: string, id: string, value: T): Promise<void>;
+  /** Inserts or replaces. */
+  put<T extends object>(collection: string, id: string, value: T): Promise<void>;
+  /**
+   * Read-modify-write without lost updates: `fn` sees the current value (or undefined) and returns the
+   * next one, or `undefined` to leave the record as it is. Concurrent updates of one id are serialized.
+   * Returns what is stored afterwards.
+   */
+  update<T extends object>(
+    collection: string,
+    id: string,
+    fn: (current: T | undefined) => T | undefined,
+  ): Promise<T | undefined>;
+  /** Deletes; returns whether something was deleted. */
+  delete(collection: string, id: string): Promise<boolean>;
+  /** Every record of a collection, in insertion order, optionally filtered. */
+  list<T extends object>(collection: string, filter?: (value: T) => boolean): Promise<T[]>;
+  count(collection: string): Promise<number>;
+}
+
+/** A stored log row: `seq` is assigned by the store, 0-based and gap-free per stream. */
+export interface LogRow {
+  seq: number;
+  tick: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface LogQuery {
+  /** Lowest seq to return (inclusive). */
+  fromSeq?: number;
+  /** Highest seq to return (inclusive). */
+  toSeq?: number;
+  /** Lowest tick to return (inclusive). */
+  fromTick?: number;
+  /** Highest tick to return (inclusive). */
+  toTick?: number;
+  /** Only rows of these types. */
+  types?: string[];
+  /** Newest first when true. */
+  reverse?: boolean;
+  limit?: number;
+}
+
+export interface LogStore {
+  /**
+   * Appends one row. `build` runs while the stream is locked and receives the current last row (or
+   * undefined for an empty stream) and the seq the new row will have, so a hash chain can link to it;
+   * two concurrent appends never see the same head. Resolves once the row is durable.
+   */
+  append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => Omit<R, 'seq'>): Promise<R>;
+  /** Last row of a stream. */
+  head<R extends LogRow>(stream: string): Promise<R | undefined>;
+  count(stream: string): Promise<number>;
+  get<R extends LogRow>(stream: string, seq: number): Promise<R | undefined>;
+  read<R extends LogRow>(stream: string, query?: LogQuery): Promise<R[]>;
+  /** Names of every stream that has at least one row, optionally those starting with `prefix`. */
+  streams(prefix?: string): Promise<string[]>;
+}
+
+export class DuplicateKeyError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+  ) {
+    super(`${collection}/${id} already exists`);
+    this.name = 'DuplicateKeyError';
+  }
+}
