@@ -1,3 +1,175 @@
+import type { Clock } from '../../lib/clock.js';
+import { digestOf, sha256Hex } from '../../lib/hash.js';
+import { errors } from '../../errors.js';
+import { pageOf } from '../../lib/cursor.js';
+import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import type { Caller, Role } from '../../registry/types.js';
+import type { IdentityService } from '../identity/identity.service.js';
+import { minRole, roleOfScope } from '../identity/roles.js';
+import type { ChainService } from './chain.service.js';
+import { genesisSeed } from './hash-chain.js';
+import { GRANTS, MACHINES, checkSlug, grantId, type MachineRecord, type RoleGrant } from './machine.js';
+
+export interface CreateMachineInput {
+  slug?: string;
+  is_public?: boolean;
+  display_name?: string;
+  purpose?: string;
+}
+
+/** A machine as shown to callers: the record plus live figures from its chain. */
+export interface MachineView {
+  slug: string;
+  display_name: string | null;
+  purpose: string | null;
+  is_public: boolean;
+  status: MachineRecord['status'];
+  owner_uid: string;
+  genesis_tick: number;
+  genesis_hash: string;
+  created_at: string;
+  updated_at: string;
+  has_password: boolean;
+  share_enabled: boolean;
+  row_count: number;
+  head_seq: number | null;
+  head_tick: number | null;
+  head_hash: string | null;
+}
+
 export interface MachinesService {
-  placeholder?: never;
+  create(input: CreateMachineInput, caller: Caller): Promise<{ machine: MachineView; api_key: string; api_key_id: string }>;
+  /** Public machines plus the private ones the caller is a member of, oldest first. */
+  list(caller: Caller, page: { limit?: number; cursor?: string }): Promise<{ machines: MachineView[]; next_cursor: string | null }>;
+  /** A machine the caller may read, or NOT_FOUND (a private machine is never acknowledged to outsiders). */
+  get(slug: string, caller: Caller): Promise<{ machine: MachineView; role: Role | null }>;
+  /** The machine record when the caller may read it, or NOT_FOUND. */
+  readable(slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' }>;
+  /**
+   * The caller's role on a machine: undefined when the machine does not exist or is private and the
+   * caller may not read it; 'none' when it is readable (public or shared) but the caller holds no role.
+   */
+  roleOf(slug: string, caller: Caller): Promise<Role | 'none' | undefined>;
+  view(machine: MachineRecord): Promise<MachineView>;
+}
+
+export function createMachinesService(deps: {
+  store: Store;
+  clock: Clock;
+  chain: ChainService;
+  identity: IdentityService;
+}): MachinesService {
+  const { store, clock, chain, identity } = deps;
+
+  async function access(slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' } | undefined> {
+    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+    if (!machine) return undefined;
+    const role = await roleFor(machine, caller);
+    if (role !== 'none' || machine.is_public) return { machine, role };
+    const shared = caller.shareToken && machine.share_token_hash && sha256Hex(caller.shareToken) === machine.share_token_hash;
+    return shared ? { machine, role } : undefined;
+  }
+
+  async function roleFor(machine: MachineRecord, caller: Caller): Promise<Role | 'none'> {
+    if (caller.uid === null) return 'none';
+    // A key bound to one machine carries no authority on any other.
+    if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
+    let role: Role | 'none' = 'none';
+    if (caller.uid === machine.owner_uid) role = 'owner';
+    else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
+    return caller.scope ? minRole(role, roleOfScope(caller.scope)) : role;
+  }
+
+  async function view(machine: MachineRecord): Promise<MachineView> {
+    const [head, count] = await Promise.all([chain.head(machine.slug), chain.count(machine.slug)]);
+    const { share_token_hash, password_hash, ...pub } = machine;
+    return {
+      ...pub,
+      has_password: Boolean(password_hash),
+      share_enabled: Boolean(share_token_hash),
+      row_count: count,
+      head_seq: head?.seq ?? null,
+      head_tick: head?.tick ?? null,
+      head_hash: head?.state_hash ?? null,
+    };
+  }
+
+  async function freeSlugFrom(base: string): Promise<string> {
+    for (let n = 1; n < 1000; n++) {
+      const candidate = n === 1 ? base : `${base.slice(0, 60)}-${n}`;
+      if (!(await store.docs.get(MACHINES, candidate))) return candidate;
+    }
+    throw errors.conflict(`No free slug derived from "${base}"; pass a slug`);
+  }
+
+  return {
+    async create(input, caller) {
+      if (caller.uid === null) throw errors.unauthenticated();
+      if (caller.machine !== undefined) {
+        throw errors.forbidden('A machine key cannot create machines; use your user key (POST /api/demo-key/mint)');
+      }
+      const explicit = input.slug !== undefined;
+      const slug = explicit ? input.slug! : await freeSlugFrom(caller.uid.toLowerCase());
+      checkSlug(slug);
+      const now = clock.now();
+      const tick = clock.tick();
+      const iso = new Date(now).toISOString();
+      const machine: MachineRecord = {
+        slug,
+        display_name: input.display_name ?? null,
+        purpose: input.purpose ?? null,
+        is_public: input.is_public ?? false,
+        status: 'active',
+        owner_uid: caller.uid,
+        genesis_tick: tick,
+        genesis_hash: genesisSeed(slug, tick),
+        created_at: iso,
+        updated_at: iso,
+        share_token_hash: null,
+      };
+      try {
+        await store.docs.insert(MACHINES, slug, machine);
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
+        throw err;
+      }
+      await chain.append(machine, {
+        type: 'machine.created',
+        actor_uid: caller.uid,
+        payload_digest: digestOf({ slug, owner_uid: caller.uid, is_public: machine.is_public, genesis_tick: tick }),
+      });
+      const { key, record } = await identity.issueMachineKey({ uid: caller.uid, kind: 'machine', machine: slug });
+      return { machine: await view(machine), api_key: key, api_key_id: record.key_id };
+    },
+
+    async list(caller, page) {
+      const all = await store.docs.list<MachineRecord>(MACHINES);
+      const visible: Array<{ machine: MachineRecord; role: Role | 'none' }> = [];
+      for (const machine of all) {
+        const role = await roleFor(machine, caller);
+        if (machine.is_public || role !== 'none') visible.push({ machine, role });
+      }
+      const { page: slice, next_cursor } = pageOf(visible, page.limit ?? 100, page.cursor);
+      const machines = await Promise.all(slice.map((m) => view(m.machine)));
+      return { machines, next_cursor };
+    },
+
+    async get(slug, caller) {
+      const found = await access(slug, caller);
+      if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
+      return { machine: await view(found.machine), role: found.role === 'none' ? null : found.role };
+    },
+
+    async readable(slug, caller) {
+      const found = await access(slug, caller);
+      if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
+      return found;
+    },
+
+    async roleOf(slug, caller) {
+      return (await access(slug, caller))?.role;
+    },
+
+    view,
+  };
 }

@@ -1,0 +1,26 @@
+import { EventEmitter } from 'node:events';
+
+/** Events published inside the process; names follow `noun.verbPast`. */
+export interface BusEvents {
+  'audit.appended': { slug: string; isPublic: boolean; row: Record<string, unknown> };
+}
+
+export interface EventBus {
+  emit<K extends keyof BusEvents>(name: K, payload: BusEvents[K]): void;
+  on<K extends keyof BusEvents>(name: K, listener: (payload: BusEvents[K]) => void): () => void;
+}
+
+export function createEventBus(): EventBus {
+  const emitter = new EventEmitter();
+  // Streams subscribe per client; the default cap of 10 would warn under normal load.
+  emitter.setMaxListeners(0);
+  return {
+    emit: (name, payload) => {
+      emitter.emit(name, payload);
+    },
+    on: (name, listener) => {
+      emitter.on(name, listener);
+      return () => emitter.off(name, listener);
+    },
+  };
+}

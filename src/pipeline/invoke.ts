@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { CoreError, errors, toCoreError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Services } from '../domain/services.js';
+import type { Operation } from '../registry/registry.js';
+import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
+import { authenticate, type Credentials } from './authenticate.js';
+import { hasRole } from '../domain/identity/roles.js';
+
+export interface InvokeOptions {
+  requestId?: string;
+  signal?: AbortSignal;
+  progress?: (update: ProgressUpdate) => void;
+  /** Which surface the call came through, for logs and metrics. */
+  surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
+}
+
+export type InvokeResult = { ok: true; value: unknown; requestId: string } | { ok: false; error: CoreError; requestId: string };
+
+export interface Pipeline {
+  /** authenticate -> parse -> authorize -> handle -> check output. Never throws. */
+  invoke(op: Operation, rawInput: unknown, creds: Credentials, opts: InvokeOptions): Promise<InvokeResult>;
+  /** The same pipeline for a caller already authenticated (used by `core_http`). */
+  invokeAs(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions): Promise<InvokeResult>;
+  /** Validates input against an operation's schema without running it. */
+  validate(op: Operation, rawInput: unknown): CoreError | undefined;
+}
+
+export interface PipelineDeps {
+  services: Services;
+  log: Logger;
+  readOnly: boolean;
+  /** Called once per finished call, for metrics. */
+  observe?: (op: Operation, status: number, ms: number, surface: string) => void;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { services, log } = deps;
+
+  const validate = (op: Operation, rawInput: unknown): CoreError | undefined => {
+    const parsed = op.strictInput.safeParse(rawInput ?? {});
+    return parsed.success ? undefined : validationError(op, parsed.error);
+  };
+
+  async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string) {
+    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated();
+    const parsed = op.strictInput.safeParse(rawInput ?? {});
+    if (!parsed.success) throw validationError(op, parsed.error);
+    const input = parsed.data as Record<string, unknown>;
+    if (deps.readOnly && op.method !== 'GET') {
+      throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
+    }
+    if (op.def.role) await authorize(op, input, caller);
+    if (!op.def.handler) throw errors.notImplemented(op.def.area);
+    const ctx: ActionContext = {
+      caller,
+      requestId,
+      services,
+      log: log.child({ request_id: requestId, op: op.id }),
+      signal: opts.signal ?? NEVER_ABORTED,
+      progress: opts.progress ?? (() => undefined),
+    };
+    const value = await op.def.handler(input, ctx);
+    if (op.def.stream || op.def.produces) return value;
+    const checked = op.def.output.safeParse(value);
+    if (!checked.success) {
+      throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {
+        cause: checked.error.issues,
+      });
+    }
+    return checked.data;
+  }
+
+  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller) {
+    if (caller.uid === null) throw errors.unauthenticated();
+    const slug = (input.slug ?? input.motherSlug) as string | undefined;
+    if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but has no slug input`);
+    const role = await services.machines.roleOf(slug, caller);
+    if (role === undefined) throw errors.notFound(`No machine "${slug}"`, { slug });
+    if (!hasRole(role, op.def.role!)) {
+      throw errors.forbidden(`This operation needs the ${op.def.role} role on "${slug}"; you have ${role}`);
+    }
+  }
+
+  async function execute(op: Operation, caller: () => Promise<Caller>, rawInput: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+    const requestId = opts.requestId ?? randomUUID();
+    const started = performance.now();
+    try {
+      const value = await run(op, rawInput, await caller(), opts, requestId);
+      deps.observe?.(op, 200, performance.now() - started, opts.surface);
+      return { ok: true, value, requestId };
+    } catch (err) {
+      const error = toCoreError(err);
+      deps.observe?.(op, error.status, performance.now() - started, opts.surface);
+      if (error.code === 'INTERNAL') {
+        log.error('operation failed', { request_id: requestId, op: op.id, surface: opts.surface, err, cause: error.cause });
+      } else {
+        log.debug('operation refused', { request_id: requestId, op: op.id, code: error.code });
+      }
+      return { ok: false, error, requestId };
+    }
+  }
+
+  return {
+    validate,
+    invoke: (op, rawInput, creds, opts) => execute(op, () => authenticate(services, creds), rawInput, opts),
+    invokeAs: (op, rawInput, caller, opts) => execute(op, async () => caller, rawInput, opts),
+  };
+}
+
+function validationError(op: Operation, error: z.ZodError): CoreError {
+  const issues = error.issues.map((i) => ({
+    path: i.path.map(String).join('.') || '(input)',
+    message: i.message,
+    code: i.code,
+  }));
+  const first = issues[0]!;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return errors.validation(`Invalid input for ${op.id}: ${first.path}: ${first.message}${more}`, { issues });
+}

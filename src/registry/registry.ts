@@ -1,0 +1,130 @@
+import FindMyWay from 'find-my-way';
+import type { z } from 'zod';
+import type { ActionDef, HttpMethod, ToolDef } from './types.js';
+import { propertyTypes, toJsonSchema, type JsonSchema } from './json-schema.js';
+
+/** An action of a tool, resolved and precompiled for dispatch. */
+export interface Operation {
+  id: string;
+  tool: ToolDef;
+  /** Name of the action inside its tool. */
+  action: string;
+  def: ActionDef;
+  method: HttpMethod;
+  path: string;
+  pathParams: string[];
+  /** The input schema with unknown keys refused: a typo gets a clear error instead of being ignored. */
+  strictInput: z.ZodObject;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  /** JSON type of each top-level input field, for coercing query strings. */
+  fieldTypes: Record<string, string>;
+}
+
+/** Routes served by a transport rather than by a tool action (listed so the catalog is complete). */
+export interface TransportRoute {
+  method: HttpMethod;
+  path: string;
+  auth: string;
+  summary: string;
+}
+
+export const TRANSPORT_ROUTES: readonly TransportRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/mcp',
+    auth: 'optional bearer (per tool)',
+    summary: 'MCP over Streamable HTTP (JSON-RPC 2.0): initialize, ping, tools/list and tools/call for the 57 tools.',
+  },
+];
+
+export type RouteMatch =
+  | { kind: 'found'; op: Operation; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: HttpMethod[] }
+  | { kind: 'not-found' };
+
+export interface Registry {
+  tools: ToolDef[];
+  operations: Operation[];
+  byId: ReadonlyMap<string, Operation>;
+  toolByName: ReadonlyMap<string, ToolDef>;
+  /** The operations of a tool, keyed by action name. */
+  actionsOf(tool: ToolDef): ReadonlyMap<string, Operation>;
+  match(method: string, path: string): RouteMatch;
+}
+
+const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Derives a tool-local action name from an operation id: `chain.appendEvent` -> `append_event`. */
+export function actionNameOf(def: ActionDef): string {
+  if (def.action) return def.action;
+  const verb = def.id.slice(def.id.indexOf('.') + 1);
+  return verb.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[.-]/g, '_').toLowerCase();
+}
+
+export function paramsOf(path: string): string[] {
+  return [...path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+}
+
+/** Builds the registry and its route table; throws on any declaration error (checked at start and in tests). */
+export function buildRegistry(tools: ToolDef[]): Registry {
+  const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 512 });
+  const operations: Operation[] = [];
+  const byId = new Map<string, Operation>();
+  const toolByName = new Map<string, ToolDef>();
+  const actionsByTool = new Map<ToolDef, Map<string, Operation>>();
+  const routeKeys = new Set<string>();
+
+  for (const tool of tools) {
+    if (toolByName.has(tool.name)) throw new Error(`duplicate tool ${tool.name}`);
+    toolByName.set(tool.name, tool);
+    const actions = new Map<string, Operation>();
+    actionsByTool.set(tool, actions);
+    for (const def of tool.actions) {
+      const action = actionNameOf(def);
+      if (actions.has(action)) throw new Error(`duplicate action ${action} in ${tool.name}`);
+      if (byId.has(def.id)) throw new Error(`duplicate operation id ${def.id}`);
+      const routeKey = `${def.method} ${def.path.replace(/\{[^}]+\}/g, '{}')}`;
+      if (routeKeys.has(routeKey)) throw new Error(`duplicate route ${def.method} ${def.path}`);
+      routeKeys.add(routeKey);
+      const pathParams = paramsOf(def.path);
+      for (const p of pathParams) {
+        if (!(p in def.input.shape)) throw new Error(`${def.id}: path param {${p}} missing from input`);
+      }
+      const inputSchema = toJsonSchema(def.input, 'input');
+      const op: Operation = {
+        id: def.id,
+        tool,
+        action,
+        def,
+        method: def.method,
+        path: def.path,
+        pathParams,
+        strictInput: def.input.strict(),
+        inputSchema,
+        outputSchema: toJsonSchema(def.output, 'output'),
+        fieldTypes: propertyTypes(inputSchema),
+      };
+      operations.push(op);
+      byId.set(op.id, op);
+      actions.set(action, op);
+      router.on(def.method, def.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, op);
+    }
+  }
+
+  const find = (method: string, path: string) => router.find(method as HttpMethod, path);
+
+  return {
+    tools,
+    operations,
+    byId,
+    toolByName,
+    actionsOf: (tool) => actionsByTool.get(tool) ?? new Map(),
+    match(method, path) {
+      const hit = find(method, path);
+      if (hit) return { kind: 'found', op: hit.store as Operation, params: hit.params as Record<string, string> };
+      const allowed = METHODS.filter((m) => m !== method && find(m, path));
+      return allowed.length > 0 ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { bearerFrom, type Credentials } from '../../pipeline/authenticate.js';
+import { isSseSource } from '../../pipeline/collect-events.js';
+import type { Pipeline } from '../../pipeline/invoke.js';
+import type { Registry } from '../../registry/registry.js';
+import type { RawBody } from '../../registry/types.js';
+import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
+import { restInput } from './rest-input.js';
+import { streamSse } from './sse.js';
+
+export const BODY_LIMIT = '1mb';
+
+export interface HttpDeps {
+  registry: Registry;
+  pipeline: Pipeline;
+  log: Logger;
+  mcp: ReturnType<typeof createMcpHttpHandler>;
+  /** Counts requests in flight, so shutdown can wait for them. */
+  inflight?: { enter(): void; leave(): void };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The REST surface: one dispatching middleware over the registry's precompiled route table (Express
+ * walks registered routes one by one, so ~190 routes would cost half the throughput), plus the MCP
+ * endpoint. Transports only translate wire formats; the pipeline does the rest.
+ */
+export function createHttpApp(deps: HttpDeps): express.Express {
+  const { registry, pipeline, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const given = req.header('x-request-id');
+    const id = given && REQUEST_ID.test(given) ? given : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    if (deps.inflight) {
+      deps.inflight.enter();
+      res.once('close', deps.inflight.leave);
+    }
+    next();
+  });
+  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+
+  app.all('/api/mcp', async (req, res, next) => {
+    try {
+      const controller = abortOnClose(res);
+      const out = await deps.mcp({
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        credentials: credentialsOf(req),
+        requestId: res.locals.requestId as string,
+        signal: controller.signal,
+      });
+      for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+      if (out.body === undefined) res.status(out.status).end();
+      else res.status(out.status).json(out.body);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  app.use(async (req, res, next) => {
+    try {
+      await dispatch(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const error = bodyParserError(err) ?? toCoreError(err);
+    if (error.code === 'INTERNAL') log.error('request failed', { request_id: res.locals.requestId, path: req.path, err });
+    sendError(res, error);
+  });
+
+  async function dispatch(req: Request, res: Response): Promise<void> {
+    const match = safeMatch(registry, req.method, req.path);
+    if (match.kind === 'not-found') {
+      return sendError(res, errors.notFound(`No route ${req.method} ${req.path}; GET /api/endpoints lists them`));
+    }
+    if (match.kind === 'method-not-allowed') {
+      res.setHeader('Allow', match.allowed.join(', '));
+      return sendError(res, new CoreError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; use ${match.allowed.join(' or ')}`));
+    }
+    const { op, params } = match;
+    if (hasBody(req) && req.body === undefined) {
+      return sendError(res, new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json'));
+    }
+    const input = restInput(op, params, req.query as Record<string, unknown>, req.body);
+    if (input instanceof CoreError) return sendError(res, input);
+    const controller = abortOnClose(res);
+    const result = await pipeline.invoke(op, input, credentialsOf(req), {
+      surface: 'rest',
+      requestId: res.locals.requestId as string,
+      signal: controller.signal,
+    });
+    if (!result.ok) return sendError(res, result.error);
+    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value);
+    if (op.def.produces) {
+      const raw = result.value as RawBody;
+      res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
+      return;
+    }
+    res.status(200).json(result.value);
+  }
+
+  return app;
+}
+
+function safeMatch(registry: Registry, method: string, path: string) {
+  try {
+    return registry.match(method, path);
+  } catch {
+    return { kind: 'not-found' as const };
+  }
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.header('content-length');
+  return (length !== undefined && length !== '0') || req.header('transfer-encoding') !== undefined;
+}
+
+export function credentialsOf(req: Request): Credentials {
+  const creds: Credentials = {};
+  const bearer = bearerFrom(req.header('authorization'));
+  if (bearer !== undefined) creds.bearer = bearer;
+  const share = req.header('x-share-token') ?? (typeof req.query.share_token === 'string' ? req.query.share_token : undefined);
+  if (share) creds.shareToken = share;
+  return creds;
+}
+
+function abortOnClose(res: Response): AbortController {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller;
+}
+
+function sendError(res: Response, error: CoreError): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
+}
+
+/** body-parser failures carry a `type`; each becomes a stable code. */
+function bodyParserError(err: unknown): CoreError | undefined {
+  const type = (err as { type?: unknown })?.type;
+  switch (type) {
+    case 'entity.too.large':
+      return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}`);
+    case 'entity.parse.failed':
+      return errors.validation('The request body is not valid JSON', {
+        issues: [{ path: '(body)', message: (err as Error).message, code: 'invalid_json' }],
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new CoreError('UNSUPPORTED_MEDIA_TYPE', (err as Error).message);
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return errors.validation((err as Error).message);
+    default:
+      return undefined;
+  }
+}

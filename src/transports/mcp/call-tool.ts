@@ -1,0 +1,90 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CoreError, errors, publicError } from '../../errors.js';
+import type { Credentials } from '../../pipeline/authenticate.js';
+import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
+import type { InvokeOptions, Pipeline } from '../../pipeline/invoke.js';
+import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
+import type { Operation, Registry } from '../../registry/registry.js';
+import type { RawBody } from '../../registry/types.js';
+
+export interface ToolSurface {
+  registry: Registry;
+  pipeline: Pipeline;
+  filter: SurfaceFilter;
+}
+
+/** Thrown for a tool name the surface does not serve; transports turn it into JSON-RPC -32602. */
+export class UnknownToolError extends Error {
+  constructor(readonly tool: string) {
+    super(`Unknown tool: ${tool}`);
+  }
+}
+
+/** Runs one `tools/call` through the pipeline; every failure after the tool is found is an `isError` result. */
+export async function callTool(
+  surface: ToolSurface,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  creds: Credentials,
+  opts: InvokeOptions,
+): Promise<CallToolResult> {
+  const tool = surface.registry.toolByName.get(name);
+  if (!tool || !visibleTools(surface.registry, surface.filter).includes(tool)) throw new UnknownToolError(name);
+  const actions = surface.registry.actionsOf(tool);
+  let op: Operation | undefined;
+  let input: Record<string, unknown> = { ...(args ?? {}) };
+  if (actions.size === 1) {
+    op = actions.values().next().value;
+  } else {
+    const { action, ...rest } = input;
+    op = typeof action === 'string' ? actions.get(action) : undefined;
+    if (!op) {
+      const names = [...actions.keys()].join(', ');
+      return errorResult(
+        errors.validation(`"action" must be one of: ${names}`, {
+          issues: [{ path: 'action', message: `expected one of ${names}`, code: 'invalid_value' }],
+        }),
+        opts.requestId,
+      );
+    }
+    input = rest;
+  }
+  const result = await surface.pipeline.invoke(op!, input, creds, opts);
+  if (!result.ok) return errorResult(result.error, result.requestId);
+  return successResult(op!, result.value, input, opts.signal);
+}
+
+async function successResult(op: Operation, value: unknown, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  if (op.def.stream && isSseSource(value)) {
+    const collected = await collectEvents(value, {
+      maxEvents: typeof input.max_events === 'number' ? input.max_events : 20,
+      maxMs: typeof input.max_ms === 'number' ? input.max_ms : 5000,
+      ...(typeof input.last_event_id === 'string' ? { lastEventId: input.last_event_id } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    return jsonResult({ ok: true, ...collected });
+  }
+  if (op.def.produces) {
+    const raw = value as RawBody;
+    const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: { content_type: raw.contentType, encoding: typeof raw.body === 'string' ? 'utf8' : 'base64', body: text },
+    };
+  }
+  return jsonResult(value);
+}
+
+export function jsonResult(value: unknown): CallToolResult {
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
+}
+
+export function errorResult(error: CoreError, requestId?: string): CallToolResult {
+  const body = publicError(error, requestId);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${body.code}: ${body.message}` }],
+    structuredContent: { error: body },
+  };
+}

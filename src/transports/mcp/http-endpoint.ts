@@ -1,0 +1,138 @@
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { Credentials } from '../../pipeline/authenticate.js';
+import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js';
+import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+
+export interface McpHttpRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (undefined when there was none). */
+  body: unknown;
+  credentials: Credentials;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+export interface McpHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * Stateless Streamable HTTP for `POST /api/mcp`: one long-lived handler that validates messages with
+ * the SDK's own schemas and dispatches into the registry. JSON responses only; no sessions, so GET
+ * (the server-to-client stream) is not offered.
+ */
+export function createMcpHttpHandler(surface: ToolSurface, version: string) {
+  let tools: McpToolDescriptor[] | undefined;
+  const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
+
+  return async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
+    if (req.method !== 'POST') {
+      return rpcError(405, null, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
+    }
+    const origin = header(req, 'origin');
+    if (origin && !originAllowed(origin, header(req, 'host'))) {
+      return rpcError(403, null, -32000, `Forbidden: Origin ${origin} is not allowed`);
+    }
+    const accept = header(req, 'accept');
+    if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) {
+      return rpcError(406, null, -32000, 'Not acceptable: the client must accept application/json');
+    }
+    const type = header(req, 'content-type');
+    if (!type || !/^application\/json\b/i.test(type)) {
+      return rpcError(415, null, -32000, 'Unsupported media type: send Content-Type: application/json');
+    }
+    const protocol = header(req, 'mcp-protocol-version');
+    if (protocol && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) {
+      return rpcError(400, null, -32000, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+    }
+    if (Array.isArray(req.body)) return rpcError(400, null, -32600, 'Invalid Request: batches are not supported; send one message per request');
+    const parsed = JSONRPCMessageSchema.safeParse(req.body);
+    if (!parsed.success) return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+    const message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
+    if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
+  };
+
+  async function respond(message: RequestMessage, req: McpHttpRequest): Promise<unknown> {
+    const { id } = message;
+    switch (message.method) {
+      case 'initialize': {
+        const init = InitializeRequestSchema.safeParse(message);
+        if (!init.success) return rpcErrorBody(id, -32602, 'Invalid params for initialize');
+        const requested = init.data.params.protocolVersion;
+        return {
+          jsonrpc: '2.0',
+          id,
+          result: {
+            protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+            capabilities: { tools: { listChanged: false } },
+            serverInfo: { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version },
+            instructions: SERVER_INSTRUCTIONS,
+          },
+        };
+      }
+      case 'ping':
+        return { jsonrpc: '2.0', id, result: {} };
+      case 'tools/list':
+        return { jsonrpc: '2.0', id, result: { tools: listTools() } };
+      case 'tools/call': {
+        const call = CallToolRequestSchema.safeParse(message);
+        if (!call.success) return rpcErrorBody(id, -32602, 'Invalid params for tools/call: expected { name, arguments? }');
+        try {
+          const result = await callTool(surface, call.data.params.name, call.data.params.arguments, req.credentials, {
+            surface: 'mcp-http',
+            requestId: req.requestId ?? randomUUID(),
+            signal: req.signal,
+          });
+          return { jsonrpc: '2.0', id, result };
+        } catch (err) {
+          if (err instanceof UnknownToolError) return rpcErrorBody(id, -32602, err.message);
+          throw err;
+        }
+      }
+      default:
+        return rpcErrorBody(id, -32601, `Method not found: ${message.method}`);
+    }
+  }
+}
+
+type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; params?: unknown };
+
+function header(req: McpHttpRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Same host as the request, or a loopback page: DNS-rebinding pages carry a foreign Origin. */
+export function originAllowed(origin: string, host: string | undefined): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (host && url.host === host) return true;
+  return LOOPBACK.has(url.hostname) && (host === undefined || LOOPBACK.has(host.replace(/:\d+$/, '')));
+}
+
+function rpcErrorBody(id: string | number | null, code: number, message: string) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function rpcError(status: number, id: null, code: number, message: string, headers: Record<string, string> = {}): McpHttpResponse {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: rpcErrorBody(id, code, message) };
+}

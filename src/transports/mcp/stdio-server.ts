@@ -1,0 +1,50 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { mcpToolsOf } from '../../registry/mcp-tools.js';
+import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+
+export interface StdioOptions {
+  surface: ToolSurface;
+  /** The caller's key (`CORE_API_KEY`). */
+  apiKey: string | undefined;
+  version: string;
+}
+
+/** The MCP server over stdio: the official SDK `Server`, driven from the registry. */
+export function createMcpServer(opts: StdioOptions): Server {
+  const server = new Server(
+    { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version: opts.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+  );
+  const tools = mcpToolsOf(opts.surface.registry, opts.surface.filter);
+  const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    try {
+      return await callTool(opts.surface, request.params.name, request.params.arguments, creds, {
+        surface: 'mcp-stdio',
+        requestId: randomUUID(),
+        signal: extra.signal,
+        progress: (p) => {
+          if (token === undefined) return;
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } });
+        },
+      });
+    } catch (err) {
+      if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+      throw err;
+    }
+  });
+  return server;
+}
+
+export async function serveStdio(opts: StdioOptions): Promise<Server> {
+  const server = createMcpServer(opts);
+  await server.connect(new StdioServerTransport());
+  return server;
+}

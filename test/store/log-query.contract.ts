@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { LogQuery, LogRow, Store } from '../../src/storage/port.js';
+import { freshStore, type MakeStore } from './store-harness.js';
+
+interface Row extends LogRow {
+  n: number;
+}
+
+/** What `read` must return, computed the slow obvious way. */
+function expected(rows: Row[], q: LogQuery): Row[] {
+  const picked = rows.filter(
+    (r) =>
+      (q.fromSeq === undefined || r.seq >= q.fromSeq) &&
+      (q.toSeq === undefined || r.seq <= q.toSeq) &&
+      (q.fromTick === undefined || r.tick >= q.fromTick) &&
+      (q.toTick === undefined || r.tick <= q.toTick) &&
+      (q.types === undefined || q.types.includes(r.type)),
+  );
+  if (q.reverse === true) picked.reverse();
+  return q.limit === undefined ? picked : picked.slice(0, q.limit);
+}
+
+async function fill(store: Store, stream: string, ticks: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [n, tick] of ticks.entries()) {
+    rows.push(await store.logs.append<Row>(stream, () => ({ tick, type: ['a', 'b', 'c'][n % 3]!, n })));
+  }
+  return rows;
+}
+
+const queries: Array<[string, LogQuery]> = [
+  ['every row in seq order when the query is empty', {}],
+  ['rows from fromSeq to toSeq, both inclusive', { fromSeq: 5, toSeq: 9 }],
+  ['nothing when fromSeq is past the end', { fromSeq: 500 }],
+  ['rows from fromTick to toTick, both inclusive', { fromTick: 3, toTick: 5 }],
+  ['rows up to toTick', { toTick: 0 }],
+  ['rows from a fromTick that falls between two ticks', { fromTick: 2.5 }],
+  ['only rows of one type', { types: ['b'] }],
+  ['only rows of several types', { types: ['a', 'c'] }],
+  ['nothing for a type no row has', { types: ['nope'] }],
+  ['every row newest first with reverse', { reverse: true }],
+  ['the newest rows only with reverse and limit', { reverse: true, limit: 3 }],
+  ['the oldest rows only with limit', { limit: 4 }],
+  ['nothing with limit 0', { limit: 0 }],
+  ['rows matching seq, tick and type bounds together, newest first, limited', {
+    fromSeq: 2, toSeq: 17, fromTick: 2, toTick: 7, types: ['a', 'b'], reverse: true, limit: 4,
+  }],
+];
+
+/** `read` query behaviour every adapter must have. */
+export function describeLogQueryContract(makeStore: MakeStore): void {
+  describe('log reads', () => {
+    const ordered = Array.from({ length: 20 }, (_, seq) => Math.floor(seq / 2));
+    it.each(queries)('reads %s', async (_, query) => {
+      const { store } = await freshStore(makeStore);
+      const rows = await fill(store, 'q', ordered);
+      expect(await store.logs.read<Row>('q', query)).toEqual(expected(rows, query));
+    });
+
+    it('answers tick queries correctly even when ticks go backwards', async () => {
+      const { store } = await freshStore(makeStore);
+      const rows = await fill(store, 'q', [5, 3, 8, 1, 9, 3, 3, 0, 7, 2, 6, 4]);
+      for (const query of [
+        { fromTick: 3, toTick: 7 },
+        { fromTick: 3 },
+        { toTick: 3, reverse: true },
+        { fromTick: 2, toTick: 8, types: ['a', 'b'], limit: 3 },
+        { fromTick: 1, toTick: 6, fromSeq: 2, toSeq: 10, reverse: true, limit: 2 },
+      ]) {
+        expect(await store.logs.read<Row>('q', query)).toEqual(expected(rows, query));
+      }
+    });
+  });
+}

@@ -1,0 +1,136 @@
+import { appendFile, open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { LowdbWarning } from '../../src/storage/lowdb/lowdb.store.js';
+import { chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
+import { makeLowdbHarness } from './lowdb-harness.js';
+import { runStoreContract } from './store.contract.js';
+import { freshStore } from './store-harness.js';
+
+runStoreContract('lowdb', () => makeLowdbHarness());
+
+async function lowdb(options: Parameters<typeof makeLowdbHarness>[0] = {}) {
+  const harness = await freshStore(() => makeLowdbHarness(options));
+  return { ...harness, dataDir: (harness as Awaited<ReturnType<typeof makeLowdbHarness>>).dataDir };
+}
+
+async function appendLinks(store: Awaited<ReturnType<typeof lowdb>>['store'], stream: string, count: number): Promise<void> {
+  const start = await store.logs.count(stream);
+  for (let n = start; n < start + count; n++) await store.logs.append<ChainRow>(stream, (head, seq) => chainLink(head, seq, n));
+}
+
+describe('lowdb files', () => {
+  it.each([
+    ['has no trailing newline', '{"seq":5,"tick":5,"type":"li'],
+    ['is not valid JSON', '{"seq":5,"tick":\n'],
+  ])('drops a torn last line that %s at reopen, reports it, and keeps every other row', async (_, torn) => {
+    const warnings: LowdbWarning[] = [];
+    const { store, reopen, dataDir } = await lowdb({ onWarning: (w) => warnings.push(w) });
+    await appendLinks(store, 'chain/m', 5);
+    await store.close();
+    const file = join(dataDir, 'logs', 'chain%2Fm.jsonl');
+    const intactSize = (await stat(file)).size;
+    await appendFile(file, torn);
+    const again = await reopen();
+    expect(await again.logs.count('chain/m')).toBe(5);
+    expect(warnings).toEqual([expect.objectContaining({ stream: 'chain/m', droppedBytes: Buffer.byteLength(torn) })]);
+    expect((await stat(file)).size).toBe(intactSize);
+    await appendLinks(again, 'chain/m', 2);
+    expectUnbrokenChain(await again.logs.read<ChainRow>('chain/m'));
+  });
+
+  it('refuses to serve a log whose damaged row is not the last one', async () => {
+    const { store, reopen, dataDir } = await lowdb();
+    await appendLinks(store, 'audit', 2);
+    await store.close();
+    await appendFile(join(dataDir, 'logs', 'audit.jsonl'), 'garbage\n{"seq":3,"tick":3,"type":"link"}\n');
+    const again = await reopen();
+    await expect(again.logs.read('audit')).rejects.toThrow(/unreadable row 2/);
+  });
+
+  it('only appends to a log file: the bytes already written never change', async () => {
+    const { store, dataDir } = await lowdb();
+    const file = join(dataDir, 'logs', 'audit%3Ax.jsonl');
+    await appendLinks(store, 'audit:x', 10);
+    const before = await readFile(file);
+    await Promise.all(Array.from({ length: 20 }, (_, n) => store.logs.append<ChainRow>('audit:x', (head, seq) => chainLink(head, seq, n))));
+    const after = await readFile(file);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.toString().trimEnd().split('\n')).toHaveLength(30);
+  });
+
+  it('writes documents atomically: the file is whole JSON keyed by id and no .tmp file is left', async () => {
+    const { store, dataDir } = await lowdb();
+    await Promise.all(Array.from({ length: 30 }, (_, n) => store.docs.put('machines', `m${n}`, { n })));
+    const files = await readdir(join(dataDir, 'docs'));
+    expect(files).toEqual(['machines.json']);
+    const onDisk = JSON.parse(await readFile(join(dataDir, 'docs', 'machines.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(onDisk)).toHaveLength(30);
+    expect(onDisk['m7']).toEqual({ n: 7 });
+  });
+
+  it('rejects collection names that could escape or clash in the docs folder', async () => {
+    const { store } = await lowdb();
+    for (const name of ['', '../x', 'a/b', 'Upper', '.hidden', 'x'.repeat(65)]) {
+      await expect(store.docs.put(name, 'id', { a: 1 })).rejects.toThrow(/invalid collection name/);
+    }
+  });
+
+  it('names log files by a reversible encoding that keeps case-different streams apart', async () => {
+    const { store, reopen, dataDir } = await lowdb();
+    for (const stream of ['chain/my-machine', 'Chain/My-Machine', 'runs:a.b', '%41']) await appendLinks(store, stream, 1);
+    expect((await readdir(join(dataDir, 'logs'))).sort()).toEqual(
+      ['%2541.jsonl', '%43hain%2F%4Dy-%4Dachine.jsonl', 'chain%2Fmy-machine.jsonl', 'runs%3Aa%2Eb.jsonl'].sort(),
+    );
+    const again = await reopen();
+    expect((await again.logs.streams()).sort()).toEqual(['%41', 'Chain/My-Machine', 'chain/my-machine', 'runs:a.b'].sort());
+  });
+
+  it('creates no files for collections and streams that are only read', async () => {
+    const { store, dataDir } = await lowdb();
+    await store.docs.get('machines', 'x');
+    await store.docs.list('machines');
+    await store.logs.read('chain/none');
+    await store.logs.head('chain/none');
+    expect(await readdir(join(dataDir, 'docs'))).toEqual([]);
+    expect(await readdir(join(dataDir, 'logs'))).toEqual([]);
+  });
+
+  it('rejects every append of a failed batch and those built on it, and rolls the file back', async () => {
+    const { store, dataDir } = await lowdb();
+    await appendLinks(store, 'audit', 3);
+    const file = join(dataDir, 'logs', 'audit.jsonl');
+    const sizeBefore = (await stat(file)).size;
+    const probe = await open(file, 'r');
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realWrite = proto.write as (this: FileHandle, data: Buffer, offset: number, length: number) => Promise<unknown>;
+    // Half of the batch reaches the file before the failure, as with a full disk.
+    const spy = vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+      const [buffer, offset, length] = args as [Buffer, number, number];
+      await realWrite.call(this, buffer, offset, Math.floor(length / 2));
+      throw new Error('disk full');
+    } as FileHandle['write']);
+    onTestFinished(() => spy.mockRestore());
+    const appends = [0, 1, 2].map((n) => store.logs.append<ChainRow>('audit', (head, seq) => chainLink(head, seq, 10 + n)));
+    const settled = await Promise.allSettled(appends);
+    const failed = { status: 'rejected', reason: expect.objectContaining({ message: 'disk full' }) };
+    expect(settled).toEqual([failed, failed, failed]);
+    expect((await stat(file)).size).toBe(sizeBefore);
+    expect(await store.logs.count('audit')).toBe(3);
+    await appendLinks(store, 'audit', 2);
+    expectUnbrokenChain(await store.logs.read<ChainRow>('audit'));
+  });
+
+  it('reads thousands of large rows back exactly, across index growth and read batching', async () => {
+    const { store, reopen } = await lowdb({ fsync: false });
+    const pad = 'x'.repeat(900);
+    await Promise.all(Array.from({ length: 3000 }, (_, n) => store.logs.append('big', () => ({ tick: n >> 4, type: `t${n % 5}`, n, pad }))));
+    const again = await reopen();
+    const rows = await again.logs.read<ChainRow>('big');
+    expect(rows.map((r) => r.n)).toEqual(Array.from({ length: 3000 }, (_, n) => n));
+    const picked = await again.logs.read<ChainRow>('big', { fromTick: 100, toTick: 101, types: ['t2'], reverse: true });
+    expect(picked.map((r) => r.n)).toEqual([1627, 1622, 1617, 1612, 1607, 1602]);
+  });
+});
