@@ -61,16 +61,15 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
       if (opening !== undefined) await opening.catch(() => undefined);
       if (state === 'open') {
         state = 'closing';
-        closing = inFlight
-          .drain()
-          .then(() => Promise.all([docs.close(), logs.close()]))
-          .then(
-          () => void (state = 'closed'),
-          (error: unknown) => {
+        closing = (async () => {
+          try {
+            // Calls accepted before close finish first, including those still opening their file.
+            await inFlight.drain();
+            await Promise.all([docs.close(), logs.close()]);
+          } finally {
             state = 'closed';
-            throw error;
-          },
-        );
+          }
+        })();
       }
       await closing;
     },

@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { allTools } from '../tools/index.js';
+import { catalogFiles } from '../src/registry/catalog-files.js';
+import { allEndpoints } from '../src/registry/catalog.js';
+import { mcpToolsOf } from '../src/registry/mcp-tools.js';
+import { openApiOf } from '../src/registry/openapi.js';
+import { buildRegistry, TRANSPORT_ROUTES } from '../src/registry/registry.js';
+import { TOOLSETS } from '../src/registry/types.js';
+
+const registry = buildRegistry(allTools);
+const specLines = readFileSync(new URL('../../shared/spec/operations.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean)
+  .map((l) => {
+    const [method, path, auth] = l.split(/\s+/);
+    return { method: method!, path: path!, auth: auth! };
+  });
+
+const key = (m: string, p: string) => `${m} ${p}`;
+
+describe('the tool registry', () => {
+  it('has exactly 57 tools with names core_[a-z0-9_]{1,35}', () => {
+    expect(registry.tools).toHaveLength(57);
+    for (const tool of registry.tools) expect(tool.name).toMatch(/^core_[a-z0-9_]{1,35}$/);
+  });
+
+  it('groups the tools into the seven toolsets of the design', () => {
+    const counts = Object.fromEntries(TOOLSETS.map((t) => [t, registry.tools.filter((x) => x.toolset === t).length]));
+    expect(counts).toEqual({ platform: 7, compute: 9, machines: 14, contracts: 13, agents: 8, economy: 3, edge: 3 });
+  });
+
+  it('covers every line of operations.txt with the same auth rule', () => {
+    expect(specLines).toHaveLength(177);
+    const ops = new Map(registry.operations.map((op) => [key(op.method, op.path), op]));
+    const transport = new Set(TRANSPORT_ROUTES.map((r) => key(r.method, r.path)));
+    for (const line of specLines) {
+      const k = key(line.method, line.path);
+      if (line.auth === 'MCP') {
+        expect(transport.has(k), k).toBe(true);
+        continue;
+      }
+      const op = ops.get(k);
+      expect(op, `missing ${k}`).toBeDefined();
+      expect(op!.def.auth, k).toBe(line.auth === 'B' ? 'bearer' : 'public');
+    }
+  });
+
+  it('serves the unlisted paths the design fixes', () => {
+    const unlisted = [
+      'GET /api/solvers', 'GET /api/solvers/{id}', 'POST /api/solvers/{id}/solve', 'POST /api/compute', 'POST /api/proof/verify',
+      'GET /api/operators', 'GET /api/operators/categories', 'GET /api/operators/{id}', 'GET /api/kernel', 'GET /api/kernel/prompt',
+      'GET /api/pulse', 'POST /api/decompress', 'GET /api/health', 'GET /api/status', 'GET /api/metrics', 'GET /api/openapi.json',
+    ];
+    const ops = new Set(registry.operations.map((op) => key(op.method, op.path)));
+    for (const k of unlisted) expect(ops.has(k), k).toBe(true);
+  });
+
+  it('gives every operation an area.verbNoun id, a one-sentence summary and unique routes', () => {
+    for (const op of registry.operations) {
+      expect(op.id).toMatch(/^[a-z][A-Za-z]*\.[a-z][A-Za-z0-9]*$/);
+      expect(op.def.summary.length, op.id).toBeGreaterThan(20);
+      expect(op.def.summary.trim().endsWith('.'), op.id).toBe(true);
+    }
+    const routes = registry.operations.map((op) => key(op.method, op.path.replace(/\{[^}]+\}/g, '{}')));
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  it('lists the same routes in /api/endpoints and in the OpenAPI paths as in the registry', () => {
+    const fromRegistry = new Set([...registry.operations.map((op) => key(op.method, op.path)), ...TRANSPORT_ROUTES.map((r) => key(r.method, r.path))]);
+    const fromEndpoints = new Set(allEndpoints(registry).map((e) => key(e.method, e.path)));
+    const doc = openApiOf(registry);
+    const fromOpenApi = new Set(
+      Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => key(m.toUpperCase(), p))),
+    );
+    expect(fromEndpoints).toEqual(fromRegistry);
+    expect(fromOpenApi).toEqual(fromRegistry);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.287.0');
+  });
+});
+
+describe('the MCP tool descriptors', () => {
+  const tools = mcpToolsOf(registry);
+
+  it('have a non-empty type:object inputSchema', () => {
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      const props = Object.keys((tool.inputSchema.properties ?? {}) as object);
+      const actions = registry.actionsOf(registry.toolByName.get(tool.name)!).size;
+      if (actions > 1) expect(props, tool.name).toContain('action');
+      expect(JSON.stringify(tool.inputSchema).length, tool.name).toBeGreaterThan(20);
+    }
+  });
+
+  it('carry all four annotation hints derived from their actions', () => {
+    for (const tool of tools) {
+      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+      for (const hint of [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]) expect(typeof hint, tool.name).toBe('boolean');
+      const ops = [...registry.actionsOf(registry.toolByName.get(tool.name)!).values()];
+      expect(readOnlyHint).toBe(ops.every((op) => op.method === 'GET'));
+      if (readOnlyHint) expect(destructiveHint).toBe(false);
+    }
+  });
+
+  it('hide the tools of other toolsets and the writing tools under the surface controls', () => {
+    const compute = mcpToolsOf(registry, { toolsets: ['compute'] });
+    expect(new Set(compute.map((t) => registry.toolByName.get(t.name)!.toolset))).toEqual(new Set(['platform', 'compute']));
+    const readOnly = mcpToolsOf(registry, { readOnly: true });
+    expect(readOnly.length).toBeGreaterThan(0);
+    for (const t of readOnly) expect(t.annotations.readOnlyHint).toBe(true);
+  });
+});
+
+describe('the committed catalog', () => {
+  it('equals what the registry generates (run `npm run catalog` after changing a tool)', () => {
+    for (const [name, text] of Object.entries(catalogFiles(registry))) {
+      const committed = readFileSync(new URL(`../catalog/${name}`, import.meta.url), 'utf8');
+      expect(committed === text, `catalog/${name} drifted; run npm run catalog`).toBe(true);
+    }
+  });
+});
