@@ -39,7 +39,7 @@ export interface DocStore {
   ): Promise<T | undefined>;
   /** Deletes; returns whether something was deleted. */
   delete(collection: string, id: string): Promise<boolean>;
-  /** Every record of a collection, in insertion order, optionally filtered. */
+  /** Every record of a collection, in insertion order (integer-like ids excepted on lowdb), optionally filtered. */
   list<T extends object>(collection: string, filter?: (value: T) => boolean): Promise<T[]>;
   count(collection: string): Promise<number>;
 }
@@ -52,6 +52,9 @@ export interface LogRow {
   [key: string]: unknown;
 }
 
+/** A row as `build` returns it: every named field of the row but `seq` (`Omit` would drop them all, LogRow being indexable). */
+export type RowInput<R> = { [K in keyof R as K extends 'seq' ? never : K]: R[K] };
+
 export interface LogQuery {
   /** Lowest seq to return (inclusive). */
   fromSeq?: number;
@@ -61,7 +64,7 @@ export interface LogQuery {
   fromTick?: number;
   /** Highest tick to return (inclusive). */
   toTick?: number;
-  /** Only rows of these types. */
+  /** Only rows of these types (an empty list matches no row). */
   types?: string[];
   /** Newest first when true. */
   reverse?: boolean;
@@ -74,7 +77,7 @@ export interface LogStore {
    * undefined for an empty stream) and the seq the new row will have, so a hash chain can link to it;
    * two concurrent appends never see the same head. Resolves once the row is durable.
    */
-  append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => Omit<R, 'seq'>): Promise<R>;
+  append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
   /** Last row of a stream. */
   head<R extends LogRow>(stream: string): Promise<R | undefined>;
   count(stream: string): Promise<number>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LogRow, Store } from '../../src/storage/port.js';
+import type { LogRow, RowInput, Store } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 /** A tiny hash chain: each row links to the hash of the row before it. */
@@ -10,7 +10,7 @@ export interface ChainRow extends LogRow {
   hash: string;
 }
 
-export function chainLink(head: ChainRow | undefined, seq: number, n: number, tick = seq): Omit<ChainRow, 'seq'> {
+export function chainLink(head: ChainRow | undefined, seq: number, n: number, tick = seq): RowInput<ChainRow> {
   const prev = head?.hash ?? null;
   const hash = createHash('sha256').update(`${prev}|${seq}|${n}`).digest('hex');
   return { tick, type: 'link', n, prev, hash };

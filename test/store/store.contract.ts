@@ -3,7 +3,7 @@ import type { Store } from '../../src/storage/port.js';
 import { describeDocContract } from './doc.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
-import { freshStore, type MakeStore, type StoreHarness } from './store-harness.js';
+import { freshStore, type StoreHarness } from './store-harness.js';
 
 export type { MakeStore, StoreHarness } from './store-harness.js';
 
@@ -17,7 +17,7 @@ async function appendLinks(store: Store, stream: string, from: number, to: numbe
  */
 export function runStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
   describe(`storage contract: ${name}`, () => {
-    describeDocContract(makeStore satisfies MakeStore);
+    describeDocContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
 

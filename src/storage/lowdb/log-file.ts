@@ -1,6 +1,6 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { LogQuery, LogRow } from '../port.js';
+import type { LogQuery, LogRow, RowInput } from '../port.js';
 import { syncDir } from './fsync-path.js';
 import { readRows, selectSeqs } from './log-query.js';
 import { scanLog } from './log-scan.js';
@@ -79,7 +79,7 @@ export class LogFile {
   }
 
   /** Builds the row now, under the stream's lock (this method is synchronous up to the write). */
-  append(build: (head: LogRow | undefined, seq: number) => Omit<LogRow, 'seq'>): Promise<LogRow> {
+  append(build: (head: LogRow | undefined, seq: number) => RowInput<LogRow>): Promise<LogRow> {
     if (this.#closing !== undefined) return Promise.reject(new Error(`log ${this.options.stream} is closed`));
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     let pending: Omit<Pending, 'resolve' | 'reject'>;
@@ -96,7 +96,7 @@ export class LogFile {
     });
   }
 
-  #encode(built: Omit<LogRow, 'seq'>, seq: number): Omit<Pending, 'resolve' | 'reject'> {
+  #encode(built: RowInput<LogRow>, seq: number): Omit<Pending, 'resolve' | 'reject'> {
     const draft: Record<string, unknown> = { seq, ...built };
     draft['seq'] = seq;
     if (typeof draft['tick'] !== 'number' || !Number.isFinite(draft['tick'])) throw new TypeError('row tick must be a finite number');

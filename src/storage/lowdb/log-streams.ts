@@ -1,6 +1,6 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogRow, LogStore } from '../port.js';
+import type { LogRow, LogStore, RowInput } from '../port.js';
 import { LogFile, type LowdbWarning } from './log-file.js';
 import { decodeStreamFile, encodeStreamName, LOG_SUFFIX } from './stream-names.js';
 
@@ -42,9 +42,9 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
   }
 
   const api: LogStore = {
-    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => Omit<R, 'seq'>) {
+    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) {
       const log = await fileOf(stream, true)!;
-      return (await log.append(build as (head: LogRow | undefined, seq: number) => Omit<LogRow, 'seq'>)) as R;
+      return (await log.append(build as unknown as (head: LogRow | undefined, seq: number) => RowInput<LogRow>)) as R;
     },
     async head<R extends LogRow>(stream: string) {
       return (await fileOf(stream, false))?.head() as R | undefined;

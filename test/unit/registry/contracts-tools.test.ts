@@ -58,7 +58,6 @@ describe('contracts toolset declarations', () => {
     for (const { action } of actions) {
       expect(action.id).toMatch(/^contracts\.[a-z][A-Za-z]+$/);
       expect(action.area).toBe('contracts');
-      expect(action.handler).toBeUndefined();
     }
     for (const tool of tools) {
       const names = tool.actions.map((a) => a.action);

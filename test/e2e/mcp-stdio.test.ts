@@ -1,0 +1,120 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/server.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const config = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
+
+let dataDir: { dir: string; cleanup: () => Promise<void> };
+
+/** Starts the server exactly as mcp.json says, over a fresh data dir, as the SDK client would. */
+async function connect(apiKey = ''): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: config.command === 'node' ? process.execPath : config.command,
+    args: config.args,
+    cwd: root,
+    env: { ...config.env, CORE_API_KEY: apiKey, CORE_DATA_DIR: dataDir.dir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+function structured(result: Awaited<ReturnType<Client['callTool']>>): any {
+  return result.structuredContent;
+}
+
+beforeAll(async () => {
+  dataDir = await tempDir('core-stdio-');
+});
+afterAll(async () => {
+  await dataDir.cleanup();
+});
+
+describe('MCP over stdio, started from mcp.json', () => {
+  let key = '';
+
+  it('lists exactly the 57 tools of catalog/tools.json', async () => {
+    const client = await connect();
+    try {
+      expect(client.getServerVersion()?.name).toBe('core-server');
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(57);
+      const committed = JSON.parse(readFileSync(`${root}/catalog/tools.json`, 'utf8'));
+      expect(tools).toEqual(committed);
+      const minted = await client.callTool({ name: 'core_account', arguments: { action: 'mint_demo_key' } });
+      expect(minted.isError).toBeFalsy();
+      key = structured(minted).key;
+      expect(key).toMatch(/^core_/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs one call per toolset with the key from CORE_API_KEY', async () => {
+    const client = await connect(key);
+    try {
+      const pulse = await client.callTool({ name: 'core_pulse', arguments: { action: 'pulse' } });
+      expect(structured(pulse).tick).toBeGreaterThan(2_000_000_000);
+
+      const spun = await client.callTool({ name: 'core_spin_up', arguments: { slug: 'stdio-demo', is_public: true } });
+      expect(spun.isError).toBeFalsy();
+      expect(structured(spun).machine.slug).toBe('stdio-demo');
+
+      const wrote = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'stdio-demo', type: 'hello', payload: { a: 1 } } });
+      expect(structured(wrote).seq).toBe(1);
+
+      const read = await client.callTool({ name: 'core_activity', arguments: { action: 'activity', slug: 'stdio-demo' } });
+      expect(structured(read).rows.map((r: { type: string }) => r.type)).toEqual(['hello', 'machine.created']);
+
+      // Areas not built yet answer NOT_IMPLEMENTED naming the area: never invented data.
+      for (const [name, args, area] of [
+        ['core_solvers', { action: 'list' }, 'compute'],
+        ['core_contract_templates', { action: 'list' }, 'contracts'],
+        ['core_agents', { action: 'list' }, 'agents'],
+        ['core_contribute', { action: 'policy' }, 'economy'],
+        ['core_cdn_sites', { action: 'list', slug: 'stdio-demo' }, 'edge'],
+      ] as const) {
+        const res = await client.callTool({ name, arguments: args });
+        expect(res.isError, name).toBe(true);
+        expect(structured(res).error, name).toMatchObject({ code: 'NOT_IMPLEMENTED', details: { area } });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('returns isError with a stable code on bad arguments and a JSON-RPC error for an unknown tool', async () => {
+    const client = await connect(key);
+    try {
+      const bad = await client.callTool({ name: 'core_constants', arguments: { action: 'get', key: 123 } });
+      expect(bad.isError).toBe(true);
+      expect((bad.content as Array<{ text: string }>)[0]!.text).toMatch(/^VALIDATION_FAILED: /);
+      expect(structured(bad).error.details.issues[0].path).toBe('key');
+
+      const noAction = await client.callTool({ name: 'core_constants', arguments: {} });
+      expect(noAction.isError).toBe(true);
+      expect(structured(noAction).error.code).toBe('VALIDATION_FAILED');
+
+      await expect(client.callTool({ name: 'core_nope', arguments: {} })).rejects.toBeInstanceOf(McpError);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a bearer tool with an invalid CORE_API_KEY as UNAUTHENTICATED', async () => {
+    const client = await connect('core_invalidinvalidinvalidinvalid0000');
+    try {
+      const res = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'stdio-demo' } });
+      expect(res.isError).toBe(true);
+      expect(structured(res).error).toMatchObject({ code: 'UNAUTHENTICATED', message: 'Missing or invalid key' });
+    } finally {
+      await client.close();
+    }
+  });
+});
