@@ -10,7 +10,8 @@ import { hasRole } from '../domain/identity/roles.js';
 
 export interface InvokeOptions {
   requestId?: string;
-  signal?: AbortSignal;
+  /** The caller's abort signal, or a function that makes it on first use. */
+  signal?: AbortSignal | (() => AbortSignal);
   progress?: (update: ProgressUpdate) => void;
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
@@ -55,12 +56,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     if (op.def.role) await authorize(op, input, caller);
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
+    const signal = opts.signal;
+    let childLog: Logger | undefined;
     const ctx: ActionContext = {
       caller,
       requestId,
       services,
-      log: log.child({ request_id: requestId, op: op.id }),
-      signal: opts.signal ?? NEVER_ABORTED,
+      get log() {
+        return (childLog ??= log.child({ request_id: requestId, op: op.id }));
+      },
+      get signal() {
+        return typeof signal === 'function' ? signal() : (signal ?? NEVER_ABORTED);
+      },
       progress: opts.progress ?? (() => undefined),
     };
     const value = await op.def.handler(input, ctx);

@@ -25,9 +25,11 @@ export function expectUnbrokenChain(rows: ChainRow[]): void {
   });
 }
 
-async function appendN(store: Store, stream: string, count: number): Promise<ChainRow[]> {
+/** Appends `count` chain links to `stream`, numbering them on from the rows already there. */
+export async function appendLinks(store: Store, stream: string, count: number): Promise<ChainRow[]> {
+  const start = await store.logs.count(stream);
   const rows: ChainRow[] = [];
-  for (let n = 0; n < count; n++) rows.push(await store.logs.append<ChainRow>(stream, (head, seq) => chainLink(head, seq, n)));
+  for (let n = start; n < start + count; n++) rows.push(await store.logs.append<ChainRow>(stream, (head, seq) => chainLink(head, seq, n)));
   return rows;
 }
 
@@ -71,7 +73,7 @@ export function describeLogContract(makeStore: MakeStore): void {
 
     it('returns the last row as head and any row by seq, and undefined outside the stream', async () => {
       const { store } = await freshStore(makeStore);
-      const rows = await appendN(store, 'audit', 4);
+      const rows = await appendLinks(store, 'audit', 4);
       expect(await store.logs.head('audit')).toEqual(rows[3]);
       expect(await store.logs.get('audit', 0)).toEqual(rows[0]);
       expect(await store.logs.get('audit', 2)).toEqual(rows[2]);
@@ -90,7 +92,7 @@ export function describeLogContract(makeStore: MakeStore): void {
 
     it('rejects an append whose build throws and leaves the stream as it was', async () => {
       const { store } = await freshStore(makeStore);
-      await appendN(store, 'audit', 2);
+      await appendLinks(store, 'audit', 2);
       await expect(
         store.logs.append('audit', () => {
           throw new Error('refused');
@@ -103,8 +105,8 @@ export function describeLogContract(makeStore: MakeStore): void {
 
     it('keeps streams apart: each has its own seqs and head', async () => {
       const { store } = await freshStore(makeStore);
-      await appendN(store, 'chain/a', 3);
-      await appendN(store, 'chain/b', 1);
+      await appendLinks(store, 'chain/a', 3);
+      await appendLinks(store, 'chain/b', 1);
       expect(await store.logs.count('chain/a')).toBe(3);
       expect(await store.logs.count('chain/b')).toBe(1);
       expect((await store.logs.head<ChainRow>('chain/b'))?.seq).toBe(0);
@@ -112,7 +114,7 @@ export function describeLogContract(makeStore: MakeStore): void {
 
     it('lists the streams that have rows, optionally only those starting with a prefix', async () => {
       const { store } = await freshStore(makeStore);
-      for (const stream of ['chain/my-machine', 'chain/other', 'audit:platform', 'Chain/Upper']) await appendN(store, stream, 1);
+      for (const stream of ['chain/my-machine', 'chain/other', 'audit:platform', 'Chain/Upper']) await appendLinks(store, stream, 1);
       await store.logs.head('chain/never-written');
       expect((await store.logs.streams()).sort()).toEqual(['Chain/Upper', 'audit:platform', 'chain/my-machine', 'chain/other']);
       expect((await store.logs.streams('chain/')).sort()).toEqual(['chain/my-machine', 'chain/other']);

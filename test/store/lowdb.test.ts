@@ -2,7 +2,7 @@ import { appendFile, open, readdir, readFile, stat, type FileHandle } from 'node
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LowdbWarning } from '../../src/storage/lowdb/lowdb.store.js';
-import { chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
+import { appendLinks, chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { makeLowdbHarness } from './lowdb-harness.js';
 import { runStoreContract } from './store.contract.js';
 import { freshStore } from './store-harness.js';
@@ -12,11 +12,6 @@ runStoreContract('lowdb', () => makeLowdbHarness());
 async function lowdb(options: Parameters<typeof makeLowdbHarness>[0] = {}) {
   const harness = await freshStore(() => makeLowdbHarness(options));
   return { ...harness, dataDir: (harness as Awaited<ReturnType<typeof makeLowdbHarness>>).dataDir };
-}
-
-async function appendLinks(store: Awaited<ReturnType<typeof lowdb>>['store'], stream: string, count: number): Promise<void> {
-  const start = await store.logs.count(stream);
-  for (let n = start; n < start + count; n++) await store.logs.append<ChainRow>(stream, (head, seq) => chainLink(head, seq, n));
 }
 
 describe('lowdb files', () => {

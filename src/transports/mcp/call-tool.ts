@@ -51,7 +51,8 @@ export async function callTool(
   }
   const result = await surface.pipeline.invoke(op!, input, creds, opts);
   if (!result.ok) return errorResult(result.error, result.requestId);
-  return successResult(op!, result.value, input, opts.signal);
+  const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal;
+  return successResult(op!, result.value, input, signal);
 }
 
 async function successResult(op: Operation, value: unknown, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {

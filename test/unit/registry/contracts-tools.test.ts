@@ -1,6 +1,4 @@
 import { describe, it, expect } from 'vitest';
-import { z } from 'zod';
-import type { ToolDef } from '../../../src/registry/types.js';
 import { contractTemplatesTool } from '../../../tools/contracts/contract-templates.tool.js';
 import { contractDeployTool } from '../../../tools/contracts/contract-deploy.tool.js';
 import { contractGenerateTool } from '../../../tools/contracts/contract-generate.tool.js';
@@ -15,8 +13,9 @@ import { contractTransferTool } from '../../../tools/contracts/contract-transfer
 import { contractEventsTool } from '../../../tools/contracts/contract-events.tool.js';
 import { contractsPublicTool } from '../../../tools/contracts/contracts-public.tool.js';
 import { ContractDefinition } from '../../../tools/contracts/contracts.schemas.js';
+import { describeToolset } from './toolset-checks.js';
 
-const tools: ToolDef[] = [
+const tools = [
   contractTemplatesTool,
   contractDeployTool,
   contractGenerateTool,
@@ -31,71 +30,57 @@ const tools: ToolDef[] = [
   contractEventsTool,
   contractsPublicTool,
 ];
-const actions = tools.flatMap((tool) => tool.actions.map((action) => ({ tool: tool.name, action })));
-
-const pathParams = (path: string): string[] => [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1] ?? '');
 
 describe('contracts toolset declarations', () => {
-  it('declares the 13 contracts tools, all in the contracts toolset with core_ names', () => {
-    expect(tools).toHaveLength(13);
-    for (const tool of tools) {
-      expect(tool.toolset).toBe('contracts');
-      expect(tool.name).toMatch(/^core_[a-z0-9_]{1,35}$/);
-      expect(tool.actions.length).toBeGreaterThan(0);
-    }
-    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
-  });
-
-  it('covers each contracts operation exactly once', () => {
-    expect(actions).toHaveLength(37);
-    const routes = actions.map(({ action }) => `${action.method} ${action.path}`);
-    expect(new Set(routes).size).toBe(routes.length);
-  });
-
-  it('gives every action a unique contracts.verbNoun id and a unique snake_case action name inside its tool', () => {
-    const ids = actions.map(({ action }) => action.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const { action } of actions) {
-      expect(action.id).toMatch(/^contracts\.[a-z][A-Za-z]+$/);
-      expect(action.area).toBe('contracts');
-    }
-    for (const tool of tools) {
-      const names = tool.actions.map((a) => a.action);
-      for (const name of names) expect(name).toMatch(/^[a-z][a-z_]*$/);
-      expect(new Set(names).size).toBe(names.length);
-    }
-  });
-
-  it('makes every path param a required string field of the input', () => {
-    for (const { action } of actions) {
-      const schema = z.toJSONSchema(action.input, { io: 'input' }) as {
-        properties?: Record<string, { type?: string }>;
-        required?: string[];
-      };
-      for (const param of pathParams(action.path)) {
-        expect(schema.properties?.[param]?.type, `${action.id} ${param}`).toBe('string');
-        expect(schema.required ?? [], `${action.id} ${param}`).toContain(param);
-      }
-    }
-  });
-
-  it('converts every input and output to JSON Schema, inputs as objects and outputs starting with ok: true', () => {
-    for (const { action } of actions) {
-      const input = z.toJSONSchema(action.input, { io: 'input' }) as { type?: string };
-      expect(input.type, action.id).toBe('object');
-      const output = z.toJSONSchema(action.output, { io: 'output' }) as { properties?: Record<string, unknown> };
-      expect(output.properties?.ok, action.id).toEqual({ type: 'boolean', const: true });
-    }
-  });
-
-  it('gates owner-only operations and the contract kill on the owner role', () => {
-    const byId = new Map(actions.map(({ action }) => [action.id, action]));
-    for (const id of ['contracts.exportContract', 'contracts.predictNextFires', 'contracts.previewContract', 'contracts.killContract']) {
-      expect(byId.get(id)?.role, id).toBe('owner');
-    }
-    expect(byId.get('contracts.killContract')?.auth).toBe('public');
-    expect(byId.get('contracts.listEvents')?.role).toBe('viewer');
-    expect(byId.get('contracts.checkIntegrity')?.auth).toBe('public');
+  describeToolset('contracts', tools, {
+    tools: [
+      'core_contract_templates', 'core_contract_deploy', 'core_contract_generate', 'core_contracts', 'core_contract_update',
+      'core_contract_control', 'core_contract_transition', 'core_contract_simulate', 'core_contract_schedule',
+      'core_contract_audit', 'core_contract_transfer', 'core_contract_events', 'core_contracts_public',
+    ],
+    // Owner-only: update, rollback, next fires, preview, export and the contract kill (public route, owner role).
+    operations: [
+      'GET /api/contracts/templates public',
+      'GET /api/contracts/templates/categories public',
+      'GET /api/contracts/templates/{id} public',
+      'POST /api/contracts/templates/{id}/deploy bearer operator',
+      'POST /api/chain/{slug}/contracts bearer operator',
+      'POST /api/chain/{slug}/contracts/custom bearer operator',
+      'POST /api/contracts/generate bearer',
+      'GET /api/chain/{slug}/contracts bearer viewer',
+      'GET /api/chain/{slug}/contracts/{id} bearer viewer',
+      'GET /api/chain/{slug}/contracts/{id}/integrity public',
+      'GET /api/chain/{slug}/oracles bearer viewer',
+      'PATCH /api/chain/{slug}/contracts/{id} bearer owner',
+      'POST /api/chain/{slug}/contracts/{id}/rollback bearer owner',
+      'GET /api/chain/{slug}/contracts/{id}/versions bearer viewer',
+      'GET /api/chain/{slug}/contracts/{id}/versions/{n} bearer viewer',
+      'POST /api/chain/{slug}/contracts/{id}/pause bearer operator',
+      'POST /api/chain/{slug}/contracts/{id}/resume bearer operator',
+      'POST /api/chain/{slug}/contracts/{id}/freeze bearer operator',
+      'POST /api/chain/{slug}/contracts/{id}/skip-next bearer operator',
+      'POST /api/chain/{slug}/contracts/{id}/fire-now bearer operator',
+      'POST /api/core/agent/kill/{id} public owner',
+      'POST /api/chain/{slug}/contracts/{id}/transition bearer operator',
+      'POST /api/chain/{slug}/contracts/{id}/dry-run bearer operator',
+      'POST /api/contracts/simulate bearer',
+      'GET /api/chain/{slug}/contracts/{id}/next-fires bearer owner',
+      'GET /api/chain/{slug}/contracts/{id}/preview bearer owner',
+      'GET /api/chain/{slug}/contracts/{id}/audit bearer viewer',
+      'POST /api/chain/{slug}/contracts/{id}/verify bearer viewer',
+      'GET /api/chain/{slug}/contracts/{id}/export bearer owner',
+      'POST /api/chain/{slug}/contracts/import bearer operator',
+      'GET /api/chain/{slug}/events bearer viewer',
+      'GET /api/contracts/public public',
+      'GET /api/contracts/public/{id} public',
+      'GET /api/contracts/public/{id}/audit public',
+      'GET /api/contracts/public/{id}/next-fires public',
+      'GET /api/contracts/public/{id}/subscribers public',
+      'GET /api/contracts/public/{id}/superposition public',
+    ],
+    area: 'contracts',
+    idPattern: /^contracts\.[a-z][A-Za-z]+$/,
+    okAlwaysTrue: true,
   });
 
   it('accepts a definition with typed triggers and actions and keeps unknown members', () => {

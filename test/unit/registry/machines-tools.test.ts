@@ -1,6 +1,4 @@
 import { describe, it, expect } from 'vitest';
-import { z } from 'zod';
-import type { ToolDef } from '../../../src/registry/types.js';
 import { spinUpTool } from '../../../tools/machines/spin-up.tool.js';
 import { machinesTool } from '../../../tools/machines/machines.tool.js';
 import { machineSettingsTool } from '../../../tools/machines/machine-settings.tool.js';
@@ -15,8 +13,9 @@ import { anchorsTool } from '../../../tools/machines/anchors.tool.js';
 import { auditDecryptTool } from '../../../tools/machines/audit-decrypt.tool.js';
 import { streamTool } from '../../../tools/machines/stream.tool.js';
 import { siteTool } from '../../../tools/machines/site.tool.js';
+import { describeToolset } from './toolset-checks.js';
 
-const tools: ToolDef[] = [
+const tools = [
   spinUpTool,
   machinesTool,
   machineSettingsTool,
@@ -32,65 +31,79 @@ const tools: ToolDef[] = [
   streamTool,
   siteTool,
 ];
-const actions = tools.flatMap((tool) => tool.actions.map((action) => ({ tool, action })));
-
-type JsonSchema = { type?: string; properties?: Record<string, { type?: string }>; required?: string[] };
 
 describe('machines toolset declarations', () => {
-  it('declares the 14 machines tools, each in the machines toolset with a core_ name', () => {
-    expect(tools).toHaveLength(14);
-    expect(new Set(tools.map((t) => t.name)).size).toBe(14);
-    for (const tool of tools) {
-      expect(tool.toolset).toBe('machines');
-      expect(tool.name).toMatch(/^core_[a-z0-9_]{1,35}$/);
-    }
+  describeToolset('machines', tools, {
+    tools: [
+      'core_spin_up', 'core_machines', 'core_machine_settings', 'core_admins', 'core_api_keys', 'core_chain_write', 'core_chain_read',
+      'core_activity', 'core_block', 'core_chain_verify', 'core_anchors', 'core_audit_decrypt', 'core_stream', 'core_site',
+    ],
+    operations: [
+      'POST /api/chain/state-machines public',
+      'GET /api/chain/state-machines public',
+      'GET /api/chain/state-machines/{slug} public',
+      'GET /api/chain/aggregate/list public',
+      'GET /api/chain/active public',
+      'GET /api/chain/newest public',
+      'GET /api/chain/recent public',
+      'GET /api/chain/fleet public',
+      'POST /api/chain/{slug}/status public admin',
+      'PATCH /api/chain/{slug}/settings public admin',
+      'POST /api/chain/{slug}/unlock public',
+      'POST /api/chain/state-machines/{slug}/share/set public admin',
+      'POST /api/chain/state-machines/{slug}/share/disable public admin',
+      'GET /api/chain/{slug}/admins public viewer',
+      'POST /api/chain/{slug}/admins public admin',
+      'PATCH /api/chain/{slug}/admins/{uid} public admin',
+      'DELETE /api/chain/{slug}/admins/{uid} public admin',
+      'GET /api/chain/{slug}/api-keys public admin',
+      'POST /api/chain/{slug}/api-keys public admin',
+      'DELETE /api/chain/{slug}/api-keys/{id} public admin',
+      'POST /api/chain/{slug}/event bearer operator',
+      'POST /api/chain/{slug}/state bearer operator',
+      'POST /api/chain/{slug}/file bearer operator',
+      'POST /api/chain/{slug}/connection bearer operator',
+      'POST /api/chain/{slug}/app-event bearer owner',
+      'POST /api/chain/{slug}/tx/submit bearer',
+      'POST /api/chain/rejection-log public',
+      'GET /api/chain/{slug}/state public',
+      'GET /api/chain/{slug}/stats public',
+      'GET /api/chain/{slug}/coverage public',
+      'GET /api/chain/{slug}/sources public',
+      'GET /api/chain/{slug}/awareness/status public',
+      'GET /api/chain/{slug}/analytics public',
+      'GET /api/chain/{slug}/activity public',
+      'GET /api/chain/{slug}/explore public',
+      'GET /api/chain/{slug}/block public',
+      'GET /api/chain/{slug}/at public',
+      'GET /api/chain/{slug}/pohc/validate public',
+      'GET /api/chain/seal public',
+      'POST /api/chain/{motherSlug}/anchor public',
+      'GET /api/chain/{motherSlug}/anchored public',
+      'GET /api/chain/{motherSlug}/anchors public',
+      'GET /api/chain/state-machines/{slug}/anchor-config bearer admin',
+      'PUT /api/chain/state-machines/{slug}/anchor-config bearer admin',
+      'POST /api/chain/state-machines/{slug}/anchor-key/rotate bearer admin',
+      'GET /api/chain/verify-anchor public',
+      'POST /api/chain/{slug}/audit/decrypt public owner',
+      'GET /api/chain/{slug}/explore/sse public',
+      'GET /api/chain/aggregate/sse public',
+      'GET /api/chain/{slug}/events/stream bearer owner',
+      'GET /api/chain/{slug}/contracts/{id}/transitions/stream bearer viewer',
+      'GET /api/chain/{slug}/site/file/{sha} public',
+      'GET /api/chain/{slug}/site/list public',
+      'POST /api/chain/{slug}/site/upload public',
+      'GET /api/chain/{slug}/site/publish-key public',
+      'POST /api/chain/{slug}/site/publish-key bearer admin',
+      'DELETE /api/chain/{slug}/site/publish-key bearer admin',
+    ],
+    area: 'chain',
+    idPattern: /^chain\.[a-z][A-Za-z0-9]*$/,
+    describedInputs: true,
   });
-
-  it('gives every action a unique id and a unique action name inside its tool', () => {
-    const ids = actions.map(({ action }) => action.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const tool of tools) {
-      const names = tool.actions.map((a) => a.action);
-      expect(names.every((n) => typeof n === 'string' && /^[a-z][a-z0-9_]*$/.test(n))).toBe(true);
-      expect(new Set(names).size).toBe(names.length);
-    }
-  });
-
-  it('declares every operation once, with an area.verbNoun id in the chain area', () => {
-    const operations = actions.map(({ action }) => `${action.method} ${action.path}`);
-    expect(new Set(operations).size).toBe(operations.length);
-    for (const { action } of actions) {
-      expect(action.id).toMatch(/^chain\.[a-z][A-Za-z0-9]*$/);
-      expect(action.area).toBe('chain');
-    }
-  });
-
-  it.each(actions.map(({ tool, action }) => [`${tool.name} ${action.action}`, action] as const))(
-    '%s: path params are required string fields and schemas convert to JSON Schema',
-    (_name, action) => {
-      const input = z.toJSONSchema(action.input, { io: 'input' }) as JsonSchema;
-      expect(input.type).toBe('object');
-      const params = [...action.path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1] as string);
-      for (const param of params) {
-        expect(input.properties?.[param]?.type).toBe('string');
-        expect(input.required ?? []).toContain(param);
-      }
-      for (const [field, schema] of Object.entries(input.properties ?? {})) {
-        expect((schema as { description?: string }).description, `${field} has a description`).toBeTruthy();
-      }
-      const output = z.toJSONSchema(action.output, { io: 'output' }) as JsonSchema;
-      expect(output.type).toBe('object');
-      if (action.stream) {
-        expect(Object.keys(output.properties ?? {})).toEqual(expect.arrayContaining(['id', 'event', 'data']));
-        expect(Object.keys(input.properties ?? {})).toEqual(expect.arrayContaining(['max_events', 'max_ms', 'last_event_id']));
-      } else {
-        expect(output.properties?.ok).toBeDefined();
-      }
-    },
-  );
 
   it('marks the SSE endpoints, and only them, as streams', () => {
-    const streams = actions.filter(({ action }) => action.stream).map(({ action }) => action.path);
+    const streams = tools.flatMap((tool) => tool.actions).filter((action) => action.stream).map((action) => action.path);
     expect(streams.sort()).toEqual(
       [
         '/api/chain/aggregate/sse',

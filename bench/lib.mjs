@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export const root = path.resolve(new URL('..', import.meta.url).pathname);
+
+export function tempDataDir() {
+  return mkdtempSync(path.join(os.tmpdir(), 'core-bench-'));
+}
+
+/** Starts a node script and resolves with the first line matching `ready` on stdout or stderr. */
+export function startProcess(args, env, ready) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk) => {
+      buffer += chunk.toString();
+      const match = ready.exec(buffer);
+      if (match) resolve({ child, match });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${buffer}`)));
+  });
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+export async function load(url, { connections = 50, duration = 10, pipelining = 1, method = 'GET', headers, body } = {}) {
+  const result = await autocannon({ url, connections, duration, pipelining, method, headers, body });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
