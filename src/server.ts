@@ -15,22 +15,11 @@ export interface RunningServer {
 /** Starts the HTTP server (REST + `POST /api/mcp`) on the configured host and port. */
 export async function startHttpServer(opts: CoreOptions): Promise<RunningServer> {
   const core = await createCore(opts);
-  let inflight = 0;
-  let drained: (() => void) | undefined;
   const app = createHttpApp({
     registry: core.registry,
     pipeline: core.pipeline,
     log: core.log,
     mcp: createMcpHttpHandler({ registry: core.registry, pipeline: core.pipeline, filter: core.filter }, core.config.version),
-    inflight: {
-      enter: () => {
-        inflight += 1;
-      },
-      leave: () => {
-        inflight -= 1;
-        if (inflight === 0) drained?.();
-      },
-    },
   });
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;
@@ -50,16 +39,16 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
   const stop = (graceMs = 10_000) =>
     (stopping ??= (async () => {
       core.services.platform.setStopping();
+      // server.close() stops accepting and resolves once every connection has ended; keep-alive
+      // connections become idle when their in-flight request is answered, so close idle ones
+      // until none is left, and cut the rest after the grace period.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
-      if (inflight > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => (drained = resolve)),
-          new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
-        ]);
-      }
-      server.closeAllConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
+      clearInterval(sweep);
+      clearTimeout(grace);
       await core.close();
       core.log.info('stopped');
     })());

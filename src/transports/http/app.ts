@@ -18,8 +18,6 @@ export interface HttpDeps {
   pipeline: Pipeline;
   log: Logger;
   mcp: ReturnType<typeof createMcpHttpHandler>;
-  /** Counts requests in flight, so shutdown can wait for them. */
-  inflight?: { enter(): void; leave(): void };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -44,14 +42,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
-    const inflight = deps.inflight;
-    inflight?.enter();
-    // One listener per request does both jobs: count the request out, and abort work the client gave up on.
-    res.once('close', () => {
-      inflight?.leave();
-      const controller = res.locals.abort as AbortController | undefined;
-      if (controller && !res.writableFinished) controller.abort();
-    });
     const route = () => (req.path === '/api/mcp' ? serveMcp(req, res) : dispatch(req, res)).catch(next);
     if (!hasBody(req)) return void route();
     json(req, res, (err?: unknown) => (err ? next(err) : void route()));
@@ -90,9 +80,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (hasBody(req) && req.body === undefined) {
       return sendError(res, new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json'));
     }
-    const input = restInput(op, params, req.query as Record<string, unknown>, req.body);
+    // Express re-parses the query string on every `req.query` read: read it once.
+    const query = req.query as Record<string, unknown>;
+    const input = restInput(op, params, query, req.body);
     if (input instanceof CoreError) return sendError(res, input);
-    const result = await pipeline.invoke(op, input, credentialsOf(req), {
+    const result = await pipeline.invoke(op, input, credentialsOf(req, query), {
       surface: 'rest',
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
@@ -123,11 +115,12 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.header('transfer-encoding') !== undefined;
 }
 
-export function credentialsOf(req: Request): Credentials {
+export function credentialsOf(req: Request, query: Record<string, unknown> = req.query as Record<string, unknown>): Credentials {
   const creds: Credentials = {};
-  const bearer = bearerFrom(req.header('authorization'));
+  const bearer = bearerFrom(req.headers.authorization);
   if (bearer !== undefined) creds.bearer = bearer;
-  const share = req.header('x-share-token') ?? (typeof req.query.share_token === 'string' ? req.query.share_token : undefined);
+  const header = req.headers['x-share-token'];
+  const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
   if (share) creds.shareToken = share;
   return creds;
 }
@@ -138,7 +131,13 @@ function abortSignalOf(res: Response): AbortSignal {
   if (existing) return existing.signal;
   const controller = new AbortController();
   res.locals.abort = controller;
-  if (res.closed && !res.writableFinished) controller.abort();
+  if (res.closed) {
+    if (!res.writableFinished) controller.abort();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+  }
   return controller.signal;
 }
 
