@@ -113,6 +113,24 @@ describe('the MCP tool descriptors', () => {
   });
 });
 
+describe('the test suite', () => {
+  it('names every operation in at least one test', async () => {
+    const { readdirSync, statSync } = await import('node:fs');
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = `${dir}/${name}`;
+        if (statSync(p).isDirectory()) walk(p);
+        else if (p.endsWith('.ts')) files.push(readFileSync(p, 'utf8'));
+      }
+    };
+    walk(new URL('.', import.meta.url).pathname);
+    const text = files.join('\n');
+    const unnamed = registry.operations.filter((op) => !text.includes(op.id) && !text.includes(`'${op.path}'`) && !text.includes(`${op.method} ${op.path}`));
+    expect(unnamed.map((op) => op.id)).toEqual([]);
+  });
+});
+
 describe('the committed catalog', () => {
   it('equals what the registry generates (run `npm run catalog` after changing a tool)', () => {
     for (const [name, text] of Object.entries(catalogFiles(registry))) {

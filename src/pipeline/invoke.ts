@@ -97,7 +97,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const started = performance.now();
     try {
       const value = await run(op, rawInput, await caller(), opts, requestId);
-      deps.observe?.(op, 200, performance.now() - started, opts.surface);
+      const ms = performance.now() - started;
+      deps.observe?.(op, 200, ms, opts.surface);
+      log.debug('operation done', { request_id: requestId, op: op.id, surface: opts.surface, ms: Math.round(ms * 100) / 100 });
       return { ok: true, value, requestId };
     } catch (err) {
       const error = toCoreError(err);
@@ -105,7 +107,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (error.code === 'INTERNAL') {
         log.error('operation failed', { request_id: requestId, op: op.id, surface: opts.surface, err, cause: error.cause });
       } else {
-        log.debug('operation refused', { request_id: requestId, op: op.id, code: error.code });
+        log.info('operation refused', { request_id: requestId, op: op.id, surface: opts.surface, code: error.code, status: error.status });
       }
       return { ok: false, error, requestId };
     }

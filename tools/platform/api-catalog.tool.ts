@@ -33,7 +33,7 @@ export const apiCatalogTool = defineTool({
       path: '/api/endpoints',
       auth: 'public',
       area: 'platform',
-      summary: 'Lists the route registry of the node, filtered by text, tag, method or path, with input schemas (on by default over MCP).',
+      summary: 'Lists the route registry of the node, filtered by text, tag, method or path, optionally with the JSON Schema of each input.',
       input: z.object({
         q: z.string().max(200).optional().describe('Words that must all appear in the id, path, summary or tool name'),
         tag: z.string().max(64).optional().describe('A toolset (machines), area (chain) or tool name (core_chain_write)'),

@@ -3,15 +3,23 @@ import { pulseTool } from '../../../tools/platform/pulse.tool.js';
 import { kernelTool } from '../../../tools/platform/kernel.tool.js';
 import { accountTool } from '../../../tools/platform/account.tool.js';
 import { authTool } from '../../../tools/platform/auth.tool.js';
+import { apiCatalogTool } from '../../../tools/platform/api-catalog.tool.js';
+import { httpTool } from '../../../tools/platform/http.tool.js';
+import { constantsTool } from '../../../tools/platform/constants.tool.js';
 import { describeToolset, findAction } from './toolset-checks.js';
 
-const tools = [pulseTool, kernelTool, accountTool, authTool];
+const tools = [apiCatalogTool, httpTool, pulseTool, kernelTool, constantsTool, accountTool, authTool];
 const find = (id: string) => findAction(tools, id);
 
 describe('platform toolset declarations', () => {
   describeToolset('platform', tools, {
-    tools: ['core_pulse', 'core_kernel', 'core_account', 'core_auth'],
+    tools: ['core_api_catalog', 'core_http', 'core_pulse', 'core_kernel', 'core_constants', 'core_account', 'core_auth'],
     operations: [
+      'GET /api/endpoints public',
+      'GET /api/openapi.json public',
+      'POST /api/http public',
+      'GET /api/constants public',
+      'GET /api/constants/{key} public',
       'GET /api/pulse public',
       'GET /api/health public',
       'GET /api/status public',
@@ -31,6 +39,8 @@ describe('platform toolset declarations', () => {
     ],
     // The kernel is served by compute, accounts and sign-in by identity, the rest by the platform.
     area: ({ id }) => (id.startsWith('kernel.') ? 'compute' : /^(identity|auth)\./.test(id) ? 'identity' : 'platform'),
+    idPattern: /^[a-z]+\.[a-z][A-Za-z]*$/,
+    passThroughOutputs: ['catalog.getOpenapi', 'http.call'],
   });
 
   it('declares the non-JSON answers with their content types', () => {
