@@ -9,7 +9,8 @@ import { buildRegistry, TRANSPORT_ROUTES } from '../src/registry/registry.js';
 import { TOOLSETS } from '../src/registry/types.js';
 
 const registry = buildRegistry(allTools);
-const specLines = readFileSync(new URL('../../shared/spec/operations.txt', import.meta.url), 'utf8')
+// A copy of ../shared/spec/operations.txt, so a clean clone can run the drift test on its own.
+const specLines = readFileSync(new URL('./fixtures/spec-operations.txt', import.meta.url), 'utf8')
   .split('\n')
   .map((l) => l.trim())
   .filter(Boolean)
