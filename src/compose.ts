@@ -4,6 +4,7 @@ import { createChainService } from './domain/chain/chain.service.js';
 import { createMachinesService } from './domain/chain/machines.service.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
+import { loadNodeKeys } from './domain/identity/node-keys.js';
 import { createMetrics } from './domain/platform/metrics.js';
 import { createPlatformService } from './domain/platform/platform.service.js';
 import type { Services } from './domain/services.js';
@@ -48,6 +49,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const store = opts.store ?? createStoreFor(config, log);
   await store.open();
 
+  const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
   const metrics = createMetrics();
   const identity = createIdentityService({ store, clock });
   const chain = createChainService({ store, clock, bus });
@@ -63,7 +65,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     registry: () => registry!,
     pipeline: () => pipeline!,
   });
-  const services: Services = { clock, store, constants: createConstantsService(), identity, machines, chain, platform };
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,

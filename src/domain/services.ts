@@ -5,6 +5,8 @@ import type { IdentityService } from './identity/identity.service.js';
 import type { MachinesService } from './chain/machines.service.js';
 import type { ChainService } from './chain/chain.service.js';
 import type { PlatformService } from './platform/platform.service.js';
+import type { EventBus } from '../lib/event-bus.js';
+import type { NodeKeys } from './identity/node-keys.js';
 
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
@@ -13,6 +15,9 @@ import type { PlatformService } from './platform/platform.service.js';
 export interface Services {
   clock: Clock;
   store: Store;
+  bus: EventBus;
+  /** The node's Ed25519 signing key and receipt HMAC key. */
+  nodeKeys: NodeKeys;
   constants: ConstantsService;
   identity: IdentityService;
   machines: MachinesService;
