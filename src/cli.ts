@@ -51,7 +51,7 @@ async function mcp(): Promise<number> {
   const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
   const core = await createCore({ config, log });
   const server = await serveStdio({
-    surface: { registry: core.registry, pipeline: core.pipeline, filter: core.filter },
+    surface: core.surface,
     apiKey: config.apiKey,
     version: config.version,
   });

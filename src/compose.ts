@@ -16,6 +16,9 @@ import { buildRegistry, type Registry } from './registry/registry.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import type { Store } from './storage/port.js';
+import { createMcpContent } from './domain/platform/mcp-content.js';
+import { catalogResources } from './domain/platform/catalog-resources.js';
+import type { ToolSurface } from './transports/mcp/call-tool.js';
 
 /** The core shared by every surface: one registry, one pipeline, one set of services. */
 export interface Core {
@@ -29,6 +32,8 @@ export interface Core {
   pipeline: Pipeline;
   /** Surface controls for MCP clients (`CORE_TOOLSETS`, `CORE_READ_ONLY`). */
   filter: SurfaceFilter;
+  /** What both MCP transports serve: the tools, plus resources and prompts. */
+  surface: ToolSurface;
   /** Stops background work and closes the store; idempotent. */
   close(): Promise<void>;
 }
@@ -74,6 +79,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
   });
 
+  const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
+  const mcpContent = createMcpContent();
+  mcpContent.addResources(() => catalogResources(registry!, platform));
   let closing: Promise<void> | undefined;
   return {
     config,
@@ -84,7 +92,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     services,
     registry,
     pipeline,
-    filter: { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly },
+    filter,
+    surface: { registry, pipeline, filter, content: mcpContent },
     close: () => (closing ??= (async () => {
       platform.setStopping();
       await store.close();

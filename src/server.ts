@@ -19,7 +19,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     registry: core.registry,
     pipeline: core.pipeline,
     log: core.log,
-    mcp: createMcpHttpHandler({ registry: core.registry, pipeline: core.pipeline, filter: core.filter }, core.config.version),
+    mcp: createMcpHttpHandler(core.surface, core.config.version),
   });
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;

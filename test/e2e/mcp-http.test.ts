@@ -134,4 +134,21 @@ describe('MCP over POST /api/mcp', () => {
       await client.close();
     }
   });
+
+  it('offers the catalogue as resources and refuses an unknown resource with -32002', async () => {
+    const client = await connect();
+    try {
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['core://catalog/endpoints', 'core://catalog/openapi']));
+      const read = await client.readResource({ uri: 'core://catalog/endpoints' });
+      const first = read.contents[0] as { text: string };
+      expect(JSON.parse(first.text)).toHaveLength(server.core.registry.operations.length + 1);
+      const missing = await (await rpc({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'core://nope' } })).json();
+      expect(missing.error.code).toBe(-32002);
+      const prompts = await client.listPrompts();
+      expect(Array.isArray(prompts.prompts)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -6,11 +6,14 @@ import type { InvokeOptions, Pipeline } from '../../pipeline/invoke.js';
 import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { Operation, Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
+import type { McpContent } from '../../domain/platform/mcp-content.js';
 
 export interface ToolSurface {
   registry: Registry;
   pipeline: Pipeline;
   filter: SurfaceFilter;
+  /** Resources and prompts offered next to the tools. */
+  content: McpContent;
 }
 
 /** Thrown for a tool name the surface does not serve; transports turn it into JSON-RPC -32602. */

@@ -1,5 +1,7 @@
 import {
   CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ReadResourceRequestSchema,
   InitializeRequestSchema,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
@@ -11,6 +13,7 @@ import type { Credentials } from '../../pipeline/authenticate.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -35,6 +38,7 @@ export interface McpHttpResponse {
  */
 export function createMcpHttpHandler(surface: ToolSurface, version: string) {
   let tools: McpToolDescriptor[] | undefined;
+  const content = contentHandlers(surface.content);
   const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
 
   return async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
@@ -77,7 +81,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string) {
           id,
           result: {
             protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
-            capabilities: { tools: { listChanged: false } },
+            capabilities: CAPABILITIES,
             serverInfo: { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version },
             instructions: SERVER_INSTRUCTIONS,
           },
@@ -102,9 +106,34 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string) {
           throw err;
         }
       }
+      case 'resources/list':
+        return { jsonrpc: '2.0', id, result: await content.listResources() };
+      case 'resources/templates/list':
+        return { jsonrpc: '2.0', id, result: { resourceTemplates: [] } };
+      case 'resources/read': {
+        const read = ReadResourceRequestSchema.safeParse(message);
+        if (!read.success) return rpcErrorBody(id, -32602, 'Invalid params for resources/read: expected { uri }');
+        return withContentErrors(id, () => content.readResource(read.data.params.uri));
+      }
+      case 'prompts/list':
+        return { jsonrpc: '2.0', id, result: await content.listPrompts() };
+      case 'prompts/get': {
+        const get = GetPromptRequestSchema.safeParse(message);
+        if (!get.success) return rpcErrorBody(id, -32602, 'Invalid params for prompts/get: expected { name, arguments? }');
+        return withContentErrors(id, () => content.getPrompt(get.data.params.name, get.data.params.arguments ?? {}));
+      }
       default:
         return rpcErrorBody(id, -32601, `Method not found: ${message.method}`);
     }
+  }
+}
+
+async function withContentErrors(id: string | number, work: () => Promise<unknown>) {
+  try {
+    return { jsonrpc: '2.0', id, result: await work() };
+  } catch (err) {
+    if (err instanceof ContentError) return rpcErrorBody(id, err.code, err.message);
+    throw err;
   }
 }
 

@@ -1,10 +1,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { mcpToolsOf } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
 
 export interface StdioOptions {
   surface: ToolSurface;
@@ -17,12 +27,25 @@ export interface StdioOptions {
 export function createMcpServer(opts: StdioOptions): Server {
   const server = new Server(
     { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version: opts.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
   );
   const tools = mcpToolsOf(opts.surface.registry, opts.surface.filter);
   const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  const content = contentHandlers(opts.surface.content);
+  const asMcpError = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ContentError) throw new McpError(err.code, err.message);
+      throw err;
+    }
+  };
+  server.setRequestHandler(ListResourcesRequestSchema, () => content.listResources());
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => asMcpError(() => content.readResource(req.params.uri)));
+  server.setRequestHandler(ListPromptsRequestSchema, () => content.listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, (req) => asMcpError(() => content.getPrompt(req.params.name, req.params.arguments ?? {})));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     try {
