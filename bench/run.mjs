@@ -2,11 +2,23 @@
 // Pass suite names to run only some: `npm run bench -- spine`.
 import os from 'node:os';
 import { cheapRead, mcpInitialize } from './spine.mjs';
+import { solverTimings, solveThroughput } from './solvers.mjs';
+import { chainAppends } from './chain.mjs';
+import { sandboxOverhead } from './sandbox.mjs';
+import { operatorsBench } from './operators.mjs';
 
 const suites = {
+  chain: () => chainAppends(),
   async spine() {
     return { mcp_initialize: await mcpInitialize(), constants_read_vs_bare_express: await cheapRead() };
   },
+  async solvers() {
+    return { per_solver: await solverTimings(), http_solve: await solveThroughput() };
+  },
+  async sandbox() {
+    return { print_1_api_vs_bare_spawn: await sandboxOverhead() };
+  },
+  operators: () => operatorsBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,14 +1,11 @@
 #!/usr/bin/env node
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { allTools } from '../tools/index.js';
 import { loadConfig } from './config.js';
-import { createCore } from './compose.js';
 import { createLogger } from './log.js';
-import { catalogFiles } from './registry/catalog-files.js';
-import { buildRegistry } from './registry/registry.js';
-import { startHttpServer } from './server.js';
-import { serveStdio } from './transports/mcp/stdio-server.js';
+
+// Each command imports what it needs when it runs: `mcp` must answer `initialize` quickly, before the
+// 57 tools and their schemas are even loaded.
 
 const USAGE = `Usage: core-server <command>
 
@@ -16,6 +13,7 @@ Commands:
   serve               HTTP server: REST under /api and MCP at POST /api/mcp (PORT, HOST, CORE_DATA_DIR)
   mcp                 MCP over stdio (CORE_API_KEY is the caller's key); logs go to stderr
   catalog [--check]   write the generated catalog/ files, or with --check fail if they drifted
+  verify FILE...      check a seal or an exported chain offline (verify --help for details); exit 0 or 1
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return mcp();
     case 'catalog':
       return catalog(rest.includes('--check'), rest.find((a) => !a.startsWith('--')) ?? 'catalog');
+    case 'verify':
+      return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
     case undefined:
     case 'help':
     case '--help':
@@ -41,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(): Promise<number> {
   const config = loadConfig();
+  const { startHttpServer } = await import('./server.js');
   const running = await startHttpServer({ config });
   onSignals(async () => running.stop());
   return -1;
@@ -49,23 +50,34 @@ async function serve(): Promise<number> {
 async function mcp(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
-  const core = await createCore({ config, log });
+  const { serveStdio } = await import('./transports/mcp/stdio-server.js');
+  // The transport starts at once; tools/list and tools/call wait for the core to finish loading.
+  const corePromise = import('./compose.js').then(({ createCore }) => createCore({ config, log }));
+  corePromise.catch((err: unknown) => {
+    log.error('the core failed to start', { err });
+    process.exit(1);
+  });
   const server = await serveStdio({
-    surface: core.surface,
+    surface: corePromise.then((core) => core.surface),
     apiKey: config.apiKey,
     version: config.version,
   });
   const shutdown = async () => {
     await server.close();
-    await core.close();
+    await (await corePromise).close();
   };
-  server.onclose = () => void core.close().then(() => process.exit(0));
+  server.onclose = () => void corePromise.then((core) => core.close()).then(() => process.exit(0));
   process.stdin.once('end', () => void shutdown().then(() => process.exit(0)));
   onSignals(shutdown);
   return -1;
 }
 
 async function catalog(check: boolean, dir: string): Promise<number> {
+  const [{ allTools }, { catalogFiles }, { buildRegistry }] = await Promise.all([
+    import('../tools/index.js'),
+    import('./registry/catalog-files.js'),
+    import('./registry/registry.js'),
+  ]);
   const files = catalogFiles(buildRegistry(allTools));
   if (!check) {
     await mkdir(dir, { recursive: true });

@@ -2,22 +2,46 @@ import { allTools } from '../tools/index.js';
 import type { Config } from './config.js';
 import { createChainService } from './domain/chain/chain.service.js';
 import { createMachinesService } from './domain/chain/machines.service.js';
+import { createMachineSettingsService } from './domain/chain/machine-settings.service.js';
+import { createMembersService } from './domain/chain/members.service.js';
+import { createApiKeysService } from './domain/chain/api-keys.service.js';
+import { createChainWritesService } from './domain/chain/chain-writes.service.js';
+import { createChainReadsService } from './domain/chain/chain-reads.service.js';
+import { createPublicFeedService } from './domain/chain/public-feed.service.js';
+import { createCheckpointsService } from './domain/chain/checkpoints.service.js';
+import { createIntegrityService } from './domain/chain/integrity.service.js';
+import { createAnchorsService } from './domain/chain/anchors.service.js';
+import { createStreamsService } from './domain/chain/streams.service.js';
+import { createSiteService } from './domain/site/site.service.js';
+import { createAgentsService } from './domain/agents/agents.service.js';
+import { createSandboxService } from './domain/sandbox/sandbox.service.js';
+import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
 import { loadNodeKeys } from './domain/identity/node-keys.js';
 import { createMetrics } from './domain/platform/metrics.js';
 import { createPlatformService } from './domain/platform/platform.service.js';
 import type { Services } from './domain/services.js';
+import { createOperatorsService } from './domain/operators/operators.service.js';
+import { createComputeService } from './domain/operators/compute.service.js';
+import { createReceiptsService } from './domain/receipts/receipts.service.js';
+import { createProofService } from './domain/receipts/proof.service.js';
+import { createSolversService } from './domain/solvers/solvers.service.js';
+import { createUsageService } from './domain/usage/usage.service.js';
+import { createKernelService } from './domain/kernel/kernel.service.js';
+import { createCompressionService, MAX_INPUT_BYTES, MAX_OUTPUT_BYTES } from './domain/compression/compression.service.js';
 import { createClock, type Clock } from './lib/clock.js';
 import { createEventBus, type EventBus } from './lib/event-bus.js';
 import { createLogger, type Logger } from './log.js';
 import { createPipeline, type Pipeline } from './pipeline/invoke.js';
+import { createContractsService } from './domain/contracts/contracts-area.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
+import { solverResources } from './domain/solvers/solver-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
 
 /** The core shared by every surface: one registry, one pipeline, one set of services. */
@@ -59,6 +83,17 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const identity = createIdentityService({ store, clock });
   const chain = createChainService({ store, clock, bus });
   const machines = createMachinesService({ store, clock, chain, identity });
+  const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
+  const members = createMembersService({ store, clock, chain, machines, identity });
+  const apiKeys = createApiKeysService({ clock, chain, machines, identity });
+  const chainWrites = createChainWritesService({ store, clock, chain });
+  const chainReads = createChainReadsService({ store, clock, origin: `node-${nodeKeys.keyId}` });
+  const publicFeed = createPublicFeedService({ store, clock, bus, machines });
+  const checkpoints = createCheckpointsService({ store, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
+  const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
+  const anchors = createAnchorsService({ store, clock, chain, machines });
+  const streams = createStreamsService({ store, bus, chain, onError: (err) => log.error('stream delivery failed', { err }) });
+  const site = createSiteService({ store, clock, chain, machines });
   let registry: Registry | undefined;
   let pipeline: Pipeline | undefined;
   const platform = createPlatformService({
@@ -70,7 +105,32 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     registry: () => registry!,
     pipeline: () => pipeline!,
   });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform };
+  const operators = createOperatorsService({ clock });
+  log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
+  for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
+  // Receipts and usage are built further down; looked up when a compute runs.
+  const compute = createComputeService({ clock, nodeKeys, operators, receipts: () => services.receipts, usage: () => services.usage });
+  const agents = createAgentsService({ store, clock, chain, machines });
+  const sandbox = createSandboxService({ store, clock, runner: createBwrapRunner() });
+  const receipts = createReceiptsService({ nodeKeys, clock });
+  const usage = createUsageService({ store, clock });
+  const solvers = createSolversService({ receipts, usage });
+  const proof = createProofService({ receipts, solvers, compute: () => (services as Partial<Services>).compute });
+  const kernel = createKernelService({
+    constants: () => services.constants,
+    solvers: () => solvers.list().solvers,
+    // The operator registry is another area: the kernel reports it only when it is there.
+    operators: () => (services as Partial<Services>).operators,
+    limits: { max_operators_per_compute: 3, solvers: solvers.list().total, http_body_bytes: 1024 * 1024, compress_input_bytes: MAX_INPUT_BYTES, decompress_output_bytes: MAX_OUTPUT_BYTES },
+  });
+  const compression = createCompressionService();
+  const contracts = createContractsService({
+    store, clock, bus, chain, machines, nodeKeys,
+    operators: () => (services as Partial<Services>).operators,
+    receipts: () => (services as Partial<Services>).receipts,
+    onError: (err) => log.error('contract work failed', { err }),
+  });
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,
@@ -79,9 +139,13 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
   });
 
+  checkpoints.start();
+  anchors.start();
+  await contracts.start();
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
   const mcpContent = createMcpContent();
   mcpContent.addResources(() => catalogResources(registry!, platform));
+  mcpContent.addResources(() => solverResources(solvers));
   let closing: Promise<void> | undefined;
   return {
     config,
@@ -96,6 +160,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     surface: { registry, pipeline, filter, content: mcpContent },
     close: () => (closing ??= (async () => {
       platform.setStopping();
+      streams.stop();
+      await Promise.all([checkpoints.stop(), anchors.stop()]);
+      await contracts.stop();
       await store.close();
     })()),
   };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createCore, type Core, type CoreOptions } from './compose.js';
 import { createHttpApp } from './transports/http/app.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
+import { createSiteRoute } from './transports/http/site-route.js';
 
 export interface RunningServer {
   core: Core;
@@ -20,6 +21,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     pipeline: core.pipeline,
     log: core.log,
     mcp: createMcpHttpHandler(core.surface, core.config.version),
+    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline }),
   });
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;

@@ -4,10 +4,31 @@ import type { ConstantsService } from './constants/constants.service.js';
 import type { IdentityService } from './identity/identity.service.js';
 import type { MachinesService } from './chain/machines.service.js';
 import type { ChainService } from './chain/chain.service.js';
+import type { MachineSettingsService } from './chain/machine-settings.service.js';
+import type { MembersService } from './chain/members.service.js';
+import type { ApiKeysService } from './chain/api-keys.service.js';
+import type { ChainWritesService } from './chain/chain-writes.service.js';
+import type { ChainReadsService } from './chain/chain-reads.service.js';
+import type { PublicFeedService } from './chain/public-feed.service.js';
 import type { PlatformService } from './platform/platform.service.js';
 import type { EventBus } from '../lib/event-bus.js';
 import type { NodeKeys } from './identity/node-keys.js';
-
+import type { OperatorsService } from './operators/operators.service.js';
+import type { ComputeService } from './operators/compute.service.js';
+import type { CheckpointsService } from './chain/checkpoints.service.js';
+import type { IntegrityService } from './chain/integrity.service.js';
+import type { AnchorsService } from './chain/anchors.service.js';
+import type { StreamsService } from './chain/streams.service.js';
+import type { SiteService } from './site/site.service.js';
+import type { AgentsService } from './agents/agents.service.js';
+import type { SandboxService } from './sandbox/sandbox.service.js';
+import type { SolversService } from './solvers/solvers.service.js';
+import type { ReceiptsService } from './receipts/receipts.service.js';
+import type { ProofService } from './receipts/proof.service.js';
+import type { UsageService } from './usage/usage.service.js';
+import type { KernelService } from './kernel/kernel.service.js';
+import type { CompressionService } from './compression/compression.service.js';
+import type { ContractsService } from './contracts/contracts-area.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
  * domain code imports neither Express nor the MCP SDK.
@@ -22,5 +43,49 @@ export interface Services {
   identity: IdentityService;
   machines: MachinesService;
   chain: ChainService;
+  /** Status, settings, unlock and share tokens of a machine. */
+  machineSettings: MachineSettingsService;
+  /** Role grants on a machine (`/admins`). */
+  members: MembersService;
+  /** A machine's developer API keys. */
+  apiKeys: ApiKeysService;
+  /** Typed chain appends besides `event`, the rejection log and owner-only payload decryption. */
+  chainWrites: ChainWritesService;
+  /** Per-machine summaries and point-in-time reads of a chain. */
+  chainReads: ChainReadsService;
+  /** Node-wide public lists, the recent feed and fleet counts. */
+  publicFeed: PublicFeedService;
   platform: PlatformService;
+  /** The operator registry: get, exists, evaluate (other areas), search (the API). */
+  operators: OperatorsService;
+  /** Operator-chain computes with signed claims, and attestation of other nodes' claims. */
+  compute: ComputeService;
+  /** Periodic node-signed checkpoints of every machine's head. */
+  checkpoints: CheckpointsService;
+  /** `pohc/validate` and the signed seal. */
+  integrity: IntegrityService;
+  /** Anchoring a machine's head into a public mother machine. */
+  anchors: AnchorsService;
+  /** Live SSE sources of audit rows (one machine, or every public machine). */
+  streams: StreamsService;
+  /** A machine's static site: content-addressed files, publish key, pages. */
+  site: SiteService;
+  /** Agents: who may act for one, plans, state, files, skills and the public directory. */
+  agents: AgentsService;
+  /** Sandboxed Python runs of agents and their rolling quota. */
+  sandbox: SandboxService;
+  /** The 32 sealed numerical solvers: catalogue and solve. */
+  solvers: SolversService;
+  /** Issues and checks HMAC proof receipts of solves and computes. */
+  receipts: ReceiptsService;
+  /** `POST /api/proof/verify`: receipt checks, with recompute. */
+  proof: ProofService;
+  /** Per-caller counts of solves and computes. */
+  usage: UsageService;
+  /** The kernel document and the kernel prompt for agents. */
+  kernel: KernelService;
+  /** Lossless compression, decompression and data analysis. */
+  compression: CompressionService;
+  /** State contracts: definitions, the engine and scheduler, versions, proofs, streams and the public directory. */
+  contracts: ContractsService;
 }

@@ -66,6 +66,38 @@ export function paramsOf(path: string): string[] {
   return [...path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
 }
 
+/**
+ * An operation whose derived schemas are computed on first use: converting ~180 zod schemas to JSON
+ * Schema at start would delay the first answer of every process, and most processes need few of them.
+ */
+function lazyOperation(def: ActionDef, tool: ToolDef, action: string, pathParams: string[]): Operation {
+  let strictInput: z.ZodObject | undefined;
+  let inputSchema: JsonSchema | undefined;
+  let outputSchema: JsonSchema | undefined;
+  let fieldTypes: Record<string, string> | undefined;
+  return {
+    id: def.id,
+    tool,
+    action,
+    def,
+    method: def.method,
+    path: def.path,
+    pathParams,
+    get strictInput() {
+      return (strictInput ??= def.input.strict());
+    },
+    get inputSchema() {
+      return (inputSchema ??= toJsonSchema(def.input, 'input'));
+    },
+    get outputSchema() {
+      return (outputSchema ??= toJsonSchema(def.output, 'output'));
+    },
+    get fieldTypes() {
+      return (fieldTypes ??= propertyTypes(this.inputSchema));
+    },
+  };
+}
+
 /** Builds the registry and its route table; throws on any declaration error (checked at start and in tests). */
 export function buildRegistry(tools: ToolDef[]): Registry {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 512 });
@@ -91,20 +123,7 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       for (const p of pathParams) {
         if (!(p in def.input.shape)) throw new Error(`${def.id}: path param {${p}} missing from input`);
       }
-      const inputSchema = toJsonSchema(def.input, 'input');
-      const op: Operation = {
-        id: def.id,
-        tool,
-        action,
-        def,
-        method: def.method,
-        path: def.path,
-        pathParams,
-        strictInput: def.input.strict(),
-        inputSchema,
-        outputSchema: toJsonSchema(def.output, 'output'),
-        fieldTypes: propertyTypes(inputSchema),
-      };
+      const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);
       byId.set(op.id, op);
       actions.set(action, op);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { defineAction, defineTool, type Caller } from '../../src/registry/types.js';
+import type { Services } from '../../src/domain/services.js';
 import { Cursor, Hex64, IsoDate, Limit, Slug, Uid } from '../../src/registry/common-schemas.js';
 import { FileEncoding, FilePath, FileVersion } from './agents.schemas.js';
 
@@ -8,6 +9,13 @@ const StoreRef = {
   uid: Uid.optional().describe('Agent whose store to use; defaults to the caller'),
   slug: Slug.optional().describe('Machine you own, required with `uid` to use another agent\'s store'),
 };
+
+/** The uid whose store the call uses, once the caller is allowed to use it. */
+async function storeOf(caller: Caller, uid: string | undefined, slug: string | undefined, services: Services): Promise<string> {
+  const agent = uid ?? caller.uid!;
+  await services.agents.access.actFor(caller, agent, slug);
+  return agent;
+}
 
 export const agentFilesTool = defineTool({
   name: 'core_agent_files',
@@ -32,6 +40,10 @@ export const agentFilesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, path, limit, cursor }, { caller, services }) => {
+        const owner = await storeOf(caller, uid, slug, services);
+        return { ok: true as const, ...(await services.agents.files.history(owner, { path, limit, ...(cursor !== undefined ? { cursor } : {}) })) };
+      },
     }),
     defineAction({
       id: 'agentFile.list',
@@ -61,6 +73,11 @@ export const agentFilesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, prefix, limit, cursor }, { caller, services }) => {
+        const owner = await storeOf(caller, uid, slug, services);
+        const page = await services.agents.files.list(owner, { limit, ...(prefix !== undefined ? { prefix } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+        return { ok: true as const, ...page };
+      },
     }),
     defineAction({
       id: 'agentFile.read',
@@ -82,6 +99,11 @@ export const agentFilesTool = defineTool({
         content: z.string(),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, path, version, encoding }, { caller, services }) => {
+        const owner = await storeOf(caller, uid, slug, services);
+        const file = await services.agents.files.read(owner, { path, ...(version !== undefined ? { version } : {}), ...(encoding !== undefined ? { encoding } : {}) });
+        return { ok: true as const, ...file };
+      },
     }),
     defineAction({
       id: 'agentFile.write',
@@ -98,6 +120,10 @@ export const agentFilesTool = defineTool({
         encoding: FileEncoding.default('utf8').describe('How `content` is encoded'),
       }),
       output: z.object({ ok: z.literal(true), file: FileVersion }),
+      handler: async ({ uid, slug, path, content, encoding }, { caller, services }) => {
+        const owner = await storeOf(caller, uid, slug, services);
+        return { ok: true as const, file: await services.agents.files.write(owner, { path, content, encoding }) };
+      },
     }),
   ],
 });

@@ -27,6 +27,10 @@ export const agentPlanReadTool = defineTool({
       input: PlanScope.extend({ planId: PlanId }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
       idempotent: true,
+      handler: async ({ uid, slug, planId }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        return { ok: true as const, plan: await services.agents.plans.get(uid, slug, planId) };
+      },
     }),
     defineAction({
       id: 'agentPlan.getCurrent',
@@ -39,6 +43,10 @@ export const agentPlanReadTool = defineTool({
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
+      handler: async ({ uid, slug }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        return { ok: true as const, plan: await services.agents.plans.current(uid, slug) };
+      },
     }),
     defineAction({
       id: 'agentPlan.getDraft',
@@ -51,6 +59,10 @@ export const agentPlanReadTool = defineTool({
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
+      handler: async ({ uid, slug }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        return { ok: true as const, plan: await services.agents.plans.draft(uid, slug) };
+      },
     }),
     defineAction({
       id: 'agentPlan.listHistory',
@@ -67,6 +79,11 @@ export const agentPlanReadTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, limit, cursor }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        const page = await services.agents.plans.history(uid, slug, { limit, ...(cursor !== undefined ? { cursor } : {}) });
+        return { ok: true as const, ...page };
+      },
     }),
   ],
 });

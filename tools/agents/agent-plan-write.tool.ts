@@ -25,6 +25,10 @@ export const agentPlanWriteTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
       idempotent: true,
+      handler: async ({ uid, slug, plan }, { caller, services }) => {
+        const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        return { ok: true as const, plan: await services.agents.plans.saveDraft(uid, actor.machine!, plan) };
+      },
     }),
     defineAction({
       id: 'agentPlan.lock',
@@ -45,6 +49,10 @@ export const agentPlanWriteTool = defineTool({
         superseded: z.array(PlanId).describe('Locked plans this lock superseded'),
         audit_row_id: z.string().describe('Id of the plan_locked row on the machine\'s chain'),
       }),
+      handler: async ({ uid, slug, plan }, { caller, services }) => {
+        const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+        return { ok: true as const, ...(await services.agents.plans.lock(uid, actor.machine!, plan, actor.actor_uid)) };
+      },
     }),
   ],
 });

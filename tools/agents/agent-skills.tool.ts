@@ -34,6 +34,10 @@ export const agentSkillsTool = defineTool({
       input: z.object(AgentRef),
       output: z.object({ ok: z.literal(true), skills: z.array(AttachedSkill) }),
       idempotent: true,
+      handler: async ({ uid, slug }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        return { ok: true as const, skills: await services.agents.skills.list(uid) };
+      },
     }),
     defineAction({
       id: 'skill.attach',
@@ -50,6 +54,10 @@ export const agentSkillsTool = defineTool({
         changed: z.boolean().describe('False when the skill was already attached'),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, name }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        return { ok: true as const, ...(await services.agents.skills.attach(uid, name)) };
+      },
     }),
     defineAction({
       id: 'skill.detach',
@@ -66,6 +74,10 @@ export const agentSkillsTool = defineTool({
         changed: z.boolean().describe('False when the skill was not attached'),
       }),
       idempotent: true,
+      handler: async ({ uid, slug, name }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        return { ok: true as const, name, ...(await services.agents.skills.detach(uid, name)) };
+      },
     }),
     defineAction({
       id: 'skill.preview',
@@ -85,6 +97,10 @@ export const agentSkillsTool = defineTool({
         sha256: Hex64,
       }),
       idempotent: true,
+      handler: async ({ name }, { services }) => {
+        const skill = await services.agents.skills.preview(name);
+        return { ok: true as const, name: skill.name, description: skill.description, body: skill.body, bytes: skill.bytes, sha256: skill.sha256 };
+      },
     }),
   ],
 });

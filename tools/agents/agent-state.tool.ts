@@ -16,6 +16,7 @@ const StateAnswer = z.object({
     .object({
       current_plan_id: PlanId.nullable(),
       current_plan_slug: Slug.nullable(),
+      locked_at: IsoDate.nullable().describe('When the current plan was locked'),
     })
     .describe('Protocol state; only plan locking changes it'),
   revision: z.number().int().min(0).describe('Incremented by every change'),
@@ -27,7 +28,7 @@ export const agentStateTool = defineTool({
   toolset: 'agents',
   title: 'Agent state',
   description:
-    'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked.',
+    'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB.',
   actions: [
     defineAction({
       id: 'agentState.get',
@@ -40,6 +41,12 @@ export const agentStateTool = defineTool({
       input: z.object(AgentRef),
       output: StateAnswer,
       idempotent: true,
+      handler: async ({ uid, slug }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        // A lock a crash left unfinished is completed first, so the protocol state never lags a locked plan.
+        await services.agents.plans.recoverAgent(uid);
+        return { ok: true as const, ...(await services.agents.state.get(uid)) };
+      },
     }),
     defineAction({
       id: 'agentState.patch',
@@ -55,6 +62,11 @@ export const agentStateTool = defineTool({
       }),
       output: StateAnswer,
       idempotent: true,
+      handler: async ({ uid, slug, patch }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        await services.agents.plans.recoverAgent(uid);
+        return { ok: true as const, ...(await services.agents.state.patch(uid, patch)) };
+      },
     }),
   ],
 });

@@ -74,7 +74,9 @@ export const SandboxRun = z.object({
   units_mz: z.number().int().min(0).describe('Wall time charged, in mz (0.777 ms each)'),
   slug: Slug.nullable(),
   code_sha256: Hex64,
+  timeout_ms: z.number().int().min(0).describe('Wall-time limit applied: the one asked for, lowered to what the unit quota had left'),
   tick: Tick.describe('Tick at which the run started'),
+  started_at: IsoDate,
 });
 
 export const SandboxQuota = z.object({

@@ -6,7 +6,7 @@ import { SkillName } from './agents.schemas.js';
 /** Public directory entry: nothing private (no keys, no state, no private machines). */
 const AgentEntry = z.object({
   uid: Uid,
-  display_name: z.string().nullable(),
+  display_name: z.string().nullable().describe('The `display_name` member of the agent\'s state'),
   skills: z.array(SkillName).describe('Attached skills'),
   public_machines: z.array(Slug).describe('Public machines the agent works on'),
   created_at: IsoDate,
@@ -38,6 +38,10 @@ export const agentsTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ q, limit, cursor }, { services }) => ({
+        ok: true as const,
+        ...(await services.agents.directory.list({ limit, ...(q !== undefined ? { q } : {}), ...(cursor !== undefined ? { cursor } : {}) })),
+      }),
     }),
     defineAction({
       id: 'agent.get',
@@ -50,6 +54,7 @@ export const agentsTool = defineTool({
       input: z.object({ uid: Uid.describe('Agent uid') }),
       output: z.object({ ok: z.literal(true), agent: AgentEntry }),
       idempotent: true,
+      handler: async ({ uid }, { services }) => ({ ok: true as const, agent: await services.agents.directory.get(uid) }),
     }),
   ],
 });

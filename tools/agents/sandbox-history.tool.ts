@@ -30,6 +30,12 @@ export const sandboxHistoryTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ uid, limit, cursor, slug }, { caller, services }) => {
+        // An owner acting for the agent sees only the runs made for their machine.
+        await services.agents.access.actFor(caller, uid, slug);
+        const page = await services.sandbox.runs(uid, { limit, ...(cursor !== undefined ? { cursor } : {}), ...(slug !== undefined ? { slug } : {}) });
+        return { ok: true as const, ...page };
+      },
     }),
     defineAction({
       id: 'sandbox.getQuota',
@@ -45,6 +51,10 @@ export const sandboxHistoryTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), ...SandboxQuota.shape }),
       idempotent: true,
+      handler: async ({ uid, slug }, { caller, services }) => {
+        await services.agents.access.actFor(caller, uid, slug);
+        return { ok: true as const, ...(await services.sandbox.quota(uid)) };
+      },
     }),
   ],
 });

@@ -27,6 +27,16 @@ export const sandboxRunTool = defineTool({
       }),
       // `ok` is the code's outcome here, not the call's: the spec answers 200 with ok false when the code fails.
       output: SandboxRun.extend({ quota: SandboxQuota.describe('Quota after this run') }),
+      handler: async ({ uid, code, stdin, timeout_ms, slug }, { caller, services }) => {
+        const actor = await services.agents.access.actFor(caller, uid, slug);
+        return services.sandbox.run(uid, {
+          code,
+          timeout_ms,
+          slug: slug ?? null,
+          actor_uid: actor.actor_uid,
+          ...(stdin !== undefined ? { stdin } : {}),
+        });
+      },
     }),
   ],
 });

@@ -39,11 +39,16 @@ export const SolverInput = z.object({
   name: z.string(),
   description: z.string(),
   unit: z.string().describe('SI unit, empty for dimensionless'),
-  type: z.enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'object']),
+  type: z
+    .enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'list', 'object'])
+    .describe('vector: array of numbers; matrix: array of equal-length number rows; list: array of strings or objects as described; object: named numbers'),
   required: z.boolean(),
-  min: z.number().nullable().describe('Inclusive lower bound, null when unbounded'),
-  max: z.number().nullable().describe('Inclusive upper bound, null when unbounded'),
+  min: z.number().nullable().describe('Inclusive lower bound, null when unbounded; applies to every element of a vector or matrix'),
+  max: z.number().nullable().describe('Inclusive upper bound, null when unbounded; applies to every element of a vector or matrix'),
   default: z.unknown().optional(),
+  enum: z.array(z.string()).optional().describe('Allowed values of a string input'),
+  min_items: z.number().int().min(0).optional().describe('Fewest elements of a vector or list, or rows of a matrix'),
+  max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
 });
 
 export const SolverSummary = z.object({
@@ -77,10 +82,17 @@ export const OperatorSummary = z.object({
   tier: z.string(),
 });
 
+/** An operator input: the value a compute must pass, in `unit`, within the inclusive bounds. */
+export const OperatorInputSpec = OperatorIo.extend({
+  example: z.number().describe('A realistic value for which the formula is finite'),
+  min: z.number().nullable().describe('Inclusive lower bound, null when unbounded'),
+  max: z.number().nullable().describe('Inclusive upper bound, null when unbounded'),
+});
+
 export const Operator = OperatorSummary.extend({
   description: z.string(),
-  expression: z.string().describe('Machine-evaluable form of the formula'),
-  inputs: z.array(OperatorIo),
+  expression: z.string().describe('Machine-evaluable form of the formula (mathjs syntax, SI constants)'),
+  inputs: z.array(OperatorInputSpec),
   output: OperatorIo,
   domain: z.array(z.string()),
   proof_required: z.boolean(),

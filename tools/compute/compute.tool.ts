@@ -47,11 +47,15 @@ export const computeTool = defineTool({
         operators: z
           .array(OperatorId)
           .min(1)
-          .max(3)
+          .max(4)
+          .refine((ids) => ids.filter((id) => id !== 'KO42').length <= 3, 'at most 3 operators beyond the mandatory KO42')
+          .refine((ids) => ids.some((id) => id !== 'KO42'), 'list at least one operator besides KO42 (R(t) alone is GET /api/pulse)')
           .describe('1 to 3 operator ids; KO42 is prepended by the server and need not be listed'),
         inputs: z
           .record(z.string().min(1).max(64), z.number())
-          .describe('Numeric inputs by variable name, in the units the operators declare'),
+          .describe(
+            'Numeric inputs by input name, in the units the operators declare; `<ID>.<name>` targets one operator, and an earlier operator\'s output feeds a later input of the same name',
+          ),
         precision: z
           .number()
           .min(1e-9)
@@ -71,6 +75,7 @@ export const computeTool = defineTool({
         receipt: Receipt,
         signed: SignedClaim,
       }),
+      handler: async (input, ctx) => ctx.services.compute.run(input, ctx.caller),
     }),
     defineAction({
       id: 'compute.getUsage',
@@ -102,6 +107,7 @@ export const computeTool = defineTool({
         last_at: IsoDate.nullable().describe('Time of the latest counted call'),
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.usage.summary(caller.uid!, input.since_tick),
     }),
   ],
 });

@@ -21,6 +21,11 @@ export const operatorsTool = defineTool({
       input: z.object({
         q: z.string().max(200).optional().describe('Case-insensitive text to match in id, name, formula or description'),
         category: z.string().max(64).optional().describe('Category key, snake_case, from `categories`'),
+        id: z
+          .string()
+          .max(1000)
+          .optional()
+          .describe('Exact operator ids, comma-separated, any case (e.g. "NM19,KO42"); returns those that exist'),
         limit: Limit.default(50),
         cursor: Cursor.optional(),
       }),
@@ -31,6 +36,7 @@ export const operatorsTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async (input, ctx) => ctx.services.operators.list(input),
     }),
     defineAction({
       id: 'operator.listCategories',
@@ -48,11 +54,13 @@ export const operatorsTool = defineTool({
           z.object({
             category: z.string().describe('Category key, snake_case'),
             name: z.string().describe('Display name'),
+            group: z.string().describe('Meta-group of the category, e.g. "core_physics" or "industry"'),
             count: z.number().int().min(0),
           }),
         ),
       }),
       idempotent: true,
+      handler: async (_input, ctx) => ctx.services.operators.categories(),
     }),
     defineAction({
       id: 'operator.get',
@@ -65,6 +73,7 @@ export const operatorsTool = defineTool({
       input: z.object({ id: OperatorId }),
       output: z.object({ ok: z.literal(true), operator: Operator }),
       idempotent: true,
+      handler: async ({ id }, ctx) => ctx.services.operators.describe(id),
     }),
   ],
 });

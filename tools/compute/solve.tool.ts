@@ -47,6 +47,8 @@ export const solveTool = defineTool({
           .describe('How the method ran'),
         receipt: Receipt,
       }),
+      handler: async (input, ctx) =>
+        ctx.services.solvers.solve(input.id, input.inputs, input.options, { caller: ctx.caller, signal: ctx.signal, progress: ctx.progress }),
     }),
   ],
 });

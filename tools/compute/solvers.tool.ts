@@ -27,6 +27,7 @@ export const solversTool = defineTool({
         solvers: z.array(SolverSummary),
       }),
       idempotent: true,
+      handler: async (input, { services }) => services.solvers.list(input),
     }),
     defineAction({
       id: 'solver.get',
@@ -39,6 +40,7 @@ export const solversTool = defineTool({
       input: z.object({ id: SolverId }),
       output: z.object({ ok: z.literal(true), solver: Solver }),
       idempotent: true,
+      handler: async (input, { services }) => services.solvers.get(input.id),
     }),
   ],
 });

@@ -22,7 +22,8 @@ export const verifyTool = defineTool({
         receipt: Receipt,
         recompute: z.boolean().default(false).describe('Re-run the solve or compute and compare the output digest'),
         inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
-        output: z.unknown().optional().describe('The original result, checked against output_sha256 when given'),
+        options: JsonObject.optional().describe('The original solve options, if the solve had any (solve receipts only)'),
+        output: z.unknown().optional().describe('The original output, checked against output_sha256 when given: a solve\'s `result`'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -36,6 +37,7 @@ export const verifyTool = defineTool({
         verified_at_tick: Tick,
       }),
       idempotent: true,
+      handler: async (input, ctx) => ctx.services.proof.verify(input, ctx.signal),
     }),
     defineAction({
       id: 'proof.attestClaim',
@@ -70,9 +72,10 @@ export const verifyTool = defineTool({
             signature: z.string().describe('Ed25519 signature by this node, base64url'),
             public_key: z.string().describe('This node\'s Ed25519 public key, base64url'),
           })
-          .describe('The verdict signed by this node'),
+          .describe('The verdict signed by this node; the signature covers the canonical JSON of { claim_sha256, tick, verdict }'),
       }),
       idempotent: true,
+      handler: async (input, ctx) => ctx.services.compute.attest(input),
     }),
   ],
 });

@@ -29,6 +29,11 @@ export const contractAuditTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), transitions: z.array(TransitionRow), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async ({ slug, id, ...query }, { services }) => {
+        const record = await services.contracts.core.find(slug, id);
+        const page = await services.contracts.audit.history(record, query);
+        return { ok: true as const, transitions: page.transitions as z.infer<typeof TransitionRow>[], next_cursor: page.next_cursor };
+      },
     }),
     defineAction({
       id: 'contracts.verifyProofChain',
@@ -47,11 +52,16 @@ export const contractAuditTool = defineTool({
           .string()
           .nullable()
           .describe('null when valid; else the id of the first bad transition row, or "final_state_mismatch"'),
+        reason: z.string().nullable().describe('What is wrong at broken_at; null when valid'),
         current_state: StateName,
-        total_transitions: z.number().int().min(0),
+        total_transitions: z.number().int().min(0).describe('Successful transitions walked'),
         tick_number: Tick.describe('Tick of the check'),
       }),
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => {
+        const record = await services.contracts.core.find(slug, id);
+        return { ok: true as const, ...(await services.contracts.audit.verify(record)) };
+      },
     }),
   ],
 });

@@ -27,6 +27,7 @@ const control = (verb: 'pause' | 'resume' | 'freeze', id: string, summary: strin
     output: StatusAnswer,
     idempotent: true,
     ...extra,
+    handler: async ({ slug, id }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control[verb](slug, id, caller)) }),
   });
 
 export const contractControlTool = defineTool({
@@ -55,6 +56,7 @@ export const contractControlTool = defineTool({
       summary: 'Skips the next scheduled fire of the contract and returns the skipped tick and the new next fire.',
       input: Target,
       output: StatusAnswer.extend({ skipped_tick: Tick.nullable().describe('Tick that will not fire; null when nothing was scheduled') }),
+      handler: async ({ slug, id }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control.skipNext(slug, id, caller)) }),
     }),
     defineAction({
       id: 'contracts.fireNow',
@@ -78,6 +80,10 @@ export const contractControlTool = defineTool({
         next_fire: Tick.nullable(),
       }),
       openWorld: true,
+      handler: async ({ slug, id, to, input }, { services, caller }) => {
+        const answer = await services.contracts.control.fireNow(slug, id, caller, { to, input });
+        return { ok: true as const, ...answer, transition: answer.transition as z.infer<typeof TransitionRow> };
+      },
     }),
     defineAction({
       id: 'contracts.killContract',
@@ -101,6 +107,7 @@ export const contractControlTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
+      handler: async ({ id, slug, reason }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control.kill(slug, id, caller, reason)) }),
     }),
   ],
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { JsonObject, Slug } from '../../src/registry/common-schemas.js';
-import { Contract, ContractDefinition, TemplateId } from './contracts.schemas.js';
+import { Contract, ContractDefinition, TemplateId, asOutput } from './contracts.schemas.js';
 
 const ContractName = z.string().min(1).max(255).describe('Display name; defaults to the definition name');
 
@@ -34,6 +34,10 @@ export const contractDeployTool = defineTool({
         params: JsonObject.optional().describe('Template parameters to set, e.g. {"every_ticks": 120, "force_limit_n": 500}'),
       }),
       output: Created,
+      handler: async ({ id, slug, name, params }, { services, caller }) => asOutput({
+        ok: true as const,
+        ...(await services.contracts.crud.create(slug, caller, { template_id: id, name, params })),
+      }),
     }),
     defineAction({
       id: 'contracts.createContract',
@@ -52,6 +56,7 @@ export const contractDeployTool = defineTool({
         params: JsonObject.optional().describe('Template parameters, with template_id only'),
       }),
       output: Created,
+      handler: async ({ slug, ...input }, { services, caller }) => asOutput({ ok: true as const, ...(await services.contracts.crud.create(slug, caller, input)) }),
     }),
     defineAction({
       id: 'contracts.createCustomContract',
@@ -64,6 +69,10 @@ export const contractDeployTool = defineTool({
       summary: 'Creates a contract on the machine from a raw definition blob and returns it.',
       input: z.object({ slug: Slug, definition: ContractDefinition, name: ContractName.optional() }),
       output: Created,
+      handler: async ({ slug, definition, name }, { services, caller }) => asOutput({
+        ok: true as const,
+        ...(await services.contracts.crud.create(slug, caller, { definition, name })),
+      }),
     }),
   ],
 });

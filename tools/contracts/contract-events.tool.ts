@@ -40,6 +40,7 @@ export const contractEventsTool = defineTool({
         next_since_tick: Tick.nullable().describe('Pass as since_tick to continue (a page ends on a whole tick); null when no events were returned'),
       }),
       idempotent: true,
+      handler: async ({ slug, ...query }, { services }) => ({ ok: true as const, ...(await services.contracts.audit.events(slug, query)) }),
     }),
   ],
 });

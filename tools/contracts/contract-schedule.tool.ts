@@ -31,6 +31,10 @@ export const contractScheduleTool = defineTool({
         note: z.string().nullable().describe('Why the list is short or empty, e.g. for event-triggered or paused contracts'),
       }),
       idempotent: true,
+      handler: async ({ slug, id, count }, { services }) => {
+        const record = await services.contracts.core.find(slug, id);
+        return { ok: true as const, contract_id: id, ...(await services.contracts.planning.nextFires(record, count)) };
+      },
     }),
     defineAction({
       id: 'contracts.previewContract',
@@ -54,6 +58,10 @@ export const contractScheduleTool = defineTool({
         tick_number: Tick.describe('Tick the preview was taken at'),
       }),
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => {
+        const preview = await services.contracts.planning.preview(slug, id);
+        return { ok: true as const, ...preview, last_transition: preview.last_transition as z.infer<typeof TransitionRow> | null };
+      },
     }),
   ],
 });

@@ -35,6 +35,7 @@ export const contractSimulateTool = defineTool({
       }),
       output: Report,
       idempotent: true,
+      handler: async ({ slug, id, ...opts }, { services }) => ({ ok: true as const, ...(await services.contracts.planning.dryRun(slug, id, opts)) }),
     }),
     defineAction({
       id: 'contracts.simulateTransition',
@@ -54,6 +55,7 @@ export const contractSimulateTool = defineTool({
       }),
       output: Report,
       idempotent: true,
+      handler: async (opts, { services, caller }) => ({ ok: true as const, ...(await services.contracts.planning.simulate(caller, opts)) }),
     }),
   ],
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Slug } from '../../src/registry/common-schemas.js';
-import { Contract, ContractId, ExportEnvelope } from './contracts.schemas.js';
+import { Contract, ContractId, ExportEnvelope, asOutput } from './contracts.schemas.js';
 
 export const contractTransferTool = defineTool({
   name: 'core_contract_transfer',
@@ -22,6 +22,7 @@ export const contractTransferTool = defineTool({
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), envelope: ExportEnvelope }),
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => asOutput({ ok: true as const, envelope: await services.contracts.crud.exportContract(slug, id) }),
     }),
     defineAction({
       id: 'contracts.importContract',
@@ -38,6 +39,10 @@ export const contractTransferTool = defineTool({
         name: z.string().min(1).max(255).optional().describe('Display name; defaults to the envelope name'),
       }),
       output: z.object({ ok: z.literal(true), contract: Contract }),
+      handler: async ({ slug, envelope, name }, { services, caller }) => asOutput({
+        ok: true as const,
+        contract: await services.contracts.crud.importContract(slug, caller, envelope, name),
+      }),
     }),
   ],
 });

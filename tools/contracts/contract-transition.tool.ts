@@ -38,6 +38,10 @@ export const contractTransitionTool = defineTool({
           .describe('Present only when a tally token was minted; a failed mint does not fail the transition'),
       }),
       openWorld: true,
+      handler: async ({ slug, id, to, input }, { services, caller }) => ({
+        ok: true as const,
+        ...(await services.contracts.control.transition(slug, id, caller, to, input)),
+      }),
     }),
   ],
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
-import { Contract, ContractDefinition, ContractId } from './contracts.schemas.js';
+import { Contract, ContractDefinition, ContractId, asOutput } from './contracts.schemas.js';
 
 const VersionNo = z.number().int().min(1);
 
@@ -44,6 +44,10 @@ export const contractUpdateTool = defineTool({
         note: z.string().max(500).optional().describe('Change note stored with the version'),
       }),
       output: Changed,
+      handler: async ({ slug, id, definition, note }, { services, caller }) => asOutput({
+        ok: true as const,
+        ...(await services.contracts.crud.update(slug, id, caller, definition, note)),
+      }),
     }),
     defineAction({
       id: 'contracts.rollbackContract',
@@ -60,6 +64,10 @@ export const contractUpdateTool = defineTool({
         to_version: VersionNo.describe('Version number whose definition to restore'),
       }),
       output: Changed,
+      handler: async ({ slug, id, to_version }, { services, caller }) => asOutput({
+        ok: true as const,
+        ...(await services.contracts.crud.rollback(slug, id, caller, to_version)),
+      }),
     }),
     defineAction({
       id: 'contracts.listVersions',
@@ -73,6 +81,7 @@ export const contractUpdateTool = defineTool({
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), current_version_no: VersionNo, versions: z.array(Version) }),
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => ({ ok: true as const, ...(await services.contracts.crud.versions(slug, id)) }),
     }),
     defineAction({
       id: 'contracts.getVersion',
@@ -90,6 +99,7 @@ export const contractUpdateTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), version: Version.extend({ definition: ContractDefinition }) }),
       idempotent: true,
+      handler: async ({ slug, id, n }, { services }) => asOutput({ ok: true as const, version: await services.contracts.crud.version(slug, id, Number(n)) }),
     }),
   ],
 });

@@ -12,6 +12,7 @@ import {
   TemplateId,
   TransitionRow,
   Trigger,
+  asOutput,
 } from './contracts.schemas.js';
 
 const PublicContract = z.object({
@@ -54,6 +55,7 @@ export const contractsPublicTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), contracts: z.array(PublicContract), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async (query, { services }) => ({ ok: true as const, ...(await services.contracts.directory.list(query)) }),
     }),
     defineAction({
       id: 'contracts.getPublic',
@@ -70,6 +72,7 @@ export const contractsPublicTool = defineTool({
         last_fire_tick: Tick.nullable(),
       }),
       idempotent: true,
+      handler: async ({ id }, { services }) => asOutput({ ok: true as const, ...(await services.contracts.directory.get(id)) }),
     }),
     defineAction({
       id: 'contracts.getPublicAudit',
@@ -82,6 +85,11 @@ export const contractsPublicTool = defineTool({
       input: ById.extend({ limit: z.number().int().min(1).max(100).default(20).describe('How many recent transitions') }),
       output: z.object({ ok: z.literal(true), contract_id: ContractId, transitions: z.array(TransitionRow) }),
       idempotent: true,
+      handler: async ({ id, limit }, { services }) => ({
+        ok: true as const,
+        contract_id: id,
+        transitions: (await services.contracts.directory.audit(id, limit)) as z.infer<typeof TransitionRow>[],
+      }),
     }),
     defineAction({
       id: 'contracts.predictPublicNextFires',
@@ -99,6 +107,7 @@ export const contractsPublicTool = defineTool({
         note: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async ({ id }, { services }) => ({ ok: true as const, contract_id: id, ...(await services.contracts.directory.nextFires(id)) }),
     }),
     defineAction({
       id: 'contracts.listPublicSubscribers',
@@ -122,6 +131,7 @@ export const contractsPublicTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ id }, { services }) => ({ ok: true as const, contract_id: id, subscribers: await services.contracts.directory.subscribers(id) }),
     }),
     defineAction({
       id: 'contracts.getPublicSuperposition',
@@ -148,6 +158,7 @@ export const contractsPublicTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ id }, { services }) => asOutput({ ok: true as const, contract_id: id, ...(await services.contracts.directory.superposition(id)) }),
     }),
   ],
 });

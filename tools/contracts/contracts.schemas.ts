@@ -35,6 +35,10 @@ const StateSpec = z
   })
   .loose();
 
+const SourceMachine = Slug.optional().describe(
+  'Machine whose events it listens to, for a cross-machine subscription (you must be able to read it); this machine by default',
+);
+
 /** How a transition fires by itself; `kind` is the discriminator. */
 export const Trigger = z.discriminatedUnion('kind', [
   z
@@ -59,15 +63,19 @@ export const Trigger = z.discriminatedUnion('kind', [
     })
     .loose()
     .describe('Fires on a cron schedule (UTC)'),
-  z.object({ kind: z.literal('on_event'), event: EventName }).loose().describe('Fires when the machine receives this event'),
   z
-    .object({ kind: z.literal('on_events'), events: z.array(EventName).min(1).max(32).describe('Any of these events fires it') })
+    .object({ kind: z.literal('on_event'), event: EventName, machine: SourceMachine })
+    .loose()
+    .describe('Fires when the machine receives this event (posted to it, or emitted by one of its contracts)'),
+  z
+    .object({ kind: z.literal('on_events'), events: z.array(EventName).min(1).max(32).describe('Any of these events fires it'), machine: SourceMachine })
     .loose()
     .describe('Fires when the machine receives any of several events'),
   z
     .object({
       kind: z.literal('on_aggregate'),
       event: EventName.describe('Event whose rows are aggregated'),
+      machine: SourceMachine,
       within_ticks: z.number().int().min(1).describe('Window length in ticks'),
       aggregate: z
         .object({
@@ -126,7 +134,10 @@ export const ContractDefinition = z
     created_by: Uid.optional(),
     states: z.record(StateName, StateSpec).describe('States keyed by name: {} or {"initial": true} or {"terminal": true}'),
     transitions: z.array(TransitionSpec).max(256),
-    oracle: JsonObject.optional().describe('Oracle feed settings; contracts with one are listed by the oracles read'),
+    oracle: JsonObject.optional().describe(
+      'Oracle settings; contracts with one are listed by the oracles read. `field` names the input value each successful fire records as a reading (default: the operator output)',
+    ),
+    defaults: JsonObject.optional().describe('Input values used when the caller or the event does not give them; template parameters land here'),
     observers: z.array(z.unknown()).optional(),
     audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock in the audit chain'),
     tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),
@@ -150,6 +161,12 @@ export const Contract = z.object({
   created_at: IsoDate,
   updated_at: IsoDate,
 });
+
+/**
+ * A domain value handed to the output check. Domain types are structural (a definition's triggers are
+ * one interface, not zod's discriminated union); the pipeline's output check validates the value itself.
+ */
+export const asOutput = (value: unknown): never => value as never;
 
 export const TransitionRow = z.object({
   id: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, JsonObject, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
-import { Contract, ContractId, ContractStatus, TemplateId, TransitionRow } from './contracts.schemas.js';
+import { Contract, ContractId, ContractStatus, TemplateId, TransitionRow, asOutput } from './contracts.schemas.js';
 
 const OracleReading = z.object({ value: z.unknown(), tick_number: Tick });
 
@@ -30,6 +30,7 @@ export const contractsTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), contracts: z.array(Contract), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async ({ slug, ...query }, { services }) => asOutput({ ok: true as const, ...(await services.contracts.crud.list(slug, query)) }),
     }),
     defineAction({
       id: 'contracts.getContract',
@@ -43,6 +44,10 @@ export const contractsTool = defineTool({
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), contract: Contract, transitions: z.array(TransitionRow) }),
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => {
+        const { contract, transitions } = await services.contracts.crud.get(slug, id);
+        return asOutput({ ok: true as const, contract, transitions: transitions as z.infer<typeof TransitionRow>[] });
+      },
     }),
     defineAction({
       id: 'contracts.checkIntegrity',
@@ -63,6 +68,11 @@ export const contractsTool = defineTool({
         tick_number: Tick.describe('Tick of the check'),
       }),
       idempotent: true,
+      handler: async ({ slug, id }, { services, caller }) => {
+        // Public route: a private machine the caller cannot read is NOT_FOUND.
+        await services.machines.readable(slug, caller);
+        return { ok: true as const, ...(await services.contracts.crud.integrity(slug, id)) };
+      },
     }),
     defineAction({
       id: 'contracts.listOracles',
@@ -90,6 +100,7 @@ export const contractsTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ slug, series }, { services }) => ({ ok: true as const, oracles: await services.contracts.audit.oracles(slug, series) }),
     }),
   ],
 });

@@ -50,6 +50,7 @@ export const activityTool = defineTool({
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),
         to: Tick.optional().describe('Last tick, inclusive; defaults to now'),
         limit: Limit.default(200),
+        cursor: Cursor.optional().describe('next_cursor of a previous page, to continue inside the same range'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -58,10 +59,15 @@ export const activityTool = defineTool({
         from: Tick,
         to: Tick,
         rows: z.array(AuditRow),
-        truncated: z.boolean().describe('More rows exist in the range; call again with from = next_from'),
+        truncated: z.boolean().describe('More rows exist in the range; call again with cursor = next_cursor'),
         next_from: Tick.nullable(),
+        next_cursor: z.string().nullable().describe('Cursor continuing exactly after the last row, even inside one busy tick'),
       }),
       idempotent: true,
+      handler: async ({ slug, ...query }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, ...(await services.chainReads.explore(machine, query)) };
+      },
     }),
   ],
 });

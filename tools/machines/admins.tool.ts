@@ -24,6 +24,7 @@ export const adminsTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), owner_uid: Uid, admins: z.array(AdminGrant) }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, ...(await services.members.list(slug, caller)) }),
     }),
     defineAction({
       id: 'chain.addAdmin',
@@ -36,6 +37,10 @@ export const adminsTool = defineTool({
       summary: 'Grants a uid a role on the machine (a uid that already has a grant is a conflict) and returns the grant.',
       input: z.object({ slug: MachineSlug, uid: Uid.describe('Identity to grant the role to'), role: Role }),
       output: z.object({ ok: z.literal(true), admin: AdminGrant }),
+      handler: async ({ slug, uid, role }, { services, caller }) => ({
+        ok: true as const,
+        admin: await services.members.grant(slug, caller, uid, role),
+      }),
     }),
     defineAction({
       id: 'chain.updateAdmin',
@@ -49,6 +54,10 @@ export const adminsTool = defineTool({
       input: z.object({ slug: MachineSlug, uid: Uid.describe('Member whose role changes'), role: Role }),
       output: z.object({ ok: z.literal(true), admin: AdminGrant }),
       idempotent: true,
+      handler: async ({ slug, uid, role }, { services, caller }) => ({
+        ok: true as const,
+        admin: await services.members.change(slug, caller, uid, role),
+      }),
     }),
     defineAction({
       id: 'chain.removeAdmin',
@@ -67,6 +76,11 @@ export const adminsTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
+      handler: async ({ slug, uid }, { services, caller }) => ({
+        ok: true as const,
+        uid,
+        removed: await services.members.revoke(slug, caller, uid),
+      }),
     }),
   ],
 });

@@ -26,7 +26,8 @@ const AnchorConfig = z.object({
   key_id: z.string().nullable().describe('Id of the current anchor key'),
   public_key: z.string().nullable().describe('Ed25519 public key (base64url) that signs anchors'),
   last_anchor_tick: Tick.nullable(),
-  last_anchor_seq: z.number().int().min(0).nullable(),
+  last_anchor_seq: z.number().int().min(0).nullable().describe('Child head seq covered by the last anchor'),
+  last_error: z.string().nullable().describe('Why the last periodic anchor failed, if it did'),
 });
 
 export const anchorsTool = defineTool({
@@ -66,6 +67,7 @@ export const anchorsTool = defineTool({
         seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
         state_hash: Hex64,
       }),
+      handler: async ({ motherSlug, ...claim }, { services }) => services.anchors.anchor(motherSlug, claim),
     }),
     defineAction({
       id: 'chain.listAnchoredMachines',
@@ -90,6 +92,11 @@ export const anchorsTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ motherSlug }, { services, caller }) => ({
+        ok: true as const,
+        mother_slug: motherSlug,
+        machines: await services.anchors.anchored(motherSlug, caller),
+      }),
     }),
     defineAction({
       id: 'chain.listAnchors',
@@ -107,6 +114,11 @@ export const anchorsTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), mother_slug: z.string(), anchors: z.array(Anchor), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async ({ motherSlug, ...query }, { services, caller }) => ({
+        ok: true as const,
+        mother_slug: motherSlug,
+        ...(await services.anchors.list(motherSlug, caller, query)),
+      }),
     }),
     defineAction({
       id: 'chain.getAnchorConfig',
@@ -120,6 +132,7 @@ export const anchorsTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), config: AnchorConfig }),
       idempotent: true,
+      handler: async ({ slug }, { services }) => ({ ok: true as const, config: await services.anchors.getConfig(slug) }),
     }),
     defineAction({
       id: 'chain.setAnchorConfig',
@@ -139,6 +152,10 @@ export const anchorsTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), config: AnchorConfig }),
       idempotent: true,
+      handler: async ({ slug, ...input }, { services, caller }) => ({
+        ok: true as const,
+        config: await services.anchors.setConfig(slug, input, caller),
+      }),
     }),
     defineAction({
       id: 'chain.rotateAnchorKey',
@@ -160,6 +177,7 @@ export const anchorsTool = defineTool({
         rotated_tick: Tick,
       }),
       destructive: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, ...(await services.anchors.rotateKey(slug, caller)) }),
     }),
     defineAction({
       id: 'chain.verifyAnchor',
@@ -179,10 +197,24 @@ export const anchorsTool = defineTool({
         ok: z.literal(true),
         id_hash: Hex64.describe('The id hash that was looked up'),
         recomputed: z.boolean().describe('True when id_hash was computed from slug and genesis_hash'),
+        match: z
+          .boolean()
+          .nullable()
+          .describe(
+            'With slug, genesis_hash and id_hash: whether the recomputed hash equals id_hash; with slug and genesis_hash of a machine you can read: whether genesis_hash is its own; null otherwise',
+          ),
         anchored: z.boolean(),
-        anchors: z.array(Anchor.extend({ mother_slug: z.string() })).describe('Latest anchor per mother'),
+        anchors: z
+          .array(
+            Anchor.extend({
+              mother_slug: z.string(),
+              head_matches: z.boolean().nullable().describe("Whether the machine's chain still holds the anchored head; null when you cannot read it"),
+            }),
+          )
+          .describe('Latest anchor per mother'),
       }),
       idempotent: true,
+      handler: async (query, { services, caller }) => ({ ok: true as const, ...(await services.anchors.verify(query, caller)) }),
     }),
   ],
 });

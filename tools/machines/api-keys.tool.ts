@@ -22,6 +22,7 @@ export const apiKeysTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), keys: z.array(ApiKey) }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, keys: await services.apiKeys.list(slug, caller) }),
     }),
     defineAction({
       id: 'chain.createApiKey',
@@ -47,6 +48,7 @@ export const apiKeysTool = defineTool({
         key: ApiKey,
         api_key: z.string().describe('Raw key (`core_...`); shown once, only its SHA-256 is stored'),
       }),
+      handler: async ({ slug, ...input }, { services, caller }) => ({ ok: true as const, ...(await services.apiKeys.create(slug, caller, input)) }),
     }),
     defineAction({
       id: 'chain.revokeApiKey',
@@ -65,6 +67,11 @@ export const apiKeysTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
+      handler: async ({ slug, id }, { services, caller }) => ({
+        ok: true as const,
+        id,
+        revoked: await services.apiKeys.revoke(slug, caller, id),
+      }),
     }),
   ],
 });

@@ -38,6 +38,10 @@ export const auditDecryptTool = defineTool({
         ),
         access_seq: z.number().int().min(0).describe('seq of the row that records this decryption'),
       }),
+      handler: async ({ slug, ...input }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, ...(await services.chainWrites.decrypt(machine, caller, input)) };
+      },
     }),
   ],
 });

@@ -35,6 +35,10 @@ export const chainReadTool = defineTool({
         head_hash: Hex64.nullable().describe('state_hash of the newest audit row'),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, ...(await services.chainReads.state(machine)) };
+      },
     }),
     defineAction({
       id: 'chain.getStats',
@@ -57,6 +61,10 @@ export const chainReadTool = defineTool({
         contracts: Count.describe('Contracts deployed on the machine'),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, ...(await services.chainReads.stats(machine)) };
+      },
     }),
     defineAction({
       id: 'chain.getCoverage',
@@ -78,6 +86,10 @@ export const chainReadTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, groups: await services.chainReads.coverage(machine) };
+      },
     }),
     defineAction({
       id: 'chain.listSources',
@@ -104,6 +116,10 @@ export const chainReadTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, sources: await services.chainReads.sources(machine) };
+      },
     }),
     defineAction({
       id: 'chain.getAwarenessStatus',
@@ -129,6 +145,10 @@ export const chainReadTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, tick: services.clock.tick(), origins: await services.chainReads.awareness(machine) };
+      },
     }),
     defineAction({
       id: 'chain.getAnalytics',
@@ -154,6 +174,10 @@ export const chainReadTool = defineTool({
         counts: z.array(Count).describe('One count per bucket, oldest first'),
       }),
       idempotent: true,
+      handler: async ({ slug, buckets, window_ticks }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return { ok: true as const, slug, window_ticks, buckets, ...(await services.chainReads.analytics(machine, buckets, window_ticks)) };
+      },
     }),
   ],
 });

@@ -45,6 +45,10 @@ export const chainWriteTool = defineTool({
       summary: "Records a snapshot of the client's own state as a 64-hex state hash; it becomes what the state read returns.",
       input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state being recorded (64 hex; lowercased)') }),
       output: WriteResult,
+      handler: async ({ slug, state_hash }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return services.chainWrites.appendState(machine, caller, state_hash);
+      },
     }),
     defineAction({
       id: 'chain.appendFile',
@@ -63,6 +67,10 @@ export const chainWriteTool = defineTool({
         content_type: z.string().max(255).optional().describe('MIME type, e.g. "application/pdf"'),
       }),
       output: WriteResult,
+      handler: async ({ slug, ...file }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return services.chainWrites.appendFile(machine, caller, file);
+      },
     }),
     defineAction({
       id: 'chain.appendConnection',
@@ -81,6 +89,10 @@ export const chainWriteTool = defineTool({
         state: z.enum(['open', 'close']).describe('Whether the connection opened or closed'),
       }),
       output: WriteResult,
+      handler: async ({ slug, ...connection }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return services.chainWrites.appendConnection(machine, caller, connection);
+      },
     }),
     defineAction({
       id: 'chain.appendAppEvent',
@@ -98,6 +110,10 @@ export const chainWriteTool = defineTool({
         payload: JsonObject.optional().describe('Event data; the row carries only its SHA-256'),
       }),
       output: WriteResult,
+      handler: async ({ slug, app, type, payload }, { services, caller }) => {
+        const { machine } = await services.machines.readable(slug, caller);
+        return services.chainWrites.appendAppEvent(machine, caller, app, type, payload ?? {});
+      },
     }),
     defineAction({
       id: 'chain.submitTx',
@@ -119,6 +135,15 @@ export const chainWriteTool = defineTool({
         use: z.string().describe('Path template to use instead'),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        await services.machines.readable(slug, caller);
+        return {
+          ok: true as const,
+          accepted: false as const,
+          message: `Nothing was written: state transitions of "${slug}" go through a contract; deploy one, then submit to POST /api/chain/${slug}/contracts/{id}/transition`,
+          use: '/api/chain/{slug}/contracts/{id}/transition',
+        };
+      },
     }),
     defineAction({
       id: 'chain.logRejection',
@@ -137,6 +162,7 @@ export const chainWriteTool = defineTool({
         source: z.string().max(128).optional().describe('Client or device that rejected it'),
       }),
       output: z.object({ ok: z.literal(true), id: z.string(), tick: Tick }),
+      handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.chainWrites.logRejection(caller, input)) }),
     }),
   ],
 });

@@ -35,6 +35,11 @@ export const machineSettingsTool = defineTool({
         tick: Tick.describe('Tick of the change'),
       }),
       idempotent: true,
+      handler: async ({ slug, status, reason }, { services, caller }) => ({
+        ok: true as const,
+        slug,
+        ...(await services.machineSettings.setStatus(slug, caller, status, reason)),
+      }),
     }),
     defineAction({
       id: 'chain.updateMachineSettings',
@@ -60,6 +65,10 @@ export const machineSettingsTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), machine: Machine }),
       idempotent: true,
+      handler: async ({ slug, ...patch }, { services, caller }) => ({
+        ok: true as const,
+        machine: await services.machineSettings.updateSettings(slug, caller, patch),
+      }),
     }),
     defineAction({
       id: 'chain.unlockMachine',
@@ -89,6 +98,12 @@ export const machineSettingsTool = defineTool({
         expires_tick: Tick,
         expires_at: IsoDate,
       }),
+      handler: async ({ slug, password, ttl_ticks }, { services, caller }) => ({
+        ok: true as const,
+        slug,
+        scope: 'read' as const,
+        ...(await services.machineSettings.unlock(slug, caller, password, ttl_ticks)),
+      }),
     }),
     defineAction({
       id: 'chain.setShareToken',
@@ -111,6 +126,11 @@ export const machineSettingsTool = defineTool({
         expires_at: IsoDate.nullable(),
       }),
       destructive: true,
+      handler: async ({ slug, expires_at }, { services, caller }) => ({
+        ok: true as const,
+        slug,
+        ...(await services.machineSettings.setShare(slug, caller, expires_at)),
+      }),
     }),
     defineAction({
       id: 'chain.disableShareToken',
@@ -130,6 +150,12 @@ export const machineSettingsTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({
+        ok: true as const,
+        slug,
+        share_enabled: false as const,
+        revoked: await services.machineSettings.disableShare(slug, caller),
+      }),
     }),
   ],
 });

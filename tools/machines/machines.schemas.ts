@@ -63,8 +63,11 @@ export const AdminGrant = z.object({
 /** A developer API key as listings show it: never the raw value. */
 export const ApiKey = z.object({
   id: z.string(),
+  kind: z.enum(['machine', 'developer']).describe('machine: the key returned by spin-up; developer: minted here'),
   name: z.string(),
-  scope: z.enum(['read', 'write', 'admin']),
+  scope: z
+    .enum(['read', 'write', 'admin', 'owner'])
+    .describe('What the key may do on this machine; "owner" only for the machine key, which acts as the owner'),
   rate_limit_tier: z.string().nullable(),
   expires_at: IsoDate.nullable(),
   key_prefix: z.string().describe('First characters of the key, enough to recognise it'),

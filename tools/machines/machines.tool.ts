@@ -64,6 +64,7 @@ export const machinesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async (page, { services }) => ({ ok: true as const, ...(await services.publicFeed.listPublic(page)) }),
     }),
     defineAction({
       id: 'chain.listActiveMachines',
@@ -84,6 +85,11 @@ export const machinesTool = defineTool({
         machines: z.array(ActiveMachine),
       }),
       idempotent: true,
+      handler: async ({ window_ticks, limit }, { services }) => ({
+        ok: true as const,
+        window_ticks,
+        ...(await services.publicFeed.active(window_ticks, limit)),
+      }),
     }),
     defineAction({
       id: 'chain.listNewestMachines',
@@ -96,6 +102,7 @@ export const machinesTool = defineTool({
       input: z.object({ limit: Limit.default(20) }),
       output: z.object({ ok: z.literal(true), machines: z.array(PublicMachine) }),
       idempotent: true,
+      handler: async ({ limit }, { services }) => ({ ok: true as const, machines: await services.publicFeed.newest(limit) }),
     }),
     defineAction({
       id: 'chain.listRecentRows',
@@ -112,6 +119,7 @@ export const machinesTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), tick: Tick.describe('Tick the answer was computed at'), rows: z.array(MachineAuditRow) }),
       idempotent: true,
+      handler: async ({ limit, type }, { services }) => ({ ok: true as const, ...(await services.publicFeed.recent(limit, type)) }),
     }),
     defineAction({
       id: 'chain.getFleet',
@@ -136,6 +144,7 @@ export const machinesTool = defineTool({
         active_last_60_ticks: z.number().int().min(0).describe('Machines that wrote at least one row in the last 60 ticks'),
       }),
       idempotent: true,
+      handler: async (_input, { services }) => ({ ok: true as const, ...(await services.publicFeed.fleet()) }),
     }),
   ],
 });

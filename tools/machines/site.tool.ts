@@ -31,6 +31,7 @@ export const siteTool = defineTool({
       input: z.object({ slug: MachineSlug, sha: Hex64.describe('Content hash of the file') }),
       output: z.object({ ok: z.literal(true), slug: z.string(), file: SiteFile }),
       idempotent: true,
+      handler: async ({ slug, sha }, { services, caller }) => ({ ok: true as const, slug, file: await services.site.getFile(slug, sha, caller) }),
     }),
     defineAction({
       id: 'chain.listSiteFiles',
@@ -43,6 +44,7 @@ export const siteTool = defineTool({
       input: z.object({ slug: MachineSlug, limit: Limit.default(100), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), slug: z.string(), files: z.array(SiteFile), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async ({ slug, ...page }, { services, caller }) => ({ ok: true as const, slug, ...(await services.site.list(slug, caller, page)) }),
     }),
     defineAction({
       id: 'chain.uploadSitePage',
@@ -52,7 +54,7 @@ export const siteTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Uploads one page or asset to the site (replacing the file at that path), records its hash in the chain, and returns the file metadata; needs the site publish key or the operator role.',
+        'Uploads one page or asset (at most 512 KiB, allow-listed content types) to the site, replacing the file at that path, records its hash in the chain, and returns the file metadata; needs the site publish key or the operator role.',
       input: z.object({
         slug: MachineSlug,
         path: z
@@ -61,9 +63,14 @@ export const siteTool = defineTool({
           .max(512)
           .regex(/^[A-Za-z0-9._~\-/]+$/, 'URL-safe path characters only')
           .describe('Path inside the site, e.g. "index.html" or "docs/intro.html"'),
-        content: z.string().max(2_800_000).describe('File content, as UTF-8 text or base64 per encoding (at most 2 MB decoded)'),
+        content: z.string().max(700_000).describe('File content, as UTF-8 text or base64 per encoding (at most 512 KiB decoded)'),
         encoding: z.enum(['utf-8', 'base64']).default('utf-8').describe('How content is encoded'),
-        content_type: z.string().min(1).max(255).default('text/html; charset=utf-8').describe('MIME type served for the file'),
+        content_type: z
+          .string()
+          .min(1)
+          .max(255)
+          .default('text/html; charset=utf-8')
+          .describe('MIME type served for the file: text/html, text/css, text/plain, text/markdown, text/csv, (text|application)/javascript, application/json, application/wasm, application/pdf, image/(png|jpeg|gif|webp|avif|svg+xml|x-icon) or font/(woff|woff2)'),
         publish_key: z
           .string()
           .max(256)
@@ -78,6 +85,7 @@ export const siteTool = defineTool({
         seq: z.number().int().min(0),
         state_hash: Hex64,
       }),
+      handler: async (input, { services, caller }) => services.site.upload(input, caller),
     }),
     defineAction({
       id: 'chain.getSitePublishKey',
@@ -96,6 +104,7 @@ export const siteTool = defineTool({
         issued_tick: Tick.nullable(),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, ...(await services.site.publishKeyStatus(slug, caller)) }),
     }),
     defineAction({
       id: 'chain.issueSitePublishKey',
@@ -115,6 +124,7 @@ export const siteTool = defineTool({
         issued_tick: Tick,
       }),
       destructive: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, ...(await services.site.issuePublishKey(slug, caller)) }),
     }),
     defineAction({
       id: 'chain.revokeSitePublishKey',
@@ -133,6 +143,7 @@ export const siteTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, revoked: await services.site.revokePublishKey(slug, caller) }),
     }),
   ],
 });

@@ -5,6 +5,10 @@ import { AuditRow, MachineAuditRow, MachineSlug, StreamBounds } from './machines
 
 const Heartbeat = z.object({ tick: Tick }).describe('Keep-alive, sent every 25 s');
 
+const ReplaySkipped = z
+  .object({ slug: z.string(), from_seq: z.number().int().min(0), to_seq: z.number().int().min(0), hint: z.string() })
+  .describe('Rows too far behind to replay on resume; read them with explore');
+
 const ContractEvent = z.object({
   id: z.string(),
   contract_id: z.string(),
@@ -43,11 +47,16 @@ export const streamTool = defineTool({
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the row seq'),
-        event: z.string().describe('"audit.appended" or "heartbeat"'),
-        data: z.union([AuditRow, Heartbeat]),
+        event: z.string().describe('"audit.appended", or "replay.skipped" when more than 10,000 rows were missed (read those with explore)'),
+        data: z.union([AuditRow, ReplaySkipped, Heartbeat]),
       }),
       stream: true,
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => {
+        const { machine, role } = await services.machines.readable(slug, caller);
+        // A reader who holds no role sees the machine only while it is public.
+        return services.streams.explore(machine, { publicOnly: role === 'none' && machine.is_public });
+      },
     }),
     defineAction({
       id: 'chain.streamAggregate',
@@ -59,12 +68,13 @@ export const streamTool = defineTool({
       summary: 'Streams new audit rows of every public machine as one feed; rows of private machines never appear.',
       input: z.object({ ...StreamBounds }),
       output: z.object({
-        id: z.string().describe('Event id: "<slug>:<seq>"'),
-        event: z.string().describe('"audit.appended" or "heartbeat"'),
+        id: z.string().describe('Event id: "<slug>:<seq>"; resuming covers the last 4,096 public rows of this server process'),
+        event: z.string().describe('"audit.appended"'),
         data: z.union([MachineAuditRow, Heartbeat]),
       }),
       stream: true,
       idempotent: true,
+      handler: async (_input, { services }) => services.streams.aggregate(),
     }),
     defineAction({
       id: 'chain.streamContractEvents',
@@ -83,6 +93,7 @@ export const streamTool = defineTool({
       }),
       stream: true,
       idempotent: true,
+      handler: async ({ slug }, { services }) => services.contracts.streams.events(slug),
     }),
     defineAction({
       id: 'chain.streamContractTransitions',
@@ -101,6 +112,7 @@ export const streamTool = defineTool({
       }),
       stream: true,
       idempotent: true,
+      handler: async ({ slug, id }, { services }) => services.contracts.streams.transitions(await services.contracts.core.find(slug, id)),
     }),
   ],
 });

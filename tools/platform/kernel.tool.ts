@@ -16,14 +16,14 @@ export const kernelTool = defineTool({
       path: '/api/kernel',
       auth: 'public',
       area: 'compute',
-      summary: 'Returns the kernel as data: timing constants, core equations, operator counts by category and the mandate steps.',
+      summary: 'Returns the kernel as data: timing and physical constants, core equations, operator counts by category, the solvers, the mandate steps, rules and limits.',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
         version: z.string().describe('Kernel version; changes when any part below changes'),
         constants: z
           .record(z.string(), z.number())
-          .describe('Timing constants by key, e.g. tick_ms 777, pulse_hz 1.287, alpha'),
+          .describe('Timing constants (tick_ms 777, pulse_hz 1.287, alpha) and key physical constants in SI (c, h, hbar, G, k_B, ...)'),
         equations: z.array(
           z.object({
             key: z.string(),
@@ -32,14 +32,22 @@ export const kernelTool = defineTool({
           }),
         ),
         operators: z.object({
+          available: z.boolean().describe('False when this node has no operator registry loaded; counts are then 0'),
+          note: z.string().nullable(),
           total: z.number().int().min(0),
-          categories: z.array(z.object({ category: z.string(), count: z.number().int().min(0) })),
+          categories: z.array(z.object({ category: z.string(), name: z.string(), count: z.number().int().min(0) })),
         }),
+        solvers: z
+          .array(z.object({ id: z.string(), name: z.string(), domain: z.string(), method: z.string(), unit: z.string(), version: z.string() }))
+          .describe('The sealed solvers; details with GET /api/solvers/{id}'),
         mandate: z
           .array(z.object({ step: z.number().int().min(1), title: z.string(), text: z.string() }))
           .describe('The computation protocol, in order'),
+        rules: z.array(z.object({ key: z.string(), rule: z.string() })).describe('Rules every compute and solve follows'),
+        limits: z.record(z.string(), z.number()).describe('Size and count limits, by key'),
       }),
       idempotent: true,
+      handler: async (_input, { services }) => services.kernel.get(),
     }),
     defineAction({
       id: 'kernel.getPrompt',
@@ -53,6 +61,7 @@ export const kernelTool = defineTool({
       output: z.string(),
       produces: 'text/plain; charset=utf-8',
       idempotent: true,
+      handler: async (_input, { services }) => ({ contentType: 'text/plain; charset=utf-8', body: services.kernel.prompt() }),
     }),
   ],
 });

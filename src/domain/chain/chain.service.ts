@@ -5,15 +5,30 @@ import { errors } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../../registry/types.js';
-import { digestOf } from '../../lib/hash.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import { digestOf, sameDigest } from '../../lib/hash.js';
+import { chainStream, payloadStream, type MachineRecord } from './machine.js';
 import { genesisSeed, seal, type ChainRow } from './hash-chain.js';
+import { createPayloadVault, type PayloadRow } from './payload-vault.js';
 
 export interface AppendInput {
   type: string;
   actor_uid: string | null;
   payload_digest: string;
   transition_id?: string;
+  /**
+   * The payload behind `payload_digest`, kept encrypted at rest (AES-256-GCM) outside the row so the
+   * owner can read it back through `audit/decrypt`; the row itself still carries only the digest.
+   * Never pass secrets (raw keys, passwords, tokens) here.
+   */
+  payload?: Record<string, unknown>;
+}
+
+/** A row's payload as decrypted for its owner. */
+export interface RowPayload {
+  /** null when the row kept only a digest (a hash was sent, or the writer stored no payload). */
+  payload: Record<string, unknown> | null;
+  /** Whether sha256 of the payload's canonical JSON equals the row's payload_digest; null without payload. */
+  digest_matches: boolean | null;
 }
 
 export interface ActivityQuery {
@@ -38,8 +53,10 @@ export interface ChainService {
     caller: Caller,
     event: { type: string; payload?: Record<string, unknown>; hash?: string },
   ): Promise<WriteResult>;
-  /** Appends one hash-chained row to a machine's log and publishes it. */
+  /** Appends one hash-chained row to a machine's log (and its encrypted payload, when given) and publishes it. */
   append(machine: MachineRecord, input: AppendInput): Promise<ChainRow>;
+  /** Decrypts the payload kept for a row; a payload that fails authentication reads as a digest mismatch. */
+  payloadOf(machine: MachineRecord, row: ChainRow): Promise<RowPayload>;
   /** Newest first, paginated by an opaque cursor, optionally one transition type. */
   activity(machine: MachineRecord, query: ActivityQuery): Promise<{ rows: ChainRow[]; next_cursor: string | null }>;
   head(slug: string): Promise<ChainRow | undefined>;
@@ -50,6 +67,7 @@ export interface ChainService {
 
 export function createChainService(deps: { store: Store; clock: Clock; bus: EventBus }): ChainService {
   const { store, clock, bus } = deps;
+  const vault = createPayloadVault({ store, now: clock.now });
 
   const service: ChainService = {
     async recordEvent(machine, caller, event) {
@@ -59,10 +77,12 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
         });
       }
       service.assertWritable(machine);
+      const payload = event.hash === undefined ? (event.payload ?? {}) : undefined;
       const row = await service.append(machine, {
         type: event.type,
         actor_uid: caller.uid,
-        payload_digest: event.hash?.toLowerCase() ?? digestOf(event.payload ?? {}),
+        payload_digest: event.hash?.toLowerCase() ?? digestOf(payload),
+        ...(payload !== undefined ? { payload } : {}),
       });
       return writeResult(row);
     },
@@ -77,9 +97,12 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
     },
 
     async append(machine, input) {
+      const { payload } = input;
+      if (payload !== undefined) await vault.ready();
       const now = clock.now();
-      const row = await store.logs.append<ChainRow>(chainStream(machine.slug), (head, seq) =>
-        seal({
+      let payloadStored: Promise<unknown> | undefined;
+      const row = await store.logs.append<ChainRow>(chainStream(machine.slug), (head, seq) => {
+        const sealed = seal({
           id: `${machine.slug}:${seq}`,
           // The chain's ticks never decrease, even if the wall clock steps back.
           tick: Math.max(clock.tick(), head?.tick ?? machine.genesis_tick),
@@ -90,8 +113,17 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
           prev_hash: head?.state_hash ?? genesisSeed(machine.slug, machine.genesis_tick),
           created_at: new Date(now).toISOString(),
           seq,
-        }),
-      );
+        });
+        if (payload !== undefined) {
+          const binding = { slug: machine.slug, row_seq: seq, transition_id: sealed.transition_id };
+          const stored = vault.seal(machine, sealed.tick, binding, payload);
+          // Queued here, under the chain's lock, so payload rows land in chain order (see PayloadVault.find).
+          payloadStored = store.logs.append<PayloadRow>(payloadStream(machine.slug), () => stored);
+          payloadStored.catch(() => undefined);
+        }
+        return sealed;
+      });
+      await payloadStored;
       bus.emit('audit.appended', { slug: machine.slug, isPublic: machine.is_public, row });
       return row;
     },
@@ -108,6 +140,20 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
       const page = rows.slice(0, limit);
       const more = rows.length > limit && page.length > 0;
       return { rows: page, next_cursor: more ? encodeCursor('before', page[page.length - 1]!.seq) : null };
+    },
+
+    async payloadOf(machine, row) {
+      await vault.ready();
+      const stored = await vault.find(machine.slug, row.seq, row.transition_id, row.tick);
+      if (!stored) return { payload: null, digest_matches: null };
+      let payload: unknown;
+      try {
+        payload = vault.open(machine, stored, { slug: machine.slug, row_seq: row.seq, transition_id: row.transition_id });
+      } catch {
+        return { payload: null, digest_matches: false };
+      }
+      const matches = row.payload_digest !== null && sameDigest(digestOf(payload), row.payload_digest);
+      return { payload: payload as Record<string, unknown>, digest_matches: matches };
     },
 
     head: (slug) => store.logs.head<ChainRow>(chainStream(slug)),

@@ -17,8 +17,24 @@ export interface MachineRecord {
   updated_at: string;
   /** SHA-256 of the current share token, when sharing is on. */
   share_token_hash?: string | null;
-  /** Hash of the read password, when one is set. */
+  /** When the share token stops working (ISO-8601); null or absent: never. */
+  share_token_expires_at?: string | null;
+  /** scrypt hash of the read password (`scrypt$N$r$p$salt$hash`), when one is set. */
   password_hash?: string | null;
+}
+
+/**
+ * A short-lived read token issued by `unlock`, stored under the SHA-256 of the token. It grants
+ * read access to one machine until `expires_ms`, and dies with the password it was unlocked with.
+ */
+export interface ReadTokenRecord {
+  /** SHA-256 of the token; also the record's id. */
+  token_hash: string;
+  slug: string;
+  expires_ms: number;
+  /** The machine's `password_hash` when the token was issued: a new or cleared password voids it. */
+  password_hash: string;
+  created_at: string;
 }
 
 /** A role granted on a machine to someone other than its owner. */
@@ -32,6 +48,7 @@ export interface RoleGrant {
 
 export const MACHINES = 'machines';
 export const GRANTS = 'machine-roles';
+export const READ_TOKENS = 'machine-read-tokens';
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
@@ -56,6 +73,20 @@ export function checkSlug(slug: string): void {
 
 export function chainStream(slug: string): string {
   return `chain/${slug}`;
+}
+
+/** Encrypted payloads of a machine's rows, one row per chain row that kept a payload, in chain order. */
+export function payloadStream(slug: string): string {
+  return `payloads/${slug}`;
+}
+
+/** The node's log of submissions rejected before they reached any chain. */
+export const REJECTION_STREAM = 'node/rejections';
+
+/** Whether the machine's share token exists and has not expired at `nowMs`. */
+export function shareActive(machine: MachineRecord, nowMs: number): boolean {
+  if (!machine.share_token_hash) return false;
+  return !machine.share_token_expires_at || Date.parse(machine.share_token_expires_at) > nowMs;
 }
 
 export function grantId(slug: string, uid: string): string {

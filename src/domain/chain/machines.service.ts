@@ -4,11 +4,21 @@ import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { Caller, Role } from '../../registry/types.js';
-import type { IdentityService } from '../identity/identity.service.js';
+import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
-import { GRANTS, MACHINES, checkSlug, grantId, type MachineRecord, type RoleGrant } from './machine.js';
+import {
+  GRANTS,
+  MACHINES,
+  READ_TOKENS,
+  checkSlug,
+  grantId,
+  shareActive,
+  type MachineRecord,
+  type ReadTokenRecord,
+  type RoleGrant,
+} from './machine.js';
 
 export interface CreateMachineInput {
   slug?: string;
@@ -66,14 +76,29 @@ export function createMachinesService(deps: {
     if (!machine) return undefined;
     const role = await roleFor(machine, caller);
     if (role !== 'none' || machine.is_public) return { machine, role };
-    const shared = caller.shareToken && machine.share_token_hash && sha256Hex(caller.shareToken) === machine.share_token_hash;
-    return shared ? { machine, role } : undefined;
+    return caller.shareToken && (await shareGrantsRead(machine, caller.shareToken)) ? { machine, role } : undefined;
+  }
+
+  /** A share token (from share/set) or an unlock token (from unlock) that is live for this machine. */
+  async function shareGrantsRead(machine: MachineRecord, token: string): Promise<boolean> {
+    const hash = sha256Hex(token);
+    if (shareActive(machine, clock.now()) && hash === machine.share_token_hash) return true;
+    if (!machine.password_hash) return false;
+    const unlocked = await store.docs.get<ReadTokenRecord>(READ_TOKENS, hash);
+    return (
+      unlocked !== undefined &&
+      unlocked.slug === machine.slug &&
+      unlocked.password_hash === machine.password_hash &&
+      unlocked.expires_ms > clock.now()
+    );
   }
 
   async function roleFor(machine: MachineRecord, caller: Caller): Promise<Role | 'none'> {
     if (caller.uid === null) return 'none';
     // A key bound to one machine carries no authority on any other.
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
+    // A developer key is its own identity: its scope alone sets its role on its machine.
+    if (isDeveloperUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
     let role: Role | 'none' = 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
     else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
@@ -82,11 +107,11 @@ export function createMachinesService(deps: {
 
   async function view(machine: MachineRecord): Promise<MachineView> {
     const [head, count] = await Promise.all([chain.head(machine.slug), chain.count(machine.slug)]);
-    const { share_token_hash, password_hash, ...pub } = machine;
+    const { share_token_hash, share_token_expires_at, password_hash, ...pub } = machine;
     return {
       ...pub,
       has_password: Boolean(password_hash),
-      share_enabled: Boolean(share_token_hash),
+      share_enabled: shareActive(machine, clock.now()),
       row_count: count,
       head_seq: head?.seq ?? null,
       head_tick: head?.tick ?? null,

@@ -10,6 +10,7 @@ import type { RawBody } from '../../registry/types.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { restInput } from './rest-input.js';
 import { streamSse } from './sse.js';
+import { isSitePath, type SiteRoute } from './site-route.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -18,6 +19,8 @@ export interface HttpDeps {
   pipeline: Pipeline;
   log: Logger;
   mcp: ReturnType<typeof createMcpHttpHandler>;
+  /** Machine sites under `/s/` (pages and the operation proxy); absent: `/s/` is not served. */
+  site?: SiteRoute;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -42,7 +45,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
-    const route = () => (req.path === '/api/mcp' ? serveMcp(req, res) : dispatch(req, res)).catch(next);
+    const route = () =>
+      (req.path === '/api/mcp' ? serveMcp(req, res) : deps.site && isSitePath(req.path) ? deps.site(req, res) : dispatch(req, res)).catch(next);
     if (!hasBody(req)) return void route();
     json(req, res, (err?: unknown) => (err ? next(err) : void route()));
   });

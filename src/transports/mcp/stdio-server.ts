@@ -17,7 +17,8 @@ import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
 
 export interface StdioOptions {
-  surface: ToolSurface;
+  /** The surface, or its promise while the core is still loading (initialize does not wait for it). */
+  surface: ToolSurface | Promise<ToolSurface>;
   /** The caller's key (`CORE_API_KEY`). */
   apiKey: string | undefined;
   version: string;
@@ -29,11 +30,15 @@ export function createMcpServer(opts: StdioOptions): Server {
     { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version: opts.version },
     { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
   );
-  const tools = mcpToolsOf(opts.surface.registry, opts.surface.filter);
+  const ready = Promise.resolve(opts.surface);
+  let tools: ReturnType<typeof mcpToolsOf> | undefined;
   const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  const content = contentHandlers(opts.surface.content);
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const surface = await ready;
+    return { tools: (tools ??= mcpToolsOf(surface.registry, surface.filter)) };
+  });
+  const content = async () => contentHandlers((await ready).content);
   const asMcpError = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -42,14 +47,16 @@ export function createMcpServer(opts: StdioOptions): Server {
       throw err;
     }
   };
-  server.setRequestHandler(ListResourcesRequestSchema, () => content.listResources());
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => asMcpError(() => content.readResource(req.params.uri)));
-  server.setRequestHandler(ListPromptsRequestSchema, () => content.listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (req) => asMcpError(() => content.getPrompt(req.params.name, req.params.arguments ?? {})));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => (await content()).listResources());
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => asMcpError(async () => (await content()).readResource(req.params.uri)));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => (await content()).listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, (req) =>
+    asMcpError(async () => (await content()).getPrompt(req.params.name, req.params.arguments ?? {})),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
     try {
-      return await callTool(opts.surface, request.params.name, request.params.arguments, creds, {
+      return await callTool(await ready, request.params.name, request.params.arguments, creds, {
         surface: 'mcp-stdio',
         requestId: randomUUID(),
         signal: extra.signal,

@@ -1,0 +1,35 @@
+import { errors } from '../../errors.js';
+export function createAgentAccess(deps) {
+    const { machines } = deps;
+    /** Whether `uid` owns or holds a role on the machine (what "works on it" means here). */
+    async function worksOn(uid, machine) {
+        if (machine.owner_uid === uid)
+            return true;
+        const role = await machines.roleOf(machine.slug, { uid, credential: 'user-key' });
+        return role !== undefined && role !== 'none';
+    }
+    return {
+        async actFor(caller, uid, slug, options = {}) {
+            if (caller.uid === null)
+                throw errors.unauthenticated();
+            // A machine-bound key speaks for its machine, not for the agent's own stores.
+            const isAgent = caller.uid === uid && caller.machine === undefined;
+            if (slug === undefined) {
+                if (options.machineRequired)
+                    throw errors.validation('Name the machine with `slug`', { issues: [{ path: 'slug', message: 'required', code: 'invalid_type' }] });
+                if (isAgent)
+                    return { uid, as: 'agent', machine: null, actor_uid: caller.uid };
+                throw errors.forbidden(`Only agent ${uid} itself may do this without a machine; the owner of a machine the agent works on may act for it by passing that machine's \`slug\``);
+            }
+            const { machine, role } = await machines.readable(slug, caller);
+            if (!isAgent && role !== 'owner') {
+                throw errors.forbidden(`Only agent ${uid} itself or the owner of "${slug}" may do this; you are ${role === 'none' ? 'not a member' : `${role}`} of "${slug}"`);
+            }
+            if (!(await worksOn(uid, machine))) {
+                throw errors.forbidden(`Agent ${uid} does not work on "${slug}": it neither owns it nor holds a role on it`);
+            }
+            return { uid, as: isAgent ? 'agent' : 'owner', machine, actor_uid: caller.uid };
+        },
+    };
+}
+//# sourceMappingURL=agent-access.js.map

@@ -1,0 +1,59 @@
+import { errors } from '../../errors.js';
+import { pageOf } from '../../lib/cursor.js';
+import { GRANTS, MACHINES } from '../chain/machine.js';
+import { USERS } from '../identity/identity.service.js';
+import { ATTACHED_SKILLS } from './skills.service.js';
+import { PROFILES } from './state.service.js';
+/**
+ * The public directory. Every identity is an agent; its display name is the `display_name` member of
+ * its state (public by design), its skills are those attached, and its machines are the public ones it
+ * owns or holds a role on. Private machines never appear, not even as a count.
+ */
+export function createDirectoryService(deps) {
+    const { store } = deps;
+    async function entries(users) {
+        const wanted = new Set(users.map((u) => u.uid));
+        const [profiles, skills, machines, grants] = await Promise.all([
+            store.docs.list(PROFILES, (p) => wanted.has(p.uid)),
+            store.docs.list(ATTACHED_SKILLS, (s) => wanted.has(s.uid)),
+            store.docs.list(MACHINES, (m) => m.is_public),
+            store.docs.list(GRANTS, (g) => wanted.has(g.uid)),
+        ]);
+        const publicSlugs = new Set(machines.map((m) => m.slug));
+        const names = new Map(profiles.map((p) => [p.uid, p.display_name]));
+        const by = (list, uidOf, value) => {
+            const map = new Map();
+            for (const item of list)
+                map.set(uidOf(item), [...(map.get(uidOf(item)) ?? []), value(item)]);
+            return map;
+        };
+        const skillsOf = by(skills, (s) => s.uid, (s) => s.name);
+        const owned = by(machines, (m) => m.owner_uid, (m) => m.slug);
+        const member = by(grants.filter((g) => publicSlugs.has(g.slug)), (g) => g.uid, (g) => g.slug);
+        return users.map((user) => ({
+            uid: user.uid,
+            display_name: names.get(user.uid) ?? null,
+            skills: (skillsOf.get(user.uid) ?? []).sort(),
+            public_machines: [...new Set([...(owned.get(user.uid) ?? []), ...(member.get(user.uid) ?? [])])].sort(),
+            created_at: user.created_at,
+        }));
+    }
+    return {
+        async list(query) {
+            const users = await store.docs.list(USERS);
+            let all = await entries(users);
+            const q = query.q?.trim().toLowerCase();
+            if (q)
+                all = all.filter((a) => a.uid.toLowerCase().includes(q) || (a.display_name ?? '').toLowerCase().includes(q));
+            const { page, next_cursor } = pageOf(all, query.limit, query.cursor);
+            return { agents: page, next_cursor };
+        },
+        async get(uid) {
+            const user = await store.docs.get(USERS, uid);
+            if (!user)
+                throw errors.notFound(`No agent "${uid}"`, { uid });
+            return (await entries([user]))[0];
+        },
+    };
+}
+//# sourceMappingURL=directory.service.js.map

@@ -1,0 +1,110 @@
+import { errors } from '../../errors.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { createKeyedMutex } from '../../lib/keyed-mutex.js';
+import { createPlanLocker } from './plan-lock.js';
+import { draftDocId, draftPlanId, normalizePlan, pairKey, parsePlanId, PLAN_HEADS, PLAN_INTENTS, PLANS, planBytes, versionDocId, } from './plan-records.js';
+export function createPlansService(deps) {
+    const { store, clock, chain, blobs } = deps;
+    const locker = createPlanLocker(deps);
+    // Every read and write of a pair runs after the pair's earlier ones, so readers see a lock whole.
+    const pairs = createKeyedMutex();
+    const serial = (uid, slug, section) => pairs.run(pairKey(uid, slug), async () => {
+        await locker.recover(uid, slug);
+        return section();
+    });
+    async function viewOf(doc) {
+        const body = await blobs.get(doc.uid, { seq: doc.blob_seq, sha256: doc.plan_sha256 });
+        const { blob_seq: _b, lock_id: _l, locked_ms: _m, ...meta } = doc;
+        return { ...meta, plan: JSON.parse(body.toString('utf8')) };
+    }
+    const docView = async (id) => {
+        const doc = await store.docs.get(PLANS, id);
+        return doc ? viewOf(doc) : null;
+    };
+    async function storeBody(uid, plan) {
+        const { bytes, sha256 } = planBytes(normalizePlan(plan));
+        const ref = await blobs.put(uid, bytes);
+        return { sha256, seq: ref.seq };
+    }
+    return {
+        saveDraft(uid, machine, plan) {
+            return serial(uid, machine.slug, async () => {
+                const body = await storeBody(uid, plan);
+                const iso = new Date(clock.now()).toISOString();
+                const saved = await store.docs.update(PLANS, draftDocId(uid, machine.slug), (current) => ({
+                    plan_id: draftPlanId(machine.slug),
+                    uid,
+                    slug: machine.slug,
+                    status: 'draft',
+                    version: null,
+                    plan_sha256: body.sha256,
+                    blob_seq: body.seq,
+                    tick: clock.tick(),
+                    superseded_by: null,
+                    created_at: current?.created_at ?? iso,
+                    updated_at: iso,
+                }));
+                return viewOf(saved);
+            });
+        },
+        lock(uid, machine, plan, actorUid) {
+            return serial(uid, machine.slug, async () => {
+                chain.assertWritable(machine);
+                let source;
+                if (plan !== undefined) {
+                    const body = await storeBody(uid, plan);
+                    source = { plan_sha256: body.sha256, blob_seq: body.seq, from_draft: false };
+                }
+                else {
+                    const draft = await store.docs.get(PLANS, draftDocId(uid, machine.slug));
+                    if (!draft) {
+                        throw errors.unprocessable(`There is no draft plan for "${machine.slug}" to lock: save a draft first or pass \`plan\``, { slug: machine.slug });
+                    }
+                    source = { plan_sha256: draft.plan_sha256, blob_seq: draft.blob_seq, from_draft: true };
+                }
+                const result = await locker.lock(uid, machine, source, actorUid);
+                return { plan: await viewOf(result.doc), superseded: result.superseded, audit_row_id: result.audit_row_id };
+            });
+        },
+        current(uid, slug) {
+            return serial(uid, slug, async () => {
+                const head = await store.docs.get(PLAN_HEADS, pairKey(uid, slug));
+                if (!head)
+                    return null;
+                const doc = await store.docs.get(PLANS, versionDocId(uid, slug, head.latest_version));
+                return doc?.status === 'locked' ? viewOf(doc) : null;
+            });
+        },
+        draft: (uid, slug) => serial(uid, slug, () => docView(draftDocId(uid, slug))),
+        history(uid, slug, page) {
+            return serial(uid, slug, async () => {
+                const head = await store.docs.get(PLAN_HEADS, pairKey(uid, slug));
+                const top = page.cursor === undefined ? (head?.latest_version ?? 0) : decodeCursor('before', page.cursor) - 1;
+                const plans = [];
+                for (let v = top; v >= 1 && plans.length < page.limit; v--) {
+                    const view = await docView(versionDocId(uid, slug, v));
+                    if (view)
+                        plans.push(view);
+                }
+                const last = plans[plans.length - 1];
+                const more = last !== undefined && last.version !== null && last.version > 1;
+                return { plans, next_cursor: more ? encodeCursor('before', last.version) : null };
+            });
+        },
+        get(uid, slug, planId) {
+            return serial(uid, slug, async () => {
+                const which = parsePlanId(slug, planId);
+                const view = which === undefined ? null : await docView(which === 'draft' ? draftDocId(uid, slug) : versionDocId(uid, slug, which));
+                if (!view)
+                    throw errors.notFound(`No plan "${planId}" of ${uid} for "${slug}"`, { plan_id: planId });
+                return view;
+            });
+        },
+        async recoverAgent(uid) {
+            const pending = await store.docs.list(PLAN_INTENTS, (intent) => intent.uid === uid);
+            for (const intent of pending)
+                await serial(uid, intent.slug, async () => undefined);
+        },
+    };
+}
+//# sourceMappingURL=plans.service.js.map

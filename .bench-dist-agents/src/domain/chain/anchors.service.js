@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { errors } from '../../errors.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { digestOf } from '../../lib/hash.js';
+import { ANCHOR_CONFIGS, ANCHOR_KEYS, ANCHORED, anchorIdHash, DEFAULT_ANCHOR_EVERY_TICKS, newAnchorKey, signAnchor, verifyAnchor, } from './anchor.js';
+import { chainStream, MACHINES } from './machine.js';
+/** How often due anchors are looked for. */
+const POLL_MS = 5_000;
+export function anchorStream(mother) {
+    return `anchors/${mother}`;
+}
+export function createAnchorsService(deps) {
+    const { store, clock, chain, machines } = deps;
+    let timer;
+    let running;
+    const machineDoc = (slug) => store.docs.get(MACHINES, slug);
+    const emptyConfig = (slug) => ({
+        slug, enabled: false, mother_slug: null, every_ticks: DEFAULT_ANCHOR_EVERY_TICKS, key_id: null,
+        last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
+    });
+    const configOf = async (slug) => (await store.docs.get(ANCHOR_CONFIGS, slug)) ?? emptyConfig(slug);
+    async function view(config) {
+        const { last_sent_seq: _internal, ...rest } = config;
+        const key = config.key_id ? await store.docs.get(ANCHOR_KEYS, config.key_id) : undefined;
+        return { ...rest, public_key: key?.public_key ?? null };
+    }
+    /** The machine's current anchor key, created on first use. */
+    async function currentKey(machine) {
+        const config = await configOf(machine.slug);
+        const existing = config.key_id ? await store.docs.get(ANCHOR_KEYS, config.key_id) : undefined;
+        if (existing && existing.retired_tick === null)
+            return existing;
+        const key = newAnchorKey(machine.slug, anchorIdHash(machine.slug, machine.genesis_hash), clock.tick());
+        await store.docs.insert(ANCHOR_KEYS, key.key_id, key);
+        await store.docs.update(ANCHOR_CONFIGS, machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
+        return key;
+    }
+    const service = {
+        async anchor(motherSlug, claim) {
+            const mother = await machineDoc(motherSlug);
+            if (!mother || !mother.is_public)
+                throw errors.notFound(`No public machine "${motherSlug}" to anchor into`, { slug: motherSlug });
+            const key = await store.docs.get(ANCHOR_KEYS, claim.key_id);
+            if (!key || key.id_hash !== claim.id_hash.toLowerCase() || key.retired_tick !== null) {
+                throw errors.forbidden(`Key "${claim.key_id}" is not the current anchor key of machine ${claim.id_hash}; rotate or use the current key`);
+            }
+            const full = { ...claim, mother_slug: motherSlug, id_hash: key.id_hash, head_hash: claim.head_hash.toLowerCase() };
+            if (!verifyAnchor(key.public_key, full, claim.signature)) {
+                throw errors.forbidden('The anchor signature does not verify: sign "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>" with the anchor key');
+            }
+            const child = await machineDoc(key.slug);
+            if (!child)
+                throw errors.notFound(`No machine ${key.id_hash}`);
+            if (child.slug === motherSlug)
+                throw errors.unprocessable('A machine cannot anchor into itself; choose another mother');
+            const row = await store.logs.get(chainStream(child.slug), full.head_seq);
+            if (!row || row.state_hash !== full.head_hash || row.tick !== full.head_tick) {
+                throw errors.unprocessable(`seq ${full.head_seq} of machine ${key.id_hash} does not have that hash and tick: anchor an existing head`);
+            }
+            const previous = await store.docs.get(ANCHORED, `${motherSlug}|${full.id_hash}`);
+            // Also refuses a replayed request: each anchor must move the anchored head forward.
+            if (previous && previous.last.head_seq >= full.head_seq) {
+                throw errors.conflict(`seq ${previous.last.head_seq} of machine ${full.id_hash} is already anchored in "${motherSlug}"; anchor a newer head`);
+            }
+            chain.assertWritable(mother);
+            chain.assertWritable(child);
+            const anchorId = randomUUID();
+            const record = { id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash, key_id: key.key_id };
+            const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), transition_id: anchorId });
+            const anchorView = {
+                anchor_id: anchorId, id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash,
+                anchored_tick: motherRow.tick, mother_seq: motherRow.seq,
+            };
+            // The row type carries the id hash so one child's anchors are read through the log's type index.
+            await store.logs.append(anchorStream(motherSlug), () => ({ ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` }));
+            await store.docs.update(ANCHORED, `${motherSlug}|${full.id_hash}`, (cur) => ({
+                mother_slug: motherSlug,
+                id_hash: full.id_hash,
+                anchor_count: (cur?.anchor_count ?? 0) + 1,
+                first_tick: cur?.first_tick ?? motherRow.tick,
+                last_tick: motherRow.tick,
+                last: anchorView,
+            }));
+            const sent = await chain.append(child, {
+                type: 'anchor.sent',
+                actor_uid: null,
+                payload_digest: digestOf({ mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record }),
+                transition_id: anchorId,
+            });
+            await store.docs.update(ANCHOR_CONFIGS, child.slug, (c) => ({
+                ...(c ?? emptyConfig(child.slug)),
+                last_anchor_tick: motherRow.tick,
+                last_anchor_seq: full.head_seq,
+                last_sent_seq: sent.seq,
+                last_error: null,
+            }));
+            return { ok: true, anchor_id: anchorId, tick: motherRow.tick, transition_id: anchorId, seq: motherRow.seq, state_hash: motherRow.state_hash };
+        },
+        async list(motherSlug, caller, q) {
+            await machines.readable(motherSlug, caller);
+            const before = q.cursor === undefined ? undefined : decodeCursor('before', q.cursor);
+            const rows = await store.logs.read(anchorStream(motherSlug), {
+                reverse: true,
+                limit: q.limit + 1,
+                ...(before !== undefined ? { toSeq: before - 1 } : {}),
+                ...(q.id_hash ? { types: [`anchor:${q.id_hash.toLowerCase()}`] } : {}),
+            });
+            const page = rows.slice(0, q.limit);
+            const next = rows.length > q.limit && page.length > 0 ? encodeCursor('before', page[page.length - 1].seq) : null;
+            return { anchors: page.map(anchorViewOf), next_cursor: next };
+        },
+        async anchored(motherSlug, caller) {
+            await machines.readable(motherSlug, caller);
+            const records = await store.docs.list(ANCHORED, (r) => r.mother_slug === motherSlug);
+            return records
+                .sort((a, b) => b.last_tick - a.last_tick)
+                .map((r) => ({ id_hash: r.id_hash, anchor_count: r.anchor_count, first_tick: r.first_tick, last_tick: r.last_tick, last_head_seq: r.last.head_seq }));
+        },
+        getConfig: async (slug) => view(await configOf(slug)),
+        async setConfig(slug, input, caller) {
+            if (input.mother_slug === slug)
+                throw errors.validation('mother_slug must name another machine than slug', { issues: [{ path: 'mother_slug', message: 'same as slug', code: 'custom' }] });
+            const { machine } = await machines.readable(slug, caller);
+            const { machine: mother } = await machines.readable(input.mother_slug, caller);
+            if (!mother.is_public)
+                throw errors.unprocessable(`The mother "${mother.slug}" is private; anchors go into a public machine`);
+            await currentKey(machine);
+            const config = await store.docs.update(ANCHOR_CONFIGS, slug, (c) => ({
+                ...(c ?? emptyConfig(slug)),
+                enabled: input.enabled,
+                mother_slug: mother.slug,
+                every_ticks: input.every_ticks,
+            }));
+            await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input) });
+            // Enabling anchors at once, so the first anchor does not wait a whole period.
+            if (input.enabled)
+                await anchorNow(slug).catch((err) => recordError(slug, err));
+            return view((await store.docs.get(ANCHOR_CONFIGS, slug)) ?? config);
+        },
+        async rotateKey(slug, caller) {
+            const { machine } = await machines.readable(slug, caller);
+            const config = await configOf(slug);
+            const tick = clock.tick();
+            if (config.key_id)
+                await store.docs.update(ANCHOR_KEYS, config.key_id, (k) => (k ? { ...k, retired_tick: tick } : undefined));
+            const key = await currentKey(machine);
+            await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: caller.uid, payload_digest: digestOf({ key_id: key.key_id, previous_key_id: config.key_id }) });
+            return { key_id: key.key_id, public_key: key.public_key, previous_key_id: config.key_id, rotated_tick: tick };
+        },
+        async verify(q, caller) {
+            let child;
+            if (q.slug !== undefined)
+                child = await machines.readable(q.slug, caller).then((r) => r.machine, () => undefined);
+            const genesis = q.genesis_hash ?? (q.slug !== undefined ? child?.genesis_hash : undefined);
+            if (!(q.slug !== undefined && genesis !== undefined) && q.id_hash === undefined) {
+                throw errors.validation('Give slug with genesis_hash, or id_hash', { issues: [{ path: 'genesis_hash', message: 'required with slug', code: 'custom' }] });
+            }
+            const computed = q.slug !== undefined && genesis !== undefined ? anchorIdHash(q.slug, genesis) : undefined;
+            const idHash = (computed ?? q.id_hash).toLowerCase();
+            let match = null;
+            if (computed !== undefined && q.id_hash !== undefined)
+                match = computed === q.id_hash.toLowerCase();
+            else if (child !== undefined && q.genesis_hash !== undefined)
+                match = child.genesis_hash === q.genesis_hash.toLowerCase();
+            const mine = child !== undefined && anchorIdHash(child.slug, child.genesis_hash) === idHash ? child : undefined;
+            const anchors = [];
+            for (const rec of await store.docs.list(ANCHORED, (r) => r.id_hash === idHash)) {
+                const readable = await machines.readable(rec.mother_slug, caller).then(() => true, () => false);
+                if (!readable)
+                    continue;
+                const row = mine ? await store.logs.get(chainStream(mine.slug), rec.last.head_seq) : undefined;
+                anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
+            }
+            return { id_hash: idHash, recomputed: computed !== undefined, match, anchored: anchors.length > 0, anchors };
+        },
+        async runDue() {
+            const now = clock.tick();
+            const due = await store.docs.list(ANCHOR_CONFIGS, (c) => c.enabled && c.mother_slug !== null && (c.last_anchor_tick === null || now - c.last_anchor_tick >= c.every_ticks));
+            let written = 0;
+            for (const c of due) {
+                const done = await anchorNow(c.slug).catch((err) => recordError(c.slug, err));
+                if (done)
+                    written += 1;
+            }
+            return written;
+        },
+        start() {
+            if (timer !== undefined)
+                return;
+            const arm = () => {
+                timer = setTimeout(() => {
+                    running = service.runDue().catch(() => 0).finally(() => {
+                        running = undefined;
+                        if (timer !== undefined)
+                            arm();
+                    });
+                }, POLL_MS);
+                timer.unref();
+            };
+            arm();
+        },
+        async stop() {
+            if (timer !== undefined)
+                clearTimeout(timer);
+            timer = undefined;
+            await running;
+        },
+    };
+    /** Signs the child's head with its anchor key and anchors it, unless nothing new was written since the last anchor. */
+    async function anchorNow(slug) {
+        const config = await configOf(slug);
+        const child = await machineDoc(slug);
+        if (!child || !config.mother_slug)
+            return false;
+        const head = await chain.head(slug);
+        if (!head || head.seq === config.last_anchor_seq || head.seq === config.last_sent_seq)
+            return false;
+        const key = await currentKey(child);
+        const claim = { mother_slug: config.mother_slug, id_hash: key.id_hash, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
+        const { mother_slug, ...rest } = claim;
+        await service.anchor(mother_slug, { ...rest, key_id: key.key_id, signature: signAnchor(key, claim) });
+        return true;
+    }
+    async function recordError(slug, err) {
+        const message = err instanceof Error ? err.message : String(err);
+        await store.docs.update(ANCHOR_CONFIGS, slug, (c) => (c ? { ...c, last_error: message } : undefined));
+        return false;
+    }
+    return service;
+}
+function anchorViewOf(r) {
+    const { anchor_id, id_hash, head_seq, head_tick, head_hash, anchored_tick, mother_seq } = r;
+    return { anchor_id, id_hash, head_seq, head_tick, head_hash, anchored_tick, mother_seq };
+}
+//# sourceMappingURL=anchors.service.js.map

@@ -1,0 +1,142 @@
+import { digestOf, sha256Hex } from '../../lib/hash.js';
+import { errors } from '../../errors.js';
+import { pageOf } from '../../lib/cursor.js';
+import { DuplicateKeyError } from '../../storage/port.js';
+import { isDeveloperUid } from '../identity/identity.service.js';
+import { minRole, roleOfScope } from '../identity/roles.js';
+import { genesisSeed } from './hash-chain.js';
+import { GRANTS, MACHINES, READ_TOKENS, checkSlug, grantId, shareActive, } from './machine.js';
+export function createMachinesService(deps) {
+    const { store, clock, chain, identity } = deps;
+    async function access(slug, caller) {
+        const machine = await store.docs.get(MACHINES, slug);
+        if (!machine)
+            return undefined;
+        const role = await roleFor(machine, caller);
+        if (role !== 'none' || machine.is_public)
+            return { machine, role };
+        return caller.shareToken && (await shareGrantsRead(machine, caller.shareToken)) ? { machine, role } : undefined;
+    }
+    /** A share token (from share/set) or an unlock token (from unlock) that is live for this machine. */
+    async function shareGrantsRead(machine, token) {
+        const hash = sha256Hex(token);
+        if (shareActive(machine, clock.now()) && hash === machine.share_token_hash)
+            return true;
+        if (!machine.password_hash)
+            return false;
+        const unlocked = await store.docs.get(READ_TOKENS, hash);
+        return (unlocked !== undefined &&
+            unlocked.slug === machine.slug &&
+            unlocked.password_hash === machine.password_hash &&
+            unlocked.expires_ms > clock.now());
+    }
+    async function roleFor(machine, caller) {
+        if (caller.uid === null)
+            return 'none';
+        // A key bound to one machine carries no authority on any other.
+        if (caller.machine !== undefined && caller.machine !== machine.slug)
+            return 'none';
+        // A developer key is its own identity: its scope alone sets its role on its machine.
+        if (isDeveloperUid(caller.uid))
+            return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
+        let role = 'none';
+        if (caller.uid === machine.owner_uid)
+            role = 'owner';
+        else
+            role = (await store.docs.get(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
+        return caller.scope ? minRole(role, roleOfScope(caller.scope)) : role;
+    }
+    async function view(machine) {
+        const [head, count] = await Promise.all([chain.head(machine.slug), chain.count(machine.slug)]);
+        const { share_token_hash, share_token_expires_at, password_hash, ...pub } = machine;
+        return {
+            ...pub,
+            has_password: Boolean(password_hash),
+            share_enabled: shareActive(machine, clock.now()),
+            row_count: count,
+            head_seq: head?.seq ?? null,
+            head_tick: head?.tick ?? null,
+            head_hash: head?.state_hash ?? null,
+        };
+    }
+    async function freeSlugFrom(base) {
+        for (let n = 1; n < 1000; n++) {
+            const candidate = n === 1 ? base : `${base.slice(0, 60)}-${n}`;
+            if (!(await store.docs.get(MACHINES, candidate)))
+                return candidate;
+        }
+        throw errors.conflict(`No free slug derived from "${base}"; pass a slug`);
+    }
+    return {
+        async create(input, caller) {
+            if (caller.uid === null)
+                throw errors.unauthenticated();
+            if (caller.machine !== undefined) {
+                throw errors.forbidden('A machine key cannot create machines; use your user key (POST /api/demo-key/mint)');
+            }
+            const explicit = input.slug !== undefined;
+            const slug = explicit ? input.slug : await freeSlugFrom(caller.uid.toLowerCase());
+            checkSlug(slug);
+            const now = clock.now();
+            const tick = clock.tick();
+            const iso = new Date(now).toISOString();
+            const machine = {
+                slug,
+                display_name: input.display_name ?? null,
+                purpose: input.purpose ?? null,
+                is_public: input.is_public ?? false,
+                status: 'active',
+                owner_uid: caller.uid,
+                genesis_tick: tick,
+                genesis_hash: genesisSeed(slug, tick),
+                created_at: iso,
+                updated_at: iso,
+                share_token_hash: null,
+            };
+            try {
+                await store.docs.insert(MACHINES, slug, machine);
+            }
+            catch (err) {
+                if (err instanceof DuplicateKeyError)
+                    throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
+                throw err;
+            }
+            await chain.append(machine, {
+                type: 'machine.created',
+                actor_uid: caller.uid,
+                payload_digest: digestOf({ slug, owner_uid: caller.uid, is_public: machine.is_public, genesis_tick: tick }),
+            });
+            const { key, record } = await identity.issueMachineKey({ uid: caller.uid, kind: 'machine', machine: slug });
+            return { machine: await view(machine), api_key: key, api_key_id: record.key_id };
+        },
+        async list(caller, page) {
+            const all = await store.docs.list(MACHINES);
+            const visible = [];
+            for (const machine of all) {
+                const role = await roleFor(machine, caller);
+                if (machine.is_public || role !== 'none')
+                    visible.push({ machine, role });
+            }
+            const { page: slice, next_cursor } = pageOf(visible, page.limit ?? 100, page.cursor);
+            const machines = await Promise.all(slice.map((m) => view(m.machine)));
+            return { machines, next_cursor };
+        },
+        async get(slug, caller) {
+            const found = await access(slug, caller);
+            if (!found)
+                throw errors.notFound(`No machine "${slug}"`, { slug });
+            return { machine: await view(found.machine), role: found.role === 'none' ? null : found.role };
+        },
+        async readable(slug, caller) {
+            const found = await access(slug, caller);
+            if (!found)
+                throw errors.notFound(`No machine "${slug}"`, { slug });
+            return found;
+        },
+        async roleOf(slug, caller) {
+            return (await access(slug, caller))?.role;
+        },
+        view,
+    };
+}
+//# sourceMappingURL=machines.service.js.map

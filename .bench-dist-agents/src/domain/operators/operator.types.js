@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=operator.types.js.map

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { CoreError } from '../../errors.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { tickOf } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/hash.js';
+import { createKeyedMutex } from '../../lib/keyed-mutex.js';
+import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf } from './sandbox-quota.js';
+export function runStream(uid) {
+    return `sandbox-runs/${uid}`;
+}
+export function createSandboxService(deps) {
+    const { store, clock, runner } = deps;
+    const limits = deps.limits ?? DEFAULT_QUOTA;
+    const admission = createKeyedMutex();
+    /** Runs admitted but not yet recorded, per agent: they hold a run slot and the units of their time limit. */
+    const inFlight = new Map();
+    async function charges(uid, nowMs) {
+        const rows = await store.logs.read(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
+        const recorded = rows.map((r) => ({ started_ms: r.started_ms, units_mz: r.units_mz }));
+        return [...recorded, ...(inFlight.get(uid)?.values() ?? [])];
+    }
+    function quotaView(list, nowMs) {
+        const usage = usageOf(list, nowMs, limits);
+        return {
+            window_hours: 24,
+            runs_used: usage.runs_used,
+            runs_limit: limits.runs,
+            units_used_mz: usage.units_used_mz,
+            units_limit_mz: limits.unitsMz,
+            next_free_at: usage.next_free_ms === null ? null : new Date(usage.next_free_ms).toISOString(),
+        };
+    }
+    /** Admits a run and reserves its slot and units, atomically per agent. */
+    function reserve(uid, runId, requestedMs) {
+        return admission.run(uid, async () => {
+            await runner.ready();
+            const nowMs = clock.now();
+            const verdict = admit(await charges(uid, nowMs), nowMs, limits);
+            if (!verdict.ok) {
+                const at = new Date(verdict.retry_at_ms).toISOString();
+                const what = verdict.reason === 'runs' ? `${limits.runs} runs` : `${limits.unitsMz} mz`;
+                throw new CoreError('QUOTA_EXCEEDED', `Sandbox quota of ${what} per rolling 24 h is used up; the next run frees up at ${at}`, {
+                    reason: verdict.reason,
+                    next_free_at: at,
+                    retry_after_ms: Math.max(0, verdict.retry_at_ms - nowMs),
+                    runs_used: verdict.usage.runs_used,
+                    units_used_mz: verdict.usage.units_used_mz,
+                });
+            }
+            // The time limit never spends more units than the window has left, so the budget holds exactly.
+            const timeoutMs = Math.max(limits.minRunMs, Math.min(requestedMs, Math.floor(verdict.remaining_mz * MS_PER_MZ)));
+            const mine = inFlight.get(uid) ?? new Map();
+            mine.set(runId, { started_ms: nowMs, units_mz: unitsOf(timeoutMs) });
+            inFlight.set(uid, mine);
+            return { timeoutMs, startedMs: nowMs };
+        });
+    }
+    function release(uid, runId) {
+        const mine = inFlight.get(uid);
+        mine?.delete(runId);
+        if (mine?.size === 0)
+            inFlight.delete(uid);
+    }
+    return {
+        async run(uid, input) {
+            const runId = `run_${randomUUID()}`;
+            const { timeoutMs, startedMs } = await reserve(uid, runId, input.timeout_ms);
+            try {
+                const outcome = await runner.run({ code: input.code, timeoutMs, ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
+                // A kill lands a little after the limit; the charge never exceeds what was reserved.
+                const units = Math.min(unitsOf(outcome.duration_ms), unitsOf(timeoutMs));
+                const row = await store.logs.append(runStream(uid), () => ({
+                    type: 'sandbox.run',
+                    tick: tickOf(startedMs),
+                    uid,
+                    actor_uid: input.actor_uid,
+                    run_id: runId,
+                    ok: outcome.exit_code === 0,
+                    exit_code: outcome.exit_code,
+                    reason: outcome.reason,
+                    stdout: outcome.stdout,
+                    stderr: outcome.stderr,
+                    stdout_truncated: outcome.stdout_truncated,
+                    stderr_truncated: outcome.stderr_truncated,
+                    duration_ms: outcome.duration_ms,
+                    units_mz: units,
+                    slug: input.slug,
+                    code_sha256: sha256Hex(input.code),
+                    timeout_ms: timeoutMs,
+                    started_ms: startedMs,
+                    started_at: new Date(startedMs).toISOString(),
+                }));
+                release(uid, runId);
+                const nowMs = clock.now();
+                return { ...viewOf(row), quota: quotaView(await charges(uid, nowMs), nowMs) };
+            }
+            finally {
+                release(uid, runId);
+            }
+        },
+        async runs(uid, query) {
+            const stream = runStream(uid);
+            let before = query.cursor === undefined ? undefined : decodeCursor('before', query.cursor);
+            const picked = [];
+            let more = false;
+            // With a slug filter, read back in batches until the page is full or the log is exhausted.
+            for (;;) {
+                const batch = await store.logs.read(stream, {
+                    reverse: true,
+                    limit: query.limit + 1,
+                    ...(before !== undefined ? { toSeq: before - 1 } : {}),
+                });
+                for (const row of batch) {
+                    if (query.slug !== undefined && row.slug !== query.slug)
+                        continue;
+                    if (picked.length === query.limit) {
+                        more = true;
+                        break;
+                    }
+                    picked.push(row);
+                }
+                if (more || batch.length <= query.limit)
+                    break;
+                before = batch[batch.length - 1].seq;
+            }
+            const last = picked[picked.length - 1];
+            return { runs: picked.map(viewOf), next_cursor: more && last ? encodeCursor('before', last.seq) : null };
+        },
+        async quota(uid) {
+            const nowMs = clock.now();
+            return quotaView(await charges(uid, nowMs), nowMs);
+        },
+    };
+}
+function viewOf(row) {
+    return {
+        ok: row.ok,
+        run_id: row.run_id,
+        exit_code: row.exit_code,
+        stdout: row.stdout,
+        stderr: row.stderr,
+        stdout_truncated: row.stdout_truncated,
+        stderr_truncated: row.stderr_truncated,
+        duration_ms: row.duration_ms,
+        units_mz: row.units_mz,
+        slug: row.slug,
+        code_sha256: row.code_sha256,
+        timeout_ms: row.timeout_ms,
+        tick: row.tick,
+        started_at: row.started_at,
+    };
+}
+//# sourceMappingURL=sandbox.service.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=services.js.map

@@ -1,0 +1,162 @@
+import { errors } from '../../errors.js';
+import { RESERVED_NAMES } from './numeric/expr.js';
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
+/** Guards every solver against inputs that would hold the event loop for minutes. */
+const MAX_ELEMENTS = 250_000;
+/**
+ * Checks `given` against the declared specs and applies defaults. Missing, unknown or mistyped values
+ * are 400 VALIDATION_FAILED; values outside their declared bounds are 422 UNPROCESSABLE. Messages name
+ * the input, its unit and its bounds so the caller can fix the call.
+ */
+export function resolveArgs(specs, given, where, solverId) {
+    const values = {};
+    const source = given ?? {};
+    const known = new Set(specs.map((s) => s.name));
+    for (const key of Object.keys(source).sort()) {
+        if (!known.has(key)) {
+            const list = specs.length > 0 ? specs.map((s) => s.name).join(', ') : 'none';
+            throw errors.validation(`Unknown ${where} "${key}" for solver ${solverId}; it accepts: ${list}`, { [where]: key });
+        }
+    }
+    for (const spec of specs) {
+        const value = source[spec.name];
+        if (value === undefined || value === null) {
+            if (spec.default !== undefined)
+                values[spec.name] = spec.default;
+            else if (spec.required) {
+                throw errors.validation(`Missing ${where} "${spec.name}" for solver ${solverId}: ${describe(spec)}`, { [where]: spec.name });
+            }
+            continue;
+        }
+        check(spec, value, where);
+        values[spec.name] = value;
+    }
+    return argsOf(values);
+}
+function describe(spec) {
+    const unit = spec.unit ? ` in ${spec.unit}` : '';
+    return `${spec.description} (${spec.type}${unit}${bounds(spec)})`;
+}
+function bounds(spec) {
+    if (spec.min !== null && spec.max !== null)
+        return `, ${spec.min} to ${spec.max}`;
+    if (spec.min !== null)
+        return `, at least ${spec.min}`;
+    if (spec.max !== null)
+        return `, at most ${spec.max}`;
+    return '';
+}
+function check(spec, value, where) {
+    const wrong = (expected) => {
+        throw errors.validation(`The ${where} "${spec.name}" must be ${expected}; got ${kindOf(value)}`, { [where]: spec.name });
+    };
+    const range = (x, at = '') => {
+        if ((spec.min !== null && x < spec.min) || (spec.max !== null && x > spec.max)) {
+            const unit = spec.unit ? ` ${spec.unit}` : '';
+            throw errors.unprocessable(`The ${where} "${spec.name}"${at} is ${x}${unit}, outside its valid range${bounds(spec).replace(/^, /, ' ')}${unit}`, { [where]: spec.name, value: x, min: spec.min, max: spec.max });
+        }
+    };
+    const count = (n, what) => {
+        if ((spec.min_items !== undefined && n < spec.min_items) || (spec.max_items !== undefined && n > spec.max_items)) {
+            throw errors.unprocessable(`The ${where} "${spec.name}" has ${n} ${what}; it needs ${spec.min_items ?? 0} to ${spec.max_items ?? 'any number of'}`, { [where]: spec.name, count: n });
+        }
+    };
+    switch (spec.type) {
+        case 'number':
+            if (typeof value !== 'number' || !Number.isFinite(value))
+                wrong('a finite number');
+            return range(value);
+        case 'integer':
+            if (typeof value !== 'number' || !Number.isInteger(value))
+                wrong('an integer');
+            return range(value);
+        case 'boolean':
+            if (typeof value !== 'boolean')
+                wrong('true or false');
+            return;
+        case 'string':
+            if (typeof value !== 'string')
+                wrong('a string');
+            if (spec.enum && !spec.enum.includes(value))
+                wrong(`one of ${spec.enum.map((e) => `"${e}"`).join(', ')}`);
+            if (value.length > 4000)
+                wrong('at most 4000 characters');
+            return;
+        case 'vector': {
+            if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isFinite(x)))
+                wrong('an array of finite numbers');
+            const v = value;
+            count(v.length, 'elements');
+            v.forEach((x, i) => range(x, `[${i}]`));
+            return;
+        }
+        case 'matrix': {
+            const rows = value;
+            if (!Array.isArray(rows) || rows.length === 0 || !rows.every(Array.isArray))
+                wrong('an array of rows (arrays of numbers)');
+            const width = rows[0].length;
+            if (width === 0)
+                wrong('a matrix with at least one column');
+            for (const row of rows) {
+                if (row.length !== width)
+                    wrong(`a rectangular matrix (every row ${width} numbers long)`);
+                if (!row.every((x) => typeof x === 'number' && Number.isFinite(x)))
+                    wrong('a matrix of finite numbers');
+            }
+            count(rows.length, 'rows');
+            if (rows.length * width > MAX_ELEMENTS)
+                wrong(`a matrix of at most ${MAX_ELEMENTS} elements`);
+            rows.forEach((row, i) => row.forEach((x, j) => range(x, `[${i}][${j}]`)));
+            return;
+        }
+        case 'list':
+            if (!Array.isArray(value))
+                wrong('an array');
+            count(value.length, 'items');
+            return;
+        case 'object': {
+            if (typeof value !== 'object' || Array.isArray(value))
+                wrong('an object of named numbers');
+            for (const [k, x] of Object.entries(value)) {
+                if (!NAME.test(k) || RESERVED_NAMES.has(k)) {
+                    throw errors.validation(`The ${where} "${spec.name}" has a bad name "${k}": use letters, digits and "_", not a function or constant name`, { [where]: spec.name });
+                }
+                if (typeof x !== 'number' || !Number.isFinite(x))
+                    wrong(`an object whose values are finite numbers ("${k}" is not)`);
+            }
+            return;
+        }
+    }
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    if (typeof value === 'number' && !Number.isInteger(value))
+        return `the number ${value}`;
+    return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+function argsOf(values) {
+    const get = (name) => values[name];
+    return {
+        num: (n) => get(n),
+        int: (n) => get(n),
+        bool: (n) => get(n),
+        str: (n) => get(n),
+        vec: (n) => get(n),
+        mat: (n) => get(n),
+        list: (n) => get(n),
+        obj: (n) => (get(n) ?? {}),
+        has: (n) => get(n) !== undefined,
+        raw: values,
+    };
+}
+/** Checks a user-chosen variable name (ODE states, function arguments). */
+export function checkName(input, name) {
+    if (typeof name !== 'string' || !NAME.test(name) || RESERVED_NAMES.has(name)) {
+        throw errors.validation(`Invalid input "${input}": "${String(name)}" is not a usable name (letters, digits and "_", not a function or constant name)`, { input });
+    }
+    return name;
+}
+//# sourceMappingURL=inputs.js.map

@@ -1,0 +1,123 @@
+import { API_VERSION } from '../config.js';
+import { ERROR_CODES, STATUS_OF } from '../errors.js';
+import { TRANSPORT_ROUTES } from './registry.js';
+import { tagsOf } from './catalog.js';
+/** The OpenAPI 3.1 description of every operation, derived from the registry. */
+export function openApiOf(registry) {
+    const paths = {};
+    for (const op of registry.operations) {
+        (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op);
+    }
+    for (const r of TRANSPORT_ROUTES) {
+        (paths[r.path] ??= {})[r.method.toLowerCase()] = {
+            operationId: 'mcp.rpc',
+            summary: r.summary,
+            tags: ['platform', 'mcp'],
+            security: [{}, { bearerAuth: [] }],
+            requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+            responses: {
+                '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } },
+                '202': { description: 'Notification or response accepted' },
+                '400': { description: 'Malformed JSON-RPC message or batch' },
+                '403': { description: 'Foreign Origin' },
+                '405': { description: 'Only POST is served' },
+            },
+        };
+    }
+    return {
+        openapi: '3.1.0',
+        info: {
+            title: 'Machine Compute, Chain and Contract Service',
+            version: API_VERSION,
+            description: 'Every operation is also an action of one of the 57 MCP tools (see x-mcp-tool), served at POST /api/mcp and over stdio.',
+        },
+        servers: [{ url: '/' }],
+        tags: [...new Set(registry.tools.map((t) => t.toolset))].map((name) => ({ name })),
+        paths,
+        components: {
+            securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key of the form core_<random>' } },
+            schemas: { Error: errorSchema() },
+        },
+    };
+}
+function operationObject(op) {
+    const props = (op.inputSchema.properties ?? {});
+    const required = new Set((op.inputSchema.required ?? []));
+    const parameters = op.pathParams.map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: props[name] ?? { type: 'string' },
+    }));
+    const rest = Object.keys(props).filter((k) => !op.pathParams.includes(k));
+    const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
+    if (!hasBody) {
+        for (const name of rest)
+            parameters.push({ name, in: 'query', required: required.has(name), schema: props[name] });
+    }
+    const result = {
+        operationId: op.id,
+        summary: op.def.summary,
+        tags: tagsOf(op),
+        'x-mcp-tool': op.tool.name,
+        'x-mcp-action': op.action,
+        'x-area': op.def.area,
+        ...(op.def.role ? { 'x-required-role': op.def.role } : {}),
+        security: op.def.auth === 'bearer' ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+        parameters,
+        responses: responsesOf(op),
+    };
+    if (hasBody && rest.length > 0) {
+        const bodySchema = {
+            ...op.inputSchema,
+            properties: Object.fromEntries(rest.map((k) => [k, props[k]])),
+            required: [...required].filter((k) => rest.includes(k)),
+        };
+        result.requestBody = {
+            required: bodySchema.required.length > 0,
+            content: { 'application/json': { schema: bodySchema } },
+        };
+    }
+    return result;
+}
+function responsesOf(op) {
+    const ok = op.def.stream
+        ? { 'text/event-stream': { schema: { type: 'string', description: 'SSE frames; each data line is JSON', 'x-event': op.outputSchema } } }
+        : op.def.produces
+            ? { [op.def.produces]: { schema: { type: 'string' } } }
+            : { 'application/json': { schema: op.outputSchema } };
+    const errorRef = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+    const responses = {
+        '200': { description: 'Success', content: ok },
+        '400': { description: 'VALIDATION_FAILED: the input does not match the schema', content: errorRef },
+    };
+    if (op.def.auth === 'bearer' || op.def.role)
+        responses['401'] = { description: 'Missing or invalid key', content: errorRef };
+    if (op.def.role)
+        responses['403'] = { description: `FORBIDDEN: needs the ${op.def.role} role`, content: errorRef };
+    if (op.pathParams.length > 0)
+        responses['404'] = { description: 'NOT_FOUND', content: errorRef };
+    if (!op.def.handler)
+        responses['501'] = { description: `NOT_IMPLEMENTED: the ${op.def.area} area is not built yet`, content: errorRef };
+    return responses;
+}
+function errorSchema() {
+    return {
+        type: 'object',
+        required: ['error'],
+        properties: {
+            error: {
+                type: 'object',
+                required: ['code', 'message'],
+                properties: {
+                    code: { type: 'string', enum: [...ERROR_CODES] },
+                    message: { type: 'string' },
+                    details: {},
+                    request_id: { type: 'string' },
+                },
+            },
+        },
+        'x-status-of-code': STATUS_OF,
+    };
+}
+//# sourceMappingURL=openapi.js.map

@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import { createCore } from './compose.js';
+import { createHttpApp } from './transports/http/app.js';
+import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
+import { createSiteRoute } from './transports/http/site-route.js';
+/** Starts the HTTP server (REST + `POST /api/mcp`) on the configured host and port. */
+export async function startHttpServer(opts) {
+    const core = await createCore(opts);
+    const app = createHttpApp({
+        registry: core.registry,
+        pipeline: core.pipeline,
+        log: core.log,
+        mcp: createMcpHttpHandler(core.surface, core.config.version),
+        site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline }),
+    });
+    const server = createServer(app);
+    server.keepAliveTimeout = 5_000;
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(core.config.port, core.config.host, () => {
+            server.off('error', reject);
+            resolve();
+        });
+    });
+    const address = server.address();
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host}:${address.port}`;
+    core.log.info('listening', { url, backend: core.store.backend, data_dir: core.config.dataDir });
+    let stopping;
+    const stop = (graceMs = 10_000) => (stopping ??= (async () => {
+        core.services.platform.setStopping();
+        // server.close() stops accepting and resolves once every connection has ended; keep-alive
+        // connections become idle when their in-flight request is answered, so close idle ones
+        // until none is left, and cut the rest after the grace period.
+        const closed = new Promise((resolve) => server.close(() => resolve()));
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.closeIdleConnections();
+        const grace = setTimeout(() => server.closeAllConnections(), graceMs);
+        await closed;
+        clearInterval(sweep);
+        clearTimeout(grace);
+        await core.close();
+        core.log.info('stopped');
+    })());
+    return { core, server, url, stop };
+}
+//# sourceMappingURL=server.js.map

@@ -1,0 +1,89 @@
+/** Adjacent rows are fetched with one positioned read, up to this many bytes per read. */
+const MAX_READ_BYTES = 1 << 20;
+/**
+ * Picks the seqs a query selects, using only the index, in the order they are returned. Seq and tick
+ * bounds narrow the scanned range; tick bounds use binary search unless some tick ever decreased.
+ */
+export function selectSeqs(index, query) {
+    const limit = query.limit ?? Infinity;
+    if (!(limit > 0) || index.length === 0)
+        return [];
+    let lo = Math.max(0, Math.ceil(query.fromSeq ?? 0));
+    let hi = Math.min(index.length - 1, Math.floor(query.toSeq ?? Infinity));
+    const { fromTick, toTick } = query;
+    const filterTicks = !index.ticksSorted && (fromTick !== undefined || toTick !== undefined);
+    if (index.ticksSorted) {
+        if (fromTick !== undefined)
+            lo = Math.max(lo, index.lowerBound(fromTick));
+        if (toTick !== undefined)
+            hi = Math.min(hi, index.upperBound(toTick) - 1);
+    }
+    let typeIds;
+    if (query.types !== undefined) {
+        typeIds = new Set();
+        for (const type of query.types) {
+            const id = index.idOfType(type);
+            if (id !== undefined)
+                typeIds.add(id);
+        }
+        if (typeIds.size === 0)
+            return [];
+    }
+    const matches = (seq) => {
+        if (typeIds !== undefined && !typeIds.has(index.typeId(seq)))
+            return false;
+        if (!filterTicks)
+            return true;
+        const tick = index.tick(seq);
+        return (fromTick === undefined || tick >= fromTick) && (toTick === undefined || tick <= toTick);
+    };
+    const seqs = [];
+    const step = query.reverse === true ? -1 : 1;
+    for (let seq = step === 1 ? lo : hi; seq >= lo && seq <= hi && seqs.length < limit; seq += step) {
+        if (matches(seq))
+            seqs.push(seq);
+    }
+    return seqs;
+}
+async function readAt(fh, length, position) {
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+        const { bytesRead } = await fh.read(buffer, done, length - done, position + done);
+        if (bytesRead === 0)
+            throw new Error('log file is shorter than its index');
+        done += bytesRead;
+    }
+    return buffer;
+}
+/**
+ * Reads the given rows (any order) with positioned reads, one read per run of adjacent seqs, and
+ * returns them in the order given.
+ */
+export async function readRows(fh, index, seqs) {
+    const descending = seqs.length > 1 && seqs[0] > seqs[1];
+    const ascending = descending ? [...seqs].reverse() : seqs;
+    const rows = [];
+    let i = 0;
+    while (i < ascending.length) {
+        const first = ascending[i];
+        const start = index.offset(first);
+        let j = i;
+        while (j + 1 < ascending.length) {
+            const next = ascending[j + 1];
+            if (next !== ascending[j] + 1 || index.offset(next + 1) - start > MAX_READ_BYTES)
+                break;
+            j++;
+        }
+        const buffer = await readAt(fh, index.offset(ascending[j] + 1) - start, start);
+        for (let k = i; k <= j; k++) {
+            const seq = ascending[k];
+            const at = index.offset(seq) - start;
+            // The row's bytes end with a newline, which JSON.parse does not need.
+            rows.push(JSON.parse(buffer.toString('utf8', at, at + index.byteLength(seq) - 1)));
+        }
+        i = j + 1;
+    }
+    return descending ? rows.reverse() : rows;
+}
+//# sourceMappingURL=log-query.js.map

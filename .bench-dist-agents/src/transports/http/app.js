@@ -1,0 +1,164 @@
+import express from 'express';
+import { randomUUID } from 'node:crypto';
+import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
+import { bearerFrom } from '../../pipeline/authenticate.js';
+import { isSseSource } from '../../pipeline/collect-events.js';
+import { restInput } from './rest-input.js';
+import { streamSse } from './sse.js';
+import { isSitePath } from './site-route.js';
+export const BODY_LIMIT = '1mb';
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The REST surface: one dispatching middleware over the registry's precompiled route table (Express
+ * walks registered routes one by one, so ~190 routes would cost half the throughput), plus the MCP
+ * endpoint. Transports only translate wire formats; the pipeline does the rest.
+ */
+export function createHttpApp(deps) {
+    const { registry, pipeline, log } = deps;
+    const app = express();
+    app.disable('x-powered-by');
+    app.disable('etag');
+    app.set('query parser', 'simple');
+    const json = express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
+    // One middleware does everything: each extra Express layer costs measurable throughput.
+    app.use((req, res, next) => {
+        const given = req.header('x-request-id');
+        const id = given && REQUEST_ID.test(given) ? given : randomUUID();
+        res.locals.requestId = id;
+        res.setHeader('X-Request-Id', id);
+        const route = () => (req.path === '/api/mcp' ? serveMcp(req, res) : deps.site && isSitePath(req.path) ? deps.site(req, res) : dispatch(req, res)).catch(next);
+        if (!hasBody(req))
+            return void route();
+        json(req, res, (err) => (err ? next(err) : void route()));
+    });
+    async function serveMcp(req, res) {
+        const out = await deps.mcp({
+            method: req.method,
+            headers: req.headers,
+            body: req.body,
+            credentials: credentialsOf(req),
+            requestId: res.locals.requestId,
+            signal: abortSignalOf(res),
+        });
+        for (const [k, v] of Object.entries(out.headers))
+            res.setHeader(k, v);
+        if (out.body === undefined)
+            res.status(out.status).end();
+        else
+            res.status(out.status).json(out.body);
+    }
+    app.use((err, req, res, _next) => {
+        const error = bodyParserError(err) ?? toCoreError(err);
+        if (error.code === 'INTERNAL')
+            log.error('request failed', { request_id: res.locals.requestId, path: req.path, err });
+        sendError(res, error);
+    });
+    async function dispatch(req, res) {
+        const match = safeMatch(registry, req.method, req.path);
+        if (match.kind === 'not-found') {
+            return sendError(res, errors.notFound(`No route ${req.method} ${req.path}; GET /api/endpoints lists them`));
+        }
+        if (match.kind === 'method-not-allowed') {
+            res.setHeader('Allow', match.allowed.join(', '));
+            return sendError(res, new CoreError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; use ${match.allowed.join(' or ')}`));
+        }
+        const { op, params } = match;
+        if (hasBody(req) && req.body === undefined) {
+            return sendError(res, new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json'));
+        }
+        // Express re-parses the query string on every `req.query` read: read it once.
+        const query = req.query;
+        const input = restInput(op, params, query, req.body);
+        if (input instanceof CoreError)
+            return sendError(res, input);
+        const result = await pipeline.invoke(op, input, credentialsOf(req, query), {
+            surface: 'rest',
+            requestId: res.locals.requestId,
+            signal: () => abortSignalOf(res),
+        });
+        if (!result.ok)
+            return sendError(res, result.error);
+        if (op.def.stream && isSseSource(result.value))
+            return streamSse(req, res, result.value);
+        if (op.def.produces) {
+            const raw = result.value;
+            res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
+            return;
+        }
+        res.status(200).json(result.value);
+    }
+    return app;
+}
+function safeMatch(registry, method, path) {
+    try {
+        return registry.match(method, path);
+    }
+    catch {
+        return { kind: 'not-found' };
+    }
+}
+function hasBody(req) {
+    const length = req.header('content-length');
+    return (length !== undefined && length !== '0') || req.header('transfer-encoding') !== undefined;
+}
+export function credentialsOf(req, query = req.query) {
+    const creds = {};
+    const bearer = bearerFrom(req.headers.authorization);
+    if (bearer !== undefined)
+        creds.bearer = bearer;
+    const header = req.headers['x-share-token'];
+    const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
+    if (share)
+        creds.shareToken = share;
+    return creds;
+}
+/** The request's abort signal, created on first use: most handlers never look at it. */
+function abortSignalOf(res) {
+    const existing = res.locals.abort;
+    if (existing)
+        return existing.signal;
+    const controller = new AbortController();
+    res.locals.abort = controller;
+    if (res.closed) {
+        if (!res.writableFinished)
+            controller.abort();
+    }
+    else {
+        res.once('close', () => {
+            if (!res.writableFinished)
+                controller.abort();
+        });
+    }
+    return controller.signal;
+}
+function sendError(res, error) {
+    if (res.headersSent) {
+        res.end();
+        return;
+    }
+    if (error.code === 'UNAUTHENTICATED')
+        res.setHeader('WWW-Authenticate', 'Bearer');
+    res.status(error.status).json({ error: publicError(error, res.locals.requestId) });
+}
+/** body-parser failures carry a `type`; each becomes a stable code. */
+function bodyParserError(err) {
+    const type = err?.type;
+    switch (type) {
+        case 'entity.too.large':
+            return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}`);
+        case 'entity.parse.failed':
+            return errors.validation('The request body is not valid JSON', {
+                issues: [{ path: '(body)', message: err.message, code: 'invalid_json' }],
+            });
+        case 'encoding.unsupported':
+        case 'charset.unsupported':
+            return new CoreError('UNSUPPORTED_MEDIA_TYPE', err.message);
+        case 'request.aborted':
+        case 'request.size.invalid':
+        case 'stream.encoding.set':
+            return errors.validation(err.message);
+        default:
+            return undefined;
+    }
+}
+//# sourceMappingURL=app.js.map

@@ -1,0 +1,52 @@
+import { CoreError } from '../../errors.js';
+/** JSON-RPC error codes of the MCP spec for resources and prompts. */
+export const RESOURCE_NOT_FOUND = -32002;
+export const INVALID_PARAMS = -32602;
+export class ContentError extends Error {
+    code;
+    constructor(code, message) {
+        super(message);
+        this.code = code;
+    }
+}
+/** `resources/list`, `resources/read`, `prompts/list`, `prompts/get`, shared by both MCP transports. */
+export function contentHandlers(content) {
+    return {
+        async listResources() {
+            const resources = await content.listResources();
+            return { resources: resources.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })) };
+        },
+        async readResource(uri) {
+            try {
+                const { text, mimeType } = await content.readResource(uri);
+                return { contents: [{ uri, mimeType, text }] };
+            }
+            catch (err) {
+                if (err instanceof CoreError && err.code === 'NOT_FOUND')
+                    throw new ContentError(RESOURCE_NOT_FOUND, err.message);
+                throw err;
+            }
+        },
+        async listPrompts() {
+            const prompts = await content.listPrompts();
+            return { prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })) };
+        },
+        async getPrompt(name, args) {
+            try {
+                const { description, text } = await content.getPrompt(name, args);
+                return { description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+            }
+            catch (err) {
+                if (err instanceof CoreError)
+                    throw new ContentError(INVALID_PARAMS, err.message);
+                throw err;
+            }
+        },
+    };
+}
+export const CAPABILITIES = {
+    tools: { listChanged: false },
+    resources: { listChanged: false },
+    prompts: { listChanged: false },
+};
+//# sourceMappingURL=content-handlers.js.map

@@ -1,0 +1,144 @@
+import { CallToolRequestSchema, GetPromptRequestSchema, ReadResourceRequestSchema, InitializeRequestSchema, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { mcpToolsOf } from '../../registry/mcp-tools.js';
+import { callTool, UnknownToolError } from './call-tool.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
+/**
+ * Stateless Streamable HTTP for `POST /api/mcp`: one long-lived handler that validates messages with
+ * the SDK's own schemas and dispatches into the registry. JSON responses only; no sessions, so GET
+ * (the server-to-client stream) is not offered.
+ */
+export function createMcpHttpHandler(surface, version) {
+    let tools;
+    const content = contentHandlers(surface.content);
+    const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
+    return async function handle(req) {
+        if (req.method !== 'POST') {
+            return rpcError(405, null, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
+        }
+        const origin = header(req, 'origin');
+        if (origin && !originAllowed(origin, header(req, 'host'))) {
+            return rpcError(403, null, -32000, `Forbidden: Origin ${origin} is not allowed`);
+        }
+        const accept = header(req, 'accept');
+        if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) {
+            return rpcError(406, null, -32000, 'Not acceptable: the client must accept application/json');
+        }
+        const type = header(req, 'content-type');
+        if (!type || !/^application\/json\b/i.test(type)) {
+            return rpcError(415, null, -32000, 'Unsupported media type: send Content-Type: application/json');
+        }
+        const protocol = header(req, 'mcp-protocol-version');
+        if (protocol && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) {
+            return rpcError(400, null, -32000, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+        }
+        if (Array.isArray(req.body))
+            return rpcError(400, null, -32600, 'Invalid Request: batches are not supported; send one message per request');
+        const parsed = JSONRPCMessageSchema.safeParse(req.body);
+        if (!parsed.success)
+            return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+        const message = parsed.data;
+        if (message.method === undefined || message.id === undefined)
+            return { status: 202, headers: {} };
+        return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message, req) };
+    };
+    async function respond(message, req) {
+        const { id } = message;
+        switch (message.method) {
+            case 'initialize': {
+                const init = InitializeRequestSchema.safeParse(message);
+                if (!init.success)
+                    return rpcErrorBody(id, -32602, 'Invalid params for initialize');
+                const requested = init.data.params.protocolVersion;
+                return {
+                    jsonrpc: '2.0',
+                    id,
+                    result: {
+                        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+                        capabilities: CAPABILITIES,
+                        serverInfo: { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version },
+                        instructions: SERVER_INSTRUCTIONS,
+                    },
+                };
+            }
+            case 'ping':
+                return { jsonrpc: '2.0', id, result: {} };
+            case 'tools/list':
+                return { jsonrpc: '2.0', id, result: { tools: listTools() } };
+            case 'tools/call': {
+                const call = CallToolRequestSchema.safeParse(message);
+                if (!call.success)
+                    return rpcErrorBody(id, -32602, 'Invalid params for tools/call: expected { name, arguments? }');
+                try {
+                    const result = await callTool(surface, call.data.params.name, call.data.params.arguments, req.credentials, {
+                        surface: 'mcp-http',
+                        requestId: req.requestId ?? randomUUID(),
+                        signal: req.signal,
+                    });
+                    return { jsonrpc: '2.0', id, result };
+                }
+                catch (err) {
+                    if (err instanceof UnknownToolError)
+                        return rpcErrorBody(id, -32602, err.message);
+                    throw err;
+                }
+            }
+            case 'resources/list':
+                return { jsonrpc: '2.0', id, result: await content.listResources() };
+            case 'resources/templates/list':
+                return { jsonrpc: '2.0', id, result: { resourceTemplates: [] } };
+            case 'resources/read': {
+                const read = ReadResourceRequestSchema.safeParse(message);
+                if (!read.success)
+                    return rpcErrorBody(id, -32602, 'Invalid params for resources/read: expected { uri }');
+                return withContentErrors(id, () => content.readResource(read.data.params.uri));
+            }
+            case 'prompts/list':
+                return { jsonrpc: '2.0', id, result: await content.listPrompts() };
+            case 'prompts/get': {
+                const get = GetPromptRequestSchema.safeParse(message);
+                if (!get.success)
+                    return rpcErrorBody(id, -32602, 'Invalid params for prompts/get: expected { name, arguments? }');
+                return withContentErrors(id, () => content.getPrompt(get.data.params.name, get.data.params.arguments ?? {}));
+            }
+            default:
+                return rpcErrorBody(id, -32601, `Method not found: ${message.method}`);
+        }
+    }
+}
+async function withContentErrors(id, work) {
+    try {
+        return { jsonrpc: '2.0', id, result: await work() };
+    }
+    catch (err) {
+        if (err instanceof ContentError)
+            return rpcErrorBody(id, err.code, err.message);
+        throw err;
+    }
+}
+function header(req, name) {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+}
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/** Same host as the request, or a loopback page: DNS-rebinding pages carry a foreign Origin. */
+export function originAllowed(origin, host) {
+    let url;
+    try {
+        url = new URL(origin);
+    }
+    catch {
+        return false;
+    }
+    if (host && url.host === host)
+        return true;
+    return LOOPBACK.has(url.hostname) && (host === undefined || LOOPBACK.has(host.replace(/:\d+$/, '')));
+}
+function rpcErrorBody(id, code, message) {
+    return { jsonrpc: '2.0', id, error: { code, message } };
+}
+function rpcError(status, id, code, message, headers = {}) {
+    return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: rpcErrorBody(id, code, message) };
+}
+//# sourceMappingURL=http-endpoint.js.map

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Slug, Uid } from '../../src/registry/common-schemas.js';
+import { PlanBody, PlanId, PlanRecord } from './agents.schemas.js';
+export const agentPlanWriteTool = defineTool({
+    name: 'core_agent_plan_write',
+    toolset: 'agents',
+    title: 'Write agent plans',
+    description: 'Writes an agent\'s plan for one machine. `save_draft` creates or overwrites the single draft; `lock` promotes the draft (or a plan given in the body) to a new locked version, supersedes earlier versions, makes it the current plan and records `plan_locked` on the machine\'s chain.',
+    actions: [
+        defineAction({
+            id: 'agentPlan.saveDraft',
+            action: 'save_draft',
+            method: 'POST',
+            path: '/api/agent/{uid}/plans/draft',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Creates or overwrites the agent\'s single draft plan for the machine and returns it.',
+            input: z.object({
+                uid: Uid.describe('Agent uid'),
+                slug: Slug.describe('Machine the plan belongs to'),
+                plan: PlanBody,
+            }),
+            output: z.object({ ok: z.literal(true), plan: PlanRecord }),
+            idempotent: true,
+            handler: async ({ uid, slug, plan }, { caller, services }) => {
+                const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+                return { ok: true, plan: await services.agents.plans.saveDraft(uid, actor.machine, plan) };
+            },
+        }),
+        defineAction({
+            id: 'agentPlan.lock',
+            action: 'lock',
+            method: 'POST',
+            path: '/api/agent/{uid}/plans/lock',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Locks the draft, or the plan given, as version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
+            input: z.object({
+                uid: Uid.describe('Agent uid'),
+                slug: Slug.describe('Machine the plan belongs to'),
+                plan: PlanBody.optional().describe('Plan to lock instead of the stored draft'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                plan: PlanRecord,
+                superseded: z.array(PlanId).describe('Locked plans this lock superseded'),
+                audit_row_id: z.string().describe('Id of the plan_locked row on the machine\'s chain'),
+            }),
+            handler: async ({ uid, slug, plan }, { caller, services }) => {
+                const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+                return { ok: true, ...(await services.agents.plans.lock(uid, actor.machine, plan, actor.actor_uid)) };
+            },
+        }),
+    ],
+});
+//# sourceMappingURL=agent-plan-write.tool.js.map

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { IsoDate, JsonObject, Slug, Uid } from '../../src/registry/common-schemas.js';
+import { PlanId } from './agents.schemas.js';
+const AgentRef = {
+    uid: Uid.describe('Agent uid'),
+    slug: Slug.optional().describe('Machine whose owner acts on the agent\'s behalf; omit when the agent calls'),
+};
+const StateAnswer = z.object({
+    ok: z.literal(true),
+    uid: Uid,
+    state: JsonObject.describe('The agent\'s JSON state, including the read-only `protocol` member'),
+    protocol: z
+        .object({
+        current_plan_id: PlanId.nullable(),
+        current_plan_slug: Slug.nullable(),
+        locked_at: IsoDate.nullable().describe('When the current plan was locked'),
+    })
+        .describe('Protocol state; only plan locking changes it'),
+    revision: z.number().int().min(0).describe('Incremented by every change'),
+    updated_at: IsoDate.nullable(),
+});
+export const agentStateTool = defineTool({
+    name: 'core_agent_state',
+    toolset: 'agents',
+    title: 'Agent state',
+    description: 'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB.',
+    actions: [
+        defineAction({
+            id: 'agentState.get',
+            action: 'get',
+            method: 'GET',
+            path: '/api/agent/{uid}/state',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Reads the agent\'s JSON state with its protocol state (current plan) and revision.',
+            input: z.object(AgentRef),
+            output: StateAnswer,
+            idempotent: true,
+            handler: async ({ uid, slug }, { caller, services }) => {
+                await services.agents.access.actFor(caller, uid, slug);
+                // A lock a crash left unfinished is completed first, so the protocol state never lags a locked plan.
+                await services.agents.plans.recoverAgent(uid);
+                return { ok: true, ...(await services.agents.state.get(uid)) };
+            },
+        }),
+        defineAction({
+            id: 'agentState.patch',
+            action: 'patch',
+            method: 'PATCH',
+            path: '/api/agent/{uid}/state',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Applies a JSON merge patch to the agent\'s state and returns the new state; the protocol member cannot be patched.',
+            input: z.object({
+                ...AgentRef,
+                patch: JsonObject.describe('JSON merge patch (RFC 7386): members replace, null deletes, objects merge'),
+            }),
+            output: StateAnswer,
+            idempotent: true,
+            handler: async ({ uid, slug, patch }, { caller, services }) => {
+                await services.agents.access.actFor(caller, uid, slug);
+                await services.agents.plans.recoverAgent(uid);
+                return { ok: true, ...(await services.agents.state.patch(uid, patch)) };
+            },
+        }),
+    ],
+});
+//# sourceMappingURL=agent-state.tool.js.map

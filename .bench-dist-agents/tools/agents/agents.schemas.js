@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+export const PlanId = z.string().min(1).max(128).describe('Plan id');
+export const PlanStep = z.object({
+    id: z.string().min(1).max(64).optional().describe('Step id, unique in the plan; assigned when absent'),
+    action: z.string().min(1).max(2000).describe('What the step does'),
+    tool: z.string().max(64).optional().describe('Tool or operation the step uses, e.g. "core_compute"'),
+    expected: z.string().max(2000).optional().describe('Outcome that marks the step done'),
+});
+/** The shape a draft or a lock body carries. */
+export const PlanBody = z
+    .object({
+    title: z.string().min(1).max(200),
+    goal: z.string().min(1).max(4000),
+    steps: z.array(PlanStep).min(1).max(200),
+    notes: z.string().max(20_000).optional(),
+    meta: JsonObject.optional().describe('Free-form data the agent keeps with the plan'),
+})
+    .describe('A plan: title, goal and ordered steps');
+export const PlanRecord = z.object({
+    plan_id: PlanId,
+    uid: Uid,
+    slug: Slug,
+    status: z.enum(['draft', 'locked', 'superseded']),
+    version: z.number().int().min(1).nullable().describe('Locked version number; null for the draft'),
+    plan: PlanBody,
+    plan_sha256: Hex64.describe('SHA-256 of the canonical JSON of `plan`'),
+    tick: Tick.describe('Tick of the last write (draft) or of the lock'),
+    superseded_by: PlanId.nullable().describe('Plan that superseded this locked version, if any'),
+    created_at: IsoDate,
+    updated_at: IsoDate,
+});
+/** Relative path in the agent's file store; the service normalises it further. */
+export const FilePath = z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\u0000-\u001f\u007f\\]+$/, 'a path is relative, without "..", backslashes or control characters')
+    .describe('Relative file path, e.g. "notes/plan.md"');
+export const FileEncoding = z.enum(['utf8', 'base64']);
+export const FileVersion = z.object({
+    path: FilePath,
+    version: z.number().int().min(1),
+    bytes: z.number().int().min(0),
+    sha256: Hex64,
+    encoding: FileEncoding.describe('Encoding the version was written with'),
+    tick: Tick,
+    created_at: IsoDate,
+});
+export const SkillName = z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'a skill name is lowercase letters, digits and "-"')
+    .describe('Skill name from the catalogue, e.g. "verify-a-receipt"');
+export const SandboxRun = z.object({
+    ok: z.boolean().describe('True when the code exited with status 0'),
+    run_id: z.string(),
+    exit_code: z.number().int().describe('The code\'s own status; 124 on timeout, 137 when killed for memory'),
+    stdout: z.string(),
+    stderr: z.string(),
+    stdout_truncated: z.boolean().describe('stdout was cut at 64 KB'),
+    stderr_truncated: z.boolean().describe('stderr was cut at 64 KB'),
+    duration_ms: z.number().min(0),
+    units_mz: z.number().int().min(0).describe('Wall time charged, in mz (0.777 ms each)'),
+    slug: Slug.nullable(),
+    code_sha256: Hex64,
+    timeout_ms: z.number().int().min(0).describe('Wall-time limit applied: the one asked for, lowered to what the unit quota had left'),
+    tick: Tick.describe('Tick at which the run started'),
+    started_at: IsoDate,
+});
+export const SandboxQuota = z.object({
+    window_hours: z.literal(24),
+    runs_used: z.number().int().min(0),
+    runs_limit: z.number().int().min(0),
+    units_used_mz: z.number().int().min(0),
+    units_limit_mz: z.number().int().min(0),
+    next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
+});
+//# sourceMappingURL=agents.schemas.js.map

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Cursor, Slug, Uid } from '../../src/registry/common-schemas.js';
+import { SandboxQuota, SandboxRun } from './agents.schemas.js';
+export const sandboxHistoryTool = defineTool({
+    name: 'core_sandbox_history',
+    toolset: 'agents',
+    title: 'Sandbox runs and quota',
+    description: 'Looks back at an agent\'s sandbox use. `runs` lists past runs newest first with their output; `quota` shows runs and mz used in the rolling 24 h window against the limits (20 runs, 60,000 mz) and when the next run frees up.',
+    actions: [
+        defineAction({
+            id: 'sandbox.listRuns',
+            action: 'runs',
+            method: 'GET',
+            path: '/api/agent/{uid}/sandbox/runs',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Lists the agent\'s sandbox runs, newest first, with exit code, captured output (64 KB per stream) and units.',
+            input: z.object({
+                uid: Uid.describe('Agent uid'),
+                limit: z.number().int().min(1).max(100).default(20).describe('Maximum number of runs to return'),
+                cursor: Cursor.optional(),
+                slug: Slug.optional().describe('Only runs made for this machine'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                runs: z.array(SandboxRun),
+                next_cursor: z.string().nullable(),
+            }),
+            idempotent: true,
+            handler: async ({ uid, limit, cursor, slug }, { caller, services }) => {
+                // An owner acting for the agent sees only the runs made for their machine.
+                await services.agents.access.actFor(caller, uid, slug);
+                const page = await services.sandbox.runs(uid, { limit, ...(cursor !== undefined ? { cursor } : {}), ...(slug !== undefined ? { slug } : {}) });
+                return { ok: true, ...page };
+            },
+        }),
+        defineAction({
+            id: 'sandbox.getQuota',
+            action: 'quota',
+            method: 'GET',
+            path: '/api/agent/{uid}/sandbox/quota',
+            auth: 'bearer',
+            area: 'agents',
+            summary: 'Reports runs and units used in the rolling 24 h window against the limits, and when the next run frees up.',
+            input: z.object({
+                uid: Uid.describe('Agent uid'),
+                slug: Slug.optional().describe('Machine whose owner is asking on the agent\'s behalf'),
+            }),
+            output: z.object({ ok: z.literal(true), ...SandboxQuota.shape }),
+            idempotent: true,
+            handler: async ({ uid, slug }, { caller, services }) => {
+                await services.agents.access.actFor(caller, uid, slug);
+                return { ok: true, ...(await services.sandbox.quota(uid)) };
+            },
+        }),
+    ],
+});
+//# sourceMappingURL=sandbox-history.tool.js.map

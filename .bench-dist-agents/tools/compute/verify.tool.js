@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Hex64, JsonObject, Tick } from '../../src/registry/common-schemas.js';
+import { Receipt } from './compute.schemas.js';
+export const verifyTool = defineTool({
+    name: 'core_verify',
+    toolset: 'compute',
+    title: 'Verify receipts and claims',
+    description: 'Checks proofs. `verify_receipt` checks a solve or compute receipt issued by this node (HMAC, and with recompute re-runs it and compares output digests); a mismatch is refused naming the field that differs. `attest` checks an Ed25519-signed compute claim from another node and returns a verdict signed by this node.',
+    actions: [
+        defineAction({
+            id: 'proof.verifyReceipt',
+            action: 'verify_receipt',
+            method: 'POST',
+            path: '/api/proof/verify',
+            auth: 'public',
+            area: 'compute',
+            summary: 'Verifies a receipt\'s HMAC and digests, optionally re-running the solve or compute, and reports which checks passed.',
+            input: z.object({
+                receipt: Receipt,
+                recompute: z.boolean().default(false).describe('Re-run the solve or compute and compare the output digest'),
+                inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
+                output: z.unknown().optional().describe('The original result, checked against output_sha256 when given'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                valid: z.literal(true).describe('A receipt that fails any check is refused with 422 naming the field'),
+                checks: z
+                    .array(z.enum(['hmac', 'input_sha256', 'output_sha256', 'recompute']))
+                    .describe('Checks that were performed and passed'),
+                recomputed: z.boolean(),
+                key_id: z.string(),
+                age_ticks: z.number().int().min(0).describe('Ticks elapsed since the receipt was issued'),
+                verified_at_tick: Tick,
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'proof.attestClaim',
+            action: 'attest',
+            method: 'POST',
+            path: '/api/attest',
+            auth: 'public',
+            area: 'compute',
+            summary: 'Checks a compute claim signed by another node against its public key, re-derives it, and returns a signed verdict.',
+            input: z.object({
+                claim: JsonObject.describe('The `signed.claim` object of a compute answer'),
+                signature: z.string().min(1).max(512).describe('Ed25519 signature of the canonical claim, base64url'),
+                public_key: z
+                    .string()
+                    .min(1)
+                    .max(4096)
+                    .describe('Signing node public key: base64url of the raw 32 bytes, or SPKI PEM'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                verdict: z
+                    .enum(['agree', 'disagree', 'unverifiable'])
+                    .describe('agree: signature valid and this node gets the same value; disagree: it does not; unverifiable: bad signature or unknown operator'),
+                reason: z.string().nullable(),
+                signature_valid: z.boolean(),
+                recomputed: z.object({ value: z.number(), unit: z.string() }).nullable(),
+                attestation: z
+                    .object({
+                    verdict: z.enum(['agree', 'disagree', 'unverifiable']),
+                    claim_sha256: Hex64,
+                    tick: Tick,
+                    signature: z.string().describe('Ed25519 signature by this node, base64url'),
+                    public_key: z.string().describe('This node\'s Ed25519 public key, base64url'),
+                })
+                    .describe('The verdict signed by this node; the signature covers the canonical JSON of { claim_sha256, tick, verdict }'),
+            }),
+            idempotent: true,
+            handler: async (input, ctx) => ctx.services.compute.attest(input),
+        }),
+    ],
+});
+//# sourceMappingURL=verify.tool.js.map

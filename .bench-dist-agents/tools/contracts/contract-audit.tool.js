@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Cursor, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { ContractId, StateName, TransitionRow } from './contracts.schemas.js';
+export const contractAuditTool = defineTool({
+    name: 'core_contract_audit',
+    toolset: 'contracts',
+    title: 'Contract audit',
+    description: "Reads and checks a contract's transition history: page through every transition row (driven, triggered, failed), or verify the whole proof chain and that it ends in the contract's current state. Actions: history, verify.",
+    actions: [
+        defineAction({
+            id: 'contracts.listAudit',
+            action: 'history',
+            method: 'GET',
+            path: '/api/chain/{slug}/contracts/{id}/audit',
+            auth: 'bearer',
+            role: 'viewer',
+            area: 'contracts',
+            summary: 'Lists the full transition history of the contract, oldest first, one page at a time.',
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                since_tick: Tick.optional().describe('Only rows at or after this tick'),
+                success: z.boolean().optional().describe('Only successful (true) or failed (false) rows'),
+                limit: Limit.max(500).default(100),
+                cursor: Cursor.optional(),
+            }),
+            output: z.object({ ok: z.literal(true), transitions: z.array(TransitionRow), next_cursor: z.string().nullable() }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contracts.verifyProofChain',
+            action: 'verify',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/verify',
+            auth: 'bearer',
+            role: 'viewer',
+            area: 'contracts',
+            summary: "Walks every successful transition, checking hash links and that each starts where the previous ended and the last ends in the current state; returns the verdict.",
+            input: z.object({ slug: Slug, id: ContractId }),
+            output: z.object({
+                ok: z.literal(true),
+                valid: z.boolean(),
+                broken_at: z
+                    .string()
+                    .nullable()
+                    .describe('null when valid; else the id of the first bad transition row, or "final_state_mismatch"'),
+                current_state: StateName,
+                total_transitions: z.number().int().min(0),
+                tick_number: Tick.describe('Tick of the check'),
+            }),
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-audit.tool.js.map

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { ContractId, ContractStatus, StateName, TransitionRow } from './contracts.schemas.js';
+const Target = z.object({ slug: Slug, id: ContractId });
+const StatusAnswer = z.object({
+    ok: z.literal(true),
+    contract_id: ContractId,
+    status: ContractStatus,
+    next_fire: Tick.nullable().describe('Tick of the next scheduled fire; null when none is scheduled'),
+});
+/** Pause, resume and freeze share one shape; only the verb and path differ. */
+const control = (verb, id, summary, extra = {}) => defineAction({
+    id,
+    action: verb,
+    method: 'POST',
+    path: `/api/chain/{slug}/contracts/{id}/${verb}`,
+    auth: 'bearer',
+    role: 'operator',
+    area: 'contracts',
+    summary,
+    input: Target,
+    output: StatusAnswer,
+    idempotent: true,
+    ...extra,
+});
+export const contractControlTool = defineTool({
+    name: 'core_contract_control',
+    toolset: 'contracts',
+    title: 'Control a contract',
+    description: "Controls when a contract's scheduled triggers fire: pause and resume scheduling, skip the next due fire, fire a scheduled trigger now, freeze it for good, or kill it (owner only, with a reason). Use core_contract_schedule first to see what is due. Actions: pause, resume, freeze, skip_next, fire_now, kill.",
+    actions: [
+        control('pause', 'contracts.pauseContract', 'Pauses scheduling: due fires are skipped until resumed; driven transitions still work.'),
+        control('resume', 'contracts.resumeContract', 'Resumes scheduling of a paused contract and returns its next fire tick.'),
+        control('freeze', 'contracts.freezeContract', 'Freezes a contract for good: the row and its audit history stay, no fire ever occurs again and next_fire is cleared.', { destructive: true }),
+        defineAction({
+            id: 'contracts.skipNextFire',
+            action: 'skip_next',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/skip-next',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: 'Skips the next scheduled fire of the contract and returns the skipped tick and the new next fire.',
+            input: Target,
+            output: StatusAnswer.extend({ skipped_tick: Tick.nullable().describe('Tick that will not fire; null when nothing was scheduled') }),
+        }),
+        defineAction({
+            id: 'contracts.fireNow',
+            action: 'fire_now',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/fire-now',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: "Fires the contract's scheduled trigger immediately instead of waiting for its due tick and returns the resulting transition row.",
+            input: Target.extend({
+                to: StateName.optional().describe('Target state, when several scheduled transitions leave the current state'),
+                input: JsonObject.optional().describe('Extra input scope for the condition and operators'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                contract_id: ContractId,
+                fired: z.boolean().describe('False when the condition filtered the fire; the row then records why'),
+                new_state: StateName,
+                transition: TransitionRow,
+                next_fire: Tick.nullable(),
+            }),
+            openWorld: true,
+        }),
+        defineAction({
+            id: 'contracts.killContract',
+            action: 'kill',
+            method: 'POST',
+            path: '/api/core/agent/kill/{id}',
+            auth: 'public',
+            role: 'owner',
+            area: 'contracts',
+            summary: "Stops a contract at once on its owner's word, recording the reason in the audit chain; it stays readable but never fires again.",
+            input: z.object({
+                id: ContractId,
+                slug: Slug.describe('Machine that holds the contract; the caller must be its owner'),
+                reason: z.string().min(1).max(500).describe('Why the contract is stopped; written to the audit chain'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                contract_id: ContractId,
+                status: z.literal('killed'),
+                killed_tick: Tick,
+            }),
+            destructive: true,
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-control.tool.js.map

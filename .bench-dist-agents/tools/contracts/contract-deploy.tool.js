@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { JsonObject, Slug } from '../../src/registry/common-schemas.js';
+import { Contract, ContractDefinition, TemplateId } from './contracts.schemas.js';
+const ContractName = z.string().min(1).max(255).describe('Display name; defaults to the definition name');
+const Created = z.object({
+    ok: z.literal(true),
+    contract: Contract,
+    template_id: z.string().nullable().describe('Template it came from, or null for a custom definition'),
+});
+export const contractDeployTool = defineTool({
+    name: 'core_contract_deploy',
+    toolset: 'contracts',
+    title: 'Deploy a contract',
+    description: 'Creates a state contract on a machine, from a catalogue template or from a definition you wrote (see core_contract_generate for a draft). The definition is validated (one initial state, known operators, valid triggers) and the creation is written to the audit chain. Actions: from_template, create, create_custom.',
+    actions: [
+        defineAction({
+            id: 'contracts.deployTemplate',
+            action: 'from_template',
+            method: 'POST',
+            path: '/api/contracts/templates/{id}/deploy',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: 'Deploys a catalogue template to a machine, optionally with a name and parameter values, and returns the new contract.',
+            input: z.object({
+                id: TemplateId,
+                slug: Slug.describe('Machine to deploy to'),
+                name: ContractName.optional(),
+                params: JsonObject.optional().describe('Template parameters to set, e.g. {"every_ticks": 120, "force_limit_n": 500}'),
+            }),
+            output: Created,
+        }),
+        defineAction({
+            id: 'contracts.createContract',
+            action: 'create',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: 'Creates a contract on the machine from a template_id or an inline definition (exactly one of the two) and returns it.',
+            input: z.object({
+                slug: Slug,
+                template_id: TemplateId.optional().describe('Template to instantiate; give this or definition'),
+                definition: ContractDefinition.optional().describe('Inline definition; give this or template_id'),
+                name: ContractName.optional(),
+                params: JsonObject.optional().describe('Template parameters, with template_id only'),
+            }),
+            output: Created,
+        }),
+        defineAction({
+            id: 'contracts.createCustomContract',
+            action: 'create_custom',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/custom',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: 'Creates a contract on the machine from a raw definition blob and returns it.',
+            input: z.object({ slug: Slug, definition: ContractDefinition, name: ContractName.optional() }),
+            output: Created,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-deploy.tool.js.map

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { IsoDate, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { ContractId, EventName } from './contracts.schemas.js';
+export const contractEventsTool = defineTool({
+    name: 'core_contract_events',
+    toolset: 'contracts',
+    title: 'Contract events',
+    description: "Polls the machine's feed of contract events (what contracts emitted, e.g. threshold_breached, invoice_due), filtered by name and a since_tick watermark. Members only and read-only; for a live push use core_stream on the events stream. Action: list.",
+    actions: [
+        defineAction({
+            id: 'contracts.listEvents',
+            action: 'list',
+            method: 'GET',
+            path: '/api/chain/{slug}/events',
+            auth: 'bearer',
+            role: 'viewer',
+            area: 'contracts',
+            summary: 'Lists contract events of the machine after a tick watermark, oldest first, with the watermark to pass next time.',
+            input: z.object({
+                slug: Slug,
+                name: EventName.optional().describe('Only events with this name'),
+                since_tick: Tick.optional().describe('Only events after this tick (exclusive); from the beginning by default'),
+                limit: z.number().int().min(1).max(1000).default(100).describe('Maximum number of events to return'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                events: z.array(z.object({
+                    id: z.string(),
+                    name: EventName,
+                    contract_id: ContractId,
+                    tick_number: Tick,
+                    payload: JsonObject,
+                    created_at: IsoDate,
+                })),
+                next_since_tick: Tick.nullable().describe('Pass as since_tick to continue (a page ends on a whole tick); null when no events were returned'),
+            }),
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-events.tool.js.map

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { ContractDefinition, ContractId, DryRunResult, StateName } from './contracts.schemas.js';
+const Report = z.object({
+    ok: z.literal(true),
+    current_state: StateName.describe('State the evaluation started from'),
+    would_fire: z.boolean().describe('True when at least one candidate would fire'),
+    results: z.array(DryRunResult).describe('One entry per candidate transition'),
+});
+export const contractSimulateTool = defineTool({
+    name: 'core_contract_simulate',
+    toolset: 'contracts',
+    title: 'Simulate transitions',
+    description: 'Answers "would this fire?" without side effects: no audit row, no fire, no watermark, no compute, no charge. Dry-run a deployed contract, or simulate an inline definition (or a stored contract) from a chosen state with a given input. Actions: dry_run, simulate.',
+    actions: [
+        defineAction({
+            id: 'contracts.dryRunContract',
+            action: 'dry_run',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/dry-run',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: "Reports which of the contract's transitions would fire, be filtered or pass for the given input, writing and computing nothing.",
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                to: StateName.optional().describe('Only evaluate transitions to this state'),
+                input: JsonObject.default({}).describe('Input scope for the conditions'),
+                at_tick: Tick.optional().describe('Evaluate triggers as if the clock were at this tick; now by default'),
+            }),
+            output: Report,
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contracts.simulateTransition',
+            action: 'simulate',
+            method: 'POST',
+            path: '/api/contracts/simulate',
+            auth: 'bearer',
+            area: 'contracts',
+            summary: 'Evaluates an inline definition, or a stored contract named by slug and contract_id, from a state with an input and reports what would fire.',
+            input: z.object({
+                definition: ContractDefinition.optional().describe('Definition to evaluate; give this or slug and contract_id'),
+                slug: Slug.optional().describe('Machine of a stored contract to evaluate (membership required)'),
+                contract_id: ContractId.optional().describe('Stored contract to evaluate, with slug'),
+                from: StateName.optional().describe('State to start from; the initial (or current) state by default'),
+                to: StateName.optional().describe('Only evaluate transitions to this state'),
+                input: JsonObject.default({}).describe('Input scope for the conditions'),
+            }),
+            output: Report,
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-simulate.tool.js.map

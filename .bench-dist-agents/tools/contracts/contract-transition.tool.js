@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Hex64, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { ContractId, StateName } from './contracts.schemas.js';
+export const contractTransitionTool = defineTool({
+    name: 'core_contract_transition',
+    toolset: 'contracts',
+    title: 'Drive a transition',
+    description: 'Drives a contract from its current state to a named target state: checks the condition against your input, runs the operators, proves and verifies the result, writes a transition row and an audit row, and mints a tally token when it can. Use core_contract_simulate first to check without writing. Action: transition.',
+    actions: [
+        defineAction({
+            id: 'contracts.runTransition',
+            action: 'transition',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/transition',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'contracts',
+            summary: 'Executes the transition to state `to` with the given input scope and returns the new and previous state, proof digest and tick.',
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                to: StateName.describe('Target state; a transition from the current state to it must exist'),
+                input: JsonObject.default({}).describe('Scope for the condition and the operators, e.g. {"mass_kg": 2, "acceleration_ms2": 9.8}'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                transition_id: z.string(),
+                previous_state: StateName,
+                new_state: StateName,
+                proof_digest: Hex64.nullable().describe('Digest of the operator proof; null when the transition needs none'),
+                tick_number: Tick,
+                tally: z
+                    .object({ token_id: z.string(), remaining: z.number().int().min(0) })
+                    .optional()
+                    .describe('Present only when a tally token was minted; a failed mint does not fail the transition'),
+            }),
+            openWorld: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-transition.tool.js.map

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Hex64, IsoDate, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { Contract, ContractDefinition, ContractId } from './contracts.schemas.js';
+const VersionNo = z.number().int().min(1);
+const Version = z.object({
+    n: VersionNo,
+    definition_hash: Hex64,
+    created_by: Uid,
+    tick_number: Tick,
+    created_at: IsoDate,
+    note: z.string().nullable().describe('Change note given with the edit'),
+    rolled_back_from: VersionNo.nullable().describe('For a rollback row, the version whose definition it restored'),
+});
+const Changed = z.object({
+    ok: z.literal(true),
+    contract: Contract,
+    version_no: VersionNo.describe('The new current_version_no'),
+});
+export const contractUpdateTool = defineTool({
+    name: 'core_contract_update',
+    toolset: 'contracts',
+    title: 'Edit contract versions',
+    description: "Edits a contract's definition and manages its version history. Every edit and every rollback adds a numbered version and bumps current_version_no; history is never rewritten. Owner only for changes. Actions: update, rollback, versions, version.",
+    actions: [
+        defineAction({
+            id: 'contracts.updateContract',
+            action: 'update',
+            method: 'PATCH',
+            path: '/api/chain/{slug}/contracts/{id}',
+            auth: 'bearer',
+            role: 'owner',
+            area: 'contracts',
+            summary: 'Replaces the live definition with a new one, bumps current_version_no and returns the updated contract.',
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                definition: ContractDefinition,
+                note: z.string().max(500).optional().describe('Change note stored with the version'),
+            }),
+            output: Changed,
+        }),
+        defineAction({
+            id: 'contracts.rollbackContract',
+            action: 'rollback',
+            method: 'POST',
+            path: '/api/chain/{slug}/contracts/{id}/rollback',
+            auth: 'bearer',
+            role: 'owner',
+            area: 'contracts',
+            summary: "Restores an earlier version's definition as a new version row (history stays linear) and returns the contract.",
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                to_version: VersionNo.describe('Version number whose definition to restore'),
+            }),
+            output: Changed,
+        }),
+        defineAction({
+            id: 'contracts.listVersions',
+            action: 'versions',
+            method: 'GET',
+            path: '/api/chain/{slug}/contracts/{id}/versions',
+            auth: 'bearer',
+            role: 'viewer',
+            area: 'contracts',
+            summary: 'Lists the numbered versions of a contract definition, newest first, without their definitions.',
+            input: z.object({ slug: Slug, id: ContractId }),
+            output: z.object({ ok: z.literal(true), current_version_no: VersionNo, versions: z.array(Version) }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contracts.getVersion',
+            action: 'version',
+            method: 'GET',
+            path: '/api/chain/{slug}/contracts/{id}/versions/{n}',
+            auth: 'bearer',
+            role: 'viewer',
+            area: 'contracts',
+            summary: 'Reads one numbered version of a contract with its full definition.',
+            input: z.object({
+                slug: Slug,
+                id: ContractId,
+                n: z.string().regex(/^[1-9][0-9]{0,8}$/, 'a version number is a positive integer').describe('Version number'),
+            }),
+            output: z.object({ ok: z.literal(true), version: Version.extend({ definition: ContractDefinition }) }),
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=contract-update.tool.js.map

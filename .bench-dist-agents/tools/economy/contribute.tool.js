@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { NoInput, Tick } from '../../src/registry/common-schemas.js';
+import { Amount, Seat } from './economy.schemas.js';
+/** Seat modes are defined by the node's policy, so they are checked against it rather than a fixed enum. */
+const Mode = z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a mode is a lower-case name listed by the policy')
+    .describe('Seat mode; one of the `modes` of the contribution policy');
+const SeatId = z.string().min(1).max(128).describe("Seat to act on; the caller's only seat when absent");
+const SeatAnswer = z.object({ ok: z.literal(true), seat: Seat });
+export const contributeTool = defineTool({
+    name: 'core_contribute',
+    toolset: 'economy',
+    title: 'Contribution seats',
+    description: 'Contribution seats: bond envelopes (tally token rows) in place to hold a seat, keep it alive with heartbeats, choose its mode and release the bond; read the public policy and the anonymous census. Actions: policy, census, status, bond, heartbeat, set_mode, release.',
+    actions: [
+        defineAction({
+            id: 'contribute.getPolicy',
+            action: 'policy',
+            method: 'GET',
+            path: '/api/contribute/policy',
+            auth: 'public',
+            area: 'economy',
+            summary: 'Reads the public contribution policy: seat modes, minimum bond and the heartbeat window after which a seat lapses.',
+            input: NoInput,
+            output: z.object({
+                ok: z.literal(true),
+                modes: z.array(z.object({ mode: z.string(), description: z.string() })),
+                min_bond_value: Amount.describe('Smallest total envelope value a bond must lock'),
+                heartbeat_window_ticks: z.number().int().min(1).describe('A seat without a heartbeat for this many ticks lapses'),
+                max_seats_per_uid: z.number().int().min(1),
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contribute.getCensus',
+            action: 'census',
+            method: 'GET',
+            path: '/api/contribute/census',
+            auth: 'public',
+            area: 'economy',
+            summary: 'Counts seats by state and mode and totals the bonded value; counts only, never identities.',
+            input: NoInput,
+            output: z.object({
+                ok: z.literal(true),
+                tick: Tick,
+                seats_active: z.number().int().min(0),
+                seats_lapsed: z.number().int().min(0),
+                by_mode: z.record(z.string(), z.number().int().min(0)).describe('Active seats per mode'),
+                bonded_envelopes: z.number().int().min(0),
+                bonded_value: Amount,
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contribute.getStatus',
+            action: 'status',
+            method: 'GET',
+            path: '/api/contribute/status',
+            auth: 'bearer',
+            area: 'economy',
+            summary: "Reads the caller's seat (mode, bond, last heartbeat, lapse tick), or null when the caller holds none.",
+            input: NoInput,
+            output: z.object({ ok: z.literal(true), seat: Seat.nullable() }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contribute.bond',
+            action: 'bond',
+            method: 'POST',
+            path: '/api/contribute/bond',
+            auth: 'bearer',
+            area: 'economy',
+            summary: "Bonds the caller's envelopes to a seat, marking them immovable in place without changing their owner; opens a seat when the caller has none.",
+            input: z.object({
+                token_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).describe('Ids of envelopes the caller owns'),
+                mode: Mode.optional().describe('Mode of a newly opened seat; the policy default when absent'),
+                seat_id: SeatId.optional(),
+            }),
+            output: SeatAnswer,
+        }),
+        defineAction({
+            id: 'contribute.heartbeat',
+            action: 'heartbeat',
+            method: 'POST',
+            path: '/api/contribute/heartbeat',
+            auth: 'bearer',
+            area: 'economy',
+            summary: "Keeps the caller's seat alive for another heartbeat window; it never changes the mode.",
+            input: z.object({ seat_id: SeatId.optional() }),
+            output: SeatAnswer,
+        }),
+        defineAction({
+            id: 'contribute.setMode',
+            action: 'set_mode',
+            method: 'POST',
+            path: '/api/contribute/mode',
+            auth: 'bearer',
+            area: 'economy',
+            summary: "Sets the mode of the caller's seat to one the policy lists.",
+            input: z.object({ mode: Mode, seat_id: SeatId.optional() }),
+            output: SeatAnswer,
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'contribute.release',
+            action: 'release',
+            method: 'POST',
+            path: '/api/contribute/release',
+            auth: 'bearer',
+            area: 'economy',
+            summary: "Releases the caller's seat and frees its bonded envelopes; returns the ids freed.",
+            input: z.object({ seat_id: SeatId.optional() }),
+            output: z.object({
+                ok: z.literal(true),
+                seat_id: z.string(),
+                released_token_ids: z.array(z.string()),
+                tick: Tick,
+            }),
+        }),
+    ],
+});
+//# sourceMappingURL=contribute.tool.js.map

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { MachineSlug, PlanTier, Rule, RuleKind, Site, SiteId } from './edge.schemas.js';
+/** Reads of one site may omit the slug: the site id is global and the site names its machine. */
+const OptionalSlug = MachineSlug.optional().describe('Machine the site belongs to; checked against the site when given');
+export const cdnSitesTool = defineTool({
+    name: 'core_cdn_sites',
+    toolset: 'edge',
+    title: 'CDN site manager',
+    description: "Content-delivery sites of a machine: register a hostname in front of an origin, read sites and their request analytics, manage edge rules (page rule, redirect, header, block) and purge cached paths. Writes need admin on the machine. Actions: list, register, get, analytics, upsert_rule, delete_rule, purge.",
+    actions: [
+        defineAction({
+            id: 'cdn.listSites',
+            action: 'list',
+            method: 'GET',
+            path: '/api/cf/sites',
+            auth: 'public',
+            area: 'edge',
+            summary: 'Lists the CDN sites registered on a machine.',
+            input: z.object({ slug: MachineSlug }),
+            output: z.object({ ok: z.literal(true), slug: Slug, sites: z.array(Site) }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.registerSite',
+            action: 'register',
+            method: 'POST',
+            path: '/api/cf/sites',
+            auth: 'public',
+            role: 'admin',
+            area: 'edge',
+            summary: 'Registers a hostname in front of an origin URL and returns the CNAME to set; re-registering the same site returns it with already_registered, a hostname taken elsewhere is a CONFLICT.',
+            input: z.object({
+                slug: MachineSlug,
+                hostname: z
+                    .string()
+                    .min(3)
+                    .max(253)
+                    .regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a lower-case DNS hostname')
+                    .describe('Public hostname, e.g. "www.example.com"'),
+                origin_url: z.url({ protocol: /^https?$/ }).max(2048).describe('Origin the edge fetches from'),
+                plan_tier: PlanTier.default('free'),
+                insecure_origin_allowed: z.boolean().default(false).describe('Allow a plain-HTTP or self-signed origin'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                site: Site,
+                dns_instructions: z.object({
+                    cname_target: z.string(),
+                    edge_id: z.string(),
+                    hostname: z.string(),
+                    message: z.string(),
+                }),
+                already_registered: z.boolean(),
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.getSite',
+            action: 'get',
+            method: 'GET',
+            path: '/api/cf/sites/{id}',
+            auth: 'public',
+            area: 'edge',
+            summary: 'Reads one CDN site with its status and its rules.',
+            input: z.object({ id: SiteId, slug: OptionalSlug }),
+            output: z.object({ ok: z.literal(true), site: Site, rules: z.array(Rule) }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.getAnalytics',
+            action: 'analytics',
+            method: 'GET',
+            path: '/api/cf/sites/{id}/analytics',
+            auth: 'public',
+            area: 'edge',
+            summary: 'Counts requests served for a site over the last 60 ticks, 24 hours or 7 days, in time buckets.',
+            input: z.object({
+                id: SiteId,
+                slug: OptionalSlug,
+                window: z.enum(['60z', '24h', '7d']).default('24h').describe('"60z" is the last 60 ticks (about 47 s)'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                site_id: z.string(),
+                window: z.enum(['60z', '24h', '7d']),
+                total_requests: z.number().int().min(0),
+                buckets: z.array(z.object({
+                    from_tick: Tick,
+                    to_tick: Tick.describe('Exclusive end of the bucket'),
+                    requests: z.number().int().min(0),
+                })),
+                by_status: z.record(z.string(), z.number().int().min(0)).describe('Requests per HTTP status code'),
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.upsertRule',
+            action: 'upsert_rule',
+            method: 'POST',
+            path: '/api/cf/sites/{id}/rules',
+            auth: 'public',
+            role: 'admin',
+            area: 'edge',
+            summary: 'Creates a rule on a site, or replaces the rule that already holds the same priority.',
+            input: z.object({
+                id: SiteId,
+                slug: MachineSlug,
+                kind: RuleKind,
+                match_pattern: z.string().min(1).max(1024).describe('URL pattern the rule applies to, "*" as wildcard'),
+                action_json: JsonObject.describe('What the rule does: e.g. {"url","status"} for redirect, {"name","value"} for header'),
+                priority: z.number().int().min(0).max(100_000).describe('Unique per site, lower wins; an existing rule at this priority is replaced'),
+                enabled: z.boolean().default(true),
+            }),
+            output: z.object({ ok: z.literal(true), rule: Rule, created: z.boolean().describe('False when an existing rule was replaced') }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.deleteRule',
+            action: 'delete_rule',
+            method: 'DELETE',
+            path: '/api/cf/sites/{id}/rules/{rule_id}',
+            auth: 'public',
+            role: 'admin',
+            area: 'edge',
+            summary: 'Deletes one rule of a site.',
+            input: z.object({
+                id: SiteId,
+                rule_id: z.string().min(1).max(128).describe('Rule id'),
+                slug: MachineSlug,
+            }),
+            output: z.object({ ok: z.literal(true), deleted: z.literal(true), rule_id: z.string() }),
+            destructive: true,
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'cdn.purge',
+            action: 'purge',
+            method: 'POST',
+            path: '/api/cf/sites/{id}/purge',
+            auth: 'public',
+            role: 'admin',
+            area: 'edge',
+            summary: 'Purges cached copies of the given paths of a site, or of everything with all: true; returns how many were purged.',
+            input: z.object({
+                id: SiteId,
+                slug: MachineSlug,
+                paths: z.array(z.string().min(1).max(2048).startsWith('/')).min(1).max(1000).optional().describe('Paths to purge; give this or all'),
+                all: z.boolean().optional().describe('Purge the whole site'),
+            }),
+            output: z.object({ ok: z.literal(true), purged: z.number().int().min(0) }),
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=cdn-sites.tool.js.map

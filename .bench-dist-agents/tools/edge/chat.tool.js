@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { IsoDate, NoInput } from '../../src/registry/common-schemas.js';
+const ChatMessage = z.object({
+    role: z.enum(['system', 'user', 'assistant']),
+    content: z.string().max(32_000),
+});
+const Quota = z.object({
+    used: z.number().int().min(0).describe('Chats used today'),
+    limit: z.number().int().min(0).describe('Chats allowed per day'),
+    remaining: z.number().int().min(0),
+    resets_at: IsoDate.describe('When the daily quota resets'),
+});
+export const chatTool = defineTool({
+    name: 'core_chat',
+    toolset: 'edge',
+    title: 'Free chat',
+    description: "An OpenAI-shaped chat assistant grounded in this server's catalogue, operators, contract templates and kernel prompt, with a daily quota per caller. Use it to ask how to do something with the service. Actions: complete, quota.",
+    actions: [
+        defineAction({
+            id: 'chat.complete',
+            action: 'complete',
+            method: 'POST',
+            path: '/api/chat/free',
+            auth: 'bearer',
+            area: 'edge',
+            summary: 'Answers a conversation with one assistant message (an OpenAI chat.completion) and counts against the daily quota.',
+            input: z.object({
+                messages: z
+                    .array(ChatMessage)
+                    .min(1)
+                    .max(100)
+                    .describe('OpenAI-shaped conversation, oldest first; only the last 20 are used'),
+                model: z.string().max(128).optional().describe('Model name; the local assistant when absent'),
+                temperature: z.number().min(0).max(2).default(0.7),
+                max_tokens: z.number().int().min(1).max(4096).default(4096),
+                stream: z.literal(false).optional().describe('Streaming is not offered here; omit or send false'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                id: z.string(),
+                object: z.literal('chat.completion'),
+                created: z.number().int().describe('Unix seconds'),
+                model: z.string(),
+                choices: z.array(z.object({
+                    index: z.number().int().min(0),
+                    message: z.object({ role: z.literal('assistant'), content: z.string() }),
+                    finish_reason: z.enum(['stop', 'length']),
+                })),
+                usage: z.object({
+                    prompt_tokens: z.number().int().min(0),
+                    completion_tokens: z.number().int().min(0),
+                    total_tokens: z.number().int().min(0),
+                }),
+                quota: Quota,
+            }),
+        }),
+        defineAction({
+            id: 'chat.getQuota',
+            action: 'quota',
+            method: 'GET',
+            path: '/api/chat/free/quota',
+            auth: 'bearer',
+            area: 'edge',
+            summary: "Reads the caller's free-chat quota for today: used, limit, remaining and reset time.",
+            input: NoInput,
+            output: z.object({ ok: z.literal(true), ...Quota.shape }),
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=chat.tool.js.map

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { IsoDate, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+export const MachineSlug = Slug.describe('Slug of the machine the device or site belongs to');
+export const SiteId = z.string().min(1).max(128).describe('Site id, as returned when the site was registered');
+export const PlanTier = z.enum(['free', 'pro', 'business']);
+export const RuleKind = z.enum(['page_rule', 'redirect', 'header', 'block']);
+export const Site = z.object({
+    id: z.string(),
+    edge_id: z.string().regex(/^[0-9a-f]{16}$/).describe('16 hex characters; the CNAME target label'),
+    hostname: z.string(),
+    origin_url: z.string(),
+    plan_tier: PlanTier,
+    machine_slug: Slug,
+    status: z.string().describe('e.g. "pending_cname" until the CNAME resolves, then "active"'),
+    insecure_origin_allowed: z.boolean(),
+    free_tier_daily_cap: z.number().int().nullable().describe('Requests per day on the free tier; null when uncapped'),
+    created_at: IsoDate,
+});
+export const Rule = z.object({
+    rule_id: z.string(),
+    site_id: z.string(),
+    kind: RuleKind,
+    match_pattern: z.string(),
+    action_json: JsonObject.describe('What the rule does, by kind (target URL, header values, ...)'),
+    priority: z.number().int().describe('Unique per site; lower wins'),
+    enabled: z.boolean(),
+    updated_at: IsoDate,
+});
+export const Threat = z.object({
+    transition_id: z.string(),
+    tick: Tick,
+    claim_type: z.string(),
+    device_id: z.string(),
+    fingerprint: z.string().describe('Stable digest of the claim, for grouping repeats'),
+    s_forensic: z.number().describe('Forensic score computed from the claim scores'),
+    fired: z.boolean().describe('Whether the claim fired the machine\'s event-triggered contracts'),
+});
+export const Device = z.object({
+    device_id: z.string(),
+    name: z.string(),
+    os: z.string(),
+    installed_tick: Tick,
+    transition_id: z.string().describe('Audit transition that recorded the registration'),
+});
+//# sourceMappingURL=edge.schemas.js.map

@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { MachineSlug } from './machines.schemas.js';
+// A private child is known to its mother only by id_hash = sha256(slug + "|" + genesis_hash), so a
+// mother can list what it holds without learning slugs; verify-anchor recomputes the same hash.
+const IdHash = Hex64.describe('Pseudonymous machine id: sha256 of "<slug>|<genesis_hash>"');
+const MotherSlug = Slug.describe('Slug of the mother machine that records anchors');
+const Anchor = z.object({
+    anchor_id: z.string(),
+    id_hash: Hex64,
+    head_seq: z.number().int().min(0),
+    head_tick: Tick,
+    head_hash: Hex64.describe("The child's head state_hash being anchored"),
+    anchored_tick: Tick.describe('Tick the mother recorded it'),
+    mother_seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
+});
+const AnchorConfig = z.object({
+    slug: z.string(),
+    enabled: z.boolean(),
+    mother_slug: z.string().nullable(),
+    every_ticks: z.number().int().min(1).describe('How often the head is anchored'),
+    key_id: z.string().nullable().describe('Id of the current anchor key'),
+    public_key: z.string().nullable().describe('Ed25519 public key (base64url) that signs anchors'),
+    last_anchor_tick: Tick.nullable(),
+    last_anchor_seq: z.number().int().min(0).nullable().describe('Child head seq covered by the last anchor'),
+    last_error: z.string().nullable().describe('Why the last periodic anchor failed, if it did'),
+});
+export const anchorsTool = defineTool({
+    name: 'core_anchors',
+    toolset: 'machines',
+    title: 'Chain anchors',
+    description: "Anchors a machine's chain head into another (mother) machine so a rewritten or truncated history becomes detectable, and checks anchors. Actions: anchor, anchored, list, get_config, set_config, rotate_key, verify. Private machines appear at the mother only under a pseudonymous id_hash.",
+    actions: [
+        defineAction({
+            id: 'chain.anchorHead',
+            action: 'anchor',
+            method: 'POST',
+            path: '/api/chain/{motherSlug}/anchor',
+            auth: 'public',
+            area: 'chain',
+            summary: "Records a child's signed chain head in the mother machine's chain; the signature by the child's current anchor key is the credential.",
+            input: z.object({
+                motherSlug: MotherSlug,
+                id_hash: IdHash,
+                head_seq: z.number().int().min(0).describe("seq of the child's head row"),
+                head_tick: Tick.describe("Tick of the child's head row"),
+                head_hash: Hex64.describe("state_hash of the child's head row"),
+                key_id: z.string().min(1).max(128).describe("Id of the child's anchor key"),
+                signature: z
+                    .string()
+                    .min(1)
+                    .max(256)
+                    .describe('Ed25519 signature (base64url) over "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>"'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                anchor_id: z.string(),
+                tick: Tick,
+                transition_id: z.string(),
+                seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
+                state_hash: Hex64,
+            }),
+            handler: async ({ motherSlug, ...claim }, { services }) => services.anchors.anchor(motherSlug, claim),
+        }),
+        defineAction({
+            id: 'chain.listAnchoredMachines',
+            action: 'anchored',
+            method: 'GET',
+            path: '/api/chain/{motherSlug}/anchored',
+            auth: 'public',
+            area: 'chain',
+            summary: 'Lists the machines anchoring into this mother by pseudonymous id_hash, with anchor counts and latest anchored head.',
+            input: z.object({ motherSlug: MotherSlug }),
+            output: z.object({
+                ok: z.literal(true),
+                mother_slug: z.string(),
+                machines: z.array(z.object({
+                    id_hash: Hex64,
+                    anchor_count: z.number().int().min(0),
+                    first_tick: Tick,
+                    last_tick: Tick,
+                    last_head_seq: z.number().int().min(0),
+                })),
+            }),
+            idempotent: true,
+            handler: async ({ motherSlug }, { services, caller }) => ({
+                ok: true,
+                mother_slug: motherSlug,
+                machines: await services.anchors.anchored(motherSlug, caller),
+            }),
+        }),
+        defineAction({
+            id: 'chain.listAnchors',
+            action: 'list',
+            method: 'GET',
+            path: '/api/chain/{motherSlug}/anchors',
+            auth: 'public',
+            area: 'chain',
+            summary: 'Lists the anchors recorded by this mother, newest first, optionally for one id_hash.',
+            input: z.object({
+                motherSlug: MotherSlug,
+                id_hash: IdHash.optional(),
+                limit: Limit.default(50),
+                cursor: Cursor.optional(),
+            }),
+            output: z.object({ ok: z.literal(true), mother_slug: z.string(), anchors: z.array(Anchor), next_cursor: z.string().nullable() }),
+            idempotent: true,
+            handler: async ({ motherSlug, ...query }, { services, caller }) => ({
+                ok: true,
+                mother_slug: motherSlug,
+                ...(await services.anchors.list(motherSlug, caller, query)),
+            }),
+        }),
+        defineAction({
+            id: 'chain.getAnchorConfig',
+            action: 'get_config',
+            method: 'GET',
+            path: '/api/chain/state-machines/{slug}/anchor-config',
+            auth: 'bearer',
+            role: 'admin',
+            area: 'chain',
+            summary: "Reads the machine's anchoring settings: mother, cadence, current anchor public key and last anchor.",
+            input: z.object({ slug: MachineSlug }),
+            output: z.object({ ok: z.literal(true), config: AnchorConfig }),
+            idempotent: true,
+            handler: async ({ slug }, { services }) => ({ ok: true, config: await services.anchors.getConfig(slug) }),
+        }),
+        defineAction({
+            id: 'chain.setAnchorConfig',
+            action: 'set_config',
+            method: 'PUT',
+            path: '/api/chain/state-machines/{slug}/anchor-config',
+            auth: 'bearer',
+            role: 'admin',
+            area: 'chain',
+            summary: "Replaces the machine's anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.",
+            input: z.object({
+                slug: MachineSlug,
+                enabled: z.boolean().describe('Turn periodic anchoring on or off'),
+                mother_slug: Slug.describe('Machine to anchor into; must differ from slug'),
+                every_ticks: z.number().int().min(1).max(1_000_000).default(1287).describe('Anchor cadence in ticks (default 1,287, about 17 min)'),
+            }),
+            output: z.object({ ok: z.literal(true), config: AnchorConfig }),
+            idempotent: true,
+            handler: async ({ slug, ...input }, { services, caller }) => ({
+                ok: true,
+                config: await services.anchors.setConfig(slug, input, caller),
+            }),
+        }),
+        defineAction({
+            id: 'chain.rotateAnchorKey',
+            action: 'rotate_key',
+            method: 'POST',
+            path: '/api/chain/state-machines/{slug}/anchor-key/rotate',
+            auth: 'bearer',
+            role: 'admin',
+            area: 'chain',
+            summary: "Replaces the machine's anchor signing key with a new Ed25519 key kept server-side and returns its id and public key; later anchors must use it.",
+            input: z.object({ slug: MachineSlug }),
+            output: z.object({
+                ok: z.literal(true),
+                slug: z.string(),
+                key_id: z.string(),
+                public_key: z.string().describe('Ed25519 public key, base64url'),
+                previous_key_id: z.string().nullable(),
+                rotated_tick: Tick,
+            }),
+            destructive: true,
+            handler: async ({ slug }, { services, caller }) => ({ ok: true, slug, ...(await services.anchors.rotateKey(slug, caller)) }),
+        }),
+        defineAction({
+            id: 'chain.verifyAnchor',
+            action: 'verify',
+            method: 'GET',
+            path: '/api/chain/verify-anchor',
+            auth: 'public',
+            area: 'chain',
+            summary: 'Recomputes id_hash from slug and genesis_hash (or takes id_hash), then reports whether and where that machine is anchored and its latest anchored head.',
+            input: z.object({
+                slug: Slug.optional().describe('Machine slug; give with genesis_hash'),
+                genesis_hash: Hex64.optional().describe("The machine's genesis_hash; give with slug"),
+                id_hash: IdHash.optional().describe('Alternative to slug + genesis_hash'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                id_hash: Hex64.describe('The id hash that was looked up'),
+                recomputed: z.boolean().describe('True when id_hash was computed from slug and genesis_hash'),
+                match: z
+                    .boolean()
+                    .nullable()
+                    .describe('With slug, genesis_hash and id_hash: whether the recomputed hash equals id_hash; with slug and genesis_hash of a machine you can read: whether genesis_hash is its own; null otherwise'),
+                anchored: z.boolean(),
+                anchors: z
+                    .array(Anchor.extend({
+                    mother_slug: z.string(),
+                    head_matches: z.boolean().nullable().describe("Whether the machine's chain still holds the anchored head; null when you cannot read it"),
+                }))
+                    .describe('Latest anchor per mother'),
+            }),
+            idempotent: true,
+            handler: async (query, { services, caller }) => ({ ok: true, ...(await services.anchors.verify(query, caller)) }),
+        }),
+    ],
+});
+//# sourceMappingURL=anchors.tool.js.map

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Hex64, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { MachineSlug, WriteResult } from './machines.schemas.js';
+const RowType = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits, "_", ".", ":" or "-"');
+export const chainWriteTool = defineTool({
+    name: 'core_chain_write',
+    toolset: 'machines',
+    title: 'Write to a machine chain',
+    description: "Appends one hash-chained row to a machine's audit log: a generic event, a state-hash snapshot, a file hash, a connection open/close, or an owner-only mini-app event; rows carry only payload digests. Actions: append_event, append_state, append_file, append_connection, append_app_event, submit_tx (explains that transitions go through contracts), log_rejection. Each append returns the new row's tick, transition_id, seq and state_hash.",
+    actions: [
+        defineAction({
+            id: 'chain.appendEvent',
+            action: 'append_event',
+            method: 'POST',
+            path: '/api/chain/{slug}/event',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'chain',
+            summary: 'Appends a typed event row; send either a JSON payload (the row carries the SHA-256 of its canonical JSON, never the payload) or a precomputed 64-hex hash.',
+            input: z.object({
+                slug: MachineSlug,
+                type: RowType.default('event').describe('Event type, up to 64 characters'),
+                payload: JsonObject.optional().describe('Event data; the row carries sha256 of its canonical JSON. Omit when sending hash'),
+                hash: Hex64.optional().describe('Precomputed SHA-256 of the event data (64 hex); omit when sending payload'),
+            }),
+            output: WriteResult,
+            handler: async ({ slug, ...event }, { services, caller }) => {
+                const { machine } = await services.machines.readable(slug, caller);
+                return services.chain.recordEvent(machine, caller, event);
+            },
+        }),
+        defineAction({
+            id: 'chain.appendState',
+            action: 'append_state',
+            method: 'POST',
+            path: '/api/chain/{slug}/state',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'chain',
+            summary: "Records a snapshot of the client's own state as a 64-hex state hash; it becomes what the state read returns.",
+            input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state being recorded (64 hex; lowercased)') }),
+            output: WriteResult,
+            handler: async ({ slug, state_hash }, { services, caller }) => {
+                const { machine } = await services.machines.readable(slug, caller);
+                return services.chainWrites.appendState(machine, caller, state_hash);
+            },
+        }),
+        defineAction({
+            id: 'chain.appendFile',
+            action: 'append_file',
+            method: 'POST',
+            path: '/api/chain/{slug}/file',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'chain',
+            summary: 'Records that a file with the given SHA-256 and size existed now; the file itself is not uploaded.',
+            input: z.object({
+                slug: MachineSlug,
+                name: z.string().min(1).max(1024).describe('File name or path as the client knows it'),
+                sha256: Hex64.describe('SHA-256 of the file content'),
+                size: z.number().int().min(0).describe('Size in bytes'),
+                content_type: z.string().max(255).optional().describe('MIME type, e.g. "application/pdf"'),
+            }),
+            output: WriteResult,
+            handler: async ({ slug, ...file }, { services, caller }) => {
+                const { machine } = await services.machines.readable(slug, caller);
+                return services.chainWrites.appendFile(machine, caller, file);
+            },
+        }),
+        defineAction({
+            id: 'chain.appendConnection',
+            action: 'append_connection',
+            method: 'POST',
+            path: '/api/chain/{slug}/connection',
+            auth: 'bearer',
+            role: 'operator',
+            area: 'chain',
+            summary: 'Records a network connection opening or closing, with the peer identified only by a hash.',
+            input: z.object({
+                slug: MachineSlug,
+                direction: z.enum(['inbound', 'outbound']).describe('Who opened the connection'),
+                peer_hash: z.string().min(1).max(128).describe('Hash identifying the peer (never a raw address)'),
+                protocol: z.string().min(1).max(32).describe('e.g. "https", "mqtt", "ssh"'),
+                state: z.enum(['open', 'close']).describe('Whether the connection opened or closed'),
+            }),
+            output: WriteResult,
+            handler: async ({ slug, ...connection }, { services, caller }) => {
+                const { machine } = await services.machines.readable(slug, caller);
+                return services.chainWrites.appendConnection(machine, caller, connection);
+            },
+        }),
+        defineAction({
+            id: 'chain.appendAppEvent',
+            action: 'append_app_event',
+            method: 'POST',
+            path: '/api/chain/{slug}/app-event',
+            auth: 'bearer',
+            role: 'owner',
+            area: 'chain',
+            summary: "Appends an audit row from one of the owner's mini-apps, tagged with the app id; owner only.",
+            input: z.object({
+                slug: MachineSlug,
+                app: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_.-]*$/, 'lowercase letters, digits, "_", "." or "-"').describe('Id of the mini-app'),
+                type: RowType.default('app_event').describe('Event type inside the app'),
+                payload: JsonObject.optional().describe('Event data; the row carries only its SHA-256'),
+            }),
+            output: WriteResult,
+            handler: async ({ slug, app, type, payload }, { services, caller }) => {
+                const { machine } = await services.machines.readable(slug, caller);
+                return services.chainWrites.appendAppEvent(machine, caller, app, type, payload ?? {});
+            },
+        }),
+        defineAction({
+            id: 'chain.submitTx',
+            action: 'submit_tx',
+            method: 'POST',
+            path: '/api/chain/{slug}/tx/submit',
+            auth: 'bearer',
+            area: 'chain',
+            summary: 'Writes nothing: answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition).',
+            input: z.object({
+                slug: MachineSlug,
+                tx: JsonObject.optional().describe('Ignored; accepted so that old clients get the explanation instead of an error'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                accepted: z.literal(false),
+                message: z.string(),
+                use: z.string().describe('Path template to use instead'),
+            }),
+            idempotent: true,
+            handler: async ({ slug }, { services, caller }) => {
+                await services.machines.readable(slug, caller);
+                return {
+                    ok: true,
+                    accepted: false,
+                    message: `Nothing was written: state transitions of "${slug}" go through a contract; deploy one, then submit to POST /api/chain/${slug}/contracts/{id}/transition`,
+                    use: '/api/chain/{slug}/contracts/{id}/transition',
+                };
+            },
+        }),
+        defineAction({
+            id: 'chain.logRejection',
+            action: 'log_rejection',
+            method: 'POST',
+            path: '/api/chain/rejection-log',
+            auth: 'public',
+            area: 'chain',
+            summary: "Records a submission that was rejected before reaching a chain (by a client library, proxy or validator) in the node's rejection log, never in a machine's chain.",
+            input: z.object({
+                slug: Slug.optional().describe('Machine the submission was meant for, when known'),
+                reason: z.string().min(1).max(500).describe('Why it was rejected'),
+                code: z.string().max(64).optional().describe('Machine-readable rejection code'),
+                payload_digest: Hex64.optional().describe('SHA-256 of the rejected payload'),
+                source: z.string().max(128).optional().describe('Client or device that rejected it'),
+            }),
+            output: z.object({ ok: z.literal(true), id: z.string(), tick: Tick }),
+            handler: async (input, { services, caller }) => ({ ok: true, ...(await services.chainWrites.logRejection(caller, input)) }),
+        }),
+    ],
+});
+//# sourceMappingURL=chain-write.tool.js.map

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Slug } from '../../src/registry/common-schemas.js';
+import { Machine } from './machines.schemas.js';
+export const spinUpTool = defineTool({
+    name: 'core_spin_up',
+    toolset: 'machines',
+    title: 'Spin up a machine',
+    description: 'Creates a new state machine (an append-only audit chain identified by a slug) owned by the caller, and returns it with an admin-scope API key that is shown only once. Use it first when you need your own machine to log events, deploy contracts or publish a site.',
+    actions: [
+        defineAction({
+            id: 'chain.createMachine',
+            action: 'create',
+            method: 'POST',
+            path: '/api/chain/state-machines',
+            auth: 'public',
+            area: 'chain',
+            summary: 'Creates a machine owned by the caller and returns the machine plus its admin-scope API key, whose raw value is shown only in this answer.',
+            input: z.object({
+                slug: Slug.optional().describe('Desired slug; derived from the caller uid when omitted (suffixed -2, -3... on collision); a taken slug given here is a conflict'),
+                is_public: z
+                    .boolean()
+                    .default(false)
+                    .describe('Public machines are readable by anyone and appear in aggregate lists; private ones only by members'),
+                display_name: z.string().min(1).max(255).optional().describe('Human-readable name'),
+                purpose: z.string().max(4000).optional().describe('What the machine is for, free text'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                machine: Machine,
+                api_key: z.string().describe('Raw admin-scope machine key (`core_...`); shown once, only its SHA-256 is stored'),
+                api_key_id: z.string().describe('Id of that key, for listing or revoking it later'),
+            }),
+            handler: async (input, { services, caller }) => ({ ok: true, ...(await services.machines.create(input, caller)) }),
+        }),
+    ],
+});
+//# sourceMappingURL=spin-up.tool.js.map

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { Hex64, IsoDate, JsonObject, NoInput, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+const Artifact = z.object({
+    name: z.string(),
+    path: z.string().describe('Where to fetch the artifact, relative to the server'),
+    sha256: Hex64,
+    size_bytes: z.number().int().min(0),
+    registry_version: z.string().describe('Registry version in which this artifact last changed'),
+});
+export const accountTool = defineTool({
+    name: 'core_account',
+    toolset: 'platform',
+    title: 'Keys, updates and general',
+    description: 'Getting started and general account endpoints: mint a free demo key (the first step before spinning up a machine), read the signed update manifest, track an app event, send a contact message, and fetch the conformance badge. Actions: mint_demo_key, update_manifest, track_app, contact, badge.',
+    actions: [
+        defineAction({
+            id: 'identity.mintDemoKey',
+            action: 'mint_demo_key',
+            method: 'POST',
+            path: '/api/demo-key/mint',
+            auth: 'public',
+            area: 'identity',
+            summary: 'Mints a free demo key and a new uid; the raw key is shown only in this answer because only its hash is stored.',
+            input: z.object({
+                label: z.string().max(100).optional().describe('Free text to recognise the key later'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                key: z.string().describe('The raw key, "core_<random>"; shown once, keep it secret'),
+                key_id: z.string(),
+                uid: Uid,
+                created_at: IsoDate,
+                note: z.string().describe('Reminder that only the SHA-256 of the key is stored and it cannot be shown again'),
+            }),
+            handler: async ({ label }, { services }) => ({
+                ok: true,
+                ...(await services.identity.mintDemoKey(label)),
+                note: 'Only the SHA-256 of this key is stored: it cannot be shown again. Send it as "Authorization: Bearer <key>".',
+            }),
+        }),
+        defineAction({
+            id: 'identity.getUpdateManifest',
+            action: 'update_manifest',
+            method: 'GET',
+            path: '/api/updates/manifest',
+            auth: 'bearer',
+            area: 'identity',
+            summary: "Returns the update manifest (artifacts with SHA-256 digests and registry_version) signed with the node's Ed25519 key; verify it against a pinned public key before pulling changed artifacts.",
+            input: z.object({
+                since_version: z.string().max(128).optional().describe('Only list artifacts changed after this registry_version'),
+            }),
+            output: z.object({
+                ok: z.literal(true),
+                manifest: z
+                    .object({
+                    registry_version: z.string(),
+                    issued_at: IsoDate,
+                    issued_tick: Tick,
+                    artifacts: z.array(Artifact),
+                })
+                    .describe('The signed document: its canonical JSON is what the signature covers'),
+                signature: z.object({
+                    alg: z.literal('Ed25519'),
+                    key_id: z.string().describe('Id of the node public key'),
+                    value: z.string().describe('Signature over the canonical JSON of `manifest`, base64'),
+                }),
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'apps.trackEvent',
+            action: 'track_app',
+            method: 'POST',
+            path: '/api/apps/track',
+            auth: 'bearer',
+            area: 'platform',
+            summary: 'Records an app usage event as an audited row of the named machine (or of the machine key in use).',
+            input: z.object({
+                app: z.string().min(1).max(64).describe('App name'),
+                event: z
+                    .string()
+                    .regex(/^[a-z][a-z0-9_.]{0,63}$/)
+                    .describe('Event name, e.g. "opened" or "export.clicked"'),
+                slug: Slug.optional().describe('Machine whose log records the event; the machine of a machine key when absent'),
+                properties: JsonObject.optional().describe('Small free-form details of the event'),
+            }),
+            output: z.object({ ok: z.literal(true), audit_row_id: z.string(), tick: Tick }),
+        }),
+        defineAction({
+            id: 'platform.sendContact',
+            action: 'contact',
+            method: 'POST',
+            path: '/api/contact',
+            auth: 'public',
+            area: 'platform',
+            summary: "Stores a contact message for the node's operators (rate limited) and returns its id.",
+            input: z.object({
+                name: z.string().min(1).max(100),
+                email: z.email().max(254).describe('Where a reply should go'),
+                subject: z.string().max(200).optional(),
+                message: z.string().min(1).max(5000),
+            }),
+            output: z.object({ ok: z.literal(true), id: z.string(), received_at: IsoDate }),
+        }),
+        defineAction({
+            id: 'platform.getConformanceBadge',
+            action: 'badge',
+            method: 'GET',
+            path: '/api/conformance/badge.svg',
+            auth: 'public',
+            area: 'platform',
+            summary: "Returns an SVG badge showing how many operations pass the node's built-in self-check.",
+            input: NoInput,
+            output: z.string(),
+            produces: 'image/svg+xml',
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=account.tool.js.map

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+const Entry = z.object({
+    id: z.string().describe('Operation id'),
+    method: z.string(),
+    path: z.string(),
+    auth: z.string().describe('"bearer" (a key is required) or "public"'),
+    role: z.string().nullable().describe('Minimum role on the machine named by slug, if any'),
+    summary: z.string(),
+    tool: z.string().nullable().describe('The MCP tool that serves this operation'),
+    action: z.string().nullable().describe('The value of "action" to pass to that tool'),
+    toolset: z.string().nullable(),
+    area: z.string(),
+    tags: z.array(z.string()),
+    stream: z.boolean(),
+    produces: z.string(),
+    available: z.boolean().describe('False while the operation answers 501 NOT_IMPLEMENTED'),
+    input_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the input (path params, query and body as one object)'),
+});
+export const apiCatalogTool = defineTool({
+    name: 'core_api_catalog',
+    toolset: 'platform',
+    title: 'API catalog',
+    description: 'The map of every operation of this server: search by text, tag (toolset, area or tool name), method or path, and get method, path, auth, summary, the MCP tool and action that serve it, and the JSON Schema of its input. Use it to find the right tool, or the path to give core_http.',
+    actions: [
+        defineAction({
+            id: 'catalog.searchEndpoints',
+            action: 'search',
+            method: 'GET',
+            path: '/api/endpoints',
+            auth: 'public',
+            area: 'platform',
+            summary: 'Lists the route registry of the node, filtered by text, tag, method or path, optionally with the JSON Schema of each input.',
+            input: z.object({
+                q: z.string().max(200).optional().describe('Words that must all appear in the id, path, summary or tool name'),
+                tag: z.string().max(64).optional().describe('A toolset (machines), area (chain) or tool name (core_chain_write)'),
+                method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+                path: z.string().max(300).optional().describe('A path prefix (/api/chain) or a concrete path (/api/chain/demo/event)'),
+                include_schemas: z.boolean().default(false).describe('Include the JSON Schema of each input'),
+            }),
+            output: z.object({ ok: z.literal(true), count: z.number().int(), version: z.string(), endpoints: z.array(Entry) }),
+            idempotent: true,
+            handler: async (input, { services }) => services.platform.searchEndpoints(input),
+        }),
+        defineAction({
+            id: 'catalog.getOpenapi',
+            action: 'openapi',
+            method: 'GET',
+            path: '/api/openapi.json',
+            auth: 'public',
+            area: 'platform',
+            summary: 'Returns the OpenAPI 3.1 description of every operation, generated from the same registry as the MCP tools.',
+            input: z.object({}),
+            output: z
+                .object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.unknown()) })
+                .loose(),
+            idempotent: true,
+            handler: async (_input, { services }) => services.platform.openapi(),
+        }),
+    ],
+});
+//# sourceMappingURL=api-catalog.tool.js.map

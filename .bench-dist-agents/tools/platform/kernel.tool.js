@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { defineAction, defineTool } from '../../src/registry/types.js';
+import { NoInput } from '../../src/registry/common-schemas.js';
+export const kernelTool = defineTool({
+    name: 'core_kernel',
+    toolset: 'platform',
+    title: 'Kernel',
+    description: "The kernel: the single source of the timing constants, core equations, operator catalogue summary and the computation mandate every compute follows. Read the prompt first when an agent is about to compute, or the structured kernel when it needs the constants or equations as data. Actions: get, prompt.",
+    actions: [
+        defineAction({
+            id: 'kernel.get',
+            action: 'get',
+            method: 'GET',
+            path: '/api/kernel',
+            auth: 'public',
+            area: 'compute',
+            summary: 'Returns the kernel as data: timing constants, core equations, operator counts by category and the mandate steps.',
+            input: NoInput,
+            output: z.object({
+                ok: z.literal(true),
+                version: z.string().describe('Kernel version; changes when any part below changes'),
+                constants: z
+                    .record(z.string(), z.number())
+                    .describe('Timing constants by key, e.g. tick_ms 777, pulse_hz 1.287, alpha'),
+                equations: z.array(z.object({
+                    key: z.string(),
+                    name: z.string(),
+                    expression: z.string().describe('The equation as plain text'),
+                })),
+                operators: z.object({
+                    total: z.number().int().min(0),
+                    categories: z.array(z.object({ category: z.string(), count: z.number().int().min(0) })),
+                }),
+                mandate: z
+                    .array(z.object({ step: z.number().int().min(1), title: z.string(), text: z.string() }))
+                    .describe('The computation protocol, in order'),
+            }),
+            idempotent: true,
+        }),
+        defineAction({
+            id: 'kernel.getPrompt',
+            action: 'prompt',
+            method: 'GET',
+            path: '/api/kernel/prompt',
+            auth: 'public',
+            area: 'compute',
+            summary: 'Returns the kernel prompt: the computation mandate as plain text for an AI agent to follow.',
+            input: NoInput,
+            output: z.string(),
+            produces: 'text/plain; charset=utf-8',
+            idempotent: true,
+        }),
+    ],
+});
+//# sourceMappingURL=kernel.tool.js.map

@@ -1,0 +1,130 @@
+// Chain benchmark (issue 3): audited appends through `POST /api/chain/{slug}/event`, 50 concurrent
+// clients, on a machine whose chain already holds 1,000,000 rows. The rows are pre-filled through the
+// store port (not over HTTP), hash-chained like real rows, while no server runs; the server then opens
+// the data dir as it would after a restart.
+import { readFileSync } from 'node:fs';
+import { load, startProcess, stop, tempDataDir } from './lib.mjs';
+
+const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url).href;
+
+function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function call(url, method, path, { key, body } = {}) {
+  const headers = { 'content-type': 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function serve(dataDir) {
+  const { child, match } = await startProcess(
+    ['dist/src/cli.js', 'serve'],
+    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    /"url":"(http:[^"]+)"/,
+  );
+  return { child, url: match[1] };
+}
+
+/** Appends `rows` hash-chained rows to the machine's chain through the store port, in batches. */
+async function prefill(dataDir, slug, rows) {
+  const { createLowdbStore } = await import(dist('storage/lowdb/lowdb.store.js'));
+  const { seal } = await import(dist('domain/chain/hash-chain.js'));
+  const { chainStream } = await import(dist('domain/chain/machine.js'));
+  const store = createLowdbStore({ dataDir, fsync: false });
+  await store.open();
+  const machine = await store.docs.get('machines', slug);
+  const stream = chainStream(slug);
+  const start = await store.logs.count(stream);
+  const nowTick = Math.floor(Date.now() / 777);
+  const span = Math.max(1, nowTick - machine.genesis_tick);
+  const started = performance.now();
+  const batch = 20_000;
+  for (let done = start; done < rows; ) {
+    const n = Math.min(batch, rows - done);
+    const pending = [];
+    for (let i = 0; i < n; i++) {
+      const at = done + i;
+      pending.push(
+        store.logs.append(stream, (head, seq) =>
+          seal({
+            id: `${slug}:${seq}`,
+            tick: Math.max(head?.tick ?? machine.genesis_tick, machine.genesis_tick + Math.floor((at * span) / rows)),
+            type: at % 10 === 0 ? 'state' : 'event',
+            transition_id: `prefill-${seq}`,
+            actor_uid: machine.owner_uid,
+            payload_digest: 'ab'.repeat(32),
+            prev_hash: head.state_hash,
+            created_at: new Date(machine.genesis_tick * 777).toISOString(),
+            seq,
+          }),
+        ),
+      );
+    }
+    await Promise.all(pending);
+    done += n;
+  }
+  const count = await store.logs.count(stream);
+  await store.close();
+  return { rows: count, seconds: +((performance.now() - started) / 1000).toFixed(1) };
+}
+
+export async function chainAppends({ rows = 1_000_000, connections = 50, duration = 20, event = { type: 'bench', payload: { sensor: 'a1', value: 21.5, unit: 'C' } } } = {}) {
+  const dataDir = tempDataDir();
+  const slug = 'bench-chain';
+  let server = await serve(dataDir);
+  const { key } = await call(server.url, 'POST', '/api/demo-key/mint', { body: {} });
+  await call(server.url, 'POST', '/api/chain/state-machines', { key, body: { slug } });
+  await stop(server.child);
+
+  const filled = await prefill(dataDir, slug, rows);
+
+  server = await serve(dataDir);
+  try {
+    const rssStart = rssMiB(server.child.pid);
+    // The first call opens the 1M-row log and builds its index; time it apart from the load.
+    const openStarted = performance.now();
+    const head = await call(server.url, 'GET', `/api/chain/${slug}/state`, { key });
+    const openMs = Math.round(performance.now() - openStarted);
+    const rssBefore = rssMiB(server.child.pid);
+    const target = `${server.url}/api/chain/${slug}/event`;
+    const options = {
+      connections,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(event),
+    };
+    await load(target, { ...options, duration: 3 });
+    const result = await load(target, { ...options, duration });
+    const rssAfter = rssMiB(server.child.pid);
+    const after = await call(server.url, 'GET', `/api/chain/${slug}/state`, { key });
+    const validated = await fetch(`${server.url}/api/chain/${slug}/activity?limit=2`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+    const [newest, previous] = validated.rows;
+    return {
+      prefill: filled,
+      rows_before_load: head.row_count,
+      rows_after: after.row_count,
+      log_open_ms: openMs,
+      connections,
+      duration_s: duration,
+      rows_per_s: result.rps,
+      p50_ms: result.p50,
+      p99_ms: result.p99,
+      errors: result.errors,
+      rss_mib: { at_start: rssStart, after_index: rssBefore, after_load: rssAfter },
+      head_links_previous: newest.prev_hash === previous.state_hash,
+    };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+// Allows `node bench/chain.mjs` alone; `npm run bench -- chain` goes through run.mjs.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.write(`${JSON.stringify(await chainAppends(), null, 2)}\n`);
+}

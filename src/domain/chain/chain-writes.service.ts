@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { CoreError, errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { digestOf } from '../../lib/hash.js';
+import type { Store } from '../../storage/port.js';
+import type { Caller } from '../../registry/types.js';
+import { writeResult, type ChainService, type RowPayload, type WriteResult } from './chain.service.js';
+import type { ChainRow } from './hash-chain.js';
+import { chainStream, REJECTION_STREAM, type MachineRecord } from './machine.js';
+
+export interface FileRecordInput {
+  name: string;
+  sha256: string;
+  size: number;
+  content_type?: string | undefined;
+}
+
+export interface ConnectionInput {
+  direction: 'inbound' | 'outbound';
+  peer_hash: string;
+  protocol: string;
+  state: 'open' | 'close';
+}
+
+export interface RejectionInput {
+  slug?: string | undefined;
+  reason: string;
+  code?: string | undefined;
+  payload_digest?: string | undefined;
+  source?: string | undefined;
+}
+
+export interface DecryptInput {
+  seqs?: number[] | undefined;
+  transition_ids?: string[] | undefined;
+  reason?: string | undefined;
+}
+
+/**
+ * The typed appends of a machine chain besides `event`, the node's rejection log, and the owner's
+ * read-back of encrypted payloads. Writes are refused (409) while the machine is paused or archived.
+ */
+export interface ChainWritesService {
+  /** Row type `state`; its payload_digest is the client's state hash itself. */
+  appendState(machine: MachineRecord, caller: Caller, stateHash: string): Promise<WriteResult>;
+  appendFile(machine: MachineRecord, caller: Caller, file: FileRecordInput): Promise<WriteResult>;
+  appendConnection(machine: MachineRecord, caller: Caller, connection: ConnectionInput): Promise<WriteResult>;
+  /** Row type `app.<app>.<type>`. */
+  appendAppEvent(machine: MachineRecord, caller: Caller, app: string, type: string, payload: Record<string, unknown>): Promise<WriteResult>;
+  /** Records a rejected submission in the node-level log `node/rejections` (never in a machine's chain). */
+  logRejection(caller: Caller, input: RejectionInput): Promise<{ id: string; tick: number }>;
+  /** Decrypts row payloads for the owner and appends an `audit.decrypted` row recording the access. */
+  decrypt(machine: MachineRecord, caller: Caller, input: DecryptInput): Promise<{ rows: Array<RowPayload & { row: ChainRow }>; access_seq: number }>;
+}
+
+/** Node-wide cap on rejection-log rows per minute: the endpoint is public and writes to disk. */
+const REJECTIONS_PER_MINUTE = 600;
+/** Rows read per page when looking rows up by transition id (newest first). */
+const SCAN_PAGE = 5000;
+
+export function createChainWritesService(deps: { store: Store; clock: Clock; chain: ChainService }): ChainWritesService {
+  const { store, clock, chain } = deps;
+  let window = { start: 0, count: 0 };
+
+  async function write(machine: MachineRecord, caller: Caller, type: string, payload: Record<string, unknown>): Promise<WriteResult> {
+    chain.assertWritable(machine);
+    const row = await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
+    return writeResult(row);
+  }
+
+  async function rowsByTransitionId(slug: string, ids: string[]): Promise<ChainRow[]> {
+    const wanted = new Set(ids);
+    const found = new Map<string, ChainRow>();
+    let before = await store.logs.count(chainStream(slug));
+    while (before > 0 && found.size < wanted.size) {
+      const page = await store.logs.read<ChainRow>(chainStream(slug), { toSeq: before - 1, reverse: true, limit: SCAN_PAGE });
+      for (const row of page) if (wanted.has(row.transition_id)) found.set(row.transition_id, row);
+      before -= SCAN_PAGE;
+    }
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw errors.notFound(`No row with transition id ${missing[0]} on "${slug}"`, { transition_ids: missing });
+    return ids.map((id) => found.get(id)!);
+  }
+
+  return {
+    async appendState(machine, caller, stateHash) {
+      chain.assertWritable(machine);
+      const row = await chain.append(machine, { type: 'state', actor_uid: caller.uid, payload_digest: stateHash.toLowerCase() });
+      return writeResult(row);
+    },
+
+    appendFile: (machine, caller, file) =>
+      write(machine, caller, 'file', { name: file.name, sha256: file.sha256.toLowerCase(), size: file.size, content_type: file.content_type ?? null }),
+
+    appendConnection: (machine, caller, c) =>
+      write(machine, caller, 'connection', { direction: c.direction, peer_hash: c.peer_hash, protocol: c.protocol, state: c.state }),
+
+    appendAppEvent: (machine, caller, app, type, payload) => write(machine, caller, `app.${app}.${type}`, { app, type, payload }),
+
+    async logRejection(caller, input) {
+      const now = clock.now();
+      if (now - window.start >= 60_000) window = { start: now, count: 0 };
+      if (window.count >= REJECTIONS_PER_MINUTE) {
+        throw new CoreError('RATE_LIMITED', `The rejection log takes at most ${REJECTIONS_PER_MINUTE} rows a minute; retry shortly`);
+      }
+      window.count++;
+      const id = randomUUID();
+      const row = await store.logs.append(REJECTION_STREAM, () => ({
+        tick: clock.tick(),
+        type: 'rejection',
+        id,
+        slug: input.slug ?? null,
+        reason: input.reason,
+        code: input.code ?? null,
+        payload_digest: input.payload_digest?.toLowerCase() ?? null,
+        source: input.source ?? null,
+        reporter_uid: caller.uid,
+        created_at: new Date(now).toISOString(),
+      }));
+      return { id, tick: row.tick };
+    },
+
+    async decrypt(machine, caller, input) {
+      const { seqs, transition_ids: ids } = input;
+      if ((seqs === undefined) === (ids === undefined)) {
+        throw errors.validation('Give either seqs or transition_ids', {
+          issues: [{ path: 'seqs', message: 'give exactly one of seqs and transition_ids', code: 'custom' }],
+        });
+      }
+      let rows: ChainRow[];
+      if (seqs !== undefined) {
+        rows = [];
+        for (const seq of seqs) {
+          const row = await store.logs.get<ChainRow>(chainStream(machine.slug), seq);
+          if (!row) throw errors.notFound(`No row ${seq} on "${machine.slug}"`, { seq });
+          rows.push(row);
+        }
+      } else {
+        rows = await rowsByTransitionId(machine.slug, ids!);
+      }
+      const out = [];
+      for (const row of rows) out.push({ row, ...(await chain.payloadOf(machine, row)) });
+      const payload = { seqs: rows.map((r) => r.seq), ...(input.reason ? { reason: input.reason } : {}) };
+      const access = await chain.append(machine, { type: 'audit.decrypted', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
+      return { rows: out, access_seq: access.seq };
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { Clock } from '../../lib/clock.js';
+import type { EventBus } from '../../lib/event-bus.js';
+import { pageOf } from '../../lib/cursor.js';
+import type { Store } from '../../storage/port.js';
+import type { ChainRow } from './hash-chain.js';
+import type { MachinesService, MachineView } from './machines.service.js';
+import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { createRecentRing } from './recent-ring.js';
+
+/** A public machine as anonymous readers see it: no owner identity, no access settings. */
+export type PublicMachineView = Omit<MachineView, 'owner_uid' | 'has_password' | 'share_enabled'>;
+
+export interface ActiveMachine {
+  slug: string;
+  display_name: string | null;
+  transition_count: number;
+  last_tick: number;
+}
+
+export interface FleetCounts {
+  tick: number;
+  machines_total: number;
+  machines_public: number;
+  by_status: { active: number; paused: number; archived: number };
+  rows_total: number;
+  active_last_60_ticks: number;
+}
+
+/**
+ * The node-wide reads: public machines, the most active and newest ones, the recent cross-machine feed
+ * and fleet counts. Private machines never appear by name; `fleet` counts every machine, anonymously.
+ * `recent` reads an in-memory ring of the newest public rows (see `createRecentRing`), never the logs;
+ * `active` and `fleet` use each machine's log index (counts and tick lookups), not its rows. Every
+ * answer is cached for the tick it was computed in, and a visibility change drops the caches at once.
+ */
+export interface PublicFeedService {
+  listPublic(page: { limit?: number | undefined; cursor?: string | undefined }): Promise<{ count: number; machines: PublicMachineView[]; next_cursor: string | null }>;
+  active(windowTicks: number, limit: number): Promise<{ since_tick: number; machines: ActiveMachine[] }>;
+  newest(limit: number): Promise<PublicMachineView[]>;
+  recent(limit: number, type?: string): Promise<{ tick: number; rows: Array<ChainRow & { slug: string }> }>;
+  fleet(): Promise<FleetCounts>;
+}
+
+export function publicView(view: MachineView): PublicMachineView {
+  const { owner_uid, has_password, share_enabled, ...rest } = view;
+  return rest;
+}
+
+export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
+  const { store, clock, bus, machines } = deps;
+  const publicMachines = async (): Promise<MachineRecord[]> => store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public);
+  const isPublic = async (slug: string): Promise<boolean> => (await store.docs.get<MachineRecord>(MACHINES, slug))?.is_public === true;
+  const ring = createRecentRing({ store, publicMachines });
+  let cache = new Map<string, { tick: number; value: unknown }>();
+
+  bus.on('audit.appended', ({ slug, isPublic: pub, row }) => {
+    const chainRow = row as unknown as ChainRow;
+    // A visibility change must never leave a now-private machine in a cached answer.
+    if (chainRow.type === 'machine.settings_changed') {
+      cache = new Map();
+      if (pub) ring.backfill(slug);
+    }
+    if (pub) ring.push(slug, chainRow);
+  });
+
+  async function cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const tick = clock.tick();
+    const hit = cache.get(key);
+    if (hit && hit.tick === tick) return hit.value as T;
+    const value = await compute();
+    cache.set(key, { tick, value });
+    return value;
+  }
+
+  return {
+    async listPublic(page) {
+      const all = await publicMachines();
+      const { page: slice, next_cursor } = pageOf(all, page.limit ?? 100, page.cursor);
+      const views = await Promise.all(slice.map(async (m) => publicView(await machines.view(m))));
+      return { count: all.length, machines: views, next_cursor };
+    },
+
+    active: (windowTicks, limit) =>
+      cached(`active|${windowTicks}|${limit}`, async () => {
+        const since = Math.max(0, clock.tick() - windowTicks + 1);
+        const counted: ActiveMachine[] = [];
+        for (const m of await publicMachines()) {
+          const stream = chainStream(m.slug);
+          const head = await store.logs.head<ChainRow>(stream);
+          if (!head || head.tick < since) continue;
+          const count = await store.logs.count(stream);
+          const [first] = await store.logs.read<ChainRow>(stream, { fromTick: since, limit: 1 });
+          const n = first ? count - first.seq : 0;
+          if (n > 0) counted.push({ slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick });
+        }
+        counted.sort((a, b) => b.transition_count - a.transition_count || b.last_tick - a.last_tick || a.slug.localeCompare(b.slug));
+        return { since_tick: since, machines: counted.slice(0, limit) };
+      }),
+
+    async newest(limit) {
+      const all = await publicMachines();
+      all.sort((a, b) => b.genesis_tick - a.genesis_tick || b.created_at.localeCompare(a.created_at));
+      return Promise.all(all.slice(0, limit).map(async (m) => publicView(await machines.view(m))));
+    },
+
+    recent: (limit, type) =>
+      cached(`recent|${limit}|${type ?? ''}`, async () => {
+        const tick = clock.tick();
+        const visible = new Map<string, boolean>();
+        const rows: Array<ChainRow & { slug: string }> = [];
+        for (const entry of await ring.newestFirst()) {
+          if (type !== undefined && entry.row.type !== type) continue;
+          let pub = visible.get(entry.slug);
+          if (pub === undefined) visible.set(entry.slug, (pub = await isPublic(entry.slug)));
+          if (!pub) continue;
+          rows.push({ ...entry.row, slug: entry.slug });
+          if (rows.length >= limit) break;
+        }
+        return { tick, rows };
+      }),
+
+    fleet: () =>
+      cached('fleet', async () => {
+        const tick = clock.tick();
+        const all = await store.docs.list<MachineRecord>(MACHINES);
+        const byStatus = { active: 0, paused: 0, archived: 0 };
+        let rows = 0;
+        let recent = 0;
+        for (const m of all) {
+          byStatus[m.status]++;
+          const stream = chainStream(m.slug);
+          rows += await store.logs.count(stream);
+          const head = await store.logs.head<ChainRow>(stream);
+          if (head && head.tick >= tick - 59) recent++;
+        }
+        return {
+          tick,
+          machines_total: all.length,
+          machines_public: all.filter((m) => m.is_public).length,
+          by_status: byStatus,
+          rows_total: rows,
+          active_last_60_ticks: recent,
+        };
+      }),
+  };
+}

@@ -1,0 +1,87 @@
+import type { Store } from '../../storage/port.js';
+import type { ChainRow } from './hash-chain.js';
+import { chainStream, type MachineRecord } from './machine.js';
+
+export interface RingEntry {
+  slug: string;
+  row: ChainRow;
+}
+
+/**
+ * The newest rows of public machines, node-wide, in memory: fed by `audit.appended` as rows are
+ * written, and rebuilt on first use from the newest rows of each public machine (so a restart loses
+ * nothing that still fits). Holds at most `capacity` rows; readers re-check visibility, because a
+ * machine can turn private after its rows were taken in.
+ */
+export interface RecentRing {
+  push(slug: string, row: ChainRow): void;
+  /** Takes in the newest rows of a machine that just turned public (in the background). */
+  backfill(slug: string): void;
+  /** Every held row, newest first. */
+  newestFirst(): Promise<RingEntry[]>;
+}
+
+const CAPACITY = 2000;
+/** Rows read per public machine when rebuilding. */
+const PER_MACHINE = 100;
+
+const order = (a: RingEntry, b: RingEntry): number =>
+  a.row.tick - b.row.tick || a.row.created_at.localeCompare(b.row.created_at) || a.slug.localeCompare(b.slug) || a.row.seq - b.row.seq;
+
+export function createRecentRing(deps: { store: Store; publicMachines: () => Promise<MachineRecord[]>; capacity?: number }): RecentRing {
+  const capacity = deps.capacity ?? CAPACITY;
+  let entries: RingEntry[] = [];
+  let keys = new Set<string>();
+  let building: Promise<void> | undefined;
+
+  const keyOf = (e: RingEntry): string => `${e.slug}:${e.row.seq}`;
+
+  function trim(): void {
+    if (entries.length <= capacity) return;
+    for (const dropped of entries.slice(0, entries.length - capacity)) keys.delete(keyOf(dropped));
+    entries = entries.slice(entries.length - capacity);
+  }
+
+  /** Merges rows read from the logs with what the bus delivered meanwhile. */
+  function merge(found: RingEntry[]): void {
+    const all = [...entries];
+    for (const e of found) if (!keys.has(keyOf(e))) all.push(e);
+    all.sort(order);
+    entries = all.slice(Math.max(0, all.length - capacity));
+    keys = new Set(entries.map(keyOf));
+  }
+
+  async function newestOf(slug: string): Promise<RingEntry[]> {
+    const rows = await deps.store.logs.read<ChainRow>(chainStream(slug), { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
+    return rows.map((row) => ({ slug, row }));
+  }
+
+  return {
+    push(slug, row) {
+      const entry = { slug, row };
+      if (keys.has(keyOf(entry))) return;
+      keys.add(keyOf(entry));
+      entries.push(entry);
+      // Trimming in halves keeps pushes O(1) amortized.
+      if (entries.length > capacity * 1.5) trim();
+    },
+
+    backfill(slug) {
+      newestOf(slug).then(merge, () => undefined);
+    },
+
+    async newestFirst() {
+      building ??= (async () => {
+        const found: RingEntry[] = [];
+        for (const m of await deps.publicMachines()) found.push(...(await newestOf(m.slug)));
+        merge(found);
+      })().catch((err: unknown) => {
+        building = undefined;
+        throw err;
+      });
+      await building;
+      trim();
+      return entries.slice().reverse();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { Environment, type ASTNode } from '@marcbachmann/cel-js';
+
+/**
+ * Transition conditions: CEL expressions over the input scope. `input.x` and a bare `x` both read
+ * `x` from the input; integers and decimals mix freely in arithmetic (JSON numbers are all doubles,
+ * CEL literals like `2` are ints, and plain CEL has no `double * int`).
+ */
+export type ConditionOutcome = { ok: true; value: boolean } | { ok: false; error: string };
+
+const env = buildEnvironment();
+const compiled = new Map<string, (scope: Record<string, unknown>) => unknown>();
+const MAX_CACHED = 5000;
+
+function buildEnvironment(): Environment {
+  const e = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+  const ops: Record<string, (a: number, b: number) => number> = {
+    '+': (a, b) => a + b,
+    '-': (a, b) => a - b,
+    '*': (a, b) => a * b,
+    '/': (a, b) => a / b,
+    '%': (a, b) => a % b,
+  };
+  for (const [op, fn] of Object.entries(ops)) {
+    e.registerOperator(`double ${op} int`, (a: number, b: bigint) => fn(a, Number(b)));
+    e.registerOperator(`int ${op} double`, (a: bigint, b: number) => fn(Number(a), b));
+  }
+  e.registerOperator('double % double', (a: number, b: number) => a % b);
+  return e;
+}
+
+/** Why an expression does not parse or type-check, or undefined when it does. */
+export function conditionProblem(expression: string): string | undefined {
+  try {
+    const parsed = env.parse(expression);
+    const checked = parsed.check();
+    if (!checked.valid) return firstLine(checked.error?.message ?? 'does not type-check');
+    if (checked.type !== 'bool' && checked.type !== 'dyn') return `evaluates to ${checked.type}, not a boolean`;
+    return undefined;
+  } catch (err) {
+    return firstLine((err as Error).message);
+  }
+}
+
+/** Evaluates a condition; a missing key or a type mismatch is a failed outcome with a clear message. */
+export function evaluateCondition(expression: string, input: Record<string, unknown>): ConditionOutcome {
+  let run = compiled.get(expression);
+  try {
+    if (run === undefined) {
+      const parsed = env.parse(expression);
+      run = (scope) => parsed(scope);
+      if (compiled.size >= MAX_CACHED) compiled.clear();
+      compiled.set(expression, run);
+    }
+    // Bare names resolve in the input; `input` itself stays reachable unless the input has a key `input`.
+    const value = run({ ...input, input });
+    if (typeof value !== 'boolean') return { ok: false, error: `condition evaluated to ${describe(value)}, not true or false` };
+    return { ok: true, value };
+  } catch (err) {
+    return { ok: false, error: explain(firstLine((err as Error).message)) };
+  }
+}
+
+/** Input names an expression reads (`input.x` and bare `x`), for matching template parameters. */
+export function conditionNames(expression: string): string[] {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object' || !('op' in node)) return;
+    const n = node as ASTNode;
+    if (n.op === 'id') {
+      if (n.args !== 'input') names.add(n.args);
+      return;
+    }
+    if (n.op === '.' && n.args[0].op === 'id' && n.args[0].args === 'input') {
+      names.add(n.args[1]);
+      return;
+    }
+    walk(n.args);
+  };
+  try {
+    walk(env.parse(expression).ast);
+  } catch {
+    return [];
+  }
+  return [...names];
+}
+
+function explain(message: string): string {
+  const unknown = /^Unknown variable: (.+)$/.exec(message);
+  if (unknown) return `condition needs "${unknown[1]}", which the input does not have`;
+  const noKey = /^No such key: (.+)$/.exec(message);
+  if (noKey) return `condition needs input.${noKey[1]}, which the input does not have`;
+  return `condition failed to evaluate: ${message}`;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'bigint') return `the integer ${value}`;
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}

@@ -1,0 +1,165 @@
+import type { Clock } from '../../lib/clock.js';
+import { digestOf } from '../../lib/hash.js';
+import type { RowInput, Store } from '../../storage/port.js';
+import type { ChainService } from '../chain/chain.service.js';
+import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { evaluateCondition } from './condition.js';
+import type { ContractHub } from './contract-hub.js';
+import type { ContractStore } from './contract-store.js';
+import { eventsStream, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
+import { runOperators, type OperatorRunDeps } from './operator-run.js';
+import { resultingState } from './schedule.js';
+import { oneShotTick, transitionKey } from './triggers.js';
+
+export type TriggeredBy = 'caller' | 'trigger' | 'fire_now' | 'event';
+
+export interface FireRequest {
+  record: ContractRecord;
+  /** Index of the definition transition to take. */
+  index: number;
+  input: Record<string, unknown>;
+  triggered_by: TriggeredBy;
+  actor: string | null;
+  /** For a scheduled fire: the due tick it fires for and how many missed ones it stands for. */
+  due?: { tick: number; skipped: number };
+  /** How many emits led to this fire (emitted events cascade at most `MAX_CASCADE` deep). */
+  depth?: number;
+}
+
+/** An event emitted by a post-action, handed to the router for delivery to listening contracts. */
+export interface EmittedEvent {
+  source: string;
+  name: string;
+  payload: Record<string, unknown>;
+  origin: string;
+  depth: number;
+}
+
+export interface ContractEngine {
+  /**
+   * One fire, in order: condition → operators → receipt → transition row (success or not) → audit row
+   * on the machine's chain → current state → emitted events → live streams. Callers hold the contract's
+   * lock. A failed condition or compute is recorded, not thrown.
+   */
+  fire(req: FireRequest): Promise<TransitionRecord>;
+}
+
+export interface EngineDeps extends OperatorRunDeps {
+  store: Store;
+  contracts: ContractStore;
+  chain: ChainService;
+  clock: Clock;
+  hub: ContractHub;
+  /** Delivers an emitted event to listening contracts (asynchronously, outside this contract's lock). */
+  deliver: (event: EmittedEvent) => void;
+  onError: (err: unknown) => void;
+}
+
+export function createContractEngine(deps: EngineDeps): ContractEngine {
+  const { store, contracts, chain, clock, hub } = deps;
+
+  async function emit(record: ContractRecord, transition: TransitionSpec, row: TransitionRecord, scope: Record<string, unknown>, depth: number) {
+    for (const action of transition.post_actions ?? []) {
+      if (action.type !== 'emit' || !action.event) continue;
+      const payload = { ...(action.payload ?? {}), transition_id: row.id, from_state: row.from_state, to_state: row.to_state, input: scope };
+      const event = await store.logs.append<EventRecord>(eventsStream(record.slug), (head) => ({
+        tick: Math.max(row.tick_number, head?.tick ?? 0),
+        type: action.event!,
+        name: action.event!,
+        contract_id: record.id,
+        payload,
+        created_at: new Date(clock.now()).toISOString(),
+      }) as RowInput<EventRecord>);
+      hub.publishEvent(record.slug, event);
+      deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 });
+    }
+  }
+
+  async function audit(record: ContractRecord, row: TransitionRecord, actor: string | null) {
+    const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
+    if (!machine) return;
+    const payload = {
+      contract_id: record.id,
+      transition_id: row.id,
+      from_state: row.from_state,
+      to_state: row.to_state,
+      proof_digest: row.proof_digest,
+      tick_number: row.tick_number,
+      due_tick: row.due_tick,
+      skipped: row.skipped,
+      triggered_by: row.triggered_by,
+      version_no: row.version_no,
+      emitted: row.emitted,
+    };
+    await chain.append(machine, { type: 'contract.transition', actor_uid: actor, payload_digest: digestOf(payload), payload, transition_id: row.id });
+  }
+
+  return {
+    async fire(req) {
+      const { record } = req;
+      const transition = record.definition.transitions[req.index]!;
+      const runtime = await contracts.runtime(record);
+      const tick = clock.tick();
+      const scope = { ...(record.definition.defaults ?? {}), ...req.input };
+      const key = transitionKey(transition);
+      const watermarks = { ...runtime.watermarks };
+      if (req.due) watermarks[key] = req.due.tick;
+      else if (transition.trigger?.kind === 'one_shot' && req.triggered_by === 'fire_now') watermarks[key] = oneShotTick(transition.trigger);
+
+      let failure: { code: string; message: string } | undefined;
+      if (transition.condition !== undefined) {
+        const outcome = evaluateCondition(transition.condition, scope);
+        if (!outcome.ok) failure = { code: 'condition_failed', message: outcome.error };
+        else if (!outcome.value) failure = { code: 'condition_failed', message: `condition is false: ${transition.condition}` };
+      }
+      const ids = transition.operators ?? (transition.operator !== undefined ? [transition.operator] : []);
+      const run = failure ? undefined : await runOperators(deps, ids, scope);
+      if (run && !run.ok) failure = { code: 'compute_failed', message: run.error };
+      const done = run?.ok ? run : undefined;
+      const success = failure === undefined;
+      const to = success ? resultingState(transition) : runtime.state;
+      const row = await contracts.appendTransition(record, {
+        contract_id: record.id,
+        transition_type: 'contract',
+        tick_number: tick,
+        from_state: runtime.state,
+        to_state: to,
+        transition_index: req.index,
+        operators: run?.chain ?? ids,
+        input: req.input,
+        result: done ? { ...done.output, pre_actions: preActionNotes(transition, scope) } : null,
+        success,
+        error: failure?.code ?? null,
+        error_message: failure?.message ?? null,
+        triggered_by: req.triggered_by,
+        proof_digest: done?.proof_digest ?? null,
+        receipt: done?.receipt ?? null,
+        due_tick: req.due?.tick ?? null,
+        skipped: req.due?.skipped ?? 0,
+        fire_count: runtime.fire_count + (success ? 1 : 0),
+        entered_tick: to !== runtime.state ? (req.due?.tick ?? tick) : runtime.entered_tick,
+        watermarks,
+        emitted: success ? (transition.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : [])) : [],
+        version_no: record.current_version_no,
+        created_at: new Date(clock.now()).toISOString(),
+      });
+      if (success) {
+        // The row is durable: an audit or emit failure is logged, never turned into a second fire.
+        await audit(record, row, req.actor).catch(deps.onError);
+        await emit(record, transition, row, scope, req.depth ?? 0).catch(deps.onError);
+      }
+      hub.publishTransition(row);
+      return row;
+    },
+  };
+}
+
+/**
+ * External API calls are not made: this server keeps no registry of external APIs (and calling out from
+ * a contract would be a server-side request forgery channel). A bound value given in the input is used.
+ */
+function preActionNotes(transition: TransitionSpec, scope: Record<string, unknown>) {
+  return (transition.pre_actions ?? [])
+    .filter((a) => a.type === 'api_call')
+    .map((a) => ({ api: a.api, path: a.path ?? '', bind: a.bind ?? null, status: a.bind && scope[a.bind] !== undefined ? 'from_input' : 'not_called' }));
+}

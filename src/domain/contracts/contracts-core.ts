@@ -1,0 +1,225 @@
+import { errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { EventBus } from '../../lib/event-bus.js';
+import { digestOf } from '../../lib/hash.js';
+import { createKeyedMutex } from '../../lib/keyed-mutex.js';
+import type { Store } from '../../storage/port.js';
+import type { Caller } from '../../registry/types.js';
+import type { ChainService } from '../chain/chain.service.js';
+import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import type { MachinesService } from '../chain/machines.service.js';
+import type { NodeKeys } from '../identity/node-keys.js';
+import type { ReceiptIssuer } from '../operators/compute.service.js';
+import { evaluateAggregate } from './aggregate.js';
+import { evaluateCondition } from './condition.js';
+import { createContractEngine, type ContractEngine } from './contract-engine.js';
+import { createContractHub, type ContractHub } from './contract-hub.js';
+import { createContractStore, type ContractStore } from './contract-store.js';
+import type { ContractRecord, Definition, Runtime } from './contract.types.js';
+import { validateDefinition } from './definition-validate.js';
+import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
+import type { OperatorRegistry } from './operator-run.js';
+import { nextScheduled } from './schedule.js';
+import { ContractScheduler } from './scheduler.js';
+import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
+
+export interface ContractsDeps {
+  store: Store;
+  clock: Clock;
+  bus: EventBus;
+  chain: ChainService;
+  machines: MachinesService;
+  nodeKeys: NodeKeys;
+  /** The operator registry, looked up at call time (another area). */
+  operators: () => OperatorRegistry | undefined;
+  /** The receipts area, looked up at call time; absent: local HMAC receipts. */
+  receipts: () => ReceiptIssuer | undefined;
+  onError: (err: unknown) => void;
+}
+
+/** A contract as the API shows it. */
+export interface ContractView {
+  id: string;
+  slug: string;
+  name: string;
+  template_id: string | null;
+  definition: Definition;
+  current_state: string;
+  status: ContractRecord['status'];
+  current_version_no: number;
+  next_fire: number | null;
+  fire_count: number;
+  integrity_hash: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The shared machinery of the contracts area: storage, engine, event routing, scheduler and locks. */
+export interface ContractsCore {
+  deps: ContractsDeps;
+  contracts: ContractStore;
+  hub: ContractHub;
+  engine: ContractEngine;
+  router: EventRouter;
+  scheduler: ContractScheduler;
+  /** Runs `fn` holding the contract's lock: fires and control operations of one contract never interleave. */
+  locked<T>(id: string, fn: () => Promise<T>): Promise<T>;
+  /** The contract with this id on this machine, or NOT_FOUND. */
+  find(slug: string, id: string): Promise<ContractRecord>;
+  machine(slug: string): Promise<MachineRecord>;
+  view(record: ContractRecord): Promise<ContractView>;
+  /** Next scheduled fire tick, or null when the contract is not active or nothing is scheduled. */
+  nextFire(record: ContractRecord, runtime: Runtime): number | null;
+  /** Re-indexes event triggers and re-arms the schedule after a change. */
+  refresh(record: ContractRecord): Promise<void>;
+  /** Validates a definition, including that machines named by event triggers are readable by the caller. */
+  validate(definition: unknown, caller: Caller): Promise<Definition>;
+  /** Appends a `contract.*` row to the machine's chain. */
+  auditRow(slug: string, type: string, actor: string | null, payload: Record<string, unknown>): Promise<void>;
+}
+
+export function createContractsCore(deps: ContractsDeps): ContractsCore {
+  const { store, clock } = deps;
+  const mutex = createKeyedMutex();
+  const contracts = createContractStore(store);
+  const hub = createContractHub();
+  let router: EventRouter | undefined;
+  const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
+  const locked = <T>(id: string, fn: () => Promise<T>) => mutex.run(id, fn);
+
+  const nextFire = (record: ContractRecord, runtime: Runtime) =>
+    record.status === 'active' ? (nextScheduled(record, runtime)?.due ?? null) : null;
+
+  async function fireDue(id: string, nowTick: number): Promise<number | undefined> {
+    return locked(id, async () => {
+      for (let step = 0; step < 32; step++) {
+        const record = await contracts.get(id);
+        if (!record || record.status !== 'active') return undefined;
+        const next = nextScheduled(record, await contracts.runtime(record));
+        if (!next || next.due > nowTick) return next?.due;
+        const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
+        if (!machine) return undefined;
+        // A paused or archived machine takes no writes: the fire waits, then collapses with the missed ones.
+        if (machine.status !== 'active') return nowTick + 1;
+        const { fireDue: tick, skipped } = collapse(next.trigger, next.due, nowTick);
+        await engine.fire({ record, index: next.index, input: {}, triggered_by: 'trigger', actor: null, due: { tick, skipped } });
+      }
+      return nowTick + 1;
+    });
+  }
+
+  async function offer(id: string, delivery: Delivery): Promise<void> {
+    const record = await locked(id, async () => {
+      const current = await contracts.get(id);
+      if (!current || current.status !== 'active') return undefined;
+      const runtime = await contracts.runtime(current);
+      const defaults = current.definition.defaults ?? {};
+      let filtered: { index: number; input: Record<string, unknown> } | undefined;
+      for (const [index, transition] of current.definition.transitions.entries()) {
+        const trigger = transition.trigger;
+        if (transition.from !== runtime.state || !isEventTrigger(trigger)) continue;
+        if ((trigger.machine ?? current.slug) !== delivery.source || !triggerEvents(trigger).includes(delivery.name)) continue;
+        let input = delivery.payload;
+        if (trigger.kind === 'on_aggregate') {
+          const agg = await evaluateAggregate(store, current.slug, trigger, delivery.tick);
+          if (!agg.holds) continue;
+          input = { ...delivery.payload, aggregate: agg.value, aggregate_events: agg.events };
+        }
+        if (transition.condition !== undefined) {
+          const outcome = evaluateCondition(transition.condition, { ...defaults, ...input });
+          if (!outcome.ok || !outcome.value) {
+            filtered ??= { index, input };
+            continue;
+          }
+        }
+        await engine.fire({ record: current, index, input, triggered_by: 'event', actor: null, depth: delivery.depth });
+        return current;
+      }
+      // No candidate passed its condition: the first refusal is recorded, once per event.
+      if (filtered) await engine.fire({ record: current, ...filtered, triggered_by: 'event', actor: null, depth: delivery.depth });
+      return undefined;
+    });
+    if (record) await refresh(record);
+  }
+
+  router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, onError: deps.onError });
+
+  const scheduler = new ContractScheduler({
+    clock,
+    fireDue,
+    onError: deps.onError,
+    async loadAll() {
+      const all = await contracts.list((c) => c.status !== 'frozen' && c.status !== 'killed');
+      const out: Array<[string, number | undefined]> = [];
+      for (const record of all) {
+        router!.index(record);
+        out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+      }
+      return out;
+    },
+  });
+
+  async function refresh(record: ContractRecord) {
+    const current = (await contracts.get(record.id)) ?? record;
+    router!.index(current);
+    scheduler.set(current.id, nextFire(current, await contracts.runtime(current)) ?? undefined);
+  }
+
+  async function machine(slug: string) {
+    const found = await store.docs.get<MachineRecord>(MACHINES, slug);
+    if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
+    return found;
+  }
+
+  return {
+    deps,
+    contracts,
+    hub,
+    engine,
+    router,
+    scheduler,
+    locked,
+    nextFire,
+    refresh,
+    machine,
+    async find(slug, id) {
+      const record = await contracts.get(id);
+      if (!record || record.slug !== slug) {
+        throw errors.notFound(`No contract "${id}" on machine "${slug}"; list them with GET /api/chain/${slug}/contracts`, { code: 'contract_not_found', id });
+      }
+      return record;
+    },
+    async view(record) {
+      const runtime = await contracts.runtime(record);
+      const { id, slug, name, template_id, definition, status, current_version_no, integrity_hash, created_by, created_at, updated_at } = record;
+      return {
+        id, slug, name, template_id, definition, status, current_version_no, integrity_hash, created_by, created_at, updated_at,
+        current_state: runtime.state,
+        next_fire: nextFire(record, runtime),
+        fire_count: runtime.fire_count,
+      };
+    },
+    async validate(definition, caller) {
+      const operators = deps.operators();
+      const valid = validateDefinition(definition, { operatorExists: (id) => (operators ? operators.exists(id) : id.toUpperCase() === 'KO42') });
+      for (const [i, transition] of valid.transitions.entries()) {
+        const source = transition.trigger?.machine;
+        if (source === undefined) continue;
+        const role = await deps.machines.roleOf(source, caller);
+        if (role === undefined) {
+          const path = `transitions[${i}].trigger.machine`;
+          throw errors.validation(`Invalid contract definition: ${path}: no machine "${source}" that you can read`, {
+            code: 'invalid_definition',
+            path,
+            issues: [{ path, message: `no machine "${source}" that you can read` }],
+          });
+        }
+      }
+      return valid;
+    },
+    async auditRow(slug, type, actor, payload) {
+      await deps.chain.append(await machine(slug), { type, actor_uid: actor, payload_digest: digestOf(payload), payload });
+    },
+  };
+}

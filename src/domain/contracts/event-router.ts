@@ -1,0 +1,153 @@
+import type { Clock } from '../../lib/clock.js';
+import type { EventBus } from '../../lib/event-bus.js';
+import type { RowInput, Store } from '../../storage/port.js';
+import type { ChainService } from '../chain/chain.service.js';
+import type { ChainRow } from '../chain/hash-chain.js';
+import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { inboxType } from './aggregate.js';
+import { inboxStream, type ContractRecord, type InboxRecord } from './contract.types.js';
+import type { EmittedEvent } from './contract-engine.js';
+import { isEventTrigger, triggerEvents } from './triggers.js';
+
+/** Emitted events cascade through listening contracts at most this deep (a contract loop stops here). */
+export const MAX_CASCADE = 8;
+
+/** An event as handed to one listening contract. */
+export interface Delivery {
+  source: string;
+  name: string;
+  payload: Record<string, unknown>;
+  tick: number;
+  depth: number;
+}
+
+export interface EventRouter {
+  /** Re-reads a contract's event triggers; call after create, edit and status changes. */
+  index(record: ContractRecord): void;
+  /** Delivers an event emitted by a contract's post-action. */
+  deliver(event: EmittedEvent): void;
+  /** Resolves once every event received so far has been delivered. */
+  settled(): Promise<void>;
+  stop(): void;
+}
+
+export interface RouterDeps {
+  store: Store;
+  bus: EventBus;
+  chain: ChainService;
+  clock: Clock;
+  /** Offers an event to one contract (which decides, under its lock, whether a transition fires). */
+  offer(contractId: string, delivery: Delivery): Promise<void>;
+  onError(err: unknown): void;
+}
+
+/**
+ * Routes events to contracts with on_event, on_events and on_aggregate triggers: events posted to a
+ * machine (`POST /api/chain/{slug}/event`, any row type a trigger names) and events emitted by
+ * contracts, on the same machine or, for triggers naming another `machine`, across machines. Events of
+ * one source machine are delivered in order. Aggregated events are first kept in the listening
+ * machine's inbox log so windows survive restarts.
+ */
+export function createEventRouter(deps: RouterDeps): EventRouter {
+  const { store, chain } = deps;
+  /** source slug → event name → listening contract ids. */
+  const listeners = new Map<string, Map<string, Set<string>>>();
+  /** contract id → what it is indexed under, for re-indexing. */
+  const entries = new Map<string, { slug: string; keys: Array<[string, string]>; aggregates: string[] }>();
+  /** listening slug → inbox row type → how many contracts aggregate it. */
+  const aggregated = new Map<string, Map<string, number>>();
+  const queues = new Map<string, Promise<void>>();
+  const pending = new Set<Promise<void>>();
+
+  function unindex(id: string) {
+    const entry = entries.get(id);
+    if (!entry) return;
+    for (const [source, name] of entry.keys) listeners.get(source)?.get(name)?.delete(id);
+    for (const type of entry.aggregates) {
+      const counts = aggregated.get(entry.slug);
+      const left = (counts?.get(type) ?? 1) - 1;
+      if (left <= 0) counts?.delete(type);
+      else counts?.set(type, left);
+    }
+    entries.delete(id);
+  }
+
+  function index(record: ContractRecord) {
+    unindex(record.id);
+    if (record.status === 'frozen' || record.status === 'killed') return;
+    const keys: Array<[string, string]> = [];
+    const aggregates: string[] = [];
+    for (const transition of record.definition.transitions) {
+      const trigger = transition.trigger;
+      if (!isEventTrigger(trigger)) continue;
+      const source = trigger.machine ?? record.slug;
+      for (const name of triggerEvents(trigger)) {
+        keys.push([source, name]);
+        let byName = listeners.get(source);
+        if (!byName) listeners.set(source, (byName = new Map()));
+        let ids = byName.get(name);
+        if (!ids) byName.set(name, (ids = new Set()));
+        ids.add(record.id);
+        if (trigger.kind === 'on_aggregate') aggregates.push(inboxType(source, name));
+      }
+    }
+    for (const type of new Set(aggregates)) {
+      let counts = aggregated.get(record.slug);
+      if (!counts) aggregated.set(record.slug, (counts = new Map()));
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+    }
+    entries.set(record.id, { slug: record.slug, keys, aggregates: [...new Set(aggregates)] });
+  }
+
+  async function route(source: string, name: string, payload: Record<string, unknown>, tick: number, depth: number, origin: string | null) {
+    const targets = [...(listeners.get(source)?.get(name) ?? [])].filter((id) => id !== origin);
+    if (targets.length === 0) return;
+    const slugs = new Set(targets.map((id) => entries.get(id)?.slug).filter((s): s is string => s !== undefined));
+    const type = inboxType(source, name);
+    for (const slug of slugs) {
+      if (!aggregated.get(slug)?.get(type)) continue;
+      await store.logs.append<InboxRecord>(inboxStream(slug), (head) => ({
+        tick: Math.max(tick, head?.tick ?? 0),
+        type,
+        name,
+        source_slug: source,
+        payload,
+      }) as RowInput<InboxRecord>);
+    }
+    for (const id of targets) await deps.offer(id, { source, name, payload, tick, depth }).catch(deps.onError);
+  }
+
+  /** Runs `job` after earlier jobs of the same source machine. */
+  function enqueue(source: string, job: () => Promise<void>) {
+    const run = (queues.get(source) ?? Promise.resolve()).then(job).catch(deps.onError);
+    queues.set(source, run);
+    pending.add(run);
+    void run.finally(() => {
+      pending.delete(run);
+      if (queues.get(source) === run) queues.delete(source);
+    });
+  }
+
+  const off = deps.bus.on('audit.appended', ({ slug, row }) => {
+    const type = (row as unknown as ChainRow).type;
+    if (type.startsWith('contract.') || !listeners.get(slug)?.get(type)?.size) return;
+    enqueue(slug, async () => {
+      const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+      if (!machine) return;
+      const { payload } = await chain.payloadOf(machine, row as unknown as ChainRow);
+      await route(slug, type, payload ?? {}, (row as unknown as ChainRow).tick, 0, null);
+    });
+  });
+
+  return {
+    index,
+    deliver(event) {
+      if (event.depth > MAX_CASCADE) return;
+      enqueue(event.source, () => route(event.source, event.name, event.payload, deps.clock.tick(), event.depth, event.origin));
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    stop: off,
+  };
+}

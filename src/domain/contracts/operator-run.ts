@@ -1,0 +1,107 @@
+import { CoreError } from '../../errors.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import type { Clock } from '../../lib/clock.js';
+import { digestOf } from '../../lib/hash.js';
+import type { NodeKeys } from '../identity/node-keys.js';
+import type { ReceiptIssuer } from '../operators/compute.service.js';
+import type { OperatorsService } from '../operators/operators.service.js';
+
+const SUBSTRATE = 'KO42';
+
+/** What the engine needs of the operator registry (absent while that area is not wired). */
+export type OperatorRegistry = Pick<OperatorsService, 'exists' | 'get' | 'evaluate'>;
+
+export interface OperatorRunDeps {
+  clock: Clock;
+  nodeKeys: NodeKeys;
+  operators: () => OperatorRegistry | undefined;
+  receipts: () => ReceiptIssuer | undefined;
+}
+
+export interface OperatorStep {
+  operator: string;
+  evaluated: boolean;
+  value?: number;
+  unit?: string;
+  equation?: string;
+  /** Inputs the operator declares that the scope did not give; it is then recorded, not evaluated. */
+  missing?: string[];
+}
+
+export type OperatorRun =
+  | { ok: true; chain: string[]; output: { value: number | null; unit: string | null; steps: OperatorStep[] }; receipt: Record<string, unknown>; proof_digest: string }
+  | { ok: false; chain: string[]; error: string };
+
+/**
+ * Runs a transition's operators: KO42 first (the clock modulation at this instant), then each listed
+ * operator on the numeric values of the scope (`<ID>.<name>`, an earlier operator's output of that
+ * name, or `<name>`). An operator whose inputs are not all in the scope is recorded as not evaluated
+ * rather than failing the fire: most transitions are bookkeeping steps whose inputs are thresholds for
+ * the condition. An input out of bounds or a non-finite result fails the run (`compute_failed`).
+ * The outcome is bound by a receipt: the receipts area's when it is wired, else a local HMAC receipt
+ * of the same shape made with the node's receipt key.
+ */
+export async function runOperators(deps: OperatorRunDeps, ids: readonly string[], scope: Record<string, unknown>): Promise<OperatorRun> {
+  const chain = [SUBSTRATE, ...ids.map((id) => id.toUpperCase()).filter((id) => id !== SUBSTRATE)];
+  const registry = deps.operators();
+  const steps: OperatorStep[] = [];
+  const produced = new Map<string, number>();
+  try {
+    for (const id of chain) steps.push(await step(registry, id, scope, produced));
+  } catch (err) {
+    const message = err instanceof CoreError ? err.message : 'operator evaluation failed';
+    return { ok: false, chain, error: message };
+  }
+  const last = [...steps].reverse().find((s) => s.evaluated);
+  const output = { value: last?.value ?? null, unit: last?.unit ?? null, steps };
+  const input = { operators: chain, input: scope };
+  const receipt = await issue(deps, chain, input, output);
+  return { ok: true, chain, output, receipt, proof_digest: digestOf(receipt) };
+}
+
+async function step(registry: OperatorRegistry | undefined, id: string, scope: Record<string, unknown>, produced: Map<string, number>): Promise<OperatorStep> {
+  if (!registry) return { operator: id, evaluated: false };
+  if (id === SUBSTRATE) {
+    const r = await registry.evaluate(SUBSTRATE, {});
+    return { operator: id, evaluated: true, value: r.value, unit: r.unit, equation: r.equation };
+  }
+  const def = registry.get(id);
+  if (!def) return { operator: id, evaluated: false };
+  const inputs: Record<string, number> = {};
+  const missing: string[] = [];
+  for (const input of def.inputs) {
+    const value = numeric(scope[`${def.id}.${input.name}`]) ?? produced.get(input.name) ?? numeric(scope[input.name]);
+    if (value === undefined) missing.push(input.name);
+    else inputs[input.name] = value;
+  }
+  if (missing.length > 0) return { operator: def.id, evaluated: false, missing };
+  const r = await registry.evaluate(def.id, inputs);
+  produced.set(def.output.name, r.value);
+  return { operator: def.id, evaluated: true, value: r.value, unit: r.unit, equation: r.equation };
+}
+
+async function issue(deps: OperatorRunDeps, chain: string[], input: unknown, output: unknown): Promise<Record<string, unknown>> {
+  const issuer = deps.receipts();
+  if (issuer) return { ...(await issuer.issueReceipt({ kind: 'compute', chain, version: null, input, output })) };
+  return localReceipt(deps, chain, input, output);
+}
+
+/** A receipt with the compute receipt's fields, HMAC-SHA256 over the canonical JSON of the others. */
+export function localReceipt(deps: Pick<OperatorRunDeps, 'clock' | 'nodeKeys'>, chain: string[], input: unknown, output: unknown): Record<string, unknown> {
+  const body = {
+    kind: 'compute',
+    solver: null,
+    operator_chain: chain,
+    solver_version: null,
+    input_sha256: digestOf(input),
+    output_sha256: digestOf(output),
+    tick: deps.clock.tick(),
+    phase: deps.clock.phase(),
+    key_id: deps.nodeKeys.receiptKeyId,
+  };
+  return { ...body, hmac: deps.nodeKeys.hmac(canonicalJson(body)) };
+}
+
+function numeric(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}

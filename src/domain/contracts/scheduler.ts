@@ -1,0 +1,107 @@
+import { tickOf, tickStartMs, type Clock } from '../../lib/clock.js';
+
+/** Longest sleep between passes, so a wall-clock jump is noticed within a minute. */
+const MAX_SLEEP_MS = 60_000;
+
+export interface SchedulerDeps {
+  clock: Clock;
+  /** Every contract that may fire by itself, with its next due tick (undefined: none scheduled). */
+  loadAll(): Promise<Array<[id: string, due: number | undefined]>>;
+  /** Fires what is due for one contract at `nowTick` (under its lock) and returns its next due tick. */
+  fireDue(id: string, nowTick: number): Promise<number | undefined>;
+  onError(err: unknown): void;
+}
+
+/**
+ * Fires scheduled contract transitions on the tick. It keeps each contract's next due tick in memory
+ * and sleeps until the earliest one starts, on a timer re-armed against that absolute time (a
+ * `setInterval` drifts and bunches up after the event loop stalls). A pass fires every contract whose
+ * due tick has started, all in parallel so their log appends share group commits; passes never
+ * overlap. Once-only firing does not rest on this class: each fire advances the contract's durable
+ * watermark, so a repeated pass, a restart or a clock stepping back finds nothing due twice.
+ * Tests drive it with `runDue(now)` on a fake clock.
+ */
+export class ContractScheduler {
+  readonly #deps: SchedulerDeps;
+  readonly #due = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor: number | undefined;
+  #pass: Promise<number> | undefined;
+  #running = false;
+
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Loads every contract's next due tick and arms the timer. */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    for (const [id, due] of await this.#deps.loadAll()) this.set(id, due);
+    this.#arm();
+  }
+
+  /** Stops the timer and waits for a pass in progress. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#clear();
+    await this.#pass?.catch(() => undefined);
+  }
+
+  /** Records a contract's next due tick (undefined removes it) and wakes earlier if needed. */
+  set(id: string, due: number | undefined): void {
+    if (due === undefined) this.#due.delete(id);
+    else this.#due.set(id, due);
+    if (due !== undefined && this.#running && (this.#armedFor === undefined || due < this.#armedFor)) this.#arm();
+  }
+
+  /** Next due tick per contract, for inspection. */
+  dueOf(id: string): number | undefined {
+    return this.#due.get(id);
+  }
+
+  /** Fires everything due at `nowMs` (default: the clock); resolves with the number of contracts visited. */
+  runDue(nowMs: number = this.#deps.clock.now()): Promise<number> {
+    const previous = this.#pass ?? Promise.resolve(0);
+    const pass = previous.catch(() => 0).then(() => this.#runPass(tickOf(nowMs)));
+    this.#pass = pass;
+    return pass;
+  }
+
+  async #runPass(nowTick: number): Promise<number> {
+    const ids = [...this.#due].filter(([, due]) => due <= nowTick).map(([id]) => id);
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          this.set(id, await this.#deps.fireDue(id, nowTick));
+        } catch (err) {
+          this.#deps.onError(err);
+          // Retried next tick rather than in a tight loop.
+          this.set(id, nowTick + 1);
+        }
+      }),
+    );
+    return ids.length;
+  }
+
+  #arm(): void {
+    this.#clear();
+    if (!this.#running) return;
+    let earliest: number | undefined;
+    for (const due of this.#due.values()) if (earliest === undefined || due < earliest) earliest = due;
+    const wait = earliest === undefined ? MAX_SLEEP_MS : tickStartMs(earliest) - this.#deps.clock.now();
+    this.#armedFor = earliest;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#armedFor = undefined;
+      void this.runDue().finally(() => this.#arm());
+    }, Math.min(MAX_SLEEP_MS, Math.max(0, wait)));
+    this.#timer.unref();
+  }
+
+  #clear(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = undefined;
+  }
+}

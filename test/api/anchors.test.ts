@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signAnchor, ANCHOR_KEYS, type AnchorKeyRecord } from '../../src/domain/chain/anchor.js';
+import { createFakeClock } from '../../src/lib/clock.js';
+import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  while (servers.length > 0) await servers.pop()!.close();
+});
+
+async function setup() {
+  const clock = createFakeClock();
+  const server = await startTestServer({}, clock);
+  servers.push(server);
+  const owner = await mintKey(server);
+  const child = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'secret-child' } });
+  const mother = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'mother', is_public: true } });
+  expect(child.status).toBe(200);
+  expect(mother.status).toBe(200);
+  const genesis = child.body.machine.genesis_hash as string;
+  const idHash = createHash('sha256').update(`secret-child|${genesis}`).digest('hex');
+  const configure = (body: Record<string, unknown> = {}) =>
+    server.call('PUT', '/api/chain/state-machines/secret-child/anchor-config', {
+      key: owner.key,
+      body: { enabled: true, mother_slug: 'mother', every_ticks: 10, ...body },
+    });
+  return { server, clock, owner, genesis, idHash, configure };
+}
+
+async function rowsOf(server: TestServer, slug: string, key: string) {
+  const res = await server.call('GET', `/api/chain/${slug}/activity?limit=100`, { key });
+  return res.body.rows as Array<{ type: string; seq: number; state_hash: string; tick: number }>;
+}
+
+describe('anchor configuration', () => {
+  it('anchors the head into the mother as soon as it is enabled, writing a row on both chains', async () => {
+    const t = await setup();
+    const res = await t.configure();
+    expect(res.status).toBe(200);
+    expect(res.body.config).toMatchObject({ slug: 'secret-child', enabled: true, mother_slug: 'mother', every_ticks: 10, last_error: null });
+    expect(res.body.config.key_id).toMatch(/^ak_/);
+    expect(res.body.config.public_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const childRows = await rowsOf(t.server, 'secret-child', t.owner.key);
+    expect(childRows.map((r) => r.type).slice(0, 2)).toEqual(['anchor.sent', 'anchor.config.set']);
+    expect(res.body.config.last_anchor_seq).toBe(childRows[1]!.seq);
+    const motherRows = await rowsOf(t.server, 'mother', t.owner.key);
+    expect(motherRows[0]!.type).toBe('anchor.recorded');
+  });
+
+  it('needs a key and the admin role, hides a private child, and refuses a private mother', async () => {
+    const t = await setup();
+    const stranger = await mintKey(t.server);
+    expect((await t.server.call('GET', '/api/chain/state-machines/secret-child/anchor-config')).status).toBe(401);
+    expect((await t.server.call('GET', '/api/chain/state-machines/secret-child/anchor-config', { key: stranger.key })).status).toBe(404);
+    await t.server.call('POST', '/api/chain/state-machines', { key: t.owner.key, body: { slug: 'private-mother' } });
+    const privateMother = await t.configure({ mother_slug: 'private-mother' });
+    expect(privateMother.status).toBe(422);
+    expect(privateMother.body.error.message).toMatch(/private/);
+    const self = await t.configure({ mother_slug: 'secret-child' });
+    expect(self.status).toBe(400);
+    const got = await t.server.call('GET', '/api/chain/state-machines/secret-child/anchor-config', { key: t.owner.key });
+    expect(got.body.config).toMatchObject({ enabled: false, mother_slug: null, last_anchor_tick: null });
+  });
+
+  it('anchors again on its cadence only when the child wrote something new', async () => {
+    const t = await setup();
+    await t.configure();
+    const anchors = t.server.core.services.anchors;
+    t.clock.advance(11 * 777);
+    expect(await anchors.runDue()).toBe(0);
+    await t.server.call('POST', '/api/chain/secret-child/event', { key: t.owner.key, body: { type: 'x' } });
+    expect(await anchors.runDue()).toBe(1);
+    expect(await anchors.runDue()).toBe(0);
+    const list = await t.server.call('GET', '/api/chain/mother/anchors');
+    expect(list.body.anchors).toHaveLength(2);
+  });
+});
+
+describe('anchor reads', () => {
+  it('lists anchors and anchored machines by id hash, never by slug', async () => {
+    const t = await setup();
+    await t.configure();
+    const anchors = await t.server.call('GET', '/api/chain/mother/anchors');
+    expect(anchors.status).toBe(200);
+    expect(anchors.body.anchors[0]).toMatchObject({ id_hash: t.idHash, mother_seq: expect.any(Number) });
+    const filtered = await t.server.call('GET', `/api/chain/mother/anchors?id_hash=${t.idHash}&limit=1`);
+    expect(filtered.body.anchors).toHaveLength(1);
+    const none = await t.server.call('GET', `/api/chain/mother/anchors?id_hash=${'0'.repeat(64)}`);
+    expect(none.body.anchors).toEqual([]);
+    const anchored = await t.server.call('GET', '/api/chain/mother/anchored');
+    expect(anchored.body.machines).toEqual([expect.objectContaining({ id_hash: t.idHash, anchor_count: 1 })]);
+    expect(JSON.stringify([anchors.body, anchored.body])).not.toContain('secret-child');
+    expect((await t.server.call('GET', '/api/chain/secret-child/anchors')).status).toBe(404);
+  });
+
+  it('recomputes the id hash in verify-anchor and reports match, mismatch and whether the head still holds', async () => {
+    const t = await setup();
+    await t.configure();
+    const anon = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`);
+    expect(anon.body).toMatchObject({ id_hash: t.idHash, recomputed: true, anchored: true, match: null });
+    expect(anon.body.anchors[0]).toMatchObject({ mother_slug: 'mother', head_matches: null });
+    const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`, { key: t.owner.key });
+    expect(owner.body).toMatchObject({ match: true });
+    expect(owner.body.anchors[0].head_matches).toBe(true);
+    const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`);
+    expect(mismatch.body).toMatchObject({ match: false, id_hash: t.idHash });
+    const byId = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${t.idHash}`);
+    expect(byId.body).toMatchObject({ recomputed: false, anchored: true });
+    const missing = await t.server.call('GET', '/api/chain/verify-anchor?slug=secret-child');
+    expect(missing.status).toBe(400);
+  });
+});
+
+describe('POST anchor', () => {
+  async function signedClaim(t: Awaited<ReturnType<typeof setup>>, keyId: string) {
+    const key = (await t.server.core.store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, keyId))!;
+    await t.server.call('POST', '/api/chain/secret-child/event', { key: t.owner.key, body: { type: 'x' } });
+    const head = (await rowsOf(t.server, 'secret-child', t.owner.key))[0]!;
+    const claim = { id_hash: t.idHash, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
+    return { ...claim, key_id: keyId, signature: signAnchor(key, { ...claim, mother_slug: 'mother' }) };
+  }
+
+  it('accepts a head signed by the current anchor key and refuses bad signatures, other keys and forged heads', async () => {
+    const t = await setup();
+    const config = (await t.configure({ enabled: false })).body.config;
+    const body = await signedClaim(t, config.key_id);
+    const ok = await t.server.call('POST', '/api/chain/mother/anchor', { body });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ ok: true, anchor_id: expect.any(String), seq: expect.any(Number) });
+
+    const replay = await t.server.call('POST', '/api/chain/mother/anchor', { body });
+    expect(replay.status).toBe(409);
+    const flipped = body.signature.startsWith('A') ? `B${body.signature.slice(1)}` : `A${body.signature.slice(1)}`;
+    const badSig = await t.server.call('POST', '/api/chain/mother/anchor', { body: { ...body, signature: flipped } });
+    expect(badSig.status).toBe(403);
+    expect(badSig.body.error.message).toMatch(/does not verify/);
+    const tampered = await t.server.call('POST', '/api/chain/mother/anchor', { body: { ...body, head_tick: body.head_tick + 1 } });
+    expect(tampered.status).toBe(403);
+    const unknown = await t.server.call('POST', '/api/chain/mother/anchor', { body: { ...body, key_id: 'ak_nope' } });
+    expect(unknown.status).toBe(403);
+    const hidden = await t.server.call('POST', '/api/chain/secret-child/anchor', { body });
+    expect(hidden.status).toBe(404);
+
+    const rotated = await t.server.call('POST', '/api/chain/state-machines/secret-child/anchor-key/rotate', { key: t.owner.key });
+    expect(rotated.body).toMatchObject({ slug: 'secret-child', previous_key_id: config.key_id });
+    expect(rotated.body.key_id).not.toBe(config.key_id);
+    const old = await t.server.call('POST', '/api/chain/mother/anchor', { body });
+    expect(old.status).toBe(403);
+    const fresh = await signedClaim(t, rotated.body.key_id);
+    expect((await t.server.call('POST', '/api/chain/mother/anchor', { body: fresh })).status).toBe(200);
+    const types = (await rowsOf(t.server, 'secret-child', t.owner.key)).map((r) => r.type);
+    expect(types).toContain('anchor.key.rotated');
+  });
+
+  it('refuses a signed head that is not in the child chain', async () => {
+    const t = await setup();
+    const config = (await t.configure({ enabled: false })).body.config;
+    const key = (await t.server.core.store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id))!;
+    const claim = { id_hash: t.idHash, head_seq: 0, head_tick: 1, head_hash: 'b'.repeat(64) };
+    const res = await t.server.call('POST', '/api/chain/mother/anchor', {
+      body: { ...claim, key_id: key.key_id, signature: signAnchor(key, { ...claim, mother_slug: 'mother' }) },
+    });
+    expect(res.status).toBe(422);
+  });
+});

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  while (servers.length > 0) await servers.pop()!.close();
+});
+
+async function setup(isPublic = true) {
+  const server = await startTestServer();
+  servers.push(server);
+  const owner = await mintKey(server);
+  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: isPublic } });
+  expect(res.status).toBe(200);
+  /** Uploads as the owner, as another key, or anonymously with `null`. */
+  const upload = (body: Record<string, unknown>, key: string | null = owner.key) =>
+    server.call('POST', '/api/chain/site-demo/site/upload', { ...(key ? { key } : {}), body });
+  const raw = (path: string, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, { redirect: 'manual', ...init, headers });
+  return { server, owner, upload, raw };
+}
+
+const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+describe('site files', () => {
+  it('uploads a page by content hash, lists it, reads its metadata and writes a chain row', async () => {
+    const t = await setup();
+    const html = '<h1>hello</h1>';
+    const res = await t.upload({ path: 'index.html', content: html });
+    expect(res.status).toBe(200);
+    expect(res.body.file).toMatchObject({ sha: sha(html), path: 'index.html', content_type: 'text/html; charset=utf-8', size: 14, uploaded_by: t.owner.uid });
+    const list = await t.server.call('GET', '/api/chain/site-demo/site/list');
+    expect(list.body.files.map((f: { path: string }) => f.path)).toEqual(['index.html']);
+    const file = await t.server.call('GET', `/api/chain/site-demo/site/file/${sha(html)}`);
+    expect(file.body.file.path).toBe('index.html');
+    expect((await t.server.call('GET', `/api/chain/site-demo/site/file/${'0'.repeat(64)}`)).status).toBe(404);
+    const rows = await t.server.call('GET', '/api/chain/site-demo/activity?type=site.uploaded');
+    expect(rows.body.rows[0].seq).toBe(res.body.seq);
+  });
+
+  it('refuses disallowed types, oversized files, bad paths and bad base64 with clear errors', async () => {
+    const t = await setup();
+    const exe = await t.upload({ path: 'a.exe', content: 'x', content_type: 'application/x-msdownload' });
+    expect(exe.status).toBe(400);
+    expect(exe.body.error.message).toMatch(/not served by sites/);
+    const big = await t.upload({ path: 'big.txt', content: 'a'.repeat(600 * 1024), content_type: 'text/plain' });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await t.upload({ path: '../up.html', content: 'x' })).status).toBe(400);
+    expect((await t.upload({ path: 'x.png', content: '@@@', encoding: 'base64', content_type: 'image/png' })).status).toBe(400);
+  });
+
+  it('needs the operator role or the publish key to upload, and hides a private machine', async () => {
+    const t = await setup();
+    const stranger = await mintKey(t.server);
+    expect((await t.upload({ path: 'a.html', content: 'x' }, null)).status).toBe(401);
+    const forbidden = await t.upload({ path: 'a.html', content: 'x' }, stranger.key);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.message).toMatch(/operator role or the site publish key/);
+    expect((await t.upload({ path: 'a.html', content: 'x', publish_key: 'core_site_wrong' }, null)).status).toBe(403);
+
+    const priv = await setup(false);
+    const stranger2 = await mintKey(priv.server);
+    expect((await priv.upload({ path: 'a.html', content: 'x' }, stranger2.key)).status).toBe(404);
+    expect((await priv.upload({ path: 'a.html', content: 'x', publish_key: 'core_site_wrong' }, null)).status).toBe(404);
+    expect((await priv.server.call('GET', '/api/chain/site-demo/site/list')).status).toBe(404);
+  });
+});
+
+describe('publish key', () => {
+  it('returns the key once, stores only its hash, lets it upload, and stops it when revoked', async () => {
+    const t = await setup();
+    const stranger = await mintKey(t.server);
+    expect((await t.server.call('POST', '/api/chain/site-demo/site/publish-key')).status).toBe(401);
+    expect((await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: stranger.key })).status).toBe(403);
+    const issued = await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    expect(issued.status).toBe(200);
+    const key = issued.body.publish_key as string;
+    expect(key).toMatch(/^core_site_[a-z2-7]{32}$/);
+    const status = await t.server.call('GET', '/api/chain/site-demo/site/publish-key');
+    expect(status.body).toMatchObject({ active: true, key_prefix: issued.body.key_prefix });
+    expect(JSON.stringify(status.body)).not.toContain(key);
+    expect(await readFile(`${t.server.dataDir}/docs/site-keys.json`, 'utf8')).not.toContain(key);
+
+    const up = await t.upload({ path: 'k.html', content: 'by key', publish_key: key }, null);
+    expect(up.status).toBe(200);
+    expect(up.body.file.uploaded_by).toBeNull();
+
+    const revoked = await t.server.call('DELETE', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    expect(revoked.body).toMatchObject({ revoked: true });
+    expect((await t.upload({ path: 'k.html', content: 'again', publish_key: key }, null)).status).toBe(403);
+    expect((await t.server.call('DELETE', '/api/chain/site-demo/site/publish-key', { key: t.owner.key })).body.revoked).toBe(false);
+    const types = (await t.server.call('GET', '/api/chain/site-demo/activity')).body.rows.map((r: { type: string }) => r.type);
+    expect(types).toEqual(expect.arrayContaining(['site.publish_key.issued', 'site.publish_key.revoked']));
+  });
+});
+
+describe('pages at /s/{slug}/', () => {
+  it('serves uploaded pages sandboxed, with an ETag, folder index and redirect', async () => {
+    const t = await setup();
+    await t.upload({ path: 'index.html', content: '<p>home</p>' });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
+    await t.upload({ path: 'img/dot.png', content: png.toString('base64'), encoding: 'base64', content_type: 'image/png' });
+    const home = await t.raw('/s/site-demo/');
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toMatch(/text\/html/);
+    expect(home.headers.get('content-security-policy')).toMatch(/^sandbox /);
+    expect(home.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await home.text()).toBe('<p>home</p>');
+    const etag = home.headers.get('etag')!;
+    expect((await t.raw('/s/site-demo/', { 'if-none-match': etag })).status).toBe(304);
+    const img = await t.raw('/s/site-demo/img/dot.png');
+    expect(Buffer.from(await img.arrayBuffer())).toEqual(png);
+    const redirect = await t.raw('/s/site-demo');
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe('/s/site-demo/');
+    expect((await t.raw('/s/site-demo/missing.html')).status).toBe(404);
+    expect((await t.raw('/s/site-demo/', {}, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('does not serve a private machine to strangers, but to its owner and to share-token holders', async () => {
+    const t = await setup(false);
+    await t.upload({ path: 'index.html', content: 'private page' });
+    expect((await t.raw('/s/site-demo/')).status).toBe(404);
+    const stranger = await mintKey(t.server);
+    expect((await t.raw('/s/site-demo/', { authorization: `Bearer ${stranger.key}` })).status).toBe(404);
+    const own = await t.raw('/s/site-demo/', { authorization: `Bearer ${t.owner.key}` });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('cache-control')).toBe('private, no-store');
+    const share = await t.server.call('POST', '/api/chain/state-machines/site-demo/share/set', { key: t.owner.key, body: {} });
+    expect(share.status).toBe(200);
+    expect((await t.raw(`/s/site-demo/?share_token=${share.body.share_token}`)).status).toBe(200);
+  });
+});
+
+describe('the site proxy /s/{slug}/sdk/core/{op}', () => {
+  it('runs public reads of the machine for anyone, with CORS', async () => {
+    const t = await setup();
+    const state = await t.raw('/s/site-demo/sdk/core/chain.getState');
+    expect(state.status).toBe(200);
+    expect(state.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await state.json()) as any).toMatchObject({ ok: true, slug: 'site-demo' });
+    const activity = await t.raw('/s/site-demo/sdk/core/chain.listActivity?limit=1');
+    expect(((await activity.json()) as any).rows).toHaveLength(1);
+    const preflight = await t.raw('/s/site-demo/sdk/core/chain.appendEvent', {}, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it('refuses operations that are not safe to expose, and unknown ones', async () => {
+    const t = await setup();
+    const refused = await t.raw('/s/site-demo/sdk/core/chain.setMachineStatus', {}, { method: 'POST' });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as any).error.message).toMatch(/not exposed to site pages/);
+    expect((await t.raw('/s/site-demo/sdk/core/chain.issueSitePublishKey', {}, { method: 'POST' })).status).toBe(403);
+    expect((await t.raw('/s/site-demo/sdk/core/nope.nothing')).status).toBe(404);
+    expect((await t.raw('/s/site-demo/sdk/core/chain.getState', {}, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('writes site events with the publish key attached server-side, only while a key is active', async () => {
+    const t = await setup();
+    const post = (body: unknown) =>
+      t.raw('/s/site-demo/sdk/core/chain.appendEvent', { 'content-type': 'application/json' }, { method: 'POST', body: JSON.stringify(body) });
+    const off = await post({ type: 'click', payload: { x: 1 } });
+    expect(off.status).toBe(403);
+    expect(((await off.json()) as any).error.message).toMatch(/no active publish key/);
+    await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    const on = await post({ type: 'click', payload: { x: 1 }, slug: 'someone-else' });
+    expect(on.status).toBe(200);
+    const row = (await t.server.call('GET', '/api/chain/site-demo/activity?limit=1')).body.rows[0];
+    expect(row).toMatchObject({ type: 'site.click', seq: ((await on.json()) as any).seq });
+    await t.server.call('DELETE', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    expect((await post({ type: 'click' })).status).toBe(403);
+  });
+
+  it('hides a private machine from the proxy unless the visitor may read it', async () => {
+    const t = await setup(false);
+    await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    expect((await t.raw('/s/site-demo/sdk/core/chain.getState')).status).toBe(404);
+    const write = await t.raw('/s/site-demo/sdk/core/chain.appendEvent', { 'content-type': 'application/json' }, { method: 'POST', body: '{}' });
+    expect(write.status).toBe(404);
+    expect((await t.raw('/s/site-demo/sdk/core/chain.getState', { authorization: `Bearer ${t.owner.key}` })).status).toBe(200);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { createOrderedRelay } from '../../../src/domain/chain/ordered-relay.js';
+
+/** A log of numbered items 0..n-1 that a test can grow, with the relay reading from it. */
+function harness(initial: number, start: { after: number }) {
+  let size = initial;
+  const pushed: number[] = [];
+  let release!: () => void;
+  const started = new Promise<{ after: number; target: number }>((resolve) => {
+    release = () => resolve({ after: start.after, target: size - 1 });
+  });
+  const relay = createOrderedRelay<number>({
+    seqOf: (n) => n,
+    fetch: async (from, to, limit) => {
+      await new Promise((r) => setTimeout(r, 1));
+      const out: number[] = [];
+      for (let n = from; n <= Math.min(to, size - 1) && out.length < limit; n++) out.push(n);
+      return out;
+    },
+    start: started,
+    push: (n) => pushed.push(n),
+    batch: 3,
+  });
+  const append = () => {
+    const n = size++;
+    relay.offer(n);
+    return n;
+  };
+  /** An item the relay is not told about, as when a live notification was missed. */
+  const appendSilently = () => size++;
+  const idle = () => new Promise((r) => setTimeout(r, 30));
+  return { relay, pushed, release, append, appendSilently, idle };
+}
+
+describe('the ordered relay', () => {
+  it('replays the missed range in batches, then delivers live items in order', async () => {
+    const h = harness(8, { after: 1 });
+    h.release();
+    await h.idle();
+    h.append();
+    h.append();
+    await h.idle();
+    expect(h.pushed).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('does not skip items appended between subscribing and learning the starting point', async () => {
+    const h = harness(3, { after: 4 });
+    h.append();
+    h.append();
+    h.release();
+    await h.idle();
+    expect(h.pushed).toEqual([3, 4]);
+  });
+
+  it('neither repeats nor loses items that arrive while a replay is running', async () => {
+    const h = harness(5, { after: -1 });
+    h.release();
+    for (let i = 0; i < 10; i++) h.append();
+    h.append();
+    await h.idle();
+    h.append();
+    await h.idle();
+    expect(h.pushed).toEqual(Array.from({ length: 17 }, (_, i) => i));
+  });
+
+  it('fills a gap from the store when a live item arrives after items it was not told about', async () => {
+    const h = harness(2, { after: 1 });
+    h.release();
+    await h.idle();
+    h.appendSilently();
+    h.appendSilently();
+    h.append();
+    await h.idle();
+    expect(h.pushed).toEqual([2, 3, 4]);
+  });
+
+  it('drops a hint about an item the store does not hold yet instead of looping', async () => {
+    const h = harness(2, { after: 1 });
+    h.release();
+    await h.idle();
+    h.relay.offer(5);
+    await h.idle();
+    expect(h.pushed).toEqual([]);
+    h.append();
+    await h.idle();
+    expect(h.pushed).toEqual([2]);
+  });
+
+  it('stops delivering once closed', async () => {
+    const h = harness(2, { after: -1 });
+    h.relay.close();
+    h.release();
+    h.append();
+    await h.idle();
+    expect(h.pushed).toEqual([]);
+  });
+});

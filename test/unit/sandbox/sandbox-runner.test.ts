@@ -1,0 +1,159 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBwrapRunner, statusOf } from '../../../src/domain/sandbox/sandbox-runner.js';
+import { utf8Boundary } from '../../../src/domain/sandbox/byte-capture.js';
+
+const runner = createBwrapRunner();
+let hostDir: string;
+
+beforeAll(async () => {
+  hostDir = await mkdtemp(path.join(os.tmpdir(), 'core-sandbox-host-'));
+  await writeFile(path.join(hostDir, 'secret.txt'), 'host secret');
+});
+afterAll(async () => {
+  await rm(hostDir, { recursive: true, force: true });
+});
+
+const run = (code: string, timeoutMs = 3000, stdin?: string) => runner.run({ code, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
+
+describe('the Python sandbox', () => {
+  it('runs code with stdin and reports its output and exit status', async () => {
+    const ok = await run('import sys\nprint(sys.stdin.read().upper())', 3000, 'hello');
+    expect(ok).toMatchObject({ exit_code: 0, reason: 'exit', stdout: 'HELLO\n', stderr: '' });
+    const failed = await run('import sys\nprint("bad", file=sys.stderr)\nsys.exit(3)');
+    expect(failed).toMatchObject({ exit_code: 3, stderr: 'bad\n' });
+    const raised = await run('1/0');
+    expect(raised.exit_code).toBe(1);
+    expect(raised.stderr).toContain('ZeroDivisionError');
+    expect(raised.stderr).toContain('/run/main.py');
+    expect(raised.stderr).not.toContain('<string>');
+  });
+
+  it('cannot open a network socket', async () => {
+    const res = await run('import socket\nsocket.create_connection(("1.1.1.1", 80), timeout=1)');
+    expect(res.exit_code).toBe(1);
+    expect(res.stderr).toMatch(/Network is unreachable|OSError/);
+  });
+
+  it('cannot read /etc/shadow, the host temp dir or the server data dir', async () => {
+    const res = await run(
+      [
+        'import os',
+        'for p in ["/etc/shadow", "/etc/passwd", ' + JSON.stringify(path.join(hostDir, 'secret.txt')) + ', ' + JSON.stringify(process.cwd() + '/package.json') + ']:',
+        '    try:',
+        '        open(p).read(); print("READ", p)',
+        '    except OSError as e:',
+        '        print("denied", type(e).__name__)',
+        'print(sorted(os.listdir("/")))',
+      ].join('\n'),
+    );
+    expect(res.exit_code).toBe(0);
+    expect(res.stdout).not.toContain('READ');
+    expect(res.stdout).toContain("['bin', 'dev', 'lib', 'lib64', 'proc', 'run', 'sbin', 'tmp', 'usr']");
+  });
+
+  it('cannot write outside its private /tmp, which is gone after the run', async () => {
+    const res = await run(
+      [
+        'for p in ["/escape.txt", "/usr/escape.txt", "/run/main.py"]:',
+        '    try:',
+        '        open(p, "w").write("x"); print("WROTE", p)',
+        '    except OSError as e:',
+        '        print("denied", e.errno)',
+        'open("/tmp/inside.txt", "w").write("ok"); print(open("/tmp/inside.txt").read())',
+      ].join('\n'),
+    );
+    expect(res.exit_code).toBe(0);
+    expect(res.stdout).not.toContain('WROTE');
+    expect(res.stdout.trim().endsWith('ok')).toBe(true);
+    expect(await readdir('/')).not.toContain('escape.txt');
+    const again = await run('import os\nprint(os.listdir("/tmp"))');
+    expect(again.stdout).toBe('[]\n');
+  });
+
+  it('stops a fork bomb at the process limit and leaves no process behind', async () => {
+    const marker = `bomb${process.pid}`;
+    const res = await run(
+      [
+        'import ctypes, os',
+        // Names every process of the bomb, so the host can look for survivors by /proc/<pid>/comm.
+        `ctypes.CDLL(None).prctl(15, b"${marker}")`,
+        'n = 0',
+        'while True:',
+        '    try:',
+        '        os.fork(); n += 1',
+        '    except OSError:',
+        '        pass',
+      ].join('\n'),
+      1500,
+    );
+    expect(res.exit_code).toBe(124);
+    expect(res.reason).toBe('timeout');
+    await new Promise((r) => setTimeout(r, 200));
+    const survivors: string[] = [];
+    for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+      const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+      if (comm.trim() === marker) survivors.push(pid);
+    }
+    expect(survivors).toEqual([]);
+  });
+
+  it('kills a growing allocation at the memory limit with 137', async () => {
+    const res = await run('chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))');
+    expect(res.exit_code).toBe(137);
+    expect(res.reason).toBe('memory');
+  });
+
+  it('kills a 2 GB allocation with 137', async () => {
+    const res = await run('x = bytearray(2 * 1024 ** 3)\nprint("allocated")');
+    expect(res.exit_code).toBe(137);
+    expect(res.reason).toBe('memory');
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('memory limit');
+  });
+
+  it('kills code that sleeps past its time limit with 124', async () => {
+    const res = await run('import time\nprint("start", flush=True)\ntime.sleep(10)\nprint("late")', 400);
+    expect(res.exit_code).toBe(124);
+    expect(res.stdout).toBe('start\n');
+    expect(res.stderr).toContain('time limit of 400 ms');
+    expect(res.duration_ms).toBeLessThan(5000);
+  });
+
+  it('truncates a 1 MB print to 64 KB and flags it', async () => {
+    const res = await run('import sys\nsys.stdout.write("x" * 1_000_000)\nsys.stderr.write("é" * 40_000)');
+    expect(res.exit_code).toBe(0);
+    expect(res.stdout.length).toBe(65_536);
+    expect(res.stdout_truncated).toBe(true);
+    expect(Buffer.byteLength(res.stderr)).toBe(65_536);
+    expect(res.stderr_truncated).toBe(true);
+    expect(res.stderr).not.toContain('\ufffd');
+  });
+
+  it('refuses to run when bwrap is missing, naming the package to install', async () => {
+    const missing = createBwrapRunner({ bwrapPath: '/nonexistent/bwrap' });
+    await expect(missing.run({ code: 'print(1)', timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'NOT_IMPLEMENTED',
+      message: expect.stringContaining('bubblewrap'),
+    });
+  });
+});
+
+describe('sandbox exit status mapping', () => {
+  it('reads a kill as the reason the runner recorded, and a signalled child as 128 + N', () => {
+    expect(statusOf(null, 'SIGKILL', 'timeout')).toEqual({ exit_code: 124, reason: 'timeout' });
+    expect(statusOf(152, null, undefined)).toEqual({ exit_code: 124, reason: 'timeout' });
+    expect(statusOf(137, null, undefined)).toEqual({ exit_code: 137, reason: 'memory' });
+    expect(statusOf(2, null, undefined)).toEqual({ exit_code: 2, reason: 'exit' });
+    expect(statusOf(null, 'SIGSEGV', undefined)).toEqual({ exit_code: 139, reason: 'exit' });
+  });
+
+  it('cuts captured bytes on a UTF-8 character boundary', () => {
+    const e = Buffer.from('aé');
+    expect(utf8Boundary(e)).toBe(3);
+    expect(utf8Boundary(e.subarray(0, 2))).toBe(1);
+    expect(utf8Boundary(Buffer.from('€').subarray(0, 2))).toBe(0);
+  });
+});
