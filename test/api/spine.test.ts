@@ -211,5 +211,4 @@ describe('bad input', () => {
       expect(res.status, `${op.method} ${op.path}`).not.toBe(200);
     }
   });
-  });
 });

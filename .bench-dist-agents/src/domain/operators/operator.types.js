@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=operator.types.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=services.js.map
