@@ -12,7 +12,21 @@ export interface Config {
   readOnly: boolean;
   logLevel: LogLevel;
   version: string;
+  /** `CORE_CHAT_UPSTREAM`: base URL of an OpenAI-compatible API (`.../v1`) that answers free chat instead of the local assistant. */
+  chatUpstream: string | undefined;
+  /** `CORE_CHAT_UPSTREAM_KEY`: bearer key sent to that upstream. */
+  chatUpstreamKey: string | undefined;
+  /** `CORE_CREDITS_AUTHORITY=1`: this node is the credits authority and runs `peer/convert`. */
+  creditsAuthority: boolean;
+  /** `CORE_PEER_KEYS`: published peer public keys, inline JSON (an array) or the path of a JSON file. */
+  peerKeys: string | undefined;
+  /** `CORE_LOGIN_MODE`: `email` (default), knowing the e-mail address is enough to log in; `code`, a one-time code from the server log is required too. */
+  loginMode: LoginMode;
+  /** `CORE_PUBLIC_URL`: public base URL of the node (session issuer, discovery URLs); the listening URL when unset. */
+  publicUrl: string | undefined;
 }
+
+export type LoginMode = 'email' | 'code';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -31,6 +45,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(level)) {
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const loginMode = (env.CORE_LOGIN_MODE || 'email').toLowerCase();
+  if (loginMode !== 'email' && loginMode !== 'code') {
+    throw new Error(`CORE_LOGIN_MODE must be "email" or "code", got "${env.CORE_LOGIN_MODE}"`);
+  }
+  const publicUrl = env.CORE_PUBLIC_URL ? publicUrlOf(env.CORE_PUBLIC_URL) : undefined;
   const toolsets = env.CORE_TOOLSETS?.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     port,
@@ -43,5 +62,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readOnly: env.CORE_READ_ONLY === '1' || env.CORE_READ_ONLY === 'true',
     logLevel: level,
     version: API_VERSION,
+    chatUpstream: env.CORE_CHAT_UPSTREAM || undefined,
+    chatUpstreamKey: env.CORE_CHAT_UPSTREAM_KEY || undefined,
+    creditsAuthority: env.CORE_CREDITS_AUTHORITY === '1' || env.CORE_CREDITS_AUTHORITY === 'true',
+    peerKeys: env.CORE_PEER_KEYS || undefined,
+    loginMode,
+    publicUrl,
   };
+}
+
+function publicUrlOf(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`CORE_PUBLIC_URL must be an absolute http(s) URL such as https://core.example.org, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`CORE_PUBLIC_URL must use http or https, got "${value}"`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }

@@ -228,17 +228,27 @@ describe('files', () => {
     const v3 = await write(Buffer.from([0xff, 0x00, 0x01]).toString('base64'), 'base64');
     expect(v3.body.file.version).toBe(3);
     const latest = await server.call('GET', '/api/agent/files/read?path=notes/a/b.md', { key });
-    expect(latest.body).toMatchObject({ version: 3, encoding: 'base64', content: '/wAB' });
+    expect(latest.body).toMatchObject({ version: 3, encoding: 'base64', content_encoding: 'base64', content: '/wAB' });
     const asText = await server.call('GET', '/api/agent/files/read?path=notes/a/b.md&encoding=utf8', { key });
     expect(asText.status).toBe(422);
     const first = await server.call('GET', '/api/agent/files/read?path=notes/a/b.md&version=1', { key });
-    expect(first.body).toMatchObject({ version: 1, content: 'one', encoding: 'utf8' });
+    expect(first.body).toMatchObject({ version: 1, content: 'one', encoding: 'utf8', content_encoding: 'utf8' });
+    const asBase64 = await server.call('GET', '/api/agent/files/read?path=notes/a/b.md&version=1&encoding=base64', { key });
+    expect(asBase64.body).toMatchObject({ encoding: 'utf8', content_encoding: 'base64', content: Buffer.from('one').toString('base64') });
     const history = await server.call('GET', '/api/agent/files/history?path=notes/a/b.md', { key });
     expect(history.body.versions.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
     await server.call('POST', '/api/agent/files/write', { key, body: { path: 'other.txt', content: 'x' } });
     const list = await server.call('GET', '/api/agent/files/list?prefix=notes/', { key });
     expect(list.body.files).toEqual([expect.objectContaining({ path: 'notes/a/b.md', latest_version: 3, bytes: 3 })]);
     expect((await server.call('GET', '/api/agent/files/read?path=missing.txt', { key })).status).toBe(404);
+  });
+
+  it('refuses content over 1 MiB once decoded, whatever the surface', async () => {
+    const { uid } = await mintKey(server);
+    const files = server.core.services.agents.files;
+    await expect(files.write(uid, { path: 'big.bin', content: 'x'.repeat(1024 * 1024 + 1), encoding: 'utf8' })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    await expect(files.write(uid, { path: 'ok.bin', content: Buffer.alloc(1024 * 1024).toString('base64'), encoding: 'base64' })).resolves.toMatchObject({ bytes: 1024 * 1024 });
+    await expect(files.write(uid, { path: 'bad.bin', content: 'not base64!', encoding: 'base64' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
   it('refuses path traversal, absolute paths and control characters', async () => {

@@ -143,12 +143,12 @@ describe('proof.verifyReceipt (POST /api/proof/verify)', () => {
     const { dir, cleanup } = await tempDir();
     try {
       const first = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
-      const solved = await (await fetch(`${first.url}/api/solvers/root-brent/solve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BRENT) })).json();
+      const solved = (await (await fetch(`${first.url}/api/solvers/root-brent/solve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BRENT) })).json()) as { receipt: unknown };
       await first.stop(1000);
       const second = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
       const res = await fetch(`${second.url}/api/proof/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ receipt: solved.receipt, inputs: BRENT.inputs, recompute: true }) });
       expect(res.status).toBe(200);
-      expect((await res.json()).checks).toContain('recompute');
+      expect(((await res.json()) as { checks: string[] }).checks).toContain('recompute');
       await second.stop(1000);
     } finally {
       await cleanup();
@@ -170,7 +170,7 @@ describe('compute.getUsage (GET /api/compute/usage)', () => {
     expect((await server.call('GET', '/api/compute/usage')).status).toBe(401);
   });
 
-  it('counts the caller\'s own solves per solver, not anonymous ones, and cuts at since_tick', async () => {
+  it('counts the caller\'s own solves per solver and computes per operator, not anonymous ones, and cuts at since_tick', async () => {
     const { key, uid } = await mintKey(server);
     await server.call('POST', '/api/solvers/root-brent/solve', { body: BRENT });
     await server.call('POST', '/api/solvers/root-brent/solve', { key, body: BRENT });
@@ -184,6 +184,12 @@ describe('compute.getUsage (GET /api/compute/usage)', () => {
       { kind: 'solver', id: 'root-brent', count: 2 },
       { kind: 'solver', id: 'kepler-equation', count: 1 },
     ]);
+    const computed = await server.call('POST', '/api/compute', { key, body: { operators: ['NM19'], inputs: { m: 1, a: 2 } } });
+    if (computed.status === 200) {
+      const both = await server.call('GET', '/api/compute/usage', { key });
+      expect(both.body).toMatchObject({ solves: 3, computes: 1, total: 4 });
+      expect(both.body.by_target).toEqual(expect.arrayContaining([{ kind: 'operator', id: 'NM19', count: 1 }, { kind: 'operator', id: 'KO42', count: 1 }]));
+    }
     const later = await server.call('GET', `/api/compute/usage?since_tick=${server.core.clock.tick() + 10}`, { key });
     expect(later.body).toMatchObject({ solves: 0, total: 0, last_at: null });
   });

@@ -97,6 +97,7 @@ export const agentFilesTool = defineTool({
         ok: z.literal(true),
         ...FileVersion.shape,
         content: z.string(),
+        content_encoding: FileEncoding.describe('How `content` is encoded: the `encoding` asked for, else the one it was written with'),
       }),
       idempotent: true,
       handler: async ({ uid, slug, path, version, encoding }, { caller, services }) => {

@@ -33,6 +33,7 @@ export const tallyTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: MintRateAnswer,
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.getMintRate(input.slug, caller),
     }),
     defineAction({
       id: 'tally.setMintRate',
@@ -46,6 +47,7 @@ export const tallyTool = defineTool({
       input: z.object({ slug: MachineSlug, mint_rate_per_tick: MintRate }),
       output: MintRateAnswer,
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.setMintRate(input.slug, input.mint_rate_per_tick, caller),
     }),
     defineAction({
       id: 'tally.getSupply',
@@ -67,6 +69,7 @@ export const tallyTool = defineTool({
         as_of_tick: Tick,
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.supply(input.slug, caller),
     }),
     defineAction({
       id: 'tally.getTokenInfo',
@@ -79,6 +82,7 @@ export const tallyTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), token: TokenInfo }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.tokenInfo(input.slug, caller),
     }),
     defineAction({
       id: 'tally.getToken',
@@ -91,6 +95,7 @@ export const tallyTool = defineTool({
       input: z.object({ slug: MachineSlug, tokenId: z.string().min(1).max(128).describe('Id of an issued token') }),
       output: z.object({ ok: z.literal(true), token: TallyToken }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.getToken(input.slug, input.tokenId, caller),
     }),
     defineAction({
       id: 'tally.listTokens',
@@ -103,6 +108,7 @@ export const tallyTool = defineTool({
       input: z.object({ slug: MachineSlug, limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), tokens: z.array(TallyToken), next_cursor: z.string().nullable() }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.listTokens(input.slug, caller, input),
     }),
     defineAction({
       id: 'tally.verifyToken',
@@ -126,6 +132,7 @@ export const tallyTool = defineTool({
         reason: z.string().nullable().describe('Why the token is invalid; null when valid'),
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.verify(input.slug, input, caller),
     }),
     defineAction({
       id: 'tally.createGenesis',
@@ -148,6 +155,7 @@ export const tallyTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), token: TokenInfo }),
       destructive: true,
+      handler: async ({ slug, ...token }, { services, caller }) => services.tally.genesis(slug, token, caller),
     }),
     defineAction({
       id: 'tally.getAvatar',
@@ -166,6 +174,7 @@ export const tallyTool = defineTool({
         data: Base64.describe('The image bytes, base64'),
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.getAvatar(input.slug, caller),
     }),
     defineAction({
       id: 'tally.uploadAvatar',
@@ -190,6 +199,7 @@ export const tallyTool = defineTool({
         encrypted: z.literal(true),
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.tally.uploadAvatar(input.slug, input, caller),
     }),
   ],
 });

@@ -38,7 +38,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export interface FilesService {
   /** Adds a version (earlier ones are kept); the path is normalised first. */
   write(uid: string, input: { path: string; content: string; encoding: FileEncoding }): Promise<FileVersionView>;
-  read(uid: string, input: { path: string; version?: number; encoding?: FileEncoding }): Promise<FileVersionView & { content: string }>;
+  read(uid: string, input: { path: string; version?: number; encoding?: FileEncoding }): Promise<FileVersionView & { content: string; content_encoding: FileEncoding }>;
   list(uid: string, input: { prefix?: string; limit: number; cursor?: string }): Promise<{ files: Array<{ path: string; latest_version: number; bytes: number; sha256: string; updated_at: string }>; next_cursor: string | null }>;
   history(uid: string, input: { path: string; limit: number; cursor?: string }): Promise<{ path: string; versions: FileVersionView[]; next_cursor: string | null }>;
 }
@@ -104,7 +104,7 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
       }
       const content = await blobs.get(uid, { seq: stored.blob_seq, sha256: stored.sha256 });
       const encoding = input.encoding ?? stored.encoding;
-      return { ...viewOf(path, stored), encoding, content: encode(content, encoding, path) };
+      return { ...viewOf(path, stored), content: encode(content, encoding, path), content_encoding: encoding };
     },
 
     async list(uid, input) {

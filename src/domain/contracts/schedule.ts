@@ -1,6 +1,6 @@
 import { evaluateCondition } from './condition.js';
 import type { ContractRecord, Runtime, TransitionSpec, TriggerSpec } from './contract.types.js';
-import { collapse, isTimeTrigger, nextDue, oneShotTick, transitionKey } from './triggers.js';
+import { collapse, isTimeTrigger, nextDue, transitionKey } from './triggers.js';
 
 /** A scheduled transition of the current state and the tick it is due. */
 export interface DueFire {
@@ -66,7 +66,7 @@ export function predictFires(record: ContractRecord, runtime: Runtime, count: nu
     if (!next) break;
     const { fireDue } = collapse(next.trigger, next.due, Math.max(nowTick, next.due));
     fires.push({ tick_number: fireDue, trigger_kind: next.trigger.kind, from: next.transition.from, to: next.transition.to, index: next.index });
-    sim.watermarks[next.key] = next.trigger.kind === 'one_shot' ? oneShotTick(next.trigger) : fireDue;
+    sim.watermarks[next.key] = fireDue;
     const condition = next.transition.condition;
     const passes = condition === undefined || (() => {
       const outcome = evaluateCondition(condition, input);

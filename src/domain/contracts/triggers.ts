@@ -8,6 +8,7 @@ import type { TransitionSpec, TriggerSpec } from './contract.types.js';
  * cron occurrences) is due at the first tick that starts at or after it, so a fire is never early and
  * at most one tick late. Recurring and cron schedules count from a base tick: the latest of when the
  * contract entered its state, its anchor (create, edit, rollback, resume) and the last due tick fired.
+ * A one_shot is due at its time, or on arrival when that time passed before its state was entered.
  */
 
 const TIME_KINDS = new Set(['one_shot', 'every', 'recurring', 'cron']);
@@ -68,11 +69,12 @@ export interface DueBasis {
 
 /** The next due tick of a scheduled trigger, or undefined when it will not fire again. */
 export function nextDue(t: TriggerSpec, basis: DueBasis): number | undefined {
+  const base = Math.max(basis.entered_tick, basis.anchor_tick, basis.watermark ?? -Infinity);
   if (t.kind === 'one_shot') {
     const at = oneShotTick(t);
-    return basis.watermark !== undefined && basis.watermark >= at ? undefined : at;
+    // A one_shot whose time passed before its state was entered (or the contract resumed) is due on arrival.
+    return basis.watermark !== undefined && basis.watermark >= at ? undefined : Math.max(at, basis.entered_tick, basis.anchor_tick);
   }
-  const base = Math.max(basis.entered_tick, basis.anchor_tick, basis.watermark ?? -Infinity);
   if (t.kind === 'cron') return cronNextTick(t.cron!, base);
   return base + t.every_ticks!;
 }

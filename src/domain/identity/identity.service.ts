@@ -2,6 +2,8 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../../registry/types.js';
 import { hashKey, looksLikeKey, newKeyId, newRawKey, newUid } from './keys.js';
+import { sha256Hex } from '../../lib/hash.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 
 /** A stored key: the raw value is never kept, only its SHA-256. */
 export interface KeyRecord {
@@ -66,6 +68,25 @@ export interface IdentityService {
   isUser(uid: string): Promise<boolean>;
   /** The caller a raw key stands for, or undefined when it is unknown, revoked or expired. */
   resolveKey(raw: string): Promise<Caller | undefined>;
+  /**
+   * The uid an e-mail address signs in as, creating the identity on first use. The address is kept
+   * only as the SHA-256 of its normalised form (`user-emails`), so the users file holds no address.
+   */
+  userForEmail(email: string): Promise<{ uid: string; created: boolean }>;
+}
+
+/** Index from the SHA-256 of a normalised e-mail address to its uid (collection `user-emails`). */
+export interface EmailIndexRecord {
+  email_hash: string;
+  uid: string;
+  created_at: string;
+}
+
+export const USER_EMAILS = 'user-emails';
+
+/** Trimmed and lower-cased: addresses are matched case-insensitively, as users type them. */
+export function emailHash(email: string): string {
+  return sha256Hex(`core-email|${email.trim().toLowerCase()}`);
 }
 
 export const KEYS = 'keys';
@@ -170,6 +191,22 @@ export function createIdentityService(deps: { store: Store; clock: Clock }): Ide
 
     async isUser(uid) {
       return (await store.docs.get<UserRecord>(USERS, uid)) !== undefined;
+    },
+
+    async userForEmail(email) {
+      const id = emailHash(email);
+      const known = await store.docs.get<EmailIndexRecord>(USER_EMAILS, id);
+      if (known) return { uid: known.uid, created: false };
+      const uid = newUid();
+      try {
+        // The index entry is written first: of two concurrent first logins, one wins and both get its uid.
+        await store.docs.insert<EmailIndexRecord>(USER_EMAILS, id, { email_hash: id, uid, created_at: iso() });
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        return { uid: (await store.docs.get<EmailIndexRecord>(USER_EMAILS, id))!.uid, created: false };
+      }
+      await store.docs.insert<UserRecord>(USERS, uid, { uid, created_at: iso(), created_tick: clock.tick() });
+      return { uid, created: true };
     },
 
     async resolveKey(raw) {

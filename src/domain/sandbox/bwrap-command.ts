@@ -29,10 +29,13 @@ export const MAIN_PATH = '/run/main.py';
 export const SANDBOX_UID = 65534;
 
 /**
- * Runs before the code, as `python3 -I -c BOOT`. An uncaught MemoryError (the RLIMIT_AS limit was hit)
- * becomes a SIGKILL of the process, so the run reports 137 "killed for memory" instead of exit 1; every
- * other uncaught exception prints its usual traceback minus this bootstrap's own frame. The code runs in
- * fresh globals as `__main__`, compiled from the mounted file so tracebacks show its lines.
+ * Runs before the code, as `python3 -I -S -c BOOT`. `-S` skips the `site` module: about 4 ms of the
+ * ~14 ms a run costs here, and host-installed third-party packages stay out (standard library only);
+ * `exit` and `quit`, which `site` would define, are provided here. An uncaught MemoryError (the
+ * RLIMIT_AS limit was hit) becomes a SIGKILL of the process, so the run reports 137 "killed for
+ * memory" instead of exit 1; every other uncaught exception prints its usual traceback minus this
+ * bootstrap's own frame. The code runs in fresh globals as `__main__`, compiled from the mounted file
+ * so tracebacks show its lines.
  */
 export const BOOT = [
   'import os, sys',
@@ -48,6 +51,9 @@ export const BOOT = [
   '            _k(_p(), 9)',
   '    _e(t, v, tb)',
   'sys.excepthook = _hook',
+  'import builtins',
+  'builtins.exit = builtins.quit = sys.exit',
+  'del builtins',
   `sys.argv = [${JSON.stringify(MAIN_PATH)}]`,
   `with open(${JSON.stringify(MAIN_PATH)}, "rb") as _f:`,
   `    _c = compile(_f.read(), ${JSON.stringify(MAIN_PATH)}, "exec")`,
@@ -99,6 +105,7 @@ export function bwrapArgs(limits: SandboxLimits, cpuSeconds: number): string[] {
     '--',
     PYTHON,
     '-I',
+    '-S',
     '-c',
     BOOT,
   ];

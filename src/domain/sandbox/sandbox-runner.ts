@@ -108,7 +108,7 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
         clearTimeout(timer);
         clearTimeout(grace);
         const { exit_code, reason } = statusOf(exit?.code ?? null, exit?.signal ?? null, killedFor);
-        const note = reason === 'timeout' ? `\n[sandbox] time limit of ${request.timeoutMs} ms exceeded; the run was killed\n` : '';
+        const note = reason === 'timeout' ? `\n[sandbox] time limit of ${request.timeoutMs} ms (wall or CPU) exceeded; the run was killed\n` : '';
         const stderr = withNote(err, note, cap);
         resolve({
           exit_code,
@@ -141,16 +141,17 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
     });
   }
 
+  // Only success is cached: a failed check is made again on the next call (after an install, say).
+  const ready = (): Promise<void> =>
+    (readiness ??= probe().catch((error: unknown) => {
+      readiness = undefined;
+      throw error;
+    }));
+
   return {
-    ready() {
-      readiness ??= probe().catch((error: unknown) => {
-        readiness = undefined;
-        throw error;
-      });
-      return readiness;
-    },
+    ready,
     async run(request) {
-      await this.ready();
+      await ready();
       const release = await slots.acquire();
       try {
         return await spawnRun(request);

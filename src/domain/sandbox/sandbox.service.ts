@@ -154,6 +154,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
           started_ms: startedMs,
           started_at: new Date(startedMs).toISOString(),
         }));
+        // The row now carries the charge: drop the reservation so the quota below counts the run once.
         release(uid, runId);
         const nowMs = clock.now();
         return { ...viewOf(row), quota: quotaView(await charges(uid, nowMs), nowMs) };

@@ -24,6 +24,8 @@ describe('the Python sandbox', () => {
     expect(ok).toMatchObject({ exit_code: 0, reason: 'exit', stdout: 'HELLO\n', stderr: '' });
     const failed = await run('import sys\nprint("bad", file=sys.stderr)\nsys.exit(3)');
     expect(failed).toMatchObject({ exit_code: 3, stderr: 'bad\n' });
+    expect(await run('exit(4)')).toMatchObject({ exit_code: 4, stderr: '' });
+    expect(await run('import json, hashlib, math\nprint(__name__, json.dumps([math.pi > 3]))')).toMatchObject({ stdout: '__main__ [true]\n' });
     const raised = await run('1/0');
     expect(raised.exit_code).toBe(1);
     expect(raised.stderr).toContain('ZeroDivisionError');

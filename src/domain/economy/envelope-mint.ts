@@ -1,0 +1,137 @@
+import type { Clock } from '../../lib/clock.js';
+import type { Caller } from '../../registry/types.js';
+import type { Store } from '../../storage/port.js';
+import type { ChainService } from '../chain/chain.service.js';
+import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import type { MachinesService } from '../chain/machines.service.js';
+import type { NodeKeys } from '../identity/node-keys.js';
+import { hasRole } from '../identity/roles.js';
+import {
+  TALLY_TOKENS,
+  envelopeHash,
+  envelopeId,
+  remainingAt,
+  tallyStream,
+  type EnvelopeRow,
+  type EnvelopeSource,
+  type TokenRecord,
+} from './tally-token.js';
+
+export interface MintRequest {
+  /** Machine whose supply the envelope draws on; when absent it is derived from the caller (see `mintEnvelope`). */
+  slug?: string | undefined;
+  caller: Caller;
+  kind: EnvelopeSource;
+  /** SHA-256 (hex) of the result the envelope stands for, e.g. a receipt's `output_sha256`. */
+  resultDigest: string;
+  value: number;
+}
+
+export type MintSkipReason = 'no_machine' | 'no_token' | 'machine_inactive' | 'supply_exhausted' | 'no_value' | 'error';
+
+export type MintOutcome =
+  | { minted: true; envelope: EnvelopeRow; tokens_remaining: number }
+  | { minted: false; reason: MintSkipReason; machine_slug: string | null };
+
+export class SupplyExhausted extends Error {}
+
+export interface EnvelopeMinterDeps {
+  store: Store;
+  clock: Clock;
+  chain: ChainService;
+  machines: MachinesService;
+  nodeKeys: NodeKeys;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Mints envelopes. Never throws: a result is never refused because its envelope could not be minted
+ * (the outcome says why not), so call sites need no error handling.
+ */
+export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintRequest) => Promise<MintOutcome> {
+  const { store, clock, chain, machines, nodeKeys } = deps;
+
+  /**
+   * The machine an envelope without an explicit slug belongs to: the machine of a machine or
+   * developer key (when the key has at least the operator role there); for a user key, the caller's
+   * oldest active machine that has a token; otherwise none (anonymous callers, users without a
+   * machine or a token), and no envelope is minted.
+   */
+  async function machineFor(caller: Caller): Promise<string | undefined> {
+    if (caller.uid === null) return undefined;
+    if (caller.machine !== undefined) {
+      const role = await machines.roleOf(caller.machine, caller);
+      return role !== undefined && hasRole(role, 'operator') ? caller.machine : undefined;
+    }
+    const owned = await store.docs.list<MachineRecord>(MACHINES, (m) => m.owner_uid === caller.uid && m.status === 'active');
+    owned.sort((a, b) => a.genesis_tick - b.genesis_tick || (a.slug < b.slug ? -1 : 1));
+    for (const m of owned) if (await store.docs.get(TALLY_TOKENS, m.slug)) return m.slug;
+    return undefined;
+  }
+
+  async function mint(req: MintRequest): Promise<MintOutcome> {
+    const slug = req.slug ?? (await machineFor(req.caller));
+    if (slug === undefined) return { minted: false, reason: 'no_machine', machine_slug: null };
+    if (!(req.value > 0) || !Number.isFinite(req.value)) return { minted: false, reason: 'no_value', machine_slug: slug };
+    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+    if (!machine) return { minted: false, reason: 'no_machine', machine_slug: null };
+    if (machine.status !== 'active') return { minted: false, reason: 'machine_inactive', machine_slug: slug };
+    const token = await store.docs.get<TokenRecord>(TALLY_TOKENS, slug);
+    if (!token) return { minted: false, reason: 'no_token', machine_slug: slug };
+    let remaining = 0;
+    let envelope: EnvelopeRow;
+    try {
+      envelope = await store.logs.append<EnvelopeRow>(tallyStream(slug), (head, seq) => {
+        // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
+        const tick = Math.max(clock.tick(), head?.tick ?? token.genesis_tick);
+        const minted = head?.minted_total ?? 0;
+        const available = remainingAt(token, minted, tick);
+        if (req.value > available) throw new SupplyExhausted();
+        remaining = available - req.value;
+        const fields = {
+          token_id: envelopeId(slug, seq),
+          machine_slug: slug,
+          tick,
+          value: req.value,
+          source: req.kind,
+          result_digest: req.resultDigest.toLowerCase(),
+          issued_to: req.caller.uid,
+        };
+        const token_hash = envelopeHash(fields);
+        return {
+          type: 'envelope',
+          ...fields,
+          token_hash,
+          signature: nodeKeys.sign(token_hash),
+          minted_total: minted + req.value,
+          created_at: new Date(clock.now()).toISOString(),
+        };
+      });
+    } catch (err) {
+      if (err instanceof SupplyExhausted) return { minted: false, reason: 'supply_exhausted', machine_slug: slug };
+      deps.onError?.(err);
+      return { minted: false, reason: 'error', machine_slug: slug };
+    }
+    try {
+      await chain.append(machine, {
+        type: 'tally.minted',
+        actor_uid: req.caller.uid,
+        transition_id: envelope.token_id,
+        payload_digest: envelope.token_hash,
+      });
+    } catch (err) {
+      // The envelope stands on its own signature; a missing audit row is logged, not undone.
+      deps.onError?.(err);
+    }
+    return { minted: true, envelope, tokens_remaining: remaining };
+  }
+
+  return async (req) => {
+    try {
+      return await mint(req);
+    } catch (err) {
+      deps.onError?.(err);
+      return { minted: false, reason: 'error', machine_slug: req.slug ?? null };
+    }
+  };
+}

@@ -1,0 +1,28 @@
+/** Name of the portal session cookie. */
+export const SESSION_COOKIE = 'core_session';
+
+const NEEDLE = `${SESSION_COOKIE}=`;
+
+/**
+ * The session token in a `Cookie` header, or undefined. Looks for the name first, so requests
+ * without a session cookie pay one substring search.
+ */
+export function sessionCookieFrom(header: string | undefined): string | undefined {
+  if (!header || !header.includes(NEEDLE)) return undefined;
+  for (const part of header.split(';')) {
+    const trimmed = part.trim();
+    if (trimmed.startsWith(NEEDLE)) {
+      const value = trimmed.slice(NEEDLE.length);
+      return value === '' ? undefined : value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A `Set-Cookie` value for a session: HttpOnly (page scripts never read it), SameSite=Lax (not sent
+ * on cross-site POSTs), Path=/, expiring with the token, Secure when the node is served over https.
+ */
+export function sessionSetCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${NEEDLE}${token}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
+import type { Store } from '../../storage/port.js';
+
+/** An authorization code waiting for its exchange (collection `sso-codes`, id = SHA-256 of the code). */
+interface SsoCodeRecord {
+  code_hash: string;
+  uid: string;
+  state: string;
+  redirect_uri: string;
+  /** PKCE S256 challenge, when the client sent one. */
+  code_challenge: string | null;
+  expires_ms: number;
+}
+
+const SSO_CODES = 'sso-codes';
+/** Codes are exchanged within seconds by a browser; a minute leaves room and little window. */
+export const SSO_CODE_TTL_MS = 60 * 1000;
+
+export interface SsoGrant {
+  uid: string;
+  redirect_uri: string;
+}
+
+/** Why an exchange was refused; every refusal has already consumed the code. */
+export type SsoRefusal = 'unknown_code' | 'expired' | 'state_mismatch' | 'verifier_required' | 'verifier_mismatch';
+
+export interface SsoCodes {
+  issue(input: { uid: string; state: string; redirect_uri: string; code_challenge: string | null }, nowMs: number): Promise<{ code: string; expires_ms: number }>;
+  /** Consumes the code (single use whatever the outcome) and returns its grant, or why it was refused. */
+  exchange(input: { code: string; state: string; code_verifier?: string | undefined }, nowMs: number): Promise<SsoGrant | SsoRefusal>;
+}
+
+/** The PKCE S256 challenge of a verifier: base64url(SHA-256(verifier)). */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
+
+export function createSsoCodes(store: Store): SsoCodes {
+  async function sweep(nowMs: number) {
+    const stale = await store.docs.list<SsoCodeRecord>(SSO_CODES, (r) => r.expires_ms <= nowMs);
+    for (const record of stale) await store.docs.delete(SSO_CODES, record.code_hash);
+  }
+
+  return {
+    async issue(input, nowMs) {
+      await sweep(nowMs);
+      const code = `ac_${randomToken(40)}`;
+      const record: SsoCodeRecord = { code_hash: sha256Hex(code), ...input, expires_ms: nowMs + SSO_CODE_TTL_MS };
+      await store.docs.insert(SSO_CODES, record.code_hash, record);
+      return { code, expires_ms: record.expires_ms };
+    },
+
+    async exchange(input, nowMs) {
+      const id = sha256Hex(input.code);
+      const record = await store.docs.get<SsoCodeRecord>(SSO_CODES, id);
+      // Of two concurrent exchanges only the one whose delete removed the record goes on.
+      if (!record || !(await store.docs.delete(SSO_CODES, id))) return 'unknown_code';
+      if (record.expires_ms <= nowMs) return 'expired';
+      if (!sameDigest(sha256Hex(record.state), sha256Hex(input.state))) return 'state_mismatch';
+      if (record.code_challenge !== null) {
+        if (input.code_verifier === undefined) return 'verifier_required';
+        if (!sameDigest(sha256Hex(pkceChallenge(input.code_verifier)), sha256Hex(record.code_challenge))) return 'verifier_mismatch';
+      }
+      return { uid: record.uid, redirect_uri: record.redirect_uri };
+    },
+  };
+}
