@@ -3,7 +3,7 @@
 // tick to the moment its transition row was built (`created_at`); a missed fire is a due tick in the
 // window that no row covers, or one collapsed into a later fire (`skipped`). Contracts are created over
 // HTTP, then the server runs untouched; the rows are read back from the log file after it stops.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 
@@ -57,10 +57,14 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60 } = {}) 
     }
     await stop(child);
 
-    const file = path.join(dataDir, 'logs', `${encodeURIComponent(`contracts/${slug}/transitions`).replace(/%[0-9A-F]{2}|[A-Z.!~*'()]/g, (m) => (m.length === 3 ? m : `%${m.charCodeAt(0).toString(16).toUpperCase()}`))}.jsonl`);
-    const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = readLog(dataDir, `contracts/${slug}/transitions`);
     const inWindow = rows.filter((r) => r.due_tick >= firstTick && r.due_tick <= lastTick);
     const lags = inWindow.map((r) => Date.parse(r.created_at) - r.due_tick * TICK_MS);
+    // The audit row is the last durable step of a fire: its created_at is stamped under the chain's lock.
+    const dueOf = new Map(inWindow.map((r) => [r.id, r.due_tick]));
+    const auditLags = readLog(dataDir, `chain/${slug}`)
+      .filter((r) => r.type === 'contract.transition' && dueOf.has(r.transition_id))
+      .map((r) => Date.parse(r.created_at) - dueOf.get(r.transition_id) * TICK_MS);
     const tickLags = inWindow.map((r) => r.tick_number - r.due_tick);
     const expected = contracts * (lastTick - firstTick + 1);
     const covered = new Set(inWindow.map((r) => `${r.contract_id}:${r.due_tick}`)).size;
@@ -81,10 +85,23 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60 } = {}) 
         p99: Math.round(percentile(lags, 99)),
         max: Math.round(Math.max(...lags)),
       },
+      audit_row_lag_ms: {
+        p50: Math.round(percentile(auditLags, 50)),
+        p99: Math.round(percentile(auditLags, 99)),
+        max: Math.round(Math.max(...auditLags)),
+      },
       fired_in_due_tick: +(tickLags.filter((d) => d === 0).length / Math.max(1, tickLags.length)).toFixed(4),
       rss_mib: { min: Math.min(...rss), max: Math.max(...rss) },
     };
   } finally {
     if (child.exitCode === null) await stop(child);
+    // A 60 s run leaves about 200 MB of logs behind.
+    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Rows of a log stream, read from its JSON-lines file (file names encoded as the lowdb adapter does). */
+function readLog(dataDir, stream) {
+  const encoded = encodeURIComponent(stream).replace(/%[0-9A-F]{2}|[A-Z.!~*'()]/g, (m) => (m.length === 3 ? m : `%${m.charCodeAt(0).toString(16).toUpperCase()}`));
+  return readFileSync(path.join(dataDir, 'logs', `${encoded}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }

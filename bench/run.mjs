@@ -6,6 +6,7 @@ import { solverTimings, solveThroughput } from './solvers.mjs';
 import { chainAppends } from './chain.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
 import { operatorsBench } from './operators.mjs';
+import { contractsFireLag } from './contracts.mjs';
 
 const suites = {
   chain: () => chainAppends(),
@@ -19,6 +20,7 @@ const suites = {
     return { print_1_api_vs_bare_spawn: await sandboxOverhead() };
   },
   operators: () => operatorsBench(),
+  contracts: () => contractsFireLag(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

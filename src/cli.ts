@@ -14,6 +14,8 @@ Commands:
   mcp                 MCP over stdio (CORE_API_KEY is the caller's key); logs go to stderr
   catalog [--check]   write the generated catalog/ files, or with --check fail if they drifted
   verify FILE...      check a seal or an exported chain offline (verify --help for details); exit 0 or 1
+  verify-manifest FILE --key KEYFILE [--since VERSION]
+                      check a signed update manifest against a pinned node key and list what changed
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       return catalog(rest.includes('--check'), rest.find((a) => !a.startsWith('--')) ?? 'catalog');
     case 'verify':
       return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
+    case 'verify-manifest':
+      return (await import('./manifest-command.js')).runVerifyManifest(rest, (text) => process.stdout.write(text));
     case undefined:
     case 'help':
     case '--help':

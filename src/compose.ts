@@ -43,6 +43,25 @@ import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
+import { createNodeAudit } from './domain/economy/node-audit.js';
+import { createTallyService } from './domain/economy/tally.service.js';
+import { createCreditsService } from './domain/economy/credits.service.js';
+import { createContributeService } from './domain/economy/contribute.service.js';
+import { loadPeerKeys } from './domain/economy/peer-keys.js';
+import { createCommunityOperatorsService } from './domain/community/community.service.js';
+import { createChatService } from './domain/chat/chat.service.js';
+import { createChatSources } from './domain/chat/chat-sources.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from './config.js';
+import { packageRoot } from './lib/paths.js';
+import { createSessionsService } from './domain/sessions/sessions.service.js';
+import { createManifestService } from './domain/manifest/manifest.service.js';
+import { createGeneralService } from './domain/general/general.service.js';
+import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
+import { createCdnSitesService, SITES as CDN_SITES } from './domain/edge/cdn-sites.service.js';
+import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 
 /** The core shared by every surface: one registry, one pipeline, one set of services. */
 export interface Core {
@@ -130,7 +149,35 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     receipts: () => (services as Partial<Services>).receipts,
     onError: (err) => log.error('contract work failed', { err }),
   });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts };
+  const nodeAudit = createNodeAudit({ store, clock });
+  const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }) });
+  const credits = createCreditsService({ store, clock, identity, audit: nodeAudit, peerKeys: loadPeerKeys(config.peerKeys), authority: config.creditsAuthority });
+  const contribute = createContributeService({ store, clock, ledger: tally.ledger, audit: nodeAudit });
+  const communityOperators = createCommunityOperatorsService({ store, clock, operators, ledger: tally.ledger, audit: nodeAudit, onError: (err) => log.error('community operator step failed', { err }) });
+  const chat = createChatService({
+    store,
+    clock,
+    sources: createChatSources({ platform: () => platform, operators }),
+    upstream: config.chatUpstream ? { url: config.chatUpstream, key: config.chatUpstreamKey } : undefined,
+    onUpstreamError: (err) => log.warn('chat upstream failed; the local assistant answered', { err }),
+  });
+  const sessions = createSessionsService({
+    store, clock, nodeKeys, identity, log,
+    mode: config.loginMode,
+    publicUrl: config.publicUrl,
+    defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+  });
+  const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
+  const general = createGeneralService({ store, clock, chain, machines, openThrowawayCore });
+  const cdnTraffic = createCdnTraffic({
+    store, clock,
+    trackedSlugs: async () => (await store.docs.list<{ machine_slug: string }>(CDN_SITES)).map((s) => s.machine_slug),
+    onError: (err) => log.error('CDN request counts not saved', { err }),
+  });
+  const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
+  const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edgeDomain: () => edgeDomain });
+  const threatFeed = createThreatFeedService({ store, clock, chain, machines, contracts: () => (services as Partial<Services>).contracts });
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,
@@ -142,6 +189,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   checkpoints.start();
   anchors.start();
   await contracts.start();
+  await cdnTraffic.start();
+  await communityOperators.start();
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
   const mcpContent = createMcpContent();
   mcpContent.addResources(() => catalogResources(registry!, platform));
@@ -163,9 +212,25 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       streams.stop();
       await Promise.all([checkpoints.stop(), anchors.stop()]);
       await contracts.stop();
+      await cdnTraffic.stop();
       await store.close();
     })()),
   };
+}
+
+/**
+ * A core for the self-check: default settings (no environment: no upstreams, no database), a
+ * temporary data directory and a silent log; `close` removes the directory.
+ */
+async function openThrowawayCore(): Promise<Core> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'core-self-check-'));
+  try {
+    const core = await createCore({ config: loadConfig({ CORE_DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '0' }), log: createLogger('silent') });
+    return { ...core, close: async () => { await core.close(); await rm(dir, { recursive: true, force: true }); } };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 function createStoreFor(config: Config, log: Logger): Store {

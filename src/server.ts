@@ -22,6 +22,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     log: core.log,
     mcp: createMcpHttpHandler(core.surface, core.config.version),
     site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline }),
+    onSiteRequest: core.services.cdnTraffic.record,
   });
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;
@@ -35,6 +36,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  core.services.sessions.useListenUrl(url);
   core.log.info('listening', { url, backend: core.store.backend, data_dir: core.config.dataDir });
 
   let stopping: Promise<void> | undefined;

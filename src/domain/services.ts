@@ -29,6 +29,17 @@ import type { UsageService } from './usage/usage.service.js';
 import type { KernelService } from './kernel/kernel.service.js';
 import type { CompressionService } from './compression/compression.service.js';
 import type { ContractsService } from './contracts/contracts-area.service.js';
+import type { TallyService } from './economy/tally.service.js';
+import type { CreditsService } from './economy/credits.service.js';
+import type { ContributeService } from './economy/contribute.service.js';
+import type { CommunityOperatorsService } from './community/community.service.js';
+import type { ChatService } from './chat/chat.service.js';
+import type { SessionsService } from './sessions/sessions.service.js';
+import type { ManifestService } from './manifest/manifest.service.js';
+import type { GeneralService } from './general/general.service.js';
+import type { ThreatFeedService } from './edge/threat-feed.service.js';
+import type { CdnSitesService } from './edge/cdn-sites.service.js';
+import type { CdnTraffic } from './edge/cdn-traffic.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
  * domain code imports neither Express nor the MCP SDK.
@@ -88,4 +99,26 @@ export interface Services {
   compression: CompressionService;
   /** State contracts: definitions, the engine and scheduler, versions, proofs, streams and the public directory. */
   contracts: ContractsService;
+  /** Machine tokens: genesis, mint rate, supply, envelopes (minted by solves, computes and fires) and their locks. */
+  tally: TallyService;
+  /** Compute credits: daily claim, conversion into the wallet, Ed25519-signed peer calls. */
+  credits: CreditsService;
+  /** Contribution seats: bonds, heartbeats, modes, census and policy. */
+  contribute: ContributeService;
+  /** Community operator proposals, votes by staked envelopes, and promotion into the registry. */
+  communityOperators: CommunityOperatorsService;
+  /** Free chat: the grounded local assistant (or a configured upstream) and its daily quota. */
+  chat: ChatService;
+  /** Portal sessions (JWT cookies signed by the node key), the SSO round trip and OIDC discovery. */
+  sessions: SessionsService;
+  /** The signed update manifest of the node's artifacts (catalog and resources). */
+  updateManifest: ManifestService;
+  /** Contact messages, tracked app events and the self-check behind the conformance badge. */
+  general: GeneralService;
+  /** Threat-feed devices, scored claims, threat lists and the mesh of following machines. */
+  threatFeed: ThreatFeedService;
+  /** CDN sites of machines: hostnames, edge rules, purges and analytics. */
+  cdnSites: CdnSitesService;
+  /** Request counts of machine pages under `/s/` (CDN analytics) and the purgeable cache index. */
+  cdnTraffic: CdnTraffic;
 }

@@ -1,12 +1,16 @@
 import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
 import { ANONYMOUS, type Caller } from '../registry/types.js';
+import { KEY_PREFIX } from '../domain/identity/keys.js';
+import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 
 /** Credentials as a transport found them; the pipeline alone decides what they are worth. */
 export interface Credentials {
   /** Raw bearer token, without the `Bearer ` prefix. */
   bearer?: string;
   shareToken?: string;
+  /** Portal session token from the session cookie. */
+  session?: string;
 }
 
 /** Parses an `Authorization` header value; anything but a well-formed bearer token yields undefined. */
@@ -18,13 +22,20 @@ export function bearerFrom(header: string | undefined): string | undefined {
 
 /**
  * Resolves credentials to a caller. No credential gives the anonymous caller; a credential that is
- * present but unknown, revoked or expired is refused outright, whatever the operation.
+ * present but unknown, revoked or expired is refused outright, whatever the operation. A bearer value
+ * may be a key or a session JWT; a session cookie counts only when no bearer value is sent.
  */
 export async function authenticate(services: Services, creds: Credentials): Promise<Caller> {
   if (creds.bearer === undefined) {
-    return creds.shareToken ? { ...ANONYMOUS, shareToken: creds.shareToken } : ANONYMOUS;
+    // A cookie is sent by the browser unasked: a stale one leaves the caller anonymous instead of refusing.
+    const base = (creds.session !== undefined && (await services.sessions.resolve(creds.session))) || ANONYMOUS;
+    return creds.shareToken ? { ...base, shareToken: creds.shareToken } : base;
   }
-  const caller = await services.identity.resolveKey(creds.bearer);
+  // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
+  const caller =
+    !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)
+      ? await services.sessions.resolve(creds.bearer)
+      : await services.identity.resolveKey(creds.bearer);
   if (!caller) throw errors.unauthenticated();
   return creds.shareToken ? { ...caller, shareToken: creds.shareToken } : caller;
 }

@@ -13,6 +13,10 @@ export interface InvokeOptions {
   /** The caller's abort signal, or a function that makes it on first use. */
   signal?: AbortSignal | (() => AbortSignal);
   progress?: (update: ProgressUpdate) => void;
+  /** Client address, when the transport knows it. */
+  clientIp?: string;
+  /** Adds a response header, when the transport has headers. */
+  setHeader?: (name: string, value: string) => void;
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
 }
@@ -69,6 +73,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return typeof signal === 'function' ? signal() : (signal ?? NEVER_ABORTED);
       },
       progress: opts.progress ?? (() => undefined),
+      ...(opts.clientIp !== undefined ? { clientIp: opts.clientIp } : {}),
+      ...(opts.setHeader ? { setHeader: opts.setHeader } : {}),
     };
     const value = await op.def.handler(input, ctx);
     if (op.def.stream || op.def.produces) return value;

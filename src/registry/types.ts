@@ -45,6 +45,10 @@ export interface ActionContext {
   signal: AbortSignal;
   /** Reports progress when the MCP client asked for it; a no-op otherwise. */
   progress: (update: ProgressUpdate) => void;
+  /** Address of the client, when the transport knows it (HTTP); for per-client rate limits. */
+  clientIp?: string;
+  /** Adds a response header; only transports that have headers (REST) provide it, e.g. for a session cookie. */
+  setHeader?: (name: string, value: string) => void;
 }
 
 /** One server-sent event. */

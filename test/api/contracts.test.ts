@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/contracts/template-catalogue.js';
@@ -357,6 +359,32 @@ describe('streams', () => {
     transitions.close();
     events.close();
     expect((await fetch(`${server.url}/api/chain/${t.slug}/events/stream`, { headers: { authorization: `Bearer ${t.viewer.key}` } })).status).toBe(403);
+  });
+});
+
+describe('over MCP', () => {
+  it('drives a transition with core_contract_transition and reads it back with core_stream', async () => {
+    const t = await setup();
+    const id = await t.create();
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t.operator.key}` } },
+    });
+    const client = new Client({ name: 'contracts-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const driven = await client.callTool({ name: 'core_contract_transition', arguments: { slug: t.slug, id, to: 'stopped', input: { stop: true } } });
+      expect(driven.structuredContent).toMatchObject({ ok: true, new_state: 'stopped' });
+      const refused = await client.callTool({ name: 'core_contract_transition', arguments: { slug: t.slug, id, to: 'running' } });
+      expect(refused.isError).toBe(true);
+      const streamed = await client.callTool({
+        name: 'core_stream',
+        arguments: { action: 'contract_transitions', slug: t.slug, id, last_event_id: `${id}:0`, max_events: 1, max_ms: 2000 },
+      });
+      const got = streamed.structuredContent as { events: Array<{ id: string; event: string }> };
+      expect(got.events.map((e) => [e.id, e.event])).toEqual([[`${id}:1`, 'contract.transitioned']]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

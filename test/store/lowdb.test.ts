@@ -129,3 +129,28 @@ describe('lowdb files', () => {
     expect(picked.map((r) => r.n)).toEqual([1627, 1622, 1617, 1612, 1607, 1602]);
   });
 });
+
+describe('the lowdb data directory lock', () => {
+  it('refuses a second open store on the same directory and frees it on close', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { createLowdbStore } = await import('../../src/storage/lowdb/lowdb.store.js');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'core-lock-'));
+    try {
+      const first = createLowdbStore({ dataDir: dir, fsync: false });
+      await first.open();
+      // The same process re-opening is how tests reopen; another process is refused: simulate one.
+      const { writeFile } = await import('node:fs/promises');
+      await first.close();
+      await writeFile(path.join(dir, '.lock'), String(process.ppid));
+      await expect(createLowdbStore({ dataDir: dir, fsync: false }).open()).rejects.toThrow(/in use by process/);
+      await writeFile(path.join(dir, '.lock'), '999999999');
+      const third = createLowdbStore({ dataDir: dir, fsync: false });
+      await third.open();
+      await third.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

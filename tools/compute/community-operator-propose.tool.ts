@@ -42,6 +42,7 @@ export const communityOperatorProposeTool = defineTool({
         test_cases: z.array(TestCase).min(3).max(50).describe('Reference cases with known results'),
       }),
       output: z.object({ ok: z.literal(true), proposal: Proposal }),
+      handler: async (input, { services, caller }) => services.communityOperators.propose(input, caller),
     }),
     defineAction({
       id: 'communityOperator.openVote',
@@ -62,6 +63,7 @@ export const communityOperatorProposeTool = defineTool({
           .describe('Length of the vote window in ticks; default the service policy'),
       }),
       output: z.object({ ok: z.literal(true), proposal: Proposal, closes_at_tick: Tick }),
+      handler: async (input, { services, caller }) => services.communityOperators.openVote(input.id, input.window_ticks, caller),
     }),
     defineAction({
       id: 'communityOperator.promote',
@@ -83,6 +85,7 @@ export const communityOperatorProposeTool = defineTool({
       }),
       destructive: true,
       tags: ['human-session'],
+      handler: async (input, { services, caller }) => services.communityOperators.promote(input.id, caller),
     }),
   ],
 });

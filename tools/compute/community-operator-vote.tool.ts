@@ -34,6 +34,7 @@ export const communityOperatorVoteTool = defineTool({
         tally: VoteTally,
         closes_at_tick: Tick,
       }),
+      handler: async (input, { services, caller }) => services.communityOperators.stake(input.id, input.side, input.envelope_ids, caller),
     }),
     defineAction({
       id: 'communityOperator.resolve',
@@ -58,6 +59,7 @@ export const communityOperatorVoteTool = defineTool({
         resolved_at_tick: Tick,
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.communityOperators.resolve(input.id, caller),
     }),
   ],
 });

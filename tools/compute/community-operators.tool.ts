@@ -30,6 +30,7 @@ export const communityOperatorsTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async (input, { services }) => services.communityOperators.list(input),
     }),
     defineAction({
       id: 'communityOperator.get',
@@ -42,6 +43,7 @@ export const communityOperatorsTool = defineTool({
       input: z.object({ id: ProposalId }),
       output: z.object({ ok: z.literal(true), proposal: Proposal }),
       idempotent: true,
+      handler: async (input, { services }) => services.communityOperators.get(input.id),
     }),
   ],
 });

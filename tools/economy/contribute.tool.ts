@@ -34,9 +34,11 @@ export const contributeTool = defineTool({
         modes: z.array(z.object({ mode: z.string(), description: z.string() })),
         min_bond_value: Amount.describe('Smallest total envelope value a bond must lock'),
         heartbeat_window_ticks: z.number().int().min(1).describe('A seat without a heartbeat for this many ticks lapses'),
+        default_mode: z.string().describe('Mode of a seat opened without one'),
         max_seats_per_uid: z.number().int().min(1),
       }),
       idempotent: true,
+      handler: async (_input, { services }) => services.contribute.policy(),
     }),
     defineAction({
       id: 'contribute.getCensus',
@@ -57,6 +59,7 @@ export const contributeTool = defineTool({
         bonded_value: Amount,
       }),
       idempotent: true,
+      handler: async (_input, { services }) => services.contribute.census(),
     }),
     defineAction({
       id: 'contribute.getStatus',
@@ -69,6 +72,7 @@ export const contributeTool = defineTool({
       input: NoInput,
       output: z.object({ ok: z.literal(true), seat: Seat.nullable() }),
       idempotent: true,
+      handler: async (_input, { services, caller }) => services.contribute.status(caller.uid!),
     }),
     defineAction({
       id: 'contribute.bond',
@@ -85,6 +89,7 @@ export const contributeTool = defineTool({
         seat_id: SeatId.optional(),
       }),
       output: SeatAnswer,
+      handler: async (input, { services, caller }) => services.contribute.bond(caller.uid!, input),
     }),
     defineAction({
       id: 'contribute.heartbeat',
@@ -96,6 +101,7 @@ export const contributeTool = defineTool({
       summary: "Keeps the caller's seat alive for another heartbeat window; it never changes the mode.",
       input: z.object({ seat_id: SeatId.optional() }),
       output: SeatAnswer,
+      handler: async (input, { services, caller }) => services.contribute.heartbeat(caller.uid!, input.seat_id),
     }),
     defineAction({
       id: 'contribute.setMode',
@@ -108,6 +114,7 @@ export const contributeTool = defineTool({
       input: z.object({ mode: Mode, seat_id: SeatId.optional() }),
       output: SeatAnswer,
       idempotent: true,
+      handler: async (input, { services, caller }) => services.contribute.setMode(caller.uid!, input.mode, input.seat_id),
     }),
     defineAction({
       id: 'contribute.release',
@@ -124,6 +131,7 @@ export const contributeTool = defineTool({
         released_token_ids: z.array(z.string()),
         tick: Tick,
       }),
+      handler: async (input, { services, caller }) => services.contribute.release(caller.uid!, input.seat_id),
     }),
   ],
 });

@@ -52,6 +52,7 @@ export const creditsTool = defineTool({
         past_claims: z.array(z.object({ claimed_at: IsoDate, tick: Tick, credits: Amount })),
       }),
       idempotent: true,
+      handler: async (_input, { services, caller }) => services.credits.status(caller.uid!),
     }),
     defineAction({
       id: 'credits.claim',
@@ -70,6 +71,7 @@ export const creditsTool = defineTool({
         tick: Tick,
         next_claim_at: IsoDate.describe('Start of the next claim period'),
       }),
+      handler: async (_input, { services, caller }) => services.credits.claim(caller.uid!),
     }),
     defineAction({
       id: 'credits.getConversion',
@@ -89,6 +91,7 @@ export const creditsTool = defineTool({
         tick: Tick,
       }),
       idempotent: true,
+      handler: async (_input, { services, caller }) => services.credits.conversion(caller.uid!),
     }),
     defineAction({
       id: 'credits.convert',
@@ -114,6 +117,7 @@ export const creditsTool = defineTool({
         replayed: z.boolean().describe('True when this answer repeats an earlier conversion with the same key'),
       }),
       idempotent: true,
+      handler: async (input, { services, caller }) => services.credits.convert(caller.uid!, input.credits, input.idempotency_key),
     }),
     defineAction({
       id: 'credits.readPeerConversion',
@@ -137,6 +141,7 @@ export const creditsTool = defineTool({
         rate: Rate,
         tick: Tick,
       }),
+      handler: async (input, { services }) => services.credits.peerConversion(input),
     }),
     defineAction({
       id: 'credits.peerConvert',
@@ -155,6 +160,7 @@ export const creditsTool = defineTool({
         public_key_id: PublicKeyId.optional().describe("Id of the caller's published key; the uid's current key when absent"),
       }),
       output: z.object({ ok: z.literal(true), ...Conversion.shape }),
+      handler: async (input, { services }) => services.credits.peerConvert(input),
     }),
   ],
 });

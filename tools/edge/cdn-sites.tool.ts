@@ -24,6 +24,7 @@ export const cdnSitesTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: Slug, sites: z.array(Site) }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, sites: await services.cdnSites.list(slug, caller) }),
     }),
     defineAction({
       id: 'cdn.registerSite',
@@ -59,6 +60,20 @@ export const cdnSitesTool = defineTool({
         already_registered: z.boolean(),
       }),
       idempotent: true,
+      handler: async ({ slug, ...input }, { services, caller }) => {
+        const { site, already_registered, cname_target } = await services.cdnSites.register(slug, input, caller);
+        return {
+          ok: true as const,
+          site,
+          dns_instructions: {
+            cname_target,
+            edge_id: site.edge_id,
+            hostname: site.hostname,
+            message: `Create a CNAME record for ${site.hostname} pointing to ${cname_target}; the site stays ${site.status} until then.`,
+          },
+          already_registered,
+        };
+      },
     }),
     defineAction({
       id: 'cdn.getSite',
@@ -71,6 +86,7 @@ export const cdnSitesTool = defineTool({
       input: z.object({ id: SiteId, slug: OptionalSlug }),
       output: z.object({ ok: z.literal(true), site: Site, rules: z.array(Rule) }),
       idempotent: true,
+      handler: async ({ id, slug }, { services, caller }) => ({ ok: true as const, ...(await services.cdnSites.get(id, slug, caller)) }),
     }),
     defineAction({
       id: 'cdn.getAnalytics',
@@ -79,7 +95,8 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}/analytics',
       auth: 'public',
       area: 'edge',
-      summary: 'Counts requests served for a site over the last 60 ticks, 24 hours or 7 days, in time buckets.',
+      summary:
+        "Counts the requests served for the site's machine pages (/s/{slug}/...) over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
       input: z.object({
         id: SiteId,
         slug: OptionalSlug,
@@ -100,6 +117,12 @@ export const cdnSitesTool = defineTool({
         by_status: z.record(z.string(), z.number().int().min(0)).describe('Requests per HTTP status code'),
       }),
       idempotent: true,
+      handler: async ({ id, slug, window }, { services, caller }) => ({
+        ok: true as const,
+        site_id: id,
+        window,
+        ...(await services.cdnSites.analytics(id, slug, window, caller)),
+      }),
     }),
     defineAction({
       id: 'cdn.upsertRule',
@@ -121,6 +144,7 @@ export const cdnSitesTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), rule: Rule, created: z.boolean().describe('False when an existing rule was replaced') }),
       idempotent: true,
+      handler: async ({ id, slug, ...rule }, { services, caller }) => ({ ok: true as const, ...(await services.cdnSites.upsertRule(id, slug, rule, caller)) }),
     }),
     defineAction({
       id: 'cdn.deleteRule',
@@ -139,6 +163,10 @@ export const cdnSitesTool = defineTool({
       output: z.object({ ok: z.literal(true), deleted: z.literal(true), rule_id: z.string() }),
       destructive: true,
       idempotent: true,
+      handler: async ({ id, slug, rule_id }, { services, caller }) => {
+        await services.cdnSites.deleteRule(id, slug, rule_id, caller);
+        return { ok: true as const, deleted: true as const, rule_id };
+      },
     }),
     defineAction({
       id: 'cdn.purge',
@@ -148,7 +176,8 @@ export const cdnSitesTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'edge',
-      summary: 'Purges cached copies of the given paths of a site, or of everything with all: true; returns how many were purged.',
+      summary:
+        'Purges cached copies of the given paths of a site (paths as served under /s/{slug}, e.g. "/index.html"), or of everything with all: true; returns how many were purged.',
       input: z.object({
         id: SiteId,
         slug: MachineSlug,
@@ -157,6 +186,10 @@ export const cdnSitesTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), purged: z.number().int().min(0) }),
       idempotent: true,
+      handler: async ({ id, slug, paths, all }, { services, caller }) => ({
+        ok: true as const,
+        purged: await services.cdnSites.purge(id, slug, { paths, all }, caller),
+      }),
     }),
   ],
 });

@@ -60,6 +60,7 @@ export const chatTool = defineTool({
         }),
         quota: Quota,
       }),
+      handler: async (input, { services, caller, signal }) => services.chat.complete(caller.uid!, input, signal),
     }),
     defineAction({
       id: 'chat.getQuota',
@@ -72,6 +73,7 @@ export const chatTool = defineTool({
       input: NoInput,
       output: z.object({ ok: z.literal(true), ...Quota.shape }),
       idempotent: true,
+      handler: async (_input, { services, caller }) => services.chat.quota(caller.uid!),
     }),
   ],
 });

@@ -27,6 +27,10 @@ export const threatFeedTool = defineTool({
         os: z.string().min(1).max(64).describe('Operating system, e.g. "linux", "windows", "macos"'),
       }),
       output: z.object({ ok: z.literal(true), device_id: z.string(), transition_id: z.string() }),
+      handler: async ({ slug, name, os }, { services, caller }) => ({
+        ok: true as const,
+        ...(await services.threatFeed.registerDevice(slug, { name, os }, caller)),
+      }),
     }),
     defineAction({
       id: 'threat.listDevices',
@@ -40,6 +44,7 @@ export const threatFeedTool = defineTool({
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: Slug, devices: z.array(Device) }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, devices: await services.threatFeed.listDevices(slug, caller) }),
     }),
     defineAction({
       id: 'threat.submitClaim',
@@ -50,7 +55,7 @@ export const threatFeedTool = defineTool({
       role: 'operator',
       area: 'edge',
       summary:
-        "Submits a device claim: scores it (s_forensic), audits it, fires the machine's event-triggered contracts when it crosses the threshold and notifies following machines.",
+        "Submits a device claim: scores it (s_forensic, noisy-OR of the scores), audits it, and at 0.7 or more publishes it as av.threat.detected, which fires the machine's listening contracts and notifies following machines.",
       input: z.object({
         slug: MachineSlug,
         device_id: DeviceId,
@@ -76,11 +81,13 @@ export const threatFeedTool = defineTool({
         audit_row_id: z.string(),
         tick: Tick,
         s_forensic: z.number().describe('Forensic score computed from the claim scores'),
-        fired: z.boolean().describe("Whether the claim fired the machine's event-triggered contracts"),
+        fired: z.boolean().describe('Whether the claim reached the threshold and was published as av.threat.detected (else av.claim.recorded)'),
         blockers: z.array(z.string()).describe('Why nothing fired, e.g. "composite_below_theta"'),
-        notified: z.array(Slug).describe('Machines following this one that were notified'),
+        contracts_fired: z.array(z.string()).describe("Ids of this machine's contracts that took a transition on the claim"),
+        notified: z.array(Slug).describe('Machines following this one that were notified (those you may read)'),
         fingerprint: z.string(),
       }),
+      handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.threatFeed.claim(input, caller)) }),
     }),
     defineAction({
       id: 'threat.listThreats',
@@ -106,6 +113,12 @@ export const threatFeedTool = defineTool({
         threats: z.array(Threat),
       }),
       idempotent: true,
+      handler: async ({ slug, window }, { services, caller }) => ({
+        ok: true as const,
+        slug,
+        window,
+        ...(await services.threatFeed.threats(slug, window, caller)),
+      }),
     }),
     defineAction({
       id: 'threat.getMeshFeed',
@@ -114,7 +127,8 @@ export const threatFeedTool = defineTool({
       path: '/api/av/mesh-feed',
       auth: 'public',
       area: 'edge',
-      summary: 'Lists the peer machines whose threats this machine follows, with how often each fired and when last.',
+      summary:
+        'Lists the peer machines whose threats this machine follows (a contract of this machine listening to their av.* events), with how often each fired and when last.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -129,6 +143,7 @@ export const threatFeedTool = defineTool({
         ),
       }),
       idempotent: true,
+      handler: async ({ slug }, { services, caller }) => ({ ok: true as const, slug, subscriptions: await services.threatFeed.meshFeed(slug, caller) }),
     }),
   ],
 });

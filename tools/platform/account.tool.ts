@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, JsonObject, NoInput, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { errors } from '../../src/errors.js';
+import { badgeSvg } from '../../src/domain/general/badge-svg.js';
 
 const Artifact = z.object({
-  name: z.string(),
-  path: z.string().describe('Where to fetch the artifact, relative to the server'),
+  name: z.string().describe('Path inside its folder, e.g. "skills/getting-started.md"'),
+  path: z.string().describe('Path inside the server package, e.g. "resources/skills/getting-started.md"'),
   sha256: Hex64,
   size_bytes: z.number().int().min(0),
   registry_version: z.string().describe('Registry version in which this artifact last changed'),
@@ -52,7 +54,7 @@ export const accountTool = defineTool({
       summary:
         "Returns the update manifest (artifacts with SHA-256 digests and registry_version) signed with the node's Ed25519 key; verify it against a pinned public key before pulling changed artifacts.",
       input: z.object({
-        since_version: z.string().max(128).optional().describe('Only list artifacts changed after this registry_version'),
+        since_version: z.string().max(128).optional().describe('Only list artifacts changed after this registry_version, e.g. "r3"'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -61,7 +63,11 @@ export const accountTool = defineTool({
             registry_version: z.string(),
             issued_at: IsoDate,
             issued_tick: Tick,
+            since_version: z.string().nullable().describe('The since_version this list was filtered from; null for the full list'),
             artifacts: z.array(Artifact),
+            removed: z
+              .array(z.object({ path: z.string(), registry_version: z.string().describe('Version that removed it') }))
+              .describe('Artifacts that no longer exist'),
           })
           .describe('The signed document: its canonical JSON is what the signature covers'),
         signature: z.object({
@@ -71,6 +77,12 @@ export const accountTool = defineTool({
         }),
       }),
       idempotent: true,
+      handler: async ({ since_version }, { services, caller }) => {
+        if (caller.credential !== 'user-key' && caller.credential !== 'session') {
+          throw errors.forbidden('The update manifest is for a user: send your user key (POST /api/demo-key/mint), not a machine or developer key');
+        }
+        return { ok: true as const, ...(await services.updateManifest.get(since_version)) };
+      },
     }),
     defineAction({
       id: 'apps.trackEvent',
@@ -90,6 +102,7 @@ export const accountTool = defineTool({
         properties: JsonObject.optional().describe('Small free-form details of the event'),
       }),
       output: z.object({ ok: z.literal(true), audit_row_id: z.string(), tick: Tick }),
+      handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.general.appEvents.track(input, caller)) }),
     }),
     defineAction({
       id: 'platform.sendContact',
@@ -106,6 +119,10 @@ export const accountTool = defineTool({
         message: z.string().min(1).max(5000),
       }),
       output: z.object({ ok: z.literal(true), id: z.string(), received_at: IsoDate }),
+      handler: async (input, { services, caller, clientIp }) => ({
+        ok: true as const,
+        ...(await services.general.contact.send(input, { uid: caller.uid, ip: clientIp })),
+      }),
     }),
     defineAction({
       id: 'platform.getConformanceBadge',
@@ -119,6 +136,11 @@ export const accountTool = defineTool({
       output: z.string(),
       produces: 'image/svg+xml',
       idempotent: true,
+      handler: async (_input, { services, setHeader }) => {
+        const report = await services.general.selfCheck.report().catch(() => undefined);
+        setHeader?.('Cache-Control', report ? 'public, max-age=300' : 'no-store');
+        return { contentType: 'image/svg+xml', body: badgeSvg(report) };
+      },
     }),
   ],
 });

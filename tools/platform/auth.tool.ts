@@ -1,6 +1,19 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { errors } from '../../src/errors.js';
+import { defineAction, defineTool, type ActionContext } from '../../src/registry/types.js';
+import type { IssuedSession } from '../../src/domain/sessions/sessions.service.js';
 import { IsoDate, NoInput, Uid } from '../../src/registry/common-schemas.js';
+
+/** Sessions are cookies: a transport without headers (MCP, core_http) cannot hand one over. */
+function deliver(ctx: ActionContext, session: IssuedSession): void {
+  ctx.setHeader!('Set-Cookie', session.set_cookie);
+}
+
+function needCookies(ctx: ActionContext, what: string): void {
+  if (!ctx.setHeader) {
+    throw errors.unprocessable(`A portal session is a cookie: call ${what} over HTTP (REST), where the answer can set it`);
+  }
+}
 
 const State = z.string().min(8).max(512).describe('Opaque value the client chose; echoed back to detect forgery');
 
@@ -49,6 +62,13 @@ export const authTool = defineTool({
         uid: Uid.nullable(),
         expires_at: IsoDate.nullable(),
       }),
+      handler: async (input, ctx) => {
+        needCookies(ctx, 'POST /api/auth/login');
+        const result = await ctx.services.sessions.login(input);
+        if (!result.session) return { ok: true as const, session_issued: false, code_required: true, uid: null, expires_at: null };
+        deliver(ctx, result.session);
+        return { ok: true as const, session_issued: true, code_required: false, uid: result.session.uid, expires_at: result.session.expires_at };
+      },
     }),
     defineAction({
       id: 'auth.startSso',
@@ -57,16 +77,27 @@ export const authTool = defineTool({
       path: '/api/auth/sso-start',
       auth: 'public',
       area: 'identity',
-      summary: "Starts the authorization-code round trip and returns the node's authorization URL to send the user to.",
+      summary:
+        "Starts the authorization-code round trip for the signed-in user (user key or session) and returns the node's authorization URL to send the browser to.",
       input: z.object({
         redirect_uri: z.url({ protocol: /^https?$/ }).max(2048).describe('Where the callback sends the user afterwards'),
         state: State,
+        code_challenge: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{43}$/, 'a PKCE S256 challenge is 43 base64url characters')
+          .optional()
+          .describe('PKCE: base64url(SHA-256(code_verifier)); the callback then needs the verifier'),
+        code_challenge_method: z.literal('S256').optional().describe('Only S256 is supported'),
       }),
       output: z.object({
         ok: z.literal(true),
         redirect_to: z.string().describe('Authorization URL to visit'),
         state: z.string(),
         expires_at: IsoDate.describe('The code exchange must happen before this time'),
+      }),
+      handler: async ({ redirect_uri, state, code_challenge }, { services, caller }) => ({
+        ok: true as const,
+        ...(await services.sessions.startSso(caller, { redirect_uri, state, code_challenge })),
       }),
     }),
     defineAction({
@@ -80,6 +111,11 @@ export const authTool = defineTool({
       input: z.object({
         code: z.string().min(8).max(512).describe('Authorization code from the node'),
         state: State,
+        code_verifier: z
+          .string()
+          .regex(/^[A-Za-z0-9._~-]{43,128}$/, 'a PKCE code_verifier is 43-128 characters of A-Z, a-z, 0-9 and -._~')
+          .optional()
+          .describe('PKCE verifier, required when sso_start was given a code_challenge'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -87,6 +123,12 @@ export const authTool = defineTool({
         expires_at: IsoDate.describe('When the session cookie expires'),
         redirect_to: z.string().describe('The redirect_uri given to sso_start'),
       }),
+      handler: async (input, ctx) => {
+        needCookies(ctx, 'GET /api/auth/callback');
+        const { session, redirect_to } = await ctx.services.sessions.callback(input);
+        deliver(ctx, session);
+        return { ok: true as const, uid: session.uid, expires_at: session.expires_at, redirect_to };
+      },
     }),
     defineAction({
       id: 'auth.getJwks',
@@ -99,6 +141,7 @@ export const authTool = defineTool({
       input: NoInput,
       output: z.object({ ok: z.literal(true), keys: z.array(Jwk) }),
       idempotent: true,
+      handler: async (_input, { services }) => ({ ok: true as const, ...services.sessions.jwks() }),
     }),
     defineAction({
       id: 'auth.getOpenidConfiguration',
@@ -120,8 +163,10 @@ export const authTool = defineTool({
         id_token_signing_alg_values_supported: z.array(z.string()),
         scopes_supported: z.array(z.string()).optional(),
         claims_supported: z.array(z.string()).optional(),
+        code_challenge_methods_supported: z.array(z.string()).optional(),
       }),
       idempotent: true,
+      handler: async (_input, { services }) => ({ ok: true as const, ...services.sessions.discovery() }),
     }),
   ],
 });

@@ -2,6 +2,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
 import { contractGenesis, initialState, transitionHash } from './contract-store.js';
+import { receiptInput } from './operator-run.js';
 import type { ContractsCore } from './contracts-core.js';
 import { eventsStream, type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
 
@@ -56,11 +57,26 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     }
   }
 
-  /** Why a row's receipt does not bind its proof digest, or undefined when it does. */
-  function receiptProblem(row: TransitionRecord): string | undefined {
+  /**
+   * Why a row's receipt does not bind the row, or undefined when it does: the proof digest is the
+   * receipt's, and the receipt's HMAC, input and output digests match the row's input and result.
+   */
+  async function receiptProblem(row: TransitionRecord): Promise<string | undefined> {
     if (!row.receipt) return row.proof_digest === null ? undefined : 'proof digest without a receipt';
     if (digestOf(row.receipt) !== row.proof_digest) return 'proof digest does not match the receipt';
+    const { pre_actions: _pre, ...output } = (row.result ?? {}) as Record<string, unknown>;
+    const input = receiptInput(row.operators, row.input);
+    const receipts = core.deps.receipts();
+    if (receipts?.verifyReceipt) {
+      try {
+        await receipts.verifyReceipt(row.receipt as never, { input, output });
+        return undefined;
+      } catch (err) {
+        return `receipt does not verify: ${(err as Error).message}`;
+      }
+    }
     const { hmac, ...body } = row.receipt;
+    if (body.input_sha256 !== digestOf(input) || body.output_sha256 !== digestOf(output)) return 'receipt does not bind the row input and result';
     if (body.key_id === nodeKeys.receiptKeyId && hmac !== nodeKeys.hmac(canonicalJson(body))) return 'receipt HMAC does not verify';
     return undefined;
   }
@@ -107,7 +123,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
       for await (const row of allRows(record)) {
         if (row.prev_hash !== expectedPrev) return result(row.id, 'prev_hash does not link to the previous row');
         if (transitionHash(row) !== row.state_hash) return result(row.id, 'row content does not match its state_hash');
-        const problem = receiptProblem(row);
+        const problem = await receiptProblem(row);
         if (problem) return result(row.id, problem);
         expectedPrev = row.state_hash;
         if (!row.success) continue;

@@ -46,7 +46,8 @@ export function createContractControl(core: ContractsCore): ContractControl {
     caller: Caller,
     verb: string,
     fn: (r: ContractRecord) => Partial<ContractRecord> | undefined | Promise<Partial<ContractRecord> | undefined>,
-    audit: (r: ContractRecord) => Record<string, unknown> = () => ({})) {
+    audit: (r: ContractRecord) => Record<string, unknown> = () => ({}),
+  ) {
     const record = await core.locked(id, async () => {
       const current = await core.find(slug, id);
       const patch = await fn(current);

@@ -126,7 +126,8 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         to_state: to,
         transition_index: req.index,
         operators: run?.chain ?? ids,
-        input: req.input,
+        // What the condition and operators saw (defaults under the given input): the receipt binds it.
+        input: scope,
         result: done ? { ...done.output, pre_actions: preActionNotes(transition, scope) } : null,
         success,
         error: failure?.code ?? null,

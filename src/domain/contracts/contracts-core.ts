@@ -9,7 +9,6 @@ import type { ChainService } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
-import type { ReceiptIssuer } from '../operators/compute.service.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
@@ -18,7 +17,7 @@ import { createContractStore, type ContractStore } from './contract-store.js';
 import type { ContractRecord, Definition, Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
-import type { OperatorRegistry } from './operator-run.js';
+import type { ContractReceipts, OperatorRegistry } from './operator-run.js';
 import { nextScheduled } from './schedule.js';
 import { ContractScheduler } from './scheduler.js';
 import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
@@ -33,7 +32,7 @@ export interface ContractsDeps {
   /** The operator registry, looked up at call time (another area). */
   operators: () => OperatorRegistry | undefined;
   /** The receipts area, looked up at call time; absent: local HMAC receipts. */
-  receipts: () => ReceiptIssuer | undefined;
+  receipts: () => ContractReceipts | undefined;
   onError: (err: unknown) => void;
 }
 
@@ -113,6 +112,8 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     const record = await locked(id, async () => {
       const current = await contracts.get(id);
       if (!current || current.status !== 'active') return undefined;
+      // A paused or archived machine takes no writes, so its contracts let events pass by.
+      if ((await store.docs.get<MachineRecord>(MACHINES, current.slug))?.status !== 'active') return undefined;
       const runtime = await contracts.runtime(current);
       const defaults = current.definition.defaults ?? {};
       let filtered: { index: number; input: Record<string, unknown> } | undefined;

@@ -8,6 +8,14 @@ import type { OperatorsService } from '../operators/operators.service.js';
 
 const SUBSTRATE = 'KO42';
 
+/** The receipts area as contracts use it: compute receipts, and their verification when offered. */
+export interface ContractReceipts extends ReceiptIssuer {
+  verifyReceipt?(receipt: never, opts: { input?: unknown; output?: unknown }): Promise<unknown>;
+}
+
+/** The value a transition receipt's `input_sha256` digests. */
+export const receiptInput = (chain: string[], scope: Record<string, unknown>) => ({ operators: chain, input: scope });
+
 /** What the engine needs of the operator registry (absent while that area is not wired). */
 export type OperatorRegistry = Pick<OperatorsService, 'exists' | 'get' | 'evaluate'>;
 
@@ -15,7 +23,7 @@ export interface OperatorRunDeps {
   clock: Clock;
   nodeKeys: NodeKeys;
   operators: () => OperatorRegistry | undefined;
-  receipts: () => ReceiptIssuer | undefined;
+  receipts: () => ContractReceipts | undefined;
 }
 
 export interface OperatorStep {
@@ -54,7 +62,7 @@ export async function runOperators(deps: OperatorRunDeps, ids: readonly string[]
   }
   const last = [...steps].reverse().find((s) => s.evaluated);
   const output = { value: last?.value ?? null, unit: last?.unit ?? null, steps };
-  const input = { operators: chain, input: scope };
+  const input = receiptInput(chain, scope);
   const receipt = await issue(deps, chain, input, output);
   return { ok: true, chain, output, receipt, proof_digest: digestOf(receipt) };
 }

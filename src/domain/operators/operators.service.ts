@@ -50,6 +50,13 @@ export interface OperatorsService {
   registryVersion(): string;
   /** The mathjs engine (imported on first call). */
   engine(): Promise<MathEngine>;
+  /**
+   * Adds an operator at runtime (a promoted community operator): it is found, searched, listed in its
+   * category (a new one is added when needed) and evaluated like the loaded ones, and the registry
+   * version changes. The caller persists it and registers it again at every start. CONFLICT when the id
+   * is taken.
+   */
+  register(op: OperatorDef): void;
   /** How many operators loaded, how long it took, and what was skipped. */
   readonly stats: { count: number; loadMs: number; problems: readonly string[] };
 }
@@ -62,9 +69,10 @@ export interface OperatorsDeps {
 
 export function createOperatorsService(deps: OperatorsDeps): OperatorsService {
   const registry = loadRegistry(deps.dir ?? resourcePath('operators'));
-  const search = createOperatorSearch(registry.operators);
+  let search = createOperatorSearch(registry.operators);
   const categoryKeys = new Set(registry.categories.map((c) => c.category));
   let version: string | undefined;
+  const registered: OperatorDef[] = [];
 
   const get = (id: string) => registry.byId.get(id) ?? registry.byId.get(id.toUpperCase());
   const mustGet = (id: string) => {
@@ -105,7 +113,22 @@ export function createOperatorsService(deps: OperatorsDeps): OperatorsService {
       const inputs = op.inputs.map((i) => ({ ...i, min: i.min ?? null, max: i.max ?? null }));
       return { ok: true, operator: { ...op, inputs, example_inputs: Object.fromEntries(op.inputs.map((i) => [i.name, i.example])) } };
     },
-    registryVersion: () => (version ??= digestOf(registry.files)),
+    registryVersion: () => (version ??= digestOf(registered.length === 0 ? registry.files : { files: registry.files, registered })),
+    register(op) {
+      if (get(op.id) || op.id.toUpperCase() === SUBSTRATE_ID) throw errors.conflict(`Operator id "${op.id}" is already in the registry`, { id: op.id });
+      registry.byId.set(op.id, op);
+      registry.operators.push(op);
+      registered.push(op);
+      const category = registry.categories.find((c) => c.category === op.category);
+      if (category) category.count += 1;
+      else {
+        registry.categories.push({ category: op.category, title: op.category, group: 'community', count: 1 });
+        registry.categories.sort((a, b) => (a.category < b.category ? -1 : a.category > b.category ? 1 : 0));
+        categoryKeys.add(op.category);
+      }
+      search = createOperatorSearch(registry.operators);
+      version = undefined;
+    },
     engine: loadMathEngine,
     stats: { count: registry.operators.length, loadMs: registry.loadMs, problems: registry.problems },
   };

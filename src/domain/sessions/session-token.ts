@@ -66,8 +66,3 @@ export async function verifySession(keys: NodeKeys, token: string, nowMs: number
     return undefined;
   }
 }
-
-/** Whether a bearer value can be a JWT at all: three base64url parts, the header starting `eyJ`. */
-export function looksLikeJwt(raw: string): boolean {
-  return raw.startsWith('eyJ') && raw.length <= 4096 && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(raw);
-}

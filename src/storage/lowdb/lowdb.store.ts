@@ -4,6 +4,7 @@ import { createDocCollections } from './doc-collections.js';
 import type { LowdbWarning } from './log-file.js';
 import { createInFlight } from './in-flight.js';
 import { createLogStreams } from './log-streams.js';
+import { lockDataDir } from './dir-lock.js';
 
 export type { LowdbWarning } from './log-file.js';
 
@@ -28,6 +29,7 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
   let state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
   let opening: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
+  let unlock: (() => Promise<void>) | undefined;
   const assertOpen = (): void => {
     if (state !== 'open') throw new Error('the store is not open');
   };
@@ -45,11 +47,14 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
       opening ??= (async () => {
         state = 'opening';
         try {
+          unlock = await lockDataDir(options.dataDir);
           await Promise.all([docs.open(), logs.open()]);
           state = 'open';
           closing = undefined;
         } catch (error) {
           state = 'closed';
+          await unlock?.();
+          unlock = undefined;
           throw error;
         } finally {
           opening = undefined;
@@ -68,6 +73,8 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
             await Promise.all([docs.close(), logs.close()]);
           } finally {
             state = 'closed';
+            await unlock?.();
+            unlock = undefined;
           }
         })();
       }

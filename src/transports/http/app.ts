@@ -11,6 +11,7 @@ import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { restInput } from './rest-input.js';
 import { streamSse } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
+import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -21,6 +22,8 @@ export interface HttpDeps {
   mcp: ReturnType<typeof createMcpHttpHandler>;
   /** Machine sites under `/s/` (pages and the operation proxy); absent: `/s/` is not served. */
   site?: SiteRoute;
+  /** Called once per answered request under `/s/`, with its path and status (CDN request counts). */
+  onSiteRequest?: (path: string, status: number) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,10 +49,19 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const route = () =>
-      (req.path === '/api/mcp' ? serveMcp(req, res) : deps.site && isSitePath(req.path) ? deps.site(req, res) : dispatch(req, res)).catch(next);
+      (req.path === '/api/mcp' ? serveMcp(req, res) : deps.site && isSitePath(req.path) ? serveSite(req, res) : dispatch(req, res)).catch(next);
     if (!hasBody(req)) return void route();
     json(req, res, (err?: unknown) => (err ? next(err) : void route()));
   });
+
+  function serveSite(req: Request, res: Response): Promise<void> {
+    const count = deps.onSiteRequest;
+    if (count) {
+      const path = req.path;
+      res.once('finish', () => count(path, res.statusCode));
+    }
+    return deps.site!(req, res);
+  }
 
   async function serveMcp(req: Request, res: Response): Promise<void> {
     const out = await deps.mcp({
@@ -90,6 +102,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (input instanceof CoreError) return sendError(res, input);
     const result = await pipeline.invoke(op, input, credentialsOf(req, query), {
       surface: 'rest',
+      ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
+      setHeader: (name, value) => void res.append(name, value),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
@@ -126,6 +140,8 @@ export function credentialsOf(req: Request, query: Record<string, unknown> = req
   const header = req.headers['x-share-token'];
   const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
   if (share) creds.shareToken = share;
+  const session = sessionCookieFrom(req.headers.cookie);
+  if (session !== undefined) creds.session = session;
   return creds;
 }
 

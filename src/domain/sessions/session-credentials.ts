@@ -26,3 +26,8 @@ export function sessionCookieFrom(header: string | undefined): string | undefine
 export function sessionSetCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
   return `${NEEDLE}${token}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
+
+/** Whether a bearer value can be a JWT at all: three base64url parts, the header starting `eyJ`. */
+export function looksLikeJwt(raw: string): boolean {
+  return raw.startsWith('eyJ') && raw.length <= 4096 && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(raw);
+}

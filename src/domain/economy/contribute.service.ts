@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Store } from '../../storage/port.js';
+import {
+  CONTRIBUTE_AUDIT,
+  DEFAULT_POLICY,
+  SEATS,
+  seatState,
+  seatView,
+  type ContributionPolicy,
+  type SeatRecord,
+} from './contribute-policy.js';
+import type { EnvelopeLedger } from './envelope-ledger.js';
+import { lockedError } from './envelope-ledger.js';
+import type { NodeAudit } from './node-audit.js';
+
+export interface ContributeDeps {
+  store: Store;
+  clock: Clock;
+  ledger: EnvelopeLedger;
+  audit: NodeAudit;
+  policy?: ContributionPolicy;
+}
+
+export type ContributeService = ReturnType<typeof createContributeService>;
+
+/**
+ * Contribution seats. A bond locks envelopes where they are (their owner and rows never change; the
+ * lock only makes them immovable: no stake, no second bond) until the seat is released. A seat stays
+ * active while heartbeats arrive within the policy window and lapses otherwise; a lapsed seat keeps
+ * its bond until its holder releases it. Every step is audited in the node log `node/contribute`.
+ */
+export function createContributeService(deps: ContributeDeps) {
+  const { store, clock, ledger, audit } = deps;
+  const policy = deps.policy ?? DEFAULT_POLICY;
+
+  const seatsOf = (uid: string) => store.docs.list<SeatRecord>(SEATS, (s) => s.uid === uid);
+
+  /** The caller's seat named by id, or the caller's only seat; NOT_FOUND when there is none. */
+  async function seatFor(uid: string, seatId: string | undefined): Promise<SeatRecord> {
+    if (seatId !== undefined) {
+      const seat = await store.docs.get<SeatRecord>(SEATS, seatId);
+      if (!seat || seat.uid !== uid) throw errors.notFound(`You hold no seat "${seatId}"`, { seat_id: seatId });
+      return seat;
+    }
+    const seats = await seatsOf(uid);
+    if (seats.length === 0) throw errors.notFound('You hold no seat; open one with POST /api/contribute/bond');
+    if (seats.length > 1) throw errors.validation('You hold several seats; name one with seat_id');
+    return seats[0]!;
+  }
+
+  function assertActive(seat: SeatRecord, tick: number) {
+    if (seatState(seat, tick, policy) === 'lapsed') {
+      const at = seat.last_heartbeat_tick + policy.heartbeat_window_ticks;
+      throw errors.conflict(`Seat ${seat.seat_id} lapsed after tick ${at} without a heartbeat; release it (POST /api/contribute/release), then bond again`, {
+        seat_id: seat.seat_id,
+        lapsed_after_tick: at,
+      });
+    }
+  }
+
+  function assertMode(mode: string) {
+    if (!policy.modes.some((m) => m.mode === mode)) {
+      throw errors.validation(`Unknown mode "${mode}"; the policy lists ${policy.modes.map((m) => m.mode).join(', ')}`);
+    }
+  }
+
+  const log = (type: string, uid: string, seatId: string, detail: Record<string, unknown>) =>
+    audit.append(CONTRIBUTE_AUDIT, { type, actor_uid: uid, subject: seatId, detail });
+
+  return {
+    policy: () => ({ ok: true as const, ...policy }),
+
+    async census() {
+      const tick = clock.tick();
+      const seats = await store.docs.list<SeatRecord>(SEATS);
+      const byMode: Record<string, number> = {};
+      let active = 0;
+      let envelopes = 0;
+      let value = 0;
+      for (const seat of seats) {
+        envelopes += seat.bonded_token_ids.length;
+        value += seat.bonded_value;
+        if (seatState(seat, tick, policy) !== 'active') continue;
+        active += 1;
+        byMode[seat.mode] = (byMode[seat.mode] ?? 0) + 1;
+      }
+      return { ok: true as const, tick, seats_active: active, seats_lapsed: seats.length - active, by_mode: byMode, bonded_envelopes: envelopes, bonded_value: value };
+    },
+
+    async status(uid: string) {
+      const seats = await seatsOf(uid);
+      return { ok: true as const, seat: seats[0] ? seatView(seats[0], clock.tick(), policy) : null };
+    },
+
+    async bond(uid: string, input: { token_ids: string[]; mode?: string | undefined; seat_id?: string | undefined }) {
+      const tick = clock.tick();
+      const owned = await ledger.owned(input.token_ids, uid);
+      for (const o of owned) if (o.lock) throw lockedError(o.row.token_id, o.lock);
+      const value = owned.reduce((sum, o) => sum + o.row.value, 0);
+      const existing = input.seat_id !== undefined ? await seatFor(uid, input.seat_id) : (await seatsOf(uid))[0];
+      if (existing) {
+        assertActive(existing, tick);
+        if (input.mode !== undefined && input.mode !== existing.mode) {
+          throw errors.validation('mode applies only when a bond opens a seat; change the mode with POST /api/contribute/mode');
+        }
+      } else {
+        if ((await seatsOf(uid)).length >= policy.max_seats_per_uid) throw errors.conflict(`You already hold ${policy.max_seats_per_uid} seat(s), the policy's maximum`);
+        if (input.mode !== undefined) assertMode(input.mode);
+        if (value < policy.min_bond_value) {
+          throw errors.unprocessable(`A new seat needs a bond worth at least ${policy.min_bond_value}; these envelopes are worth ${value}`, {
+            bonded_value: value,
+            min_bond_value: policy.min_bond_value,
+          });
+        }
+      }
+      const seatId = existing?.seat_id ?? `seat_${randomUUID()}`;
+      await ledger.lockAll(owned.map((o) => o.row), { kind: 'bond', ref: seatId, tick }, uid);
+      const ids = owned.map((o) => o.row.token_id);
+      let seat: SeatRecord | undefined;
+      try {
+        if (existing) {
+          seat = await store.docs.update<SeatRecord>(SEATS, seatId, (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, ...ids], bonded_value: s.bonded_value + value });
+          if (!seat) throw errors.notFound(`Seat ${seatId} was released meanwhile; bond again`);
+        } else {
+          seat = { seat_id: seatId, uid, mode: input.mode ?? policy.default_mode, bonded_token_ids: ids, bonded_value: value, created_tick: tick, last_heartbeat_tick: tick };
+          await store.docs.insert(SEATS, seatId, seat);
+        }
+      } catch (err) {
+        await ledger.unlock(ids, 'bond', seatId);
+        throw err;
+      }
+      await log(existing ? 'contribute.bond_added' : 'contribute.seat_opened', uid, seatId, { token_ids: ids, value, mode: seat.mode, tick });
+      return { ok: true as const, seat: seatView(seat, tick, policy) };
+    },
+
+    async heartbeat(uid: string, seatId: string | undefined) {
+      const tick = clock.tick();
+      const seat = await seatFor(uid, seatId);
+      assertActive(seat, tick);
+      const updated = await store.docs.update<SeatRecord>(SEATS, seat.seat_id, (s) => s && { ...s, last_heartbeat_tick: Math.max(tick, s.last_heartbeat_tick) });
+      if (!updated) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
+      await log('contribute.heartbeat', uid, seat.seat_id, { tick });
+      return { ok: true as const, seat: seatView(updated, tick, policy) };
+    },
+
+    async setMode(uid: string, mode: string, seatId: string | undefined) {
+      assertMode(mode);
+      const tick = clock.tick();
+      const seat = await seatFor(uid, seatId);
+      assertActive(seat, tick);
+      const updated = await store.docs.update<SeatRecord>(SEATS, seat.seat_id, (s) => s && { ...s, mode });
+      if (!updated) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
+      if (seat.mode !== mode) await log('contribute.mode_set', uid, seat.seat_id, { from: seat.mode, to: mode, tick });
+      return { ok: true as const, seat: seatView(updated, tick, policy) };
+    },
+
+    async release(uid: string, seatId: string | undefined) {
+      const tick = clock.tick();
+      const seat = await seatFor(uid, seatId);
+      if (!(await store.docs.delete(SEATS, seat.seat_id))) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
+      const freed = await ledger.unlock(seat.bonded_token_ids, 'bond', seat.seat_id);
+      await log('contribute.released', uid, seat.seat_id, { released_token_ids: freed, state: seatState(seat, tick, policy), tick });
+      return { ok: true as const, seat_id: seat.seat_id, released_token_ids: freed, tick };
+    },
+  };
+}

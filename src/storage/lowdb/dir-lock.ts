@@ -1,0 +1,41 @@
+import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * One process per data directory: lowdb files are rewritten whole and logs are appended through one
+ * handle, so a second process on the same directory would lose writes. The lock file holds the owner's
+ * pid; a lock whose process is gone (a crash) is taken over.
+ */
+export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  await mkdir(dataDir, { recursive: true });
+  const file = join(dataDir, '.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return async () => {
+        await unlink(file).catch(() => undefined);
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new Error(
+          `The data directory ${dataDir} is in use by process ${pid}; stop it, or give this process another CORE_DATA_DIR (or use DATABASE_URL to share one database)`,
+        );
+      }
+      await unlink(file).catch(() => undefined);
+    }
+  }
+  throw new Error(`Could not lock the data directory ${dataDir}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

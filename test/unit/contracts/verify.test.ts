@@ -1,0 +1,43 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeStreamName } from '../../../src/storage/lowdb/stream-names.js';
+import { harness, selfLoop, T0, type Harness } from './harness.js';
+
+const open: Harness[] = [];
+afterEach(async () => {
+  while (open.length > 0) await open.pop()!.close();
+});
+
+describe('proof chain verification', () => {
+  it('accepts an untouched history and names the first row edited on disk', async () => {
+    const h = await harness();
+    open.push(h);
+    const id = await h.deploy(selfLoop({ kind: 'every', every_ticks: 1 }));
+    await h.walkTo(T0 + 3);
+    const record = await h.core.services.contracts.core.find('m1', id);
+    expect(await h.core.services.contracts.audit.verify(record)).toMatchObject({ valid: true, broken_at: null, total_transitions: 3 });
+    await h.core.close();
+    const file = path.join(h.dir, 'logs', `${encodeStreamName('contracts/m1/transitions')}.jsonl`);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const second = JSON.parse(lines[1]!);
+    second.input = { forged: true };
+    lines[1] = JSON.stringify(second);
+    writeFileSync(file, lines.join('\n'));
+    await h.restart();
+    const verdict = await h.core.services.contracts.audit.verify(await h.core.services.contracts.core.find('m1', id));
+    expect(verdict).toMatchObject({ valid: false, broken_at: `${id}:2`, reason: 'row content does not match its state_hash' });
+  });
+
+  it('checks each row receipt against its proof digest and the node key', async () => {
+    const h = await harness();
+    open.push(h);
+    const id = await h.deploy(selfLoop({ kind: 'every', every_ticks: 1 }));
+    await h.walkTo(T0 + 1);
+    const [row] = await h.rows(id);
+    expect(row!.receipt).toMatchObject({ kind: 'compute', operator_chain: ['KO42'] });
+    expect(row!.proof_digest).toMatch(/^[0-9a-f]{64}$/);
+    const verdict = await h.core.services.contracts.audit.verify(await h.core.services.contracts.core.find('m1', id));
+    expect(verdict.valid).toBe(true);
+  });
+});
