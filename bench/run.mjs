@@ -7,6 +7,7 @@ import { chainAppends } from './chain.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
 import { operatorsBench } from './operators.mjs';
 import { contractsFireLag } from './contracts.mjs';
+import { storageAppends } from './storage.mjs';
 
 const suites = {
   chain: () => chainAppends(),
@@ -21,6 +22,7 @@ const suites = {
   },
   operators: () => operatorsBench(),
   contracts: () => contractsFireLag(),
+  storage: () => storageAppends(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -35,9 +35,11 @@ import { createEventBus, type EventBus } from './lib/event-bus.js';
 import { createLogger, type Logger } from './log.js';
 import { createPipeline, type Pipeline } from './pipeline/invoke.js';
 import { createContractsService } from './domain/contracts/contracts-area.service.js';
+import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
+import { createPostgresStore } from './storage/postgres/postgres.store.js';
 import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
@@ -147,8 +149,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     store, clock, bus, chain, machines, nodeKeys,
     operators: () => (services as Partial<Services>).operators,
     receipts: () => (services as Partial<Services>).receipts,
+    // The economy area is built after contracts: look it up at call time.
+    mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
   });
+  const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAudit({ store, clock });
   const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }) });
   const credits = createCreditsService({ store, clock, identity, audit: nodeAudit, peerKeys: loadPeerKeys(config.peerKeys), authority: config.creditsAuthority });
@@ -177,7 +182,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic };
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, templates };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,
@@ -235,9 +240,11 @@ async function openThrowawayCore(): Promise<Core> {
 
 function createStoreFor(config: Config, log: Logger): Store {
   if (config.databaseUrl) {
-    throw new Error(
-      'DATABASE_URL is set, but this build has only the embedded lowdb backend; unset DATABASE_URL to use files under CORE_DATA_DIR',
-    );
+    return createPostgresStore({
+      connectionString: config.databaseUrl,
+      schema: config.databaseSchema,
+      onError: (err) => log.error('database connection failed', { err }),
+    });
   }
   return createLowdbStore({
     dataDir: config.dataDir,

@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** `DATABASE_SCHEMA`: the PostgreSQL schema holding the tables (default `public`); lets several servers or test runs share one database. */
+  databaseSchema: string | undefined;
   receiptKey: string | undefined;
   apiKey: string | undefined;
   toolsets: string[] | undefined;
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '127.0.0.1',
     dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA ? schemaNameOf(env.DATABASE_SCHEMA) : undefined,
     receiptKey: env.CORE_RECEIPT_KEY || undefined,
     apiKey: env.CORE_API_KEY || undefined,
     toolsets: toolsets && toolsets.length > 0 ? toolsets : undefined,
@@ -69,6 +72,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMode,
     publicUrl,
   };
+}
+
+function schemaNameOf(value: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) {
+    throw new Error(`DATABASE_SCHEMA must be a plain identifier (letters, digits, _; at most 63; not starting with a digit), got "${value}"`);
+  }
+  return value;
 }
 
 function publicUrlOf(value: string): string {

@@ -40,6 +40,7 @@ import type { GeneralService } from './general/general.service.js';
 import type { ThreatFeedService } from './edge/threat-feed.service.js';
 import type { CdnSitesService } from './edge/cdn-sites.service.js';
 import type { CdnTraffic } from './edge/cdn-traffic.js';
+import type { TemplatesService } from './templates/templates.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
  * domain code imports neither Express nor the MCP SDK.
@@ -121,4 +122,6 @@ export interface Services {
   cdnSites: CdnSitesService;
   /** Request counts of machine pages under `/s/` (CDN analytics) and the purgeable cache index. */
   cdnTraffic: CdnTraffic;
+  /** Curated contract templates: catalogue, categories and `generate` drafts. */
+  templates: TemplatesService;
 }

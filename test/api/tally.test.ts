@@ -151,17 +151,21 @@ describe('envelopes (tally.listTokens, tally.getToken, tally.verifyToken)', () =
     clock.advance(2 * TICK_MS);
     const res = await compute(machineKey);
     expect(res.status).toBe(200);
-    expect(res.body.envelope).toMatchObject({ machine_slug: 'tally-env', value: 2, token_id: 'tally-env.0' });
-    await compute(key); // a user key draws on the caller's oldest machine with a token
+    expect(res.body.envelope).toMatchObject({ machine_slug: 'tally-env', value: 2 });
+    const firstId = res.body.envelope.token_id as string;
+    expect(firstId).toMatch(/^tt_[a-z2-7]{16}_0$/);
+    expect(firstId).not.toContain('tally-env');
+    const second = await compute(key); // a user key draws on the caller's oldest machine with a token
     const list = await server.call('GET', '/api/chain/tally-env/tally/tokens?limit=1');
     expect(list.body.tokens).toHaveLength(1);
-    expect(list.body.tokens[0]).toMatchObject({ token_id: 'tally-env.1', source: 'compute', issued_to: uid, bonded: false, locked_for_vote: false });
+    expect(list.body.tokens[0]).toMatchObject({ token_id: second.body.envelope.token_id, source: 'compute', issued_to: uid, bonded: false, locked_for_vote: false });
     const next = await server.call('GET', `/api/chain/tally-env/tally/tokens?limit=1&cursor=${list.body.next_cursor}`);
-    expect(next.body.tokens[0].token_id).toBe('tally-env.0');
+    expect(next.body.tokens[0].token_id).toBe(firstId);
     expect(next.body.next_cursor).toBeNull();
-    const one = await server.call('GET', '/api/chain/tally-env/tally/token/tally-env.0');
-    expect(one.body.token).toMatchObject({ token_id: 'tally-env.0', value: 2, result_digest: res.body.receipt.output_sha256 });
-    expect((await server.call('GET', '/api/chain/tally-env/tally/token/tally-env.9')).status).toBe(404);
+    const one = await server.call('GET', `/api/chain/tally-env/tally/token/${firstId}`);
+    expect(one.body.token).toMatchObject({ token_id: firstId, machine_slug: 'tally-env', value: 2, result_digest: res.body.receipt.output_sha256 });
+    expect((await server.call('GET', `/api/chain/tally-env/tally/token/${firstId.replace(/_0$/, '_9')}`)).status).toBe(404);
+    expect((await server.call('GET', `/api/chain/tally-fill/tally/token/${firstId}`)).status).toBe(404);
     expect(await auditTypes('tally-env', key)).toContain('tally.minted');
   });
 
@@ -189,6 +193,22 @@ describe('envelopes (tally.listTokens, tally.getToken, tally.verifyToken)', () =
     expect(forged.body).toMatchObject({ valid: false, hash_valid: true, signature_valid: false });
     const neither = await server.call('POST', '/api/chain/tally-verify/tally/verify', { body: {} });
     expect(neither.status).toBe(400);
+  });
+
+  it('mints for an explicit machine (the contract-fire path) to whoever the call names, and says why it did not', async () => {
+    const { key, uid } = await machine('tally-fire');
+    const { tally } = server.core.services;
+    const caller = { uid: null, credential: 'none' as const };
+    const digest = 'a'.repeat(64);
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 2 })).toMatchObject({ minted: false, reason: 'no_token' });
+    await genesis('tally-fire', key, { mint_rate_per_tick: 10 });
+    clock.advance(TICK_MS);
+    const minted = await tally.mintEnvelope({ slug: 'tally-fire', caller, issuedTo: uid, kind: 'contract_fire', resultDigest: digest, value: 4 });
+    expect(minted).toMatchObject({ minted: true, tokens_remaining: 6, envelope: { source: 'contract_fire', issued_to: uid, value: 4, result_digest: digest } });
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 0 })).toMatchObject({ minted: false, reason: 'no_value' });
+    expect(await tally.mintEnvelope({ slug: 'no-such-machine', caller, kind: 'solve', resultDigest: digest, value: 1 })).toMatchObject({ minted: false, reason: 'no_machine' });
+    await server.call('POST', '/api/chain/tally-fire/status', { key, body: { status: 'paused' } });
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 1 })).toMatchObject({ minted: false, reason: 'machine_inactive' });
   });
 
   it('mints nothing once the supply is exhausted', async () => {

@@ -6,14 +6,40 @@ import { createCore, type Core } from '../../src/compose.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { createHash } from 'node:crypto';
+import { dropSchema } from '../store/postgres-harness.js';
+
+/**
+ * `CORE_TEST_BACKEND=postgres` (with `DATABASE_URL`) runs the test servers on PostgreSQL: each data
+ * directory gets a schema of its own, derived from its path, so a restart on the same directory finds its data.
+ */
+const onPostgres = process.env.CORE_TEST_BACKEND === 'postgres';
+
+/** The PostgreSQL schema that stands for a data directory when the tests run on PostgreSQL. */
+export function schemaForDir(dataDir: string): string {
+  return `test_${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24)}`;
+}
+
+function backendEnv(dataDir: string): Record<string, string> {
+  if (!onPostgres) return {};
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('CORE_TEST_BACKEND=postgres needs DATABASE_URL');
+  return { DATABASE_URL: url, DATABASE_SCHEMA: schemaForDir(dataDir) };
+}
 
 export async function tempDir(prefix = 'core-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    cleanup: async () => {
+      await rm(dir, { recursive: true, force: true });
+      if (onPostgres) await dropSchema(schemaForDir(dir), process.env.DATABASE_URL);
+    },
+  };
 }
 
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ PORT: '0', HOST: '127.0.0.1', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  return loadConfig({ PORT: '0', HOST: '127.0.0.1', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...backendEnv(dataDir), ...env });
 }
 
 export interface TestServer extends RunningServer {

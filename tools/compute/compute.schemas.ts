@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Hex64, IsoDate, JsonObject, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -147,3 +147,16 @@ export const Proposal = z.object({
     .describe('Vote window and running tally; null before open-vote'),
   created_at: IsoDate,
 });
+
+/** The envelope a solve or compute minted on the caller's machine; absent when none was minted. */
+export const MintedEnvelope = z
+  .object({
+    token_id: z.string().describe('Id of the envelope (tally token row)'),
+    machine_slug: Slug,
+    value: z.number().min(0),
+    tokens_remaining: z.number().min(0).describe("The machine's tokens_remaining after this mint"),
+  })
+  .optional()
+  .describe(
+    "The envelope this result minted on the caller's machine (a machine key's machine, or a user's oldest machine with a token); absent when none was minted",
+  );

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
-import { IsoDate, Slug, Tick } from '../../src/registry/common-schemas.js';
+import { IsoDate, Tick } from '../../src/registry/common-schemas.js';
 import { envelopeValue } from '../../src/domain/economy/tally-token.js';
-import { OperatorId, Receipt } from './compute.schemas.js';
+import { withEnvelope } from '../../src/domain/economy/envelope-attach.js';
+import { MintedEnvelope, OperatorId, Receipt } from './compute.schemas.js';
 
 const OperatorResult = z.object({
   operator: OperatorId,
@@ -75,29 +76,16 @@ export const computeTool = defineTool({
         degraded: z.boolean().describe('True when the precision achieved is looser than 0.001'),
         receipt: Receipt,
         signed: SignedClaim,
-        envelope: z
-          .object({
-            token_id: z.string().describe('Id of the envelope (tally token row)'),
-            machine_slug: Slug,
-            value: z.number().min(0),
-            tokens_remaining: z.number().min(0).describe("The machine's tokens_remaining after this mint"),
-          })
-          .optional()
-          .describe(
-            "The envelope this compute minted on the caller's machine (a machine key's machine, or a user's oldest machine with a token); absent when none was minted",
-          ),
+        envelope: MintedEnvelope,
       }),
       handler: async (input, ctx) => {
         const answer = await ctx.services.compute.run(input, ctx.caller);
-        const mint = await ctx.services.tally.mintEnvelope({
+        return withEnvelope(ctx.services.tally.mintEnvelope, answer, {
           caller: ctx.caller,
           kind: 'compute',
           resultDigest: answer.receipt.output_sha256,
           value: envelopeValue(answer.operators.length - 1, answer.precision),
         });
-        if (!mint.minted) return answer;
-        const { token_id, machine_slug, value } = mint.envelope;
-        return { ...answer, envelope: { token_id, machine_slug, value, tokens_remaining: mint.tokens_remaining } };
       },
     }),
     defineAction({

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { JsonObject } from '../../src/registry/common-schemas.js';
-import { Receipt, SolverId } from './compute.schemas.js';
+import { MintedEnvelope, Receipt, SolverId } from './compute.schemas.js';
+import { envelopeValue } from '../../src/domain/economy/tally-token.js';
+import { withEnvelope } from '../../src/domain/economy/envelope-attach.js';
 
 /** Common method options; a solver may accept more, listed in its `options`. */
 const SolveOptions = z
@@ -46,9 +48,21 @@ export const solveTool = defineTool({
           })
           .describe('How the method ran'),
         receipt: Receipt,
+        envelope: MintedEnvelope,
       }),
-      handler: async (input, ctx) =>
-        ctx.services.solvers.solve(input.id, input.inputs, input.options, { caller: ctx.caller, signal: ctx.signal, progress: ctx.progress }),
+      handler: async (input, ctx) => {
+        const answer = await ctx.services.solvers.solve(input.id, input.inputs, input.options, {
+          caller: ctx.caller,
+          signal: ctx.signal,
+          progress: ctx.progress,
+        });
+        return withEnvelope(ctx.services.tally.mintEnvelope, answer, {
+          caller: ctx.caller,
+          kind: 'solve',
+          resultDigest: answer.receipt.output_sha256,
+          value: envelopeValue(Math.max(1, answer.receipt.operator_chain.length - 1), null),
+        });
+      },
     }),
   ],
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
-import { Cursor, Limit } from '../../src/registry/common-schemas.js';
-import { ContractDefinition, TemplateId } from './contracts.schemas.js';
+import { Cursor, JsonObject, Limit } from '../../src/registry/common-schemas.js';
+import { ContractDefinition, EventName, TemplateId, asOutput } from './contracts.schemas.js';
 
 const CategoryId = z
   .string()
@@ -13,6 +13,7 @@ const TemplateSummary = z.object({
   id: TemplateId,
   title: z.string(),
   category: CategoryId,
+  category_name: z.string().describe('Display name of the category, e.g. "Thermo & Information"'),
   description: z.string(),
   definition_name: z.string().describe('`name` of the definition it deploys'),
   states_count: z.number().int().min(1),
@@ -26,7 +27,7 @@ export const contractTemplatesTool = defineTool({
   toolset: 'contracts',
   title: 'Contract templates',
   description:
-    'Browses the catalogue of ready-made state-contract templates (heartbeats, threshold monitors, approvals, timelocks, physics watches). Use it to find a template and read its full definition before deploying it with core_contract_deploy. Actions: list, categories, get.',
+    'Browses the catalogue of ready-made state-contract templates (heartbeats, threshold monitors, approvals, timelocks, physics watches) in 12 categories. Use it to find a template, read its definition, parameters and a worked example, then deploy it with core_contract_deploy. Actions: list, categories, get.',
   actions: [
     defineAction({
       id: 'contracts.listTemplates',
@@ -38,7 +39,11 @@ export const contractTemplatesTool = defineTool({
       summary: 'Lists contract templates, optionally filtered by category or text, with their states, operators and trigger kinds.',
       input: z.object({
         category: CategoryId.optional(),
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in id, title or description'),
+        q: z
+          .string()
+          .max(200)
+          .optional()
+          .describe('Case-insensitive words that must all occur in the id, title, description, uses, keywords, states, events or operators'),
         limit: Limit.max(200).default(50),
         cursor: Cursor.optional(),
       }),
@@ -49,6 +54,7 @@ export const contractTemplatesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
+      handler: async (query, { services }) => ({ ok: true as const, ...services.templates.list(query) }),
     }),
     defineAction({
       id: 'contracts.listTemplateCategories',
@@ -61,9 +67,12 @@ export const contractTemplatesTool = defineTool({
       input: z.object({}),
       output: z.object({
         ok: z.literal(true),
-        categories: z.array(z.object({ id: CategoryId, name: z.string(), count: z.number().int().min(0) })),
+        categories: z.array(
+          z.object({ id: CategoryId, name: z.string(), description: z.string(), count: z.number().int().min(0).describe('Templates in the category') }),
+        ),
       }),
       idempotent: true,
+      handler: async (_input, { services }) => ({ ok: true as const, categories: services.templates.categories() }),
     }),
     defineAction({
       id: 'contracts.getTemplate',
@@ -78,10 +87,30 @@ export const contractTemplatesTool = defineTool({
         ok: z.literal(true),
         template: TemplateSummary.extend({
           uses: z.array(z.string()).describe('What the template is for, in short sentences'),
+          keywords: z.array(z.string()),
+          params: z
+            .array(
+              z.object({
+                name: z.string(),
+                description: z.string(),
+                default: z.unknown().describe('Value the definition holds unless the deploy sets another'),
+                unit: z.string().nullable().describe('"ticks", "cron", "unix_s", "event" (an event name), "count", a physical unit, or "" for a ratio'),
+                sets: z.array(z.string()).describe('Definition members it sets, e.g. "transitions[0].trigger.every_ticks" or "defaults.force_limit_n"'),
+              }),
+            )
+            .describe('Parameters accepted by the deploy call (body "params")'),
+          events: z.object({ listens: z.array(EventName), emits: z.array(EventName) }),
+          example: z
+            .object({
+              params: JsonObject.optional().describe('Deploy parameters the example uses'),
+              steps: z.array(JsonObject).describe('Steps in order: {transition, input, expect}, {event, payload, expect} (post to /api/chain/{slug}/event) or {fire_now, expect}'),
+            })
+            .describe('A worked run from a fresh deployment to a terminal or steady state'),
           definition: ContractDefinition,
         }),
       }),
       idempotent: true,
+      handler: async ({ id }, { services }) => asOutput({ ok: true as const, template: services.templates.get(id) }),
     }),
   ],
 });

@@ -10,7 +10,7 @@ export const threatFeedTool = defineTool({
   toolset: 'edge',
   title: 'Threat feed',
   description:
-    "A machine's threat feed: register devices, submit device claims that are scored, audited and may fire the machine's event-triggered contracts, and read recent threats or the peer threats the machine follows. Actions: register_device, list_devices, claim, list_threats, mesh_feed.",
+    "A machine's threat feed: register devices, submit device claims that are scored, audited and may fire the machine's event-triggered contracts, and read recent threats or the peer threats the machine follows. To follow another machine's threats, deploy a contract whose trigger is {\"kind\": \"on_event\", \"machine\": \"<their slug>\", \"event\": \"av.threat.detected\"}. Actions: register_device, list_devices, claim, list_threats, mesh_feed.",
   actions: [
     defineAction({
       id: 'threat.registerDevice',

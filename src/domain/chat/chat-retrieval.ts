@@ -39,15 +39,18 @@ export function queryWords(text: string): string[] {
 /**
  * The best `n` items by the summed rarity (inverse document frequency) of the query words they
  * contain as whole words, keeping only those within `share` of the best score, so a word common to
- * the whole corpus does not drag in unrelated items. Ties keep source order.
+ * the whole corpus does not drag in unrelated items, and only those sharing at least two words with
+ * a question of several words. Ties keep source order.
  */
 function rank<T>(items: readonly T[], textOf: (item: T) => string, words: readonly string[], n: number, share = 0.5): T[] {
   if (words.length === 0) return [];
   const sets = items.map((i) => new Set(wordsOf(textOf(i))));
   const weights = words.map((w) => Math.log(1 + sets.length / Math.max(1, sets.filter((set) => set.has(w)).length)));
+  // One shared word is chance when the question has several: ask for two.
+  const minMatches = Math.min(2, words.length);
   const scored = sets
-    .map((set, i) => ({ i, s: words.reduce((sum, w, k) => sum + (set.has(w) ? weights[k]! : 0), 0) }))
-    .filter((x) => x.s > 0)
+    .map((set, i) => ({ i, hits: words.filter((w) => set.has(w)).length, s: words.reduce((sum, w, k) => sum + (set.has(w) ? weights[k]! : 0), 0) }))
+    .filter((x) => x.hits >= minMatches)
     .sort((a, b) => b.s - a.s || a.i - b.i);
   const best = scored[0]?.s ?? 0;
   return scored.filter((x) => x.s >= best * share).slice(0, n).map((x) => items[x.i]!);

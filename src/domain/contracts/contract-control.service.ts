@@ -152,7 +152,14 @@ export function createContractControl(core: ContractsCore): ContractControl {
       if (!row.success) {
         throw errors.validation(`${row.error}: ${row.error_message}`, { code: row.error, transition_id: row.id, reason: row.error_message });
       }
-      return { transition_id: row.id, previous_state: row.from_state, new_state: row.to_state, proof_digest: row.proof_digest, tick_number: row.tick_number };
+      return {
+        transition_id: row.id,
+        previous_state: row.from_state,
+        new_state: row.to_state,
+        proof_digest: row.proof_digest,
+        tick_number: row.tick_number,
+        ...(row.tally ? { tally: row.tally } : {}),
+      };
     },
   };
 }

@@ -10,6 +10,8 @@ import { eventsStream, type ContractRecord, type EventRecord, type TransitionRec
 import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
 import { oneShotTick, transitionKey } from './triggers.js';
+import { envelopeValue } from '../economy/tally-token.js';
+import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 
 export type TriggeredBy = 'caller' | 'trigger' | 'fire_now' | 'event';
 
@@ -41,8 +43,11 @@ export interface ContractEngine {
    * on the machine's chain → current state → emitted events → live streams. Callers hold the contract's
    * lock. A failed condition or compute is recorded, not thrown.
    */
-  fire(req: FireRequest): Promise<TransitionRecord>;
+  fire(req: FireRequest): Promise<FiredTransition>;
 }
+
+/** A transition row as fired, with the envelope it minted (not stored in the row: the chain holds it). */
+export type FiredTransition = TransitionRecord & { tally?: { token_id: string; remaining: number } };
 
 export interface EngineDeps extends OperatorRunDeps {
   store: Store;
@@ -52,6 +57,8 @@ export interface EngineDeps extends OperatorRunDeps {
   hub: ContractHub;
   /** Delivers an emitted event to listening contracts (asynchronously, outside this contract's lock). */
   deliver: (event: EmittedEvent) => void;
+  /** Mints the envelope of a successful fire; absent: no envelope. */
+  mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
 }
 
@@ -92,6 +99,19 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
       emitted: row.emitted,
     };
     await chain.append(machine, { type: 'contract.transition', actor_uid: actor, payload_digest: digestOf(payload), payload, transition_id: row.id });
+  }
+
+  async function mintFor(record: ContractRecord, row: TransitionRecord, actor: string | null, chainLength: number) {
+    if (!deps.mintEnvelope) return undefined;
+    const outcome = await deps.mintEnvelope({
+      slug: record.slug,
+      caller: { uid: actor, credential: 'none' },
+      issuedTo: actor ?? record.created_by,
+      kind: 'contract_fire',
+      resultDigest: (row.receipt as { output_sha256?: string } | null)?.output_sha256 ?? digestOf(row.result ?? null),
+      value: envelopeValue(Math.max(1, chainLength - 1), null),
+    });
+    return outcome.minted ? { token_id: outcome.envelope.token_id, remaining: Math.floor(outcome.tokens_remaining) } : undefined;
   }
 
   return {
@@ -144,13 +164,15 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         version_no: record.current_version_no,
         created_at: new Date(clock.now()).toISOString(),
       });
+      let tally: FiredTransition['tally'];
       if (success) {
         // The row is durable: an audit or emit failure is logged, never turned into a second fire.
         await audit(record, row, req.actor).catch(deps.onError);
         await emit(record, transition, row, scope, req.depth ?? 0).catch(deps.onError);
+        tally = await mintFor(record, row, req.actor, run?.chain.length ?? 1);
       }
       hub.publishTransition(row);
-      return row;
+      return tally ? { ...row, tally } : row;
     },
   };
 }

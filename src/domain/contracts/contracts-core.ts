@@ -21,6 +21,7 @@ import type { ContractReceipts, OperatorRegistry } from './operator-run.js';
 import { nextScheduled } from './schedule.js';
 import { ContractScheduler } from './scheduler.js';
 import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
+import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 
 export interface ContractsDeps {
   store: Store;
@@ -33,6 +34,8 @@ export interface ContractsDeps {
   operators: () => OperatorRegistry | undefined;
   /** The receipts area, looked up at call time; absent: local HMAC receipts. */
   receipts: () => ContractReceipts | undefined;
+  /** Mints the envelope of a successful fire (the economy area, looked up at call time); never throws. */
+  mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
 }
 

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { sha256Hex } from '../../lib/hash.js';
 import { DuplicateKeyError, type LogRow, type Store } from '../../storage/port.js';
 import { NODE_KEYS } from '../identity/node-keys.js';
-import type { AvatarRef } from './tally-token.js';
+import type { AvatarContentType, AvatarRef } from './tally-token.js';
 
 interface AvatarRow extends LogRow {
   type: 'avatar';
@@ -25,7 +25,7 @@ export function avatarStream(slug: string): string {
  * (additional data), so a ciphertext copied to another machine or ref does not decrypt.
  */
 export interface AvatarVault {
-  put(slug: string, genesisTick: number, image: Buffer, contentType: string, tick: number): Promise<AvatarRef>;
+  put(slug: string, genesisTick: number, image: Buffer, contentType: AvatarContentType, tick: number): Promise<AvatarRef>;
   /** The decrypted image; throws when the ciphertext is missing, altered or not the one `ref` names. */
   get(slug: string, genesisTick: number, ref: AvatarRef): Promise<Buffer>;
 }

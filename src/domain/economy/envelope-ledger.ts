@@ -1,6 +1,6 @@
 import { errors } from '../../errors.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import { parseEnvelopeId, tallyStream, type EnvelopeRow } from './tally-token.js';
+import { TALLY_HANDLES, parseEnvelopeId, tallyStream, type EnvelopeRow } from './tally-token.js';
 
 export const ENVELOPE_LOCKS = 'envelope-locks';
 
@@ -47,7 +47,9 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
   const get = async (id: string): Promise<EnvelopeRow | undefined> => {
     const parsed = parseEnvelopeId(id);
     if (!parsed) return undefined;
-    const row = await store.logs.get<EnvelopeRow>(tallyStream(parsed.slug), parsed.seq);
+    const slug = (await store.docs.get<{ slug: string }>(TALLY_HANDLES, parsed.handle))?.slug;
+    if (slug === undefined) return undefined;
+    const row = await store.logs.get<EnvelopeRow>(tallyStream(slug), parsed.seq);
     return row && row.token_id === id ? row : undefined;
   };
 

@@ -21,6 +21,8 @@ export interface MintRequest {
   /** Machine whose supply the envelope draws on; when absent it is derived from the caller (see `mintEnvelope`). */
   slug?: string | undefined;
   caller: Caller;
+  /** Who the envelope is issued to; default `caller.uid` (e.g. a scheduled contract fire passes the contract's creator). */
+  issuedTo?: string | null | undefined;
   kind: EnvelopeSource;
   /** SHA-256 (hex) of the result the envelope stands for, e.g. a receipt's `output_sha256`. */
   resultDigest: string;
@@ -89,13 +91,13 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
         if (req.value > available) throw new SupplyExhausted();
         remaining = available - req.value;
         const fields = {
-          token_id: envelopeId(slug, seq),
+          token_id: envelopeId(token.handle, seq),
           machine_slug: slug,
           tick,
           value: req.value,
           source: req.kind,
           result_digest: req.resultDigest.toLowerCase(),
-          issued_to: req.caller.uid,
+          issued_to: req.issuedTo === undefined ? req.caller.uid : req.issuedTo,
         };
         const token_hash = envelopeHash(fields);
         return {

@@ -2,6 +2,8 @@ import { digestOf } from '../../lib/hash.js';
 import type { LogRow } from '../../storage/port.js';
 
 export const TALLY_TOKENS = 'tally-tokens';
+/** Token handle → machine slug, so an envelope id can name its machine without revealing it. */
+export const TALLY_HANDLES = 'tally-handles';
 
 /** A machine's envelopes, one append-only stream per machine. */
 export function tallyStream(slug: string): string {
@@ -11,12 +13,14 @@ export function tallyStream(slug: string): string {
 /** What minted an envelope. */
 export type EnvelopeSource = 'solve' | 'compute' | 'contract_fire';
 
+export type AvatarContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+
 /** Where the avatar's ciphertext lives and what it decrypts to. */
 export interface AvatarRef {
   seq: number;
   sha256: string;
   size_bytes: number;
-  content_type: string;
+  content_type: AvatarContentType;
 }
 
 /** A machine's token as stored (`tally-tokens/<slug>`), created once by genesis. */
@@ -28,6 +32,8 @@ export interface TokenRecord {
   mint_rate_per_tick: number;
   genesis_tick: number;
   token_hash: string;
+  /** Random handle in the machine's envelope ids; it stands for the slug, which a private machine must not reveal. */
+  handle: string;
   created_by: string;
   created_at: string;
   /** Tick of the last mint-rate change; null when never changed since genesis. */
@@ -101,14 +107,18 @@ export function remainingAt(token: Pick<TokenRecord, 'accrual' | 'mint_rate_per_
   return Math.max(0, allowanceAt(token, tick) - minted);
 }
 
-/** Envelope ids are `<slug>.<seq>`: the machine and the row in its tally stream. */
-export function envelopeId(slug: string, seq: number): string {
-  return `${slug}.${seq}`;
+/**
+ * Envelope ids are `tt_<handle>_<seq>`: the machine's token handle and the row in its tally stream.
+ * Envelope ids travel in vote results that anyone may read, so they carry the opaque handle rather
+ * than the slug.
+ */
+export function envelopeId(handle: string, seq: number): string {
+  return `tt_${handle}_${seq}`;
 }
 
-export function parseEnvelopeId(id: string): { slug: string; seq: number } | undefined {
-  const m = /^([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)\.(\d{1,15})$/.exec(id);
-  return m ? { slug: m[1]!, seq: Number(m[2]) } : undefined;
+export function parseEnvelopeId(id: string): { handle: string; seq: number } | undefined {
+  const m = /^tt_([a-z2-7]{16})_(\d{1,15})$/.exec(id);
+  return m ? { handle: m[1]!, seq: Number(m[2]) } : undefined;
 }
 
 /**

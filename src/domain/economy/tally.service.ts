@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import { digestOf, sameDigest } from '../../lib/hash.js';
+import { digestOf, randomToken, sameDigest } from '../../lib/hash.js';
 import type { Caller } from '../../registry/types.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
@@ -13,6 +13,7 @@ import { createEnvelopeLedger, type EnvelopeLedger, type EnvelopeLock } from './
 import { createEnvelopeMinter, type MintOutcome, type MintRequest } from './envelope-mint.js';
 import { imageMatches } from './image-type.js';
 import {
+  TALLY_HANDLES,
   TALLY_TOKENS,
   allowanceAt,
   definitionHash,
@@ -20,6 +21,7 @@ import {
   remainingAt,
   tallyStream,
   type EnvelopeRow,
+  type AvatarContentType,
   type EnvelopeSource,
   type TokenRecord,
 } from './tally-token.js';
@@ -98,10 +100,10 @@ export function createTallyService(deps: TallyDeps) {
     chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
 
   return {
+    /** Mints one envelope for a solve, compute or contract fire; never throws (see `createEnvelopeMinter`). */
     mintEnvelope: mintEnvelope as (req: MintRequest) => Promise<MintOutcome>,
     /** Envelope reads and locks, for contribution seats and community votes. */
     ledger,
-    view,
 
     async genesis(slug: string, input: GenesisInput, caller: Caller) {
       const machine = await readable(slug, caller);
@@ -112,6 +114,7 @@ export function createTallyService(deps: TallyDeps) {
         ...def,
         mint_rate_per_tick: input.mint_rate_per_tick,
         token_hash: definitionHash(def),
+        handle: randomToken(16),
         created_by: caller.uid!,
         created_at: new Date(clock.now()).toISOString(),
         rate_updated_tick: null,
@@ -119,12 +122,14 @@ export function createTallyService(deps: TallyDeps) {
         tokens_burned: 0,
         avatar: null,
       };
+      const oneShot = () => errors.conflict(`Machine "${slug}" already has its token; genesis is one-shot and the token is locked`, { slug });
+      if (await store.docs.get(TALLY_TOKENS, slug)) throw oneShot();
+      // The handle goes first, so every envelope id can be resolved; a handle whose token lost a race names no envelope.
+      await store.docs.insert(TALLY_HANDLES, token.handle, { handle: token.handle, slug });
       try {
         await store.docs.insert(TALLY_TOKENS, slug, token);
       } catch (err) {
-        if (err instanceof DuplicateKeyError) {
-          throw errors.conflict(`Machine "${slug}" already has its token; genesis is one-shot and the token is locked`, { slug });
-        }
+        if (err instanceof DuplicateKeyError) throw oneShot();
         throw err;
       }
       await audit(machine, caller, 'tally.genesis', { ...def, mint_rate_per_tick: input.mint_rate_per_tick, token_hash: token.token_hash });
@@ -227,7 +232,7 @@ export function createTallyService(deps: TallyDeps) {
       return { ok: true as const, valid: reason === null, token_id: token.token_id, hash_valid: hashValid, signature_valid: signatureValid, reason };
     },
 
-    async uploadAvatar(slug: string, input: { content_type: string; data: string }, caller: Caller) {
+    async uploadAvatar(slug: string, input: { content_type: AvatarContentType; data: string }, caller: Caller) {
       const machine = await readable(slug, caller);
       chain.assertWritable(machine);
       const token = await tokenOf(slug);
@@ -239,7 +244,7 @@ export function createTallyService(deps: TallyDeps) {
       const ref = await avatars.put(slug, token.genesis_tick, image, input.content_type, clock.tick());
       await store.docs.update<TokenRecord>(TALLY_TOKENS, slug, (t) => t && { ...t, avatar: ref });
       await audit(machine, caller, 'tally.avatar_set', { content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256 });
-      return { ok: true as const, machine_slug: slug, content_type: ref.content_type as 'image/png', size_bytes: ref.size_bytes, sha256: ref.sha256, encrypted: true as const };
+      return { ok: true as const, machine_slug: slug, content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256, encrypted: true as const };
     },
 
     async getAvatar(slug: string, caller: Caller) {
@@ -250,7 +255,7 @@ export function createTallyService(deps: TallyDeps) {
       return {
         ok: true as const,
         machine_slug: slug,
-        content_type: token.avatar.content_type as 'image/png',
+        content_type: token.avatar.content_type,
         size_bytes: image.length,
         data: image.toString('base64'),
       };

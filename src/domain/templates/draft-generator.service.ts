@@ -34,7 +34,7 @@ export interface DraftGeneratorDeps {
 }
 
 /** Below this score the description is too far from every template, and a generic watch is built. */
-export const MIN_SCORE = 6;
+export const MIN_SCORE = 12;
 
 /**
  * Template matching and parameter extraction, no external model: the description's words rank the
@@ -91,7 +91,7 @@ function boost(t: CuratedTemplate, p: Phrases): number {
   return b;
 }
 
-/** Renames the template's events to the ones the description names, in order of appearance. */
+/** Renames the template's events and aggregated fields to the ones the description names, in order of appearance. */
 function renameEvents(template: CuratedTemplate, definition: Definition, p: Phrases, notes: string[]): void {
   const own = eventsOf(template);
   const reserved = new Set([...Object.keys(template.params), ...Object.keys(template.definition.states), ...Object.keys(template.definition.defaults ?? {})]);
@@ -100,6 +100,8 @@ function renameEvents(template: CuratedTemplate, definition: Definition, p: Phra
     const free = existing.filter((e) => !wanted.includes(e));
     return new Map(fresh.slice(0, free.length).map((e, i) => [free[i]!, e] as const));
   };
+  const fields = [...new Set(definition.transitions.flatMap((t) => (t.trigger?.aggregate?.field ? [t.trigger.aggregate.field] : [])))];
+  const field = plan(p.fields, fields);
   const listen = plan(p.listens, own.listens);
   const emit = plan(p.emits, own.emits);
   const rename = (map: Map<string, string>, name: string) => map.get(name) ?? name;
@@ -107,10 +109,12 @@ function renameEvents(template: CuratedTemplate, definition: Definition, p: Phra
     const trigger: TriggerSpec | undefined = t.trigger;
     if (trigger?.event !== undefined) trigger.event = rename(listen, trigger.event);
     if (trigger?.events) trigger.events = trigger.events.map((e) => rename(listen, e));
+    if (trigger?.aggregate?.field !== undefined) trigger.aggregate.field = rename(field, trigger.aggregate.field);
     for (const a of t.post_actions ?? []) if (a.type === 'emit' && a.event) a.event = rename(emit, a.event);
   }
   for (const [from, to] of listen) notes.push(`Listens to "${to}" events instead of "${from}".`);
   for (const [from, to] of emit) notes.push(`Emits "${to}" instead of "${from}".`);
+  for (const [from, to] of field) notes.push(`Aggregates the "${to}" field instead of "${from}".`);
 }
 
 /** A generic four-state watch around the operator the description's words find in the registry. */

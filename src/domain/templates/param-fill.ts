@@ -68,7 +68,10 @@ export function fillParams(template: CuratedTemplate, p: Phrases): ParamFill {
   }
   if (p.window) {
     const windowParam = entries.find(([, x]) => onPath(x, '.within_ticks'));
+    // "within 10 minutes" on a template without a window is its timeout, when it has one.
+    const timeout = free().find(([, x]) => x.unit === 'ticks');
     if (windowParam) set(windowParam[0], p.window.ticks, p.window.text);
+    else if (timeout) set(timeout[0], p.window.ticks, p.window.text);
     else out.notes.push(`"${p.window.text}" was not used: this template aggregates over no window.`);
   }
   if (p.deadline) {
@@ -79,7 +82,7 @@ export function fillParams(template: CuratedTemplate, p: Phrases): ParamFill {
   }
 
   for (const n of p.numbers) {
-    const pick = n.def ? byUnit(n, free()) : byContext(n, free());
+    const pick = n.def ? byUnit(n, free()) : (byContext(n, free()) ?? soleCount(n, free()));
     if (!pick) continue;
     const [name, param] = pick;
     const target = unitOf(param.unit ?? '');
@@ -105,16 +108,29 @@ function byContext(n: FoundNumber, candidates: Array<[string, TemplateParam]>): 
   let bestScore = 0;
   for (const entry of candidates) {
     const [name, param] = entry;
-    if (param.unit === 'cron' || param.unit === 'unix_s' || param.unit === 'ticks') continue;
+    if (param.unit === 'cron' || param.unit === 'unix_s' || param.unit === 'ticks' || param.unit === 'event') continue;
     let score = 0;
-    const words = new Set([...stems(name), ...stems(param.description)]);
-    if ([...near].some((w) => w.length > 2 && words.has(w))) score += 3;
+    const words = [...stems(name), ...stems(param.description)];
+    if ([...near].some((w) => words.some((k) => related(w, k)))) score += 3;
     score += cueScore(n, name);
     if (compared && /threshold|limit|watch|alert|floor|min|max|target|quota|required|budget/.test(name)) score += 1;
     if (param.unit === 'count' || param.unit === '') score += 0.5;
     if (score > bestScore) [best, bestScore] = [entry, score];
   }
   return bestScore >= 1 ? best : undefined;
+}
+
+/** Same word, or one a prefix of the other ("sign", "signature"), or sharing five letters ("approve", "approval"). */
+function related(a: string, b: string): boolean {
+  if (a === b) return a.length > 2;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return (short.length >= 4 && long.startsWith(short)) || (short.length >= 5 && short.slice(0, 5) === long.slice(0, 5));
+}
+
+/** A whole number nothing else claims goes to the template's only count parameter, if it has exactly one. */
+function soleCount(n: FoundNumber, candidates: Array<[string, TemplateParam]>): [string, TemplateParam] | undefined {
+  const counts = candidates.filter(([, x]) => x.unit === 'count');
+  return Number.isInteger(n.value) && n.value > 0 && counts.length === 1 ? counts[0] : undefined;
 }
 
 function cueScore(n: FoundNumber, name: string): number {

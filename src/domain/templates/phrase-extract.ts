@@ -23,6 +23,8 @@ export interface Phrases {
   listens: string[];
   /** Event names the description wants emitted, in order. */
   emits: string[];
+  /** Payload fields the description wants aggregated ("sum of `energy_kwh`"), in order. */
+  fields: string[];
   /** A name the description gives the contract ("called ..."), snake_case. */
   name?: string;
 }
@@ -38,19 +40,21 @@ const SPAN_UNITS = 'ticks?|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|w
  * Reads a description for the parameters a draft needs: a recurring interval ("every 5 minutes"), a
  * calendar schedule ("every Monday at 9", "weekdays at 08:30", "monthly", or a quoted 5-field cron),
  * an aggregation window ("over 2 minutes", "per minute"), a deadline (an ISO date or "unix N"),
- * numbers with their units and neighbouring words, and event names (quoted or `backticked` names,
- * or "on <name> events"). Spans used for schedules, windows and deadlines are not read as numbers.
+ * numbers with their units and neighbouring words, event names (quoted or `backticked` names, or
+ * "on <name> events") and aggregated payload fields. Spans used for schedules, windows and deadlines
+ * are not read as numbers.
  */
 export function extractPhrases(description: string): Phrases {
   let text = ` ${description.replace(/\s+/g, ' ')} `
     .replace(/\b(giga|mega|kilo)?(tonnes?|tons?)\s+(?:of\s+)?co2(e?)\b/gi, (_m, p: string | undefined, _t, e: string) => `${{ giga: 'G', mega: 'M', kilo: 'k' }[(p ?? '').toLowerCase() as 'giga'] ?? ''}tCO2${e}`);
-  const out: Phrases = { numbers: [], listens: [], emits: [] };
+  const out: Phrases = { numbers: [], listens: [], emits: [], fields: [] };
   const consume = (match: RegExpExecArray) => {
     text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length);
   };
 
   const quotedCron = /[`"']((?:[\d*/,-]+|[a-z]{3}(?:-[a-z]{3})?)(?:\s+(?:[\d*/,-]+|[a-z]{3}(?:-[a-z]{3})?)){4})[`"']/i.exec(text);
-  if (quotedCron) {
+  // Five quoted words are a cron expression only when most fields are numbers or stars.
+  if (quotedCron && quotedCron[1]!.split(/\s+/).filter((f) => /[\d*]/.test(f)).length >= 3) {
     out.cron = { expression: quotedCron[1]!, text: quotedCron[0] };
     consume(quotedCron);
   } else {
@@ -159,21 +163,28 @@ export function parseNumber(raw: string): number {
   return thousands ? n * 1000 : n;
 }
 
-const EMIT_VERBS = /^(?:emit|emits|emitting|publish|publishes|raise|raises|send|sends|notify|notifies|fire|fires)$/i;
+const EMIT_VERBS = new Set(['emit', 'emits', 'emitting', 'publish', 'publishes', 'raise', 'raises', 'send', 'sends', 'notify', 'notifies', 'fire', 'fires']);
+const AGGREGATE_WORDS = new Set(['sum', 'avg', 'average', 'mean', 'min', 'minimum', 'max', 'maximum', 'total', 'peak']);
 
+/**
+ * Quoted or backticked names: followed by "event(s)" or after "on"/"when" they are listened to, after
+ * an emit verb emitted, after sum/avg/min/max/total an aggregated payload field.
+ */
 function events(text: string, out: Phrases): void {
-  const add = (list: string[], name: string) => {
-    if (!out.listens.includes(name) && !out.emits.includes(name)) list.push(name);
-  };
-  const quoted = /(\S+\s+)?(?:an?\s+|the\s+)?[`"']([A-Za-z_][\w.:-]{0,63})[`"']/g;
+  const seen = (name: string) => out.listens.includes(name) || out.emits.includes(name) || out.fields.includes(name);
+  const quoted = /[`"']([A-Za-z_][\w.:-]{0,63})[`"'](\s+events?\b)?/g;
   for (let m = quoted.exec(text); m; m = quoted.exec(text)) {
-    const verb = (m[1] ?? '').trim();
-    add(EMIT_VERBS.test(verb) ? out.emits : out.listens, m[2]!);
+    const name = m[1]!;
+    if (seen(name)) continue;
+    const before = text.slice(0, m.index).toLowerCase().match(/[a-z]+/g)?.slice(-2) ?? [];
+    if (m[2] === undefined && EMIT_VERBS.has(before.at(-1) ?? '')) out.emits.push(name);
+    else if (m[2] === undefined && before.some((w) => AGGREGATE_WORDS.has(w))) out.fields.push(name);
+    else out.listens.push(name);
   }
   const phrase = /\b(?:on|receives?|gets?|each|every|when(?:ever)?\s+an?)\s+([a-z][a-z0-9_]{2,40})\s+events?\b/gi;
-  for (let m = phrase.exec(text); m; m = phrase.exec(text)) add(out.listens, m[1]!.toLowerCase());
+  for (let m = phrase.exec(text); m; m = phrase.exec(text)) if (!seen(m[1]!.toLowerCase())) out.listens.push(m[1]!.toLowerCase());
   const emitPhrase = /\b(?:emit|emits|publish|publishes|raise|raises)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9_]{2,40})(?:\s+events?)?\b/gi;
-  for (let m = emitPhrase.exec(text); m; m = emitPhrase.exec(text)) if (m[1]!.includes('_')) add(out.emits, m[1]!.toLowerCase());
+  for (let m = emitPhrase.exec(text); m; m = emitPhrase.exec(text)) if (m[1]!.includes('_') && !seen(m[1]!.toLowerCase())) out.emits.push(m[1]!.toLowerCase());
 }
 
 function numbers(text: string): FoundNumber[] {

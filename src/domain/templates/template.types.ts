@@ -8,7 +8,7 @@ import type { Definition } from '../contracts/contract.types.js';
 export interface TemplateParam {
   description: string;
   default: unknown;
-  /** Unit of the value: a physical unit ("N", "kPa"), "ticks", "cron", "unix_s", "count", "bits" or "" for a ratio. */
+  /** Unit of the value: a physical unit ("N", "kPa"), "ticks", "cron", "unix_s", "event" (a name), "count", "bits" or "" for a ratio. */
   unit?: string | undefined;
   paths?: string[] | undefined;
 }

@@ -48,7 +48,7 @@ const EXACT: Record<string, UnitDef> = {
   'Pa s': { dim: 'viscosity', factor: 1 }, 'J/(kg K)': { dim: 'specific_heat', factor: 1 }, 'rad/s/T': { dim: 'gyromagnetic', factor: 1 },
   '1/s': { dim: 'rate', factor: 1 }, 'K/GtCO2': { dim: 'tcre', factor: 1 },
   '': { dim: 'ratio', factor: 1 }, count: { dim: 'count', factor: 1 },
-  unix_s: { dim: 'unix_time', factor: 1 }, cron: { dim: 'cron', factor: 1 },
+  unix_s: { dim: 'unix_time', factor: 1 }, cron: { dim: 'cron', factor: 1 }, event: { dim: 'event_name', factor: 1 },
 };
 
 /** Unit words, matched case-insensitively. */

@@ -1,0 +1,99 @@
+import type pg from 'pg';
+import { createKeyedMutex } from '../../lib/keyed-mutex.js';
+import { DuplicateKeyError, type DocStore } from '../port.js';
+import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
+
+export interface PgDocsOptions {
+  /** The open store's pool; throws when the store is not open. */
+  pool: () => pg.Pool;
+  tables: Tables;
+}
+
+/** A value as the JSON text stored for it; only objects and arrays are documents (as on lowdb). */
+function toJsonText(value: unknown): string {
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined || (text[0] !== '{' && text[0] !== '[')) throw new TypeError('a document must be a JSON object');
+  return text;
+}
+
+/**
+ * Documents as rows of one table keyed by (collection, id). `pos`, an identity column, keeps insertion
+ * order: `put` over an existing id updates the row in place, so the record keeps its place.
+ */
+export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
+  // One waiting transaction per record in this process: the rest queue here instead of holding pooled connections.
+  const records = createKeyedMutex();
+
+  const sql = {
+    get: `SELECT body FROM ${t.docs} WHERE collection = $1 AND id = $2`,
+    lock: `SELECT body::text AS text FROM ${t.docs} WHERE collection = $1 AND id = $2 FOR UPDATE`,
+    insert: `INSERT INTO ${t.docs} (collection, id, body) VALUES ($1, $2, $3) ON CONFLICT (collection, id) DO NOTHING`,
+    put: `INSERT INTO ${t.docs} (collection, id, body) VALUES ($1, $2, $3)
+          ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body`,
+    replace: `UPDATE ${t.docs} SET body = $3 WHERE collection = $1 AND id = $2`,
+    create: `INSERT INTO ${t.docs} (collection, id, body) VALUES ($1, $2, $3)`,
+    // Serializes creators of a missing record, which have no row to lock yet.
+    lockMissing: `SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))`,
+    delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
+    list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
+    count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
+  };
+
+  /** One read-modify-write attempt; a creation raced by a plain insert or put fails with a unique violation. */
+  async function updateOnce<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined) {
+    return inTransaction(pool(), async (client) => {
+      let found = await client.query<{ text: string }>(sql.lock, [collection, id]);
+      if (found.rowCount === 0) {
+        await client.query(sql.lockMissing, [collection, id]);
+        // A new statement sees a record created while this one waited for the lock.
+        found = await client.query<{ text: string }>(sql.lock, [collection, id]);
+      }
+      const stored = found.rows[0]?.text;
+      // `fn` gets a copy of its own, so what it changes in place is never what update returns.
+      const next = fn(stored === undefined ? undefined : (JSON.parse(stored) as T));
+      if (next === undefined) return stored === undefined ? undefined : (JSON.parse(stored) as T);
+      const text = toJsonText(next);
+      await client.query(stored === undefined ? sql.create : sql.replace, [collection, id, text]);
+      return JSON.parse(text) as T;
+    });
+  }
+
+  return {
+    async get<T extends object>(collection: string, id: string) {
+      const { rows } = await pool().query<{ body: T }>(sql.get, [collection, id]);
+      return rows[0]?.body;
+    },
+    async insert(collection, id, value) {
+      const { rowCount } = await pool().query(sql.insert, [collection, id, toJsonText(value)]);
+      if (rowCount === 0) throw new DuplicateKeyError(collection, id);
+    },
+    async put(collection, id, value) {
+      await pool().query(sql.put, [collection, id, toJsonText(value)]);
+    },
+    /** As the port says; `fn` runs again only if a plain `insert` or `put` creates the record while `fn` is creating it. */
+    async update<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined) {
+      return records.run(`${collection}\u0000${id}`, async () => {
+        for (;;) {
+          try {
+            return await updateOnce(collection, id, fn);
+          } catch (error) {
+            if (!isUniqueViolation(error)) throw error;
+          }
+        }
+      });
+    },
+    async delete(collection, id) {
+      const { rowCount } = await pool().query(sql.delete, [collection, id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async list<T extends object>(collection: string, filter?: (value: T) => boolean) {
+      const { rows } = await pool().query<{ body: T }>(sql.list, [collection]);
+      const all = rows.map((row) => row.body);
+      return filter === undefined ? all : all.filter(filter);
+    },
+    async count(collection) {
+      const { rows } = await pool().query<{ n: number }>(sql.count, [collection]);
+      return rows[0]?.n ?? 0;
+    },
+  };
+}

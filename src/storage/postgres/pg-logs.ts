@@ -1,0 +1,85 @@
+import type pg from 'pg';
+import type { LogQuery, LogRow, LogStore, RowInput } from '../port.js';
+import { createLogAppender } from './pg-log-append.js';
+import type { Tables } from './sql.js';
+
+export interface PgLogsOptions {
+  /** The open store's pool; throws when the store is not open. */
+  pool: () => pg.Pool;
+  tables: Tables;
+}
+
+export interface PgLogs {
+  api: LogStore;
+  /** Forgets what the adapter remembers about streams (the store is closing). */
+  reset(): void;
+}
+
+/**
+ * The SQL for a `read`, or undefined when the query selects nothing. Seq bounds are rounded to the
+ * integers they admit, so the comparison stays on the `(stream, seq)` index.
+ */
+export function readSql(t: Tables, stream: string, query: LogQuery): { text: string; values: unknown[] } | undefined {
+  const values: unknown[] = [stream];
+  const where = ['stream = $1'];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const fromSeq = Math.ceil(query.fromSeq ?? 0);
+  const toSeq = Math.floor(query.toSeq ?? Infinity);
+  if (Number.isNaN(fromSeq) || Number.isNaN(toSeq) || fromSeq === Infinity || toSeq === -Infinity) return undefined;
+  if (fromSeq > 0) where.push(`seq >= ${param(fromSeq)}`);
+  if (toSeq !== Infinity) where.push(`seq <= ${param(toSeq)}`);
+  if (query.fromTick !== undefined) where.push(`tick >= ${param(query.fromTick)}::float8`);
+  if (query.toTick !== undefined) where.push(`tick <= ${param(query.toTick)}::float8`);
+  if (query.types !== undefined) {
+    if (query.types.length === 0) return undefined;
+    where.push(`type = ANY(${param(query.types)}::text[])`);
+  }
+  let limit = '';
+  if (query.limit !== undefined) {
+    if (!(query.limit > 0)) return undefined;
+    if (query.limit !== Infinity) limit = ` LIMIT ${param(Math.ceil(query.limit))}`;
+  }
+  const order = query.reverse === true ? 'DESC' : 'ASC';
+  return { text: `SELECT body FROM ${t.logRows} WHERE ${where.join(' AND ')} ORDER BY seq ${order}${limit}`, values };
+}
+
+/** The log half of the PostgreSQL store: rows in `log_rows`, one `log_heads` row per stream holding its next seq. */
+export function createPgLogs({ pool, tables: t }: PgLogsOptions): PgLogs {
+  const appender = createLogAppender({ pool, tables: t });
+  const sql = {
+    head: `SELECT body FROM ${t.logRows} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`,
+    count: `SELECT next_seq FROM ${t.logHeads} WHERE stream = $1`,
+    get: `SELECT body FROM ${t.logRows} WHERE stream = $1 AND seq = $2`,
+    streams: `SELECT stream FROM ${t.logHeads} WHERE next_seq > 0 AND starts_with(stream, $1) ORDER BY stream COLLATE "C"`,
+  };
+
+  const api: LogStore = {
+    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) {
+      return (await appender.append(stream, build as unknown as Parameters<typeof appender.append>[1])) as R;
+    },
+    async head<R extends LogRow>(stream: string) {
+      const { rows } = await pool().query<{ body: R }>(sql.head, [stream]);
+      return rows[0]?.body;
+    },
+    async count(stream) {
+      const { rows } = await pool().query<{ next_seq: string }>(sql.count, [stream]);
+      return rows[0] === undefined ? 0 : Number(rows[0].next_seq);
+    },
+    async get<R extends LogRow>(stream: string, seq: number) {
+      if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+      const { rows } = await pool().query<{ body: R }>(sql.get, [stream, seq]);
+      return rows[0]?.body;
+    },
+    async read<R extends LogRow>(stream: string, query: LogQuery = {}) {
+      const statement = readSql(t, stream, query);
+      if (statement === undefined) return [];
+      const { rows } = await pool().query<{ body: R }>(statement);
+      return rows.map((row) => row.body);
+    },
+    async streams(prefix = '') {
+      const { rows } = await pool().query<{ stream: string }>(sql.streams, [prefix]);
+      return rows.map((row) => row.stream);
+    },
+  };
+  return { api, reset: () => appender.reset() };
+}

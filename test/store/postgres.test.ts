@@ -1,0 +1,185 @@
+import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
+import { tablesIn } from '../../src/storage/postgres/sql.js';
+import { chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
+import { databaseUrl, dropSchema, makePostgresHarness, SKIP_REASON, uniqueSchema } from './postgres-harness.js';
+import { runStoreContract } from './store.contract.js';
+import { freshStore } from './store-harness.js';
+
+interface Counter {
+  n: number;
+}
+
+async function postgres() {
+  return (await freshStore(() => makePostgresHarness())) as Awaited<ReturnType<typeof makePostgresHarness>>;
+}
+
+/** A pool of its own on the test database, ended when the test finishes. */
+function rawPool(): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl!, max: 4 });
+  onTestFinished(() => pool.end());
+  return pool;
+}
+
+if (databaseUrl === undefined) {
+  console.warn(SKIP_REASON);
+  describe.skip(SKIP_REASON, () => {
+    it('runs the storage contract and the PostgreSQL tests', () => undefined);
+  });
+} else {
+  runStoreContract('postgres', () => makePostgresHarness());
+
+  describe('postgres: several processes on one database', () => {
+    it('keeps one stream a single unbroken chain when two stores append to it at once', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      const appends = Array.from({ length: 240 }, (_, n) =>
+        (n % 2 === 0 ? store : other).logs.append<ChainRow>('chain/shared', (head, seq) => chainLink(head, seq, n)),
+      );
+      const rows = await Promise.all(appends);
+      expect(new Set(rows.map((row) => row.seq)).size).toBe(240);
+      const stored = await other.logs.read<ChainRow>('chain/shared');
+      expect(stored).toHaveLength(240);
+      expectUnbrokenChain(stored);
+      expect(stored.map((row) => row.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 240 }, (_, n) => n));
+    });
+
+    it('builds on the row another store appended since this store last wrote to the stream', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      for (let n = 0; n < 6; n++) {
+        await (n % 3 === 0 ? store : other).logs.append<ChainRow>('audit', (head, seq) => chainLink(head, seq, n));
+      }
+      expectUnbrokenChain(await store.logs.read<ChainRow>('audit'));
+    });
+
+    it('applies every one of 100 concurrent updates of one record made through two stores', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      await store.docs.insert('counters', 'c', { n: 0 });
+      const increment = (current: Counter | undefined): Counter => ({ n: (current?.n ?? 0) + 1 });
+      await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? store : other).docs.update('counters', 'c', increment)));
+      expect(await other.docs.get('counters', 'c')).toEqual({ n: 100 });
+    });
+
+    it('creates a missing record once when two stores update it at the same time, and applies every update', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      const increment = (current: Counter | undefined): Counter => ({ n: (current?.n ?? 0) + 1 });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? store : other).docs.update('counters', 'new', increment)));
+      expect(await store.docs.get('counters', 'new')).toEqual({ n: 40 });
+      expect(await store.docs.count('counters')).toBe(1);
+    });
+
+    it('sees documents written by another store at once', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      await store.docs.put('machines', 'm', { n: 1 });
+      expect(await other.docs.get('machines', 'm')).toEqual({ n: 1 });
+      await other.logs.append('audit', () => ({ tick: 1, type: 'x' }));
+      expect(await store.logs.count('audit')).toBe(1);
+      expect(await store.logs.streams()).toEqual(['audit']);
+    });
+  });
+
+  describe('postgres: appends', () => {
+    it('rejects only the append whose build throws and commits the others queued with it', async () => {
+      const { store } = await postgres();
+      const settled = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, n) =>
+          store.logs.append<ChainRow>('audit', (head, seq) => {
+            if (n % 10 === 5) throw new Error(`refused ${n}`);
+            return chainLink(head, seq, n);
+          }),
+        ),
+      );
+      expect(settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason.message)).toEqual([
+        'refused 5',
+        'refused 15',
+        'refused 25',
+      ]);
+      expect(await store.logs.count('audit')).toBe(27);
+      expectUnbrokenChain(await store.logs.read<ChainRow>('audit'));
+    });
+
+    it('refuses a row without a finite tick or a string type and lists no stream for it', async () => {
+      const { store } = await postgres();
+      await expect(store.logs.append('audit', () => ({ tick: Number.NaN, type: 'x' }))).rejects.toThrow(/tick must be a finite number/);
+      await expect(store.logs.append('audit', () => ({ tick: 1, type: 7 as unknown as string }))).rejects.toThrow(/type must be a string/);
+      await expect(store.logs.append('', () => ({ tick: 1, type: 'x' }))).rejects.toThrow(/non-empty/);
+      expect(await store.logs.streams()).toEqual([]);
+      expect(await store.logs.count('audit')).toBe(0);
+    });
+
+    it('keeps the rows already committed when a later batch fails to commit', async () => {
+      const { store, schema } = await postgres();
+      await store.logs.append('audit', () => ({ tick: 0, type: 'x' }));
+      const pool = rawPool();
+      // A conflicting row makes the next batch's insert fail, as a broken disk or constraint would.
+      await pool.query(`INSERT INTO "${schema}".log_rows (stream, seq, tick, type, body) VALUES ('audit', 1, 0, 'x', '{}')`);
+      await expect(store.logs.append('audit', () => ({ tick: 1, type: 'y' }))).rejects.toThrow(/duplicate key/);
+      expect(await store.logs.count('audit')).toBe(1);
+    });
+  });
+
+  describe('postgres: stored JSON', () => {
+    it('returns records and rows with their keys in the order they were written, and strings holding U+0000', async () => {
+      const { store, reopen } = await postgres();
+      const value = { zeta: 1, alpha: { y: 2, b: 3 }, text: 'nul\u0000inside', big: 1e21, small: 5e-7 };
+      await store.docs.put('odd', 'k', value);
+      await store.logs.append('log', () => ({ tick: 3, type: 'x', ...value }));
+      const again = await reopen();
+      const doc = await again.docs.get<typeof value>('odd', 'k');
+      expect(JSON.stringify(doc)).toBe(JSON.stringify(value));
+      const row = await again.logs.get('log', 0);
+      expect(JSON.stringify(row)).toBe(JSON.stringify({ seq: 0, tick: 3, type: 'x', ...value }));
+    });
+
+    it('refuses a document that is not a JSON object', async () => {
+      const { store } = await postgres();
+      await expect(store.docs.put('odd', 'k', 'text' as unknown as object)).rejects.toThrow(/must be a JSON object/);
+      await expect(store.docs.insert('odd', 'k', undefined as unknown as object)).rejects.toThrow(/must be a JSON object/);
+      expect(await store.docs.count('odd')).toBe(0);
+    });
+  });
+
+  describe('postgres: schema and migrations', () => {
+    it('keeps stores on different schemas apart', async () => {
+      const a = await postgres();
+      const b = await postgres();
+      await a.store.docs.put('machines', 'm', { n: 1 });
+      await a.store.logs.append('audit', () => ({ tick: 0, type: 'x' }));
+      expect(await b.store.docs.get('machines', 'm')).toBeUndefined();
+      expect(await b.store.logs.streams()).toEqual([]);
+    });
+
+    it('applies each migration once when several stores open a new schema at the same time', async () => {
+      const schema = uniqueSchema();
+      onTestFinished(() => dropSchema(schema));
+      const stores = Array.from({ length: 4 }, () => createPostgresStore({ connectionString: databaseUrl!, schema, maxConnections: 2 }));
+      onTestFinished(() => Promise.all(stores.map((s) => s.close())).then(() => undefined));
+      await Promise.all(stores.map((s) => s.open()));
+      const pool = rawPool();
+      const { rows } = await pool.query(`SELECT version, name FROM "${schema}".schema_version ORDER BY version`);
+      expect(rows).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+      expect(await migrate(pool, tablesIn(schema))).toEqual([]);
+    });
+
+    it('refuses to open a schema that a newer server has migrated, saying what to do', async () => {
+      const { schema } = await postgres();
+      const pool = rawPool();
+      await pool.query(`INSERT INTO "${schema}".schema_version (version, name) VALUES (999, 'from the future')`);
+      const store = createPostgresStore({ connectionString: databaseUrl!, schema });
+      await expect(store.open()).rejects.toThrow(/version 999, newer than this server knows/);
+      expect(store.isOpen()).toBe(false);
+    });
+
+    it('reports an unreachable database when opening and stays closed', async () => {
+      const store = createPostgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/none', schema: uniqueSchema() });
+      await expect(store.open()).rejects.toThrow();
+      expect(store.isOpen()).toBe(false);
+    });
+  });
+}
