@@ -44,6 +44,7 @@ import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
+import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
 import { createNodeAudit } from './domain/economy/node-audit.js';
 import { createTallyService } from './domain/economy/tally.service.js';
@@ -200,6 +201,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const mcpContent = createMcpContent();
   mcpContent.addResources(() => catalogResources(registry!, platform));
   mcpContent.addResources(() => solverResources(solvers));
+  mcpContent.addResources(() => operatorResources(operators));
   let closing: Promise<void> | undefined;
   return {
     config,

@@ -145,8 +145,16 @@ describe('MCP over POST /api/mcp', () => {
       expect(JSON.parse(first.text)).toHaveLength(server.core.registry.operations.length + 1);
       const missing = await (await rpc({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'core://nope' } })).json();
       expect(missing.error.code).toBe(-32002);
+      expect(resources.map((r) => r.uri)).toEqual(
+        expect.arrayContaining(['core://solvers/catalog', 'core://operators/categories', 'core://operators/newtonian_mechanics', 'core://kernel/prompt']),
+      );
+      expect(resources.filter((r) => r.uri.startsWith('core://skills/')).length).toBeGreaterThanOrEqual(8);
+      const nm = JSON.parse(((await client.readResource({ uri: 'core://operators/newtonian_mechanics' })).contents[0] as { text: string }).text);
+      expect(nm.map((o: { id: string }) => o.id)).toContain('NM19');
       const prompts = await client.listPrompts();
-      expect(Array.isArray(prompts.prompts)).toBe(true);
+      expect(prompts.prompts.map((p) => p.name)).toContain('core_kernel');
+      const kernel = await client.getPrompt({ name: 'core_kernel' });
+      expect((kernel.messages[0]!.content as { text: string }).text.length).toBeGreaterThan(500);
     } finally {
       await client.close();
     }

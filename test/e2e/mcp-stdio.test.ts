@@ -116,4 +116,31 @@ describe('MCP over stdio, started from mcp.json', () => {
       await client.close();
     }
   });
+
+  it('reports progress on a long solve when the client sends a progress token, and stops on cancellation', async () => {
+    const client = await connect(key);
+    try {
+      const updates: number[] = [];
+      const long = { sigma: 10, rho: 28, beta: 8 / 3, initial: [1, 1, 1], dt: 0.001, transient: 10, duration: 400 };
+      const done = await client.callTool({ name: 'core_solve', arguments: { id: 'lorenz-lyapunov', inputs: long } }, undefined, {
+        onprogress: (p) => updates.push(p.progress),
+        timeout: 60_000,
+      });
+      expect(done.isError, JSON.stringify(done.structuredContent)).toBeFalsy();
+      expect(updates.length).toBeGreaterThan(0);
+
+      const controller = new AbortController();
+      const cancelled = client.callTool({ name: 'core_solve', arguments: { id: 'lorenz-lyapunov', inputs: { ...long, duration: 5000 } } }, undefined, {
+        signal: controller.signal,
+        onprogress: () => controller.abort(),
+        timeout: 60_000,
+      });
+      await expect(cancelled).rejects.toThrow();
+      // The connection stays usable after a cancelled call.
+      const pulse = await client.callTool({ name: 'core_pulse', arguments: { action: 'pulse' } });
+      expect(pulse.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -7,7 +7,6 @@ import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createHash } from 'node:crypto';
-import { dropSchema } from '../store/postgres-harness.js';
 
 /**
  * `CORE_TEST_BACKEND=postgres` (with `DATABASE_URL`) runs the test servers on PostgreSQL: each data
@@ -33,7 +32,9 @@ export async function tempDir(prefix = 'core-test-'): Promise<{ dir: string; cle
     dir,
     cleanup: async () => {
       await rm(dir, { recursive: true, force: true });
-      if (onPostgres) await dropSchema(schemaForDir(dir), process.env.DATABASE_URL);
+      if (!onPostgres) return;
+      const { dropSchema } = await import('../store/postgres-harness.js');
+      await dropSchema(schemaForDir(dir), process.env.DATABASE_URL);
     },
   };
 }

@@ -53,7 +53,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           connectionString: options.connectionString,
           max: options.maxConnections ?? 10,
           application_name: 'core-server',
-          // A peer that vanished holding a stream's lock is noticed, and its transaction rolled back, sooner.
+          // TCP keepalive: a connection to a database host that went away fails instead of hanging.
           keepAlive: true,
         });
         // Without a listener, an idle connection's error (server restart) would crash the process.
