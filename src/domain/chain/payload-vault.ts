@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../lib/canonical-json.js';
-import { DuplicateKeyError, type LogRow, type RowInput, type Store } from '../../storage/port.js';
-import { NODE_KEYS } from '../identity/node-keys.js';
+import type { LogRow, RowInput, Store } from '../../storage/port.js';
+import { storedSecret } from '../identity/stored-secret.js';
 import { payloadStream, type MachineRecord } from './machine.js';
 
 /** One encrypted payload, stored in `payloads/<slug>` in the order of the chain rows it belongs to. */
@@ -21,11 +21,6 @@ export interface PayloadBinding {
   slug: string;
   row_seq: number;
   transition_id: string;
-}
-
-interface StoredVaultKey {
-  key_hex: string;
-  created_at: string;
 }
 
 const VAULT_KEY_ID = 'audit-payload';
@@ -55,18 +50,7 @@ export function createPayloadVault(deps: { store: Store; now: () => number }): P
   const machineKeys = new Map<string, Buffer>();
 
   async function load(): Promise<void> {
-    let stored = await store.docs.get<StoredVaultKey>(NODE_KEYS, VAULT_KEY_ID);
-    if (!stored) {
-      const fresh = { key_hex: randomBytes(32).toString('hex'), created_at: new Date(deps.now()).toISOString() };
-      try {
-        await store.docs.insert(NODE_KEYS, VAULT_KEY_ID, fresh);
-        stored = fresh;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-        stored = (await store.docs.get<StoredVaultKey>(NODE_KEYS, VAULT_KEY_ID))!;
-      }
-    }
-    master = Buffer.from(stored.key_hex, 'hex');
+    master = await storedSecret(store, VAULT_KEY_ID, deps.now);
   }
 
   function keyOf(machine: MachineRecord): Buffer {

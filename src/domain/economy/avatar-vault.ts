@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import { DuplicateKeyError, type LogRow, type Store } from '../../storage/port.js';
-import { NODE_KEYS } from '../identity/node-keys.js';
+import type { LogRow, Store } from '../../storage/port.js';
+import { storedSecret } from '../identity/stored-secret.js';
 import type { AvatarContentType, AvatarRef } from './tally-token.js';
 
 interface AvatarRow extends LogRow {
@@ -34,20 +34,7 @@ export function createAvatarVault(deps: { store: Store; now: () => number }): Av
   const { store } = deps;
   let master: Promise<Buffer> | undefined;
 
-  const load = async (): Promise<Buffer> => {
-    let stored = await store.docs.get<{ key_hex: string }>(NODE_KEYS, VAULT_KEY_ID);
-    if (!stored) {
-      const fresh = { key_hex: randomBytes(32).toString('hex'), created_at: new Date(deps.now()).toISOString() };
-      try {
-        await store.docs.insert(NODE_KEYS, VAULT_KEY_ID, fresh);
-        stored = fresh;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-        stored = (await store.docs.get<{ key_hex: string }>(NODE_KEYS, VAULT_KEY_ID))!;
-      }
-    }
-    return Buffer.from(stored.key_hex, 'hex');
-  };
+  const load = () => storedSecret(store, VAULT_KEY_ID, deps.now);
   const keyFor = async (slug: string, genesisTick: number) =>
     Buffer.from(hkdfSync('sha256', await (master ??= load()), 'core-tally-avatar-v1', `machine|${slug}|${genesisTick}`, 32));
   const aad = (slug: string, sha256: string) => Buffer.from(`core-avatar|${slug}|${sha256}`);
