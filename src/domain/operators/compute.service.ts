@@ -3,24 +3,14 @@ import type { Clock } from '../../lib/clock.js';
 import { phaseOf, tickOf } from '../../lib/clock.js';
 import type { Caller } from '../../registry/types.js';
 import type { NodeKeys } from '../identity/node-keys.js';
+import type { Receipt } from '../receipts/receipt.js';
 import { evaluateChain, type ChainOutcome } from './operator-chain.js';
 import type { OperatorsService } from './operators.service.js';
 import { signClaim, type Claim, type SignedClaim } from './claims.js';
 import { createAttestService, type AttestService } from './attest.service.js';
 
-/** A proof receipt as the receipts area issues it (`Receipt` in tools/compute/compute.schemas.ts). */
-export interface ComputeReceipt {
-  kind: 'solve' | 'compute';
-  solver: string | null;
-  operator_chain: string[];
-  solver_version: string | null;
-  input_sha256: string;
-  output_sha256: string;
-  tick: number;
-  phase: number;
-  key_id: string;
-  hmac: string;
-}
+/** A proof receipt as the receipts area issues it. */
+export type ComputeReceipt = Receipt;
 
 /** The receipts area's API as compute uses it (another helper's area); looked up at call time. */
 export interface ReceiptIssuer {
