@@ -65,6 +65,7 @@ import { createGeneralService } from './domain/general/general.service.js';
 import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
 import { createCdnSitesService, SITES as CDN_SITES } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
+import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
 
 /** The core shared by every surface: one registry, one pipeline, one set of services. */
 export interface Core {
@@ -181,9 +182,10 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
-  const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edgeDomain: () => edgeDomain });
+  const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
+  const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, templates };
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,

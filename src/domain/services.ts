@@ -40,6 +40,7 @@ import type { GeneralService } from './general/general.service.js';
 import type { ThreatFeedService } from './edge/threat-feed.service.js';
 import type { CdnSitesService } from './edge/cdn-sites.service.js';
 import type { CdnTraffic } from './edge/cdn-traffic.js';
+import type { CdnEdge } from './edge/cdn-edge.service.js';
 import type { TemplatesService } from './templates/templates.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
@@ -122,6 +123,8 @@ export interface Services {
   cdnSites: CdnSitesService;
   /** Request counts of machine pages under `/s/` (CDN analytics) and the purgeable cache index. */
   cdnTraffic: CdnTraffic;
+  /** Edge rules of the CDN sites, applied to machine pages under `/s/`; rule sets cached per machine. */
+  cdnEdge: CdnEdge;
   /** Curated contract templates: catalogue, categories and `generate` drafts. */
   templates: TemplatesService;
 }

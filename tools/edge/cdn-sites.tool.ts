@@ -137,8 +137,14 @@ export const cdnSitesTool = defineTool({
         id: SiteId,
         slug: MachineSlug,
         kind: RuleKind,
-        match_pattern: z.string().min(1).max(1024).describe('URL pattern the rule applies to, "*" as wildcard'),
-        action_json: JsonObject.describe('What the rule does: e.g. {"url","status"} for redirect, {"name","value"} for header'),
+        match_pattern: z
+          .string()
+          .min(1)
+          .max(1024)
+          .describe('Glob over the page path below /s/{slug}, starting with "/" or "*"; "*" matches any characters, "/" included, e.g. "/blog/*"'),
+        action_json: JsonObject.describe(
+          'What the rule does: redirect {url, status?}, header {name, value}, block {status?, reason?}, page_rule {cache?, cache_ttl_s?, always_https?}',
+        ),
         priority: z.number().int().min(0).max(100_000).describe('Unique per site, lower wins; an existing rule at this priority is replaced'),
         enabled: z.boolean().default(true),
       }),

@@ -4,6 +4,24 @@ export type RuleKind = 'page_rule' | 'redirect' | 'header' | 'block';
 
 /** Headers an edge rule may not set: they describe the message itself or carry credentials. */
 const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'set-cookie', 'cookie', 'authorization']);
+/**
+ * Headers a header rule may not set either, each with what to do instead: the CSP and `nosniff`
+ * keep pages sandboxed (a page under its own CSP would run scripts with the node's origin, next to
+ * the API and the session cookie), a few describe the stored content or belong to another rule
+ * kind, and the last ones would act on the whole node, not on one machine's pages.
+ */
+const GUARDED_HEADERS: Record<string, string> = {
+  'content-security-policy': 'the node sets it to keep site pages sandboxed',
+  'x-content-type-options': 'the node sets it to keep site pages sandboxed',
+  'content-type': 'it comes from the uploaded file; upload the file again with another content_type',
+  'content-encoding': 'pages are served as stored',
+  etag: 'the node derives it from the content',
+  'cache-control': 'use a page_rule with cache or cache_ttl_s',
+  location: 'use a redirect rule',
+  'strict-transport-security': 'it would apply to the whole node; use a page_rule with always_https',
+  'clear-site-data': 'it would apply to the whole node',
+  'alt-svc': 'it would apply to the whole node',
+};
 const REDIRECT_STATUS = [301, 302, 307, 308];
 const BLOCK_STATUS = [403, 404, 410, 429, 451];
 const CACHE_MODES = ['bypass', 'standard', 'everything'];
@@ -14,10 +32,12 @@ const invalid = (field: string, message: string) =>
 
 /**
  * Checks a rule's `action_json` for its kind and returns it with defaults filled:
- * - redirect: `{ url (absolute http(s) or a path), status: 301|302|307|308 = 302 }`;
- * - header: `{ name, value }` (no hop-by-hop, length or credential headers, no line breaks);
+ * - redirect: `{ url (absolute http(s) URL, or a path below the site starting with "/"), status: 301|302|307|308 = 302 }`;
+ * - header: `{ name, value }` (no hop-by-hop, length or credential headers, none the node sets to
+ *   sandbox pages, none that act on the whole node; no line breaks);
  * - block: `{ status: 403|404|410|429|451 = 403, reason? }`;
- * - page_rule: any of `{ cache: bypass|standard|everything, cache_ttl_s, always_https }`.
+ * - page_rule: any of `{ cache: bypass|standard|everything, cache_ttl_s, always_https }` (no
+ *   positive cache_ttl_s with bypass).
  * Unknown keys are refused so a typo never becomes a silent no-op.
  */
 export function normalizeRuleAction(kind: RuleKind, action: Record<string, unknown>): Record<string, unknown> {
@@ -33,8 +53,8 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
   switch (kind) {
     case 'redirect': {
       const { url, status = 302 } = action;
-      if (typeof url !== 'string' || !(url.startsWith('/') || /^https?:\/\/[^\s]+$/.test(url)) || /\s/.test(url) || url.length > 2048) {
-        throw invalid('url', 'give an absolute http(s) URL or a path starting with "/"');
+      if (typeof url !== 'string' || !isRedirectTarget(url)) {
+        throw invalid('url', 'give an absolute http(s) URL, or a path below the site starting with "/" (not "//"), without spaces or control characters');
       }
       if (!REDIRECT_STATUS.includes(status as number)) throw invalid('status', `one of ${REDIRECT_STATUS.join(', ')}`);
       return { url, status };
@@ -44,7 +64,12 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
       if (typeof name !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
         throw invalid('name', `a header name of letters, digits and "-", not one of ${[...RESERVED_HEADERS].join(', ')}`);
       }
-      if (typeof value !== 'string' || value.length > 1024 || /[\r\n\0]/.test(value)) throw invalid('value', 'a string of at most 1024 characters without line breaks');
+      const guarded = GUARDED_HEADERS[name.toLowerCase()];
+      if (guarded !== undefined) throw invalid('name', `a header rule cannot set ${name}: ${guarded}`);
+      // Node refuses to send other characters in a header: they would turn the page into a 500.
+      if (typeof value !== 'string' || value.length > 1024 || /[^\t\x20-\x7e]/.test(value)) {
+        throw invalid('value', 'a string of at most 1024 printable ASCII characters, without line breaks or control characters');
+      }
       return { name, value };
     }
     case 'block': {
@@ -61,16 +86,50 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
         throw invalid('cache_ttl_s', `an integer number of seconds from 0 to ${MAX_TTL_S}`);
       }
       if (always_https !== undefined && typeof always_https !== 'boolean') throw invalid('always_https', 'true or false');
+      if (cache === 'bypass' && typeof cache_ttl_s === 'number' && cache_ttl_s > 0) {
+        throw invalid('cache_ttl_s', 'has no effect with cache: bypass; drop it, or set cache to standard or everything');
+      }
       return { ...action };
     }
   }
 }
 
-/** A match pattern: printable, no whitespace; `*` is the wildcard. */
+/**
+ * A redirect target: an absolute http(s) URL with a host and no user info, or a path below the site
+ * ("/new/"), never "//..." or "/\\..." (which browsers read as another host).
+ */
+function isRedirectTarget(url: string): boolean {
+  if (url.length > 2048 || /[\s\0-\x1f\x7f]/.test(url)) return false;
+  if (url.startsWith('/')) return !(url.startsWith('//') || url.startsWith('/\\'));
+  if (!/^https?:\/\//i.test(url)) return false;
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '' && parsed.username === '' && parsed.password === '';
+  } catch {
+    return false;
+  }
+}
+
+const badPattern = (message: string, code: string) =>
+  errors.validation(`Invalid match_pattern: ${message}`, { issues: [{ path: 'match_pattern', message, code }] });
+
+/**
+ * A match pattern is a glob over the page path below `/s/{slug}` (see `cdn-match.ts`): it starts
+ * with "/" or "*", `*` is the only wildcard, and it never names a query string or fragment.
+ */
 export function checkMatchPattern(pattern: string): void {
   if (/[\s\0-\x1f\x7f]/.test(pattern)) {
-    throw errors.validation('Invalid match_pattern: no spaces or control characters; use "*" as the wildcard, e.g. "/blog/*"', {
-      issues: [{ path: 'match_pattern', message: 'whitespace or control character', code: 'invalid_pattern' }],
-    });
+    throw badPattern('no spaces or control characters; use "*" as the wildcard, e.g. "/blog/*"', 'invalid_pattern');
+  }
+  if (!pattern.startsWith('/') && !pattern.startsWith('*')) {
+    throw badPattern(`patterns match the page path below /s/{slug}, so start with "/" or "*", e.g. "/blog/*" (not a hostname)`, 'invalid_pattern');
+  }
+  if (/[?#]/.test(pattern)) {
+    throw badPattern('patterns match the path only: no "?" or "#"; "*" is the only wildcard', 'invalid_pattern');
+  }
+  try {
+    decodeURIComponent(pattern);
+  } catch {
+    throw badPattern('a "%" must start a valid percent-escape such as "%20"', 'invalid_pattern');
   }
 }

@@ -53,7 +53,7 @@ export interface RuleInput {
 
 export const SITES = 'cdn-sites';
 const HOSTNAMES = 'cdn-hostnames';
-const RULES = 'cdn-rules';
+export const RULES = 'cdn-rules';
 const MAX_RULES = 200;
 const FREE_DAILY_CAP = 100_000;
 
@@ -79,6 +79,8 @@ export function createCdnSitesService(deps: {
   chain: ChainService;
   machines: MachinesService;
   traffic: CdnTraffic;
+  /** The in-memory rule sets of machine pages (`cdn-edge.service.ts`): told of every change at once. */
+  edge: { invalidate(slug: string): void };
   /** Domain under which CNAME targets are named, e.g. `edge.example.org`. */
   edgeDomain: () => string;
 }): CdnSitesService {
@@ -150,6 +152,7 @@ export function createCdnSitesService(deps: {
         return { site: raced!, already_registered: true, cname_target: cnameOf(raced!) };
       }
       await store.docs.insert(SITES, site.id, site);
+      deps.edge.invalidate(slug);
       traffic.track(slug);
       await audit(machine, caller, 'cdn.site.registered', { site_id: site.id, hostname: site.hostname, origin_url: site.origin_url, plan_tier: site.plan_tier });
       return { site, already_registered: false, cname_target: cnameOf(site) };
@@ -193,6 +196,7 @@ export function createCdnSitesService(deps: {
           updated_at: iso(),
         };
       }))!;
+      deps.edge.invalidate(site.machine_slug);
       await audit(machine, caller, 'cdn.rule.upserted', { site_id: site.id, rule_id: rule.rule_id, kind: rule.kind, priority: rule.priority, created });
       return { rule, created };
     },
@@ -203,6 +207,7 @@ export function createCdnSitesService(deps: {
       if (!rule || !(await store.docs.delete(RULES, `${site.id}|${rule.priority}`))) {
         throw errors.notFound(`No rule "${ruleId}" on site "${site.id}"; GET /api/cf/sites/${site.id} lists its rules`);
       }
+      deps.edge.invalidate(site.machine_slug);
       await audit(machine, caller, 'cdn.rule.deleted', { site_id: site.id, rule_id: ruleId });
     },
 
@@ -214,6 +219,7 @@ export function createCdnSitesService(deps: {
       }
       const { site, machine } = await readable(id, slug, caller);
       const purged = traffic.purge(site.machine_slug, target.all ? 'all' : target.paths!);
+      deps.edge.invalidate(site.machine_slug);
       await audit(machine, caller, 'cdn.purged', { site_id: site.id, ...(target.all ? { all: true } : { paths: target.paths! }), purged });
       return purged;
     },

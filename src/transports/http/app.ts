@@ -2,7 +2,6 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { randomUUID } from 'node:crypto';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { bearerFrom, type Credentials } from '../../pipeline/authenticate.js';
 import { isSseSource } from '../../pipeline/collect-events.js';
 import type { Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
@@ -11,7 +10,7 @@ import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { restInput } from './rest-input.js';
 import { streamSse } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
-import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js';
+import { credentialsOf } from './credentials.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -131,18 +130,6 @@ function safeMatch(registry: Registry, method: string, path: string) {
 function hasBody(req: Request): boolean {
   const length = req.header('content-length');
   return (length !== undefined && length !== '0') || req.header('transfer-encoding') !== undefined;
-}
-
-export function credentialsOf(req: Request, query: Record<string, unknown> = req.query as Record<string, unknown>): Credentials {
-  const creds: Credentials = {};
-  const bearer = bearerFrom(req.headers.authorization);
-  if (bearer !== undefined) creds.bearer = bearer;
-  const header = req.headers['x-share-token'];
-  const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
-  if (share) creds.shareToken = share;
-  const session = sessionCookieFrom(req.headers.cookie);
-  if (session !== undefined) creds.session = session;
-  return creds;
 }
 
 /** The request's abort signal, created on first use: most handlers never look at it. */

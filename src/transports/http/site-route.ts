@@ -1,13 +1,15 @@
 import type { Request, Response } from 'express';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
+import { cacheControlOf } from '../../domain/edge/cdn-match.js';
 import type { Services } from '../../domain/services.js';
 import { proxyRuleOf } from '../../domain/site/site-proxy.js';
 import { sitePathOfUrl } from '../../domain/site/site-rules.js';
-import { authenticate, bearerFrom, type Credentials } from '../../pipeline/authenticate.js';
+import { authenticate } from '../../pipeline/authenticate.js';
 import { isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeResult, Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
+import { credentialsOf } from './credentials.js';
 import { restInput } from './rest-input.js';
 import { streamSse } from './sse.js';
 
@@ -49,12 +51,26 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
       const path = sitePathOfUrl(rest.slice(1));
       if (path === undefined) throw errors.notFound(`No page ${rest} on the site of "${slug}"`);
       const caller = await authenticate(services, credentialsOf(req));
-      const page = await services.site.page(slug, path, caller);
-      const etag = `"${page.sha}"`;
+      const edge = await services.cdnEdge.decide(slug, caller, {
+        path: decodeURIComponent(rest),
+        file: `/${path}`,
+        url: req.originalUrl.slice(3 + slug.length),
+        https: req.secure || forwardedProto(req) === 'https',
+        host: req.headers.host,
+      });
       res.setHeader('Content-Security-Policy', 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads');
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.setHeader('Referrer-Policy', 'no-referrer');
-      res.setHeader('Cache-Control', page.isPublic ? 'public, max-age=60' : 'private, no-store');
+      for (const [name, value] of edge.headers) res.setHeader(name, value);
+      if (edge.kind === 'answer') {
+        if (edge.location !== undefined) res.setHeader('Location', edge.location);
+        if (edge.error) res.status(edge.status).json({ error: { ...edge.error, request_id: res.locals.requestId as string } });
+        else res.status(edge.status).end();
+        return;
+      }
+      const page = await services.site.page(slug, path, caller);
+      const etag = `"${page.sha}"`;
+      res.setHeader('Cache-Control', cacheControlOf(edge.cache, page));
       res.setHeader('ETag', etag);
       if (req.header('if-none-match') === etag) {
         res.status(304).end();
@@ -95,7 +111,11 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
       result = await pipeline.invoke(op, input, creds, opts);
     } else {
       try {
-        const visitor = await authenticate(services, creds);
+        // Writes count explicit credentials only: a page elsewhere could make a logged-in browser
+        // POST here with its cookie (a site's own sandboxed pages never send it: opaque origin).
+        const explicit = { ...creds };
+        delete explicit.session;
+        const visitor = await authenticate(services, explicit);
         const site = await services.site.siteAuthority(slug, visitor);
         result = await pipeline.invokeAs(op, rule.prepare(input), site, opts);
       } catch (err) {
@@ -113,15 +133,11 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
   }
 }
 
-function credentialsOf(req: Request): Credentials {
-  const creds: Credentials = {};
-  const bearer = bearerFrom(req.headers.authorization);
-  if (bearer !== undefined) creds.bearer = bearer;
-  const header = req.headers['x-share-token'];
-  const query = (req.query as Record<string, unknown>).share_token;
-  const share = typeof header === 'string' ? header : typeof query === 'string' ? query : undefined;
-  if (share) creds.shareToken = share;
-  return creds;
+/** First value of X-Forwarded-Proto: behind a TLS proxy, whether the visitor used https. */
+function forwardedProto(req: Request): string | undefined {
+  const value = req.headers['x-forwarded-proto'];
+  const first = (Array.isArray(value) ? value[0] : value)?.split(',')[0];
+  return first?.trim().toLowerCase();
 }
 
 function sendError(res: Response, error: CoreError): void {

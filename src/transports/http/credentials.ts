@@ -1,0 +1,19 @@
+import type { Request } from 'express';
+import { bearerFrom, type Credentials } from '../../pipeline/authenticate.js';
+import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js';
+
+/**
+ * The credentials a request carries: bearer value, share token (header, else `share_token` in the
+ * query) and the portal session cookie. What they are worth is the pipeline's call (`authenticate`).
+ */
+export function credentialsOf(req: Request, query: Record<string, unknown> = req.query as Record<string, unknown>): Credentials {
+  const creds: Credentials = {};
+  const bearer = bearerFrom(req.headers.authorization);
+  if (bearer !== undefined) creds.bearer = bearer;
+  const header = req.headers['x-share-token'];
+  const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
+  if (share) creds.shareToken = share;
+  const session = sessionCookieFrom(req.headers.cookie);
+  if (session !== undefined) creds.session = session;
+  return creds;
+}
