@@ -80,6 +80,12 @@ function singleSchema(op: Operation): McpToolDescriptor['inputSchema'] {
  * merged; a field whose schema differs between actions becomes `anyOf`. Which fields each action needs
  * is stated in the field descriptions; the action's own schema checks the call.
  */
+function withoutDescriptions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDescriptions);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'description').map(([k, v]) => [k, withoutDescriptions(v)]));
+}
+
 function mergedSchema(ops: Operation[]): McpToolDescriptor['inputSchema'] {
   const properties: Record<string, JsonSchema> = {
     action: {
@@ -95,7 +101,8 @@ function mergedSchema(ops: Operation[]): McpToolDescriptor['inputSchema'] {
     const required = new Set((op.inputSchema.required ?? []) as string[]);
     for (const [name, schema] of Object.entries(props)) {
       const list = variants.get(name) ?? [];
-      if (!list.some((s) => JSON.stringify(s) === JSON.stringify(schema))) list.push(schema);
+      // Schemas that differ only in their descriptions are one schema: an agent reads each once.
+      if (!list.some((s) => JSON.stringify(withoutDescriptions(s)) === JSON.stringify(withoutDescriptions(schema)))) list.push(schema);
       variants.set(name, list);
       const use = usedBy.get(name) ?? { required: [], optional: [] };
       (required.has(name) ? use.required : use.optional).push(op.action);
