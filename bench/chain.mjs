@@ -2,7 +2,8 @@
 // clients, on a machine whose chain already holds 1,000,000 rows. The rows are pre-filled through the
 // store port (not over HTTP), hash-chained like real rows, while no server runs; the server then opens
 // the data dir as it would after a restart.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { load, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url).href;
@@ -22,10 +23,20 @@ async function call(url, method, path, { key, body } = {}) {
   return json;
 }
 
-async function serve(dataDir) {
+/** Bytes of every log file of a data dir (lowdb): what the appends wrote. */
+function logBytes(dataDir) {
+  try {
+    const dir = path.join(dataDir, 'logs');
+    return readdirSync(dir).reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function serve(dataDir, env = {}) {
   const { child, match } = await startProcess(
     ['dist/src/cli.js', 'serve'],
-    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     /"url":"(http:[^"]+)"/,
   );
   return { child, url: match[1] };
@@ -74,17 +85,17 @@ async function prefill(dataDir, slug, rows) {
   return { rows: count, seconds: +((performance.now() - started) / 1000).toFixed(1) };
 }
 
-export async function chainAppends({ rows = 1_000_000, connections = 50, duration = 20, event = { type: 'bench', payload: { sensor: 'a1', value: 21.5, unit: 'C' } } } = {}) {
+export async function chainAppends({ rows = 1_000_000, connections = 50, duration = 20, warmup = 3, env = {}, event = { type: 'bench', payload: { sensor: 'a1', value: 21.5, unit: 'C' } } } = {}) {
   const dataDir = tempDataDir();
   const slug = 'bench-chain';
-  let server = await serve(dataDir);
+  let server = await serve(dataDir, env);
   const { key } = await call(server.url, 'POST', '/api/demo-key/mint', { body: {} });
   await call(server.url, 'POST', '/api/chain/state-machines', { key, body: { slug } });
   await stop(server.child);
 
-  const filled = await prefill(dataDir, slug, rows);
+  const filled = rows > 0 ? await prefill(dataDir, slug, rows) : { rows: 0, seconds: 0 };
 
-  server = await serve(dataDir);
+  server = await serve(dataDir, env);
   try {
     const rssStart = rssMiB(server.child.pid);
     // The first call opens the 1M-row log and builds its index; time it apart from the load.
@@ -99,8 +110,11 @@ export async function chainAppends({ rows = 1_000_000, connections = 50, duratio
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify(event),
     };
-    await load(target, { ...options, duration: 3 });
+    await load(target, { ...options, duration: warmup });
+    const countBefore = (await call(server.url, 'GET', `/api/chain/${slug}/state`, { key })).row_count;
+    const bytesBefore = logBytes(dataDir);
     const result = await load(target, { ...options, duration });
+    const bytesAfter = logBytes(dataDir);
     const rssAfter = rssMiB(server.child.pid);
     const after = await call(server.url, 'GET', `/api/chain/${slug}/state`, { key });
     const validated = await fetch(`${server.url}/api/chain/${slug}/activity?limit=2`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
@@ -109,6 +123,8 @@ export async function chainAppends({ rows = 1_000_000, connections = 50, duratio
       prefill: filled,
       rows_before_load: head.row_count,
       rows_after: after.row_count,
+      // Everything one request wrote: its chain row and its encrypted payload row.
+      bytes_per_append: after.row_count > countBefore ? Math.round((bytesAfter - bytesBefore) / (after.row_count - countBefore)) : 0,
       log_open_ms: openMs,
       connections,
       duration_s: duration,

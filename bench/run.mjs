@@ -1,6 +1,10 @@
-// `npm run bench`: runs the benchmark suites against the built server (dist/) and prints JSON.
-// Pass suite names to run only some: `npm run bench -- spine`.
+// `npm run bench`: the issue-9 table (every workload beside its baseline, measured in the same run),
+// appended as a dated section to docs/benchmarks.md, against the built server (dist/).
+//   node bench/run.mjs [--quick] [--out <file>] [--note "<conditions>"]
+// Naming suites runs the older per-area suites instead and prints their JSON:
+//   npm run bench -- spine | solvers | chain | sandbox | operators | contracts | storage
 import os from 'node:os';
+import path from 'node:path';
 import { cheapRead, mcpInitialize } from './spine.mjs';
 import { solverTimings, solveThroughput } from './solvers.mjs';
 import { chainAppends } from './chain.mjs';
@@ -8,6 +12,9 @@ import { sandboxOverhead } from './sandbox.mjs';
 import { operatorsBench } from './operators.mjs';
 import { contractsFireLag } from './contracts.mjs';
 import { storageAppends } from './storage.mjs';
+import { FULL, QUICK, runTable } from './table.mjs';
+import { renderSection, writeReport } from './report.mjs';
+import { root } from './lib.mjs';
 
 const suites = {
   chain: () => chainAppends(),
@@ -25,13 +32,30 @@ const suites = {
   storage: () => storageAppends(),
 };
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const results = {
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, date: new Date().toISOString() },
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
 };
-for (const [name, run] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  process.stderr.write(`running ${name}...\n`);
-  results[name] = await run();
+const quick = args.includes('--quick');
+const out = path.resolve(flag('--out') ?? path.join(root, 'docs/benchmarks.md'));
+const note = flag('--note');
+const valued = new Set([flag('--out'), flag('--note')]);
+const wanted = args.filter((a) => !a.startsWith('-') && !valued.has(a));
+
+if (wanted.length > 0) {
+  const results = { machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, date: new Date().toISOString() } };
+  for (const [name, run] of Object.entries(suites)) {
+    if (!wanted.includes(name)) continue;
+    process.stderr.write(`running ${name}...\n`);
+    results[name] = await run();
+  }
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+} else {
+  const startedAt = new Date();
+  const { rows, raw } = await runTable(quick ? QUICK : FULL);
+  const command = `node bench/run.mjs${quick ? ' --quick' : ''}${flag('--out') ? ` --out ${flag('--out')}` : ''}${note ? ` --note "${note}"` : ''}`;
+  writeReport(out, renderSection({ rows, quick, command, startedAt, note }));
+  for (const r of rows) process.stderr.write(`${r.holds === false ? 'MISSED' : r.holds ? 'ok    ' : '      '} ${r.id}: ${r.figure} ${r.unit} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target})\n`);
+  process.stdout.write(`${JSON.stringify({ quick, out, rows, raw }, null, 2)}\n`);
 }
-process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

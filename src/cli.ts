@@ -16,6 +16,8 @@ Commands:
   verify FILE...      check a seal or an exported chain offline (verify --help for details); exit 0 or 1
   verify-manifest FILE --key KEYFILE [--since VERSION]
                       check a signed update manifest against a pinned node key and list what changed
+  migrate --from-lowdb DIR
+                      copy a stopped server's data directory into DATABASE_URL, then verify every chain
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       return mcp();
     case 'catalog':
       return catalog(rest.includes('--check'), rest.find((a) => !a.startsWith('--')) ?? 'catalog');
+    case 'migrate':
+      return (await import('./migrate-lowdb.js')).runMigrate(rest, process.env, (text) => process.stdout.write(text));
     case 'verify':
       return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
     case 'verify-manifest':

@@ -12,6 +12,7 @@ import { createCheckpointsService } from './domain/chain/checkpoints.service.js'
 import { createIntegrityService } from './domain/chain/integrity.service.js';
 import { createAnchorsService } from './domain/chain/anchors.service.js';
 import { createStreamsService } from './domain/chain/streams.service.js';
+import { createAppendRelay } from './domain/chain/append-relay.js';
 import { createSiteService } from './domain/site/site.service.js';
 import { createAgentsService } from './domain/agents/agents.service.js';
 import { createSandboxService } from './domain/sandbox/sandbox.service.js';
@@ -19,7 +20,7 @@ import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
 import { loadNodeKeys } from './domain/identity/node-keys.js';
-import { createMetrics } from './domain/platform/metrics.js';
+import { countAppends, countSandboxRuns, createMetrics, type Metrics } from './domain/platform/metrics.js';
 import { createPlatformService } from './domain/platform/platform.service.js';
 import type { Services } from './domain/services.js';
 import { createOperatorsService } from './domain/operators/operators.service.js';
@@ -81,6 +82,8 @@ export interface Core {
   filter: SurfaceFilter;
   /** What both MCP transports serve: the tools, plus resources and prompts. */
   surface: ToolSurface;
+  /** Prometheus metrics of this core (its own registry); transports feed SSE subscriber counts. */
+  metrics: Metrics;
   /** Stops background work and closes the store; idempotent. */
   close(): Promise<void>;
 }
@@ -98,11 +101,12 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? createClock();
   const bus = createEventBus();
-  const store = opts.store ?? createStoreFor(config, log);
+  const startedAt = Date.now();
+  const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
+  const store = countAppends(opts.store ?? createStoreFor(config, log), metrics);
   await store.open();
 
   const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
-  const metrics = createMetrics();
   const identity = createIdentityService({ store, clock });
   const chain = createChainService({ store, clock, bus });
   const machines = createMachinesService({ store, clock, chain, identity });
@@ -116,6 +120,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
   const anchors = createAnchorsService({ store, clock, chain, machines });
   const streams = createStreamsService({ store, bus, chain, onError: (err) => log.error('stream delivery failed', { err }) });
+  // Only a shared store has other processes to hear appends from.
+  const appendRelay = store.backend === 'lowdb' ? undefined : createAppendRelay({ store, bus, onError: (err) => log.error('append relay failed', { err }) });
   const site = createSiteService({ store, clock, chain, machines });
   let registry: Registry | undefined;
   let pipeline: Pipeline | undefined;
@@ -124,7 +130,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     store,
     metrics,
     version: config.version,
-    startedAt: Date.now(),
+    startedAt,
     registry: () => registry!,
     pipeline: () => pipeline!,
   });
@@ -134,7 +140,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   // Receipts and usage are built further down; looked up when a compute runs.
   const compute = createComputeService({ clock, nodeKeys, operators, receipts: () => services.receipts, usage: () => services.usage });
   const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: createBwrapRunner() });
+  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const receipts = createReceiptsService({ nodeKeys, clock });
   const usage = createUsageService({ store, clock });
   const solvers = createSolversService({ receipts, usage });
@@ -154,6 +160,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     // The economy area is built after contracts: look it up at call time.
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
+    onFireLag: (ms) => metrics.fireLag(ms),
   });
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAudit({ store, clock });
@@ -216,9 +223,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     pipeline,
     filter,
     surface: { registry, pipeline, filter, content: mcpContent },
+    metrics,
     close: () => (closing ??= (async () => {
       platform.setStopping();
       streams.stop();
+      appendRelay?.stop();
       await Promise.all([checkpoints.stop(), anchors.stop()]);
       await contracts.stop();
       await cdnTraffic.stop();

@@ -4,6 +4,7 @@ import { createCore, type Core, type CoreOptions } from './compose.js';
 import { createHttpApp } from './transports/http/app.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
+import { createExplorerRoute } from './transports/http/explorer-route.js';
 
 export interface RunningServer {
   core: Core;
@@ -21,8 +22,10 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     pipeline: core.pipeline,
     log: core.log,
     mcp: createMcpHttpHandler(core.surface, core.config.version),
-    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline }),
+    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers }),
     onSiteRequest: core.services.cdnTraffic.record,
+    onSseSubscriber: core.metrics.sseSubscribers,
+    explorer: createExplorerRoute(),
   });
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 
 /** Events published inside the process; names follow `noun.verbPast`. */
 export interface BusEvents {
-  'audit.appended': { slug: string; isPublic: boolean; row: Record<string, unknown> };
+  /** `remote`: appended by another process sharing the store (relayed; its own process routes its events). */
+  'audit.appended': { slug: string; isPublic: boolean; row: Record<string, unknown>; remote?: boolean };
 }
 
 export interface EventBus {

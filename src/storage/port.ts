@@ -10,6 +10,10 @@ export interface Store {
   readonly backend: 'lowdb' | 'postgres';
   readonly docs: DocStore;
   readonly logs: LogStore;
+  /** Named locks held across every process sharing this store (one process for lowdb). */
+  readonly locks: LockStore;
+  /** Messages between the processes sharing this store (none but this one for lowdb). */
+  readonly pubsub: PubSub;
   /** Opens files or connections; reads indexes. Resolves when the store is ready to serve. */
   open(): Promise<void>;
   /** Waits for in-flight writes, then releases files or connections. Idempotent. */
@@ -85,6 +89,29 @@ export interface LogStore {
   read<R extends LogRow>(stream: string, query?: LogQuery): Promise<R[]>;
   /** Names of every stream that has at least one row, optionally those starting with `prefix`. */
   streams(prefix?: string): Promise<string[]>;
+}
+
+/** What `tryRun` did: ran `fn` (and what it returned), or found the key held elsewhere and did nothing. */
+export type TryRunResult<T> = { ran: true; value: T } | { ran: false };
+
+export interface LockStore {
+  /**
+   * Runs `fn` holding `key` against every process sharing the store, or returns `{ ran: false }` at once
+   * when another holder has it. A holder that dies releases its locks (PostgreSQL: with its session).
+   */
+  tryRun<T>(key: string, fn: () => Promise<T>): Promise<TryRunResult<T>>;
+  /** Runs `fn` holding `key`, waiting for other holders first. */
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface PubSub {
+  /**
+   * Sends `payload` to the subscribers of `channel` in every process sharing the store, this one
+   * included; best effort (a message sent while a process reconnects is lost to it), in order per sender.
+   */
+  publish(channel: string, payload: Json): void;
+  /** Calls `cb` with each message on `channel` from any process; returns the unsubscribe function. */
+  subscribe(channel: string, cb: (payload: Json) => void): () => void;
 }
 
 export class DuplicateKeyError extends Error {

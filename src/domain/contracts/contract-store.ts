@@ -29,6 +29,8 @@ export interface ContractStore {
   update(id: string, fn: (current: ContractRecord) => ContractRecord | undefined): Promise<ContractRecord | undefined>;
   list(filter?: (c: ContractRecord) => boolean): Promise<ContractRecord[]>;
   runtime(record: ContractRecord): Promise<Runtime>;
+  /** Drops the cached runtime: another process sharing the store may have fired the contract since. */
+  forget(id: string): void;
   /** Appends a transition row linked to the contract's previous row; callers serialize per contract. */
   appendTransition(record: ContractRecord, draft: TransitionDraft): Promise<TransitionRecord>;
   /** The contract's rows, oldest first, after a machine-stream seq, up to `limit`. */
@@ -80,6 +82,7 @@ export function createContractStore(store: Store): ContractStore {
     update: (id, fn) => store.docs.update<ContractRecord>(CONTRACTS, id, (current) => (current ? fn(current) : undefined)),
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
+    forget: (id) => void cache.delete(id),
 
     async appendTransition(record, draft) {
       const previous = await runtime(record);

@@ -2,7 +2,6 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../../lib/event-bus.js';
 import { digestOf } from '../../lib/hash.js';
-import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../../registry/types.js';
 import type { ChainService } from '../chain/chain.service.js';
@@ -37,6 +36,8 @@ export interface ContractsDeps {
   /** Mints the envelope of a successful fire (the economy area, looked up at call time); never throws. */
   mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
+  /** Told the lag of each scheduled fire, ms after the start of its due tick (metrics). */
+  onFireLag?: (ms: number) => void;
 }
 
 /** A contract as the API shows it. */
@@ -81,20 +82,43 @@ export interface ContractsCore {
   auditRow(slug: string, type: string, actor: string | null, payload: Record<string, unknown>): Promise<void>;
 }
 
+/** How often a process sharing its store re-reads every contract, in case another process died after changing one. */
+const RESYNC_MS = 60_000;
+
 export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const { store, clock } = deps;
-  const mutex = createKeyedMutex();
+  // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
+  const shared = store.backend !== 'lowdb';
   const contracts = createContractStore(store);
   const hub = createContractHub();
   let router: EventRouter | undefined;
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
-  const locked = <T>(id: string, fn: () => Promise<T>) => mutex.run(id, fn);
+  const lockKey = (id: string) => `contract:${id}`;
+  /** Inside the store's lock for the contract, with its runtime read afresh when another process may have moved it. */
+  const underLock = <T>(id: string, fn: () => Promise<T>) => async () => {
+    if (shared) contracts.forget(id);
+    return fn();
+  };
+  const locked = <T>(id: string, fn: () => Promise<T>) => store.locks.run(lockKey(id), underLock(id, fn));
 
   const nextFire = (record: ContractRecord, runtime: Runtime) =>
     record.status === 'active' ? (nextScheduled(record, runtime)?.due ?? null) : null;
 
+  /**
+   * Fires what is due under the contract's store-wide claim. Exactly once per (contract, due tick): the
+   * claim serializes every process, the runtime is read afresh under it, and the fire's transition row
+   * advances the watermark for that due tick, so whoever claims next finds it fired. A process that dies
+   * before the row is written frees the claim with its session and writes nothing: the fire stays due.
+   * Claimed elsewhere: looked at again next tick (the holder may die).
+   */
   async function fireDue(id: string, nowTick: number): Promise<number | undefined> {
-    return locked(id, async () => {
+    if (!shared) return locked(id, () => fireClaimed(id, nowTick));
+    const claimed = await store.locks.tryRun(lockKey(id), underLock(id, () => fireClaimed(id, nowTick)));
+    return claimed.ran ? claimed.value : nowTick + 1;
+  }
+
+  async function fireClaimed(id: string, nowTick: number): Promise<number | undefined> {
+    {
       for (let step = 0; step < 32; step++) {
         const record = await contracts.get(id);
         if (!record || record.status !== 'active') return undefined;
@@ -108,7 +132,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
         await engine.fire({ record, index: next.index, input: {}, triggered_by: 'trigger', actor: null, due: { tick, skipped } });
       }
       return nowTick + 1;
-    });
+    }
   }
 
   async function offer(id: string, delivery: Delivery): Promise<void> {
@@ -149,11 +173,34 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, onError: deps.onError });
 
+  /** `updated_at` of each contract as last polled, to notice those created or changed by another process. */
+  const polled = new Map<string, string>();
+  let lastResync = Number.NEGATIVE_INFINITY;
+
+  /** Contracts created or changed since the last poll (all of them every `RESYNC_MS`), with their next due tick. */
+  async function poll(): Promise<Array<[string, number | undefined]>> {
+    const full = clock.now() - lastResync >= RESYNC_MS;
+    if (full) lastResync = clock.now();
+    const out: Array<[string, number | undefined]> = [];
+    for (const record of await contracts.list()) {
+      if (!full && polled.get(record.id) === record.updated_at) continue;
+      polled.set(record.id, record.updated_at);
+      contracts.forget(record.id);
+      router!.index(record);
+      if (record.status === 'frozen' || record.status === 'killed') out.push([record.id, undefined]);
+      else out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+    }
+    return out;
+  }
+
   const scheduler = new ContractScheduler({
     clock,
     fireDue,
     onError: deps.onError,
+    ...(shared ? { poll } : {}),
+    ...(deps.onFireLag ? { onFire: deps.onFireLag } : {}),
     async loadAll() {
+      if (shared) return poll();
       const all = await contracts.list((c) => c.status !== 'frozen' && c.status !== 'killed');
       const out: Array<[string, number | undefined]> = [];
       for (const record of all) {

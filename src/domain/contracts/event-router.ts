@@ -128,7 +128,9 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
     });
   }
 
-  const off = deps.bus.on('audit.appended', ({ slug, row }) => {
+  const off = deps.bus.on('audit.appended', ({ slug, row, remote }) => {
+    // The process that appended the row routes it; routing a relayed copy too would fire contracts twice.
+    if (remote) return;
     const type = (row as unknown as ChainRow).type;
     if (type.startsWith('contract.') || !listeners.get(slug)?.get(type)?.size) return;
     enqueue(slug, async () => {

@@ -1,4 +1,4 @@
-import { tickOf, tickStartMs, type Clock } from '../../lib/clock.js';
+import { TICK_MS, tickOf, tickStartMs, type Clock } from '../../lib/clock.js';
 
 /** Longest sleep between passes, so a wall-clock jump is noticed within a minute. */
 const MAX_SLEEP_MS = 60_000;
@@ -10,6 +10,13 @@ export interface SchedulerDeps {
   /** Fires what is due for one contract at `nowTick` (under its lock) and returns its next due tick. */
   fireDue(id: string, nowTick: number): Promise<number | undefined>;
   onError(err: unknown): void;
+  /** Told after each scheduled fire how long after the start of its due tick it finished (metrics). */
+  onFire?(lagMs: number): void;
+  /**
+   * With several processes on one store: contracts created or changed elsewhere since the last call,
+   * with their next due tick. Called before each timed pass, and passes then run at least every tick.
+   */
+  poll?(): Promise<Array<[id: string, due: number | undefined]>>;
 }
 
 /**
@@ -69,11 +76,13 @@ export class ContractScheduler {
   }
 
   async #runPass(nowTick: number): Promise<number> {
-    const ids = [...this.#due].filter(([, due]) => due <= nowTick).map(([id]) => id);
+    const due = [...this.#due].filter(([, tick]) => tick <= nowTick);
+    const ids = due.map(([id]) => id);
     await Promise.all(
-      ids.map(async (id) => {
+      due.map(async ([id, dueTick]) => {
         try {
           this.set(id, await this.#deps.fireDue(id, nowTick));
+          this.#deps.onFire?.(this.#deps.clock.now() - tickStartMs(dueTick));
         } catch (err) {
           this.#deps.onError(err);
           // Retried next tick rather than in a tight loop.
@@ -91,12 +100,25 @@ export class ContractScheduler {
     for (const due of this.#due.values()) if (earliest === undefined || due < earliest) earliest = due;
     const wait = earliest === undefined ? MAX_SLEEP_MS : tickStartMs(earliest) - this.#deps.clock.now();
     this.#armedFor = earliest;
+    const poll = this.#deps.poll?.bind(this.#deps);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#armedFor = undefined;
-      void this.runDue().finally(() => this.#arm());
-    }, Math.min(MAX_SLEEP_MS, Math.max(0, wait)));
+      const polled = poll === undefined ? Promise.resolve() : this.#absorb(poll);
+      void polled.then(() => this.runDue()).finally(() => this.#arm());
+    }, Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(0, wait)));
     this.#timer.unref();
+  }
+
+  async #absorb(poll: NonNullable<SchedulerDeps['poll']>): Promise<void> {
+    try {
+      for (const [id, due] of await poll()) {
+        if (due === undefined) this.#due.delete(id);
+        else this.#due.set(id, due);
+      }
+    } catch (err) {
+      this.#deps.onError(err);
+    }
   }
 
   #clear(): void {

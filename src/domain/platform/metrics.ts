@@ -1,52 +1,162 @@
-/** Duration buckets in seconds, Prometheus style. */
-const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SandboxRunner } from '../sandbox/sandbox-runner.js';
+import type { LogRow, RowInput, Store } from '../../storage/port.js';
 
-interface Series {
-  count: number;
-  sum: number;
-  buckets: number[];
-}
+/** Request durations, seconds: the pipeline's cheap reads sit near 1 ms, solves and sandbox runs higher. */
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Fire lag, seconds: one tick is 0.777 s, so the buckets bracket it. */
+const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.777, 1.5, 3, 10];
 
-/** In-process request metrics, exposed in the Prometheus text format at `GET /api/metrics`. */
+/**
+ * The node's Prometheus metrics, on a registry of its own (never prom-client's global one), so two
+ * cores in one process keep separate counts. Every recorder is cheap and never throws.
+ */
 export interface Metrics {
+  readonly registry: Registry;
+  /** One finished pipeline call. */
   observe(op: string, status: number, ms: number, surface: string): void;
-  render(gauges: Record<string, number>): string;
+  /** A scheduled contract fire finished `ms` after the start of its due tick. */
+  fireLag(ms: number): void;
+  /** A row was appended to `stream` and has sequence number `seq`. */
+  appended(backend: string, stream: string, seq: number): void;
+  /** An SSE subscriber connected (+1) or went away (-1). */
+  sseSubscribers(delta: 1 | -1): void;
+  /** A sandbox run ended with `exitCode` for `reason`. */
+  sandboxRun(exitCode: number, reason: string, ms: number): void;
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  readonly contentType: string;
 }
 
-export function createMetrics(): Metrics {
-  const requests = new Map<string, number>();
-  const durations = new Map<string, Series>();
+/** The first path segment of a stream name (`chain/foo` -> `chain`): bounded label cardinality. */
+export function streamKind(stream: string): string {
+  const slash = stream.indexOf('/');
+  return slash === -1 ? stream : stream.slice(0, slash);
+}
+
+export function createMetrics(opts: { gauges?: () => Record<string, number> } = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'core_requests_total',
+    help: 'Operations handled, by operation, status and surface.',
+    labelNames: ['op', 'status', 'surface'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'core_request_duration_seconds',
+    help: 'Time spent in the pipeline per operation and surface.',
+    labelNames: ['op', 'surface'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const fireLag = new Histogram({
+    name: 'core_contract_fire_lag_seconds',
+    help: 'Time from the start of a scheduled fire\'s due tick to the end of the fire.',
+    buckets: LAG_BUCKETS,
+    registers: [registry],
+  });
+  const appends = new Counter({
+    name: 'core_log_appends_total',
+    help: 'Rows appended to append-only logs, by backend and stream kind (first path segment).',
+    labelNames: ['backend', 'kind'] as const,
+    registers: [registry],
+  });
+  const longest = new Gauge({
+    name: 'core_log_longest_stream_rows',
+    help: 'Rows in the longest stream of each kind appended to since start (chain: the longest chain).',
+    labelNames: ['backend', 'kind'] as const,
+    registers: [registry],
+  });
+  const longestSeen = new Map<string, number>();
+  const sse = new Gauge({ name: 'core_sse_subscribers', help: 'Open server-sent-event streams.', registers: [registry] });
+  const sandboxRuns = new Counter({
+    name: 'core_sandbox_runs_total',
+    help: 'Sandbox runs, by exit code and how they ended.',
+    labelNames: ['exit_code', 'reason'] as const,
+    registers: [registry],
+  });
+  const sandboxSeconds = new Histogram({
+    name: 'core_sandbox_run_duration_seconds',
+    help: 'Sandbox run wall time, spawn to the last byte of output.',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  if (opts.gauges) {
+    const read = opts.gauges;
+    for (const name of Object.keys(read())) {
+      new Gauge({
+        name,
+        help: `${name.replaceAll('_', ' ')}.`,
+        registers: [registry],
+        collect() {
+          this.set(read()[name] ?? 0);
+        },
+      });
+    }
+  }
 
   return {
+    registry,
+    contentType: registry.contentType,
     observe(op, status, ms, surface) {
-      const key = `op="${op}",status="${status}",surface="${surface}"`;
-      requests.set(key, (requests.get(key) ?? 0) + 1);
-      let series = durations.get(op);
-      if (!series) durations.set(op, (series = { count: 0, sum: 0, buckets: BUCKETS.map(() => 0) }));
-      const s = ms / 1000;
-      series.count += 1;
-      series.sum += s;
-      for (let i = 0; i < BUCKETS.length; i++) if (s <= BUCKETS[i]!) series.buckets[i]! += 1;
+      requests.inc({ op, status: String(status), surface });
+      durations.observe({ op, surface }, ms / 1000);
     },
+    fireLag: (ms) => fireLag.observe(Math.max(0, ms) / 1000),
+    appended(backend, stream, seq) {
+      const kind = streamKind(stream);
+      appends.inc({ backend, kind });
+      const key = `${backend}\0${kind}`;
+      if (seq + 1 > (longestSeen.get(key) ?? 0)) {
+        longestSeen.set(key, seq + 1);
+        longest.set({ backend, kind }, seq + 1);
+      }
+    },
+    sseSubscribers: (delta) => sse.inc(delta),
+    sandboxRun(exitCode, reason, ms) {
+      sandboxRuns.inc({ exit_code: String(exitCode), reason });
+      sandboxSeconds.observe(ms / 1000);
+    },
+    render: () => registry.metrics(),
+  };
+}
 
-    render(gauges) {
-      const lines: string[] = [];
-      lines.push('# HELP core_requests_total Operations handled, by operation, status and surface.');
-      lines.push('# TYPE core_requests_total counter');
-      for (const [key, n] of requests) lines.push(`core_requests_total{${key}} ${n}`);
-      lines.push('# HELP core_request_duration_seconds Time spent in the pipeline per operation.');
-      lines.push('# TYPE core_request_duration_seconds histogram');
-      for (const [op, s] of durations) {
-        BUCKETS.forEach((b, i) => lines.push(`core_request_duration_seconds_bucket{op="${op}",le="${b}"} ${s.buckets[i]}`));
-        lines.push(`core_request_duration_seconds_bucket{op="${op}",le="+Inf"} ${s.count}`);
-        lines.push(`core_request_duration_seconds_sum{op="${op}"} ${s.sum}`);
-        lines.push(`core_request_duration_seconds_count{op="${op}"} ${s.count}`);
+/**
+ * The store with `logs.append` counted: one wrapper for every adapter instead of a counter in each.
+ * Everything else is the adapter's own object, methods bound to it.
+ */
+export function countAppends(store: Store, metrics: Pick<Metrics, 'appended'>): Store {
+  const logs = new Proxy(store.logs, {
+    get(target, prop) {
+      if (prop === 'append') {
+        return async <R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) => {
+          const row = await target.append<R>(stream, build);
+          metrics.appended(store.backend, stream, row.seq);
+          return row;
+        };
       }
-      for (const [name, value] of Object.entries(gauges)) {
-        lines.push(`# TYPE ${name} gauge`);
-        lines.push(`${name} ${value}`);
-      }
-      return `${lines.join('\n')}\n`;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'logs') return logs;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The sandbox runner with every finished run counted by exit code. */
+export function countSandboxRuns(runner: SandboxRunner, metrics: Pick<Metrics, 'sandboxRun'>): SandboxRunner {
+  return {
+    ready: () => runner.ready(),
+    async run(request) {
+      const outcome = await runner.run(request);
+      metrics.sandboxRun(outcome.exit_code, outcome.reason, outcome.duration_ms);
+      return outcome;
     },
   };
 }

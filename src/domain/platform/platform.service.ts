@@ -24,7 +24,7 @@ export interface PlatformService {
   pulse(): { ok: true; tick: number; phase: number; pulse_hz: 1.287; tick_ms: 777; unix_ms: number; R_t: number; alpha: number };
   health(): { ok: true; status: 'ok' | 'starting' | 'stopping'; checks: Record<string, { ok: boolean; detail?: string }> };
   status(): { ok: true; version: string; uptime_s: number; backend: 'lowdb' | 'postgres'; tick: number; started_at: string; node_version: string };
-  metrics(): RawBody;
+  metrics(): Promise<RawBody>;
   searchEndpoints(query: EndpointQuery): { ok: true; count: number; version: string; endpoints: EndpointEntry[] };
   openapi(): OpenApiDocument;
   /** `core_http`: validates against the matched operation first, then runs it as the caller. */
@@ -86,15 +86,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       };
     },
 
-    metrics() {
-      const mem = process.memoryUsage();
-      const body = deps.metrics.render({
-        core_uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
-        core_tick: clock.tick(),
-        process_resident_memory_bytes: mem.rss,
-        nodejs_heap_used_bytes: mem.heapUsed,
-      });
-      return { contentType: 'text/plain; version=0.0.4; charset=utf-8', body };
+    async metrics() {
+      return { contentType: deps.metrics.contentType, body: await deps.metrics.render() };
     },
 
     searchEndpoints(query) {

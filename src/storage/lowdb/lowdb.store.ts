@@ -5,6 +5,7 @@ import type { LowdbWarning } from './log-file.js';
 import { createInFlight } from './in-flight.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
+import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 
 export type { LowdbWarning } from './log-file.js';
 
@@ -41,6 +42,8 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
     backend: 'lowdb',
     docs: inFlight.guard(docs.api),
     logs: inFlight.guard(logs.api),
+    locks: createLocalLocks(),
+    pubsub: createLocalPubSub(),
     open() {
       if (state === 'open') return Promise.resolve();
       if (state === 'closing') return Promise.reject(new Error('the store is closing'));

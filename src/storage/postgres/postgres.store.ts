@@ -4,6 +4,7 @@ import type { Store } from '../port.js';
 import { migrate } from './migrations.js';
 import { createPgDocs } from './pg-docs.js';
 import { createPgLogs } from './pg-logs.js';
+import { createPgSession } from './pg-session.js';
 import { tablesIn } from './sql.js';
 
 export interface PostgresStoreOptions {
@@ -39,11 +40,19 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const docs = createPgDocs({ pool: openPool, tables });
   const logs = createPgLogs({ pool: openPool, tables });
   const inFlight = createInFlight(assertOpen);
+  const session = createPgSession({
+    connectionString: options.connectionString,
+    schemaName: tables.schemaName,
+    pool: openPool,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
 
   return {
     backend: 'postgres',
     docs: inFlight.guard(docs),
     logs: inFlight.guard(logs.api),
+    locks: session.locks,
+    pubsub: session.pubsub,
     open() {
       if (state === 'open') return Promise.resolve();
       if (state === 'closing') return Promise.reject(new Error('the store is closing'));
@@ -60,11 +69,13 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         created.on('error', (error) => options.onError?.(error));
         try {
           await migrate(created, tables);
+          await session.open();
           pool = created;
           state = 'open';
           closing = undefined;
         } catch (error) {
           state = 'closed';
+          await session.close();
           await created.end().catch(() => undefined);
           throw error;
         } finally {
@@ -85,6 +96,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
             pool = undefined;
             logs.reset();
             state = 'closed';
+            await session.close();
             await ending?.end();
           }
         })();

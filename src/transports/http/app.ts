@@ -8,9 +8,10 @@ import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { restInput } from './rest-input.js';
-import { streamSse } from './sse.js';
+import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
+import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -23,6 +24,10 @@ export interface HttpDeps {
   site?: SiteRoute;
   /** Called once per answered request under `/s/`, with its path and status (CDN request counts). */
   onSiteRequest?: (path: string, status: number) => void;
+  /** The explorer's static pages (`/`, `/m/{slug}`, `/catalog`, `/explorer/...`); absent: not served. */
+  explorer?: ExplorerRoute;
+  /** Told when an SSE subscriber connects or goes away (metrics). */
+  onSseSubscriber?: SseSubscriberHook;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -48,7 +53,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const route = () =>
-      (req.path === '/api/mcp' ? serveMcp(req, res) : deps.site && isSitePath(req.path) ? serveSite(req, res) : dispatch(req, res)).catch(next);
+      (req.path === '/api/mcp'
+        ? serveMcp(req, res)
+        : deps.site && isSitePath(req.path)
+          ? serveSite(req, res)
+          : deps.explorer && isExplorerPath(req.path)
+            ? deps.explorer(req, res)
+            : dispatch(req, res)
+      ).catch(next);
     if (!hasBody(req)) return void route();
     json(req, res, (err?: unknown) => (err ? next(err) : void route()));
   });
@@ -107,7 +119,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       signal: () => abortSignalOf(res),
     });
     if (!result.ok) return sendError(res, result.error);
-    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value);
+    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
     if (op.def.produces) {
       const raw = result.value as RawBody;
       res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));

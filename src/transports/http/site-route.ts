@@ -11,7 +11,7 @@ import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
 import { credentialsOf } from './credentials.js';
 import { restInput } from './rest-input.js';
-import { streamSse } from './sse.js';
+import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 
 export type SiteRoute = (req: Request, res: Response) => Promise<void>;
 
@@ -29,7 +29,7 @@ const PROXY = '/sdk/core/';
  * `allow-same-origin`), so a page's scripts never act with this origin's storage; the proxy answers
  * CORS requests from any origin, sandboxed pages having an opaque one.
  */
-export function createSiteRoute(deps: { services: Services; registry: Registry; pipeline: Pipeline }): SiteRoute {
+export function createSiteRoute(deps: { services: Services; registry: Registry; pipeline: Pipeline; onSseSubscriber?: SseSubscriberHook }): SiteRoute {
   const { services, registry, pipeline } = deps;
 
   return async (req, res) => {
@@ -123,7 +123,7 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
       }
     }
     if (!result.ok) return sendError(res, result.error);
-    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value);
+    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
     if (op.def.produces) {
       const raw = result.value as RawBody;
       res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));

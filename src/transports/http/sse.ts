@@ -9,8 +9,11 @@ export function formatEvent(event: SseEvent): string {
   return `${id}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 
+/** Told when a subscriber connects (+1) and goes away (-1), for metrics. */
+export type SseSubscriberHook = (delta: 1 | -1) => void;
+
 /** Streams a source as server-sent events until the client goes away. */
-export function streamSse(req: Request, res: Response, source: SseSource, heartbeatMs = HEARTBEAT_MS): void {
+export function streamSse(req: Request, res: Response, source: SseSource, heartbeatMs = HEARTBEAT_MS, onSubscriber?: SseSubscriberHook): void {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -24,7 +27,9 @@ export function streamSse(req: Request, res: Response, source: SseSource, heartb
   }, lastEventId);
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
   heartbeat.unref();
+  onSubscriber?.(1);
   res.on('close', () => {
+    onSubscriber?.(-1);
     clearInterval(heartbeat);
     stop();
   });

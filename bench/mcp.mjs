@@ -1,0 +1,37 @@
+// MCP over HTTP (issue 9): `tools/call` of the cheap read against the REST call of the same read, and
+// `core_http` running that read against the domain tool, each as a raw JSON-RPC POST loop (autocannon).
+import { load } from './lib.mjs';
+
+const rpc = (name, args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+export const MCP_CONSTANT_CALL = rpc('core_constants', { action: 'get', key: 'h' });
+export const MCP_CORE_HTTP_CALL = rpc('core_http', { method: 'GET', path: '/api/constants/h' });
+
+/** Alternating rounds of each side after a warm-up; compares the best round of each. */
+async function sideBySide(a, b, { duration, connections, rounds }) {
+  await load(a.url, { ...a.opts, duration: Math.max(1, duration / 4), connections });
+  await load(b.url, { ...b.opts, duration: Math.max(1, duration / 4), connections });
+  const runs = [];
+  for (let i = 0; i < rounds; i++) runs.push({ a: await load(a.url, { ...a.opts, duration, connections }), b: await load(b.url, { ...b.opts, duration, connections }) });
+  const best = (side) => runs.map((r) => r[side]).reduce((x, y) => (y.rps > x.rps ? y : x));
+  return { a: best('a'), b: best('b'), ratio: +(best('a').rps / best('b').rps).toFixed(3) };
+}
+
+export async function mcpVsRest(coreUrl, { duration = 5, connections = 50, rounds = 2 } = {}) {
+  const check = await fetch(`${coreUrl}/api/mcp`, { method: 'POST', headers: mcpHeaders, body: MCP_CONSTANT_CALL }).then((r) => r.json());
+  if (!check.result || check.result.isError) throw new Error(`MCP tools/call failed: ${JSON.stringify(check)}`);
+  const mcp = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: mcpHeaders, body: MCP_CONSTANT_CALL } };
+  const rest = { url: `${coreUrl}/api/constants/h`, opts: {} };
+  const r = await sideBySide(mcp, rest, { duration, connections, rounds });
+  return { mcp: r.a, rest: r.b, ratio: r.ratio };
+}
+
+export async function coreHttpVsTool(coreUrl, { duration = 5, connections = 50, rounds = 2 } = {}) {
+  const check = await fetch(`${coreUrl}/api/mcp`, { method: 'POST', headers: mcpHeaders, body: MCP_CORE_HTTP_CALL }).then((r) => r.json());
+  if (!check.result || check.result.isError) throw new Error(`core_http failed: ${JSON.stringify(check)}`);
+  const viaHttp = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: mcpHeaders, body: MCP_CORE_HTTP_CALL } };
+  const direct = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: mcpHeaders, body: MCP_CONSTANT_CALL } };
+  const r = await sideBySide(viaHttp, direct, { duration, connections, rounds });
+  return { core_http: r.a, tool: r.b, ratio: r.ratio };
+}

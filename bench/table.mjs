@@ -1,0 +1,155 @@
+// The issue-9 table: every workload with its baseline measured in the same run, the ratio, and
+// whether the target holds. `sizes` scales it (the --quick mode runs each workload a couple of seconds).
+import { readFileSync } from 'node:fs';
+import { appendFileLoop, nodeEStart, pgInsertLoop } from './baselines.mjs';
+import { chainAppends } from './chain.mjs';
+import { contractsFireLag } from './contracts.mjs';
+import { load, startProcess, stop, tempDataDir } from './lib.mjs';
+import { coreHttpVsTool, mcpVsRest } from './mcp.mjs';
+import { sandboxOverhead } from './sandbox.mjs';
+import { sseFanOut } from './sse.mjs';
+import { mcpInitialize } from './spine.mjs';
+
+export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000 };
+export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300 };
+
+const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const fmt = (n) => (typeof n === 'number' ? n : 'n/a');
+
+async function call(url, method, p, { key, body } = {}) {
+  const headers = { 'content-type': 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const res = await fetch(`${url}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** One table row; `holds` is true, false, or null when the row has no target to check. */
+function row(id, workload, figure, unit, baseline, ratio, target, holds, detail) {
+  return { id, workload, figure, unit, baseline, ratio, target, holds, detail };
+}
+
+export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
+  const rows = [];
+  const raw = {};
+  const attempt = async (name, fn, failRows) => {
+    log(`running ${name}...`);
+    try {
+      await fn();
+    } catch (err) {
+      raw[name] = { error: String(err?.stack ?? err) };
+      for (const [id, workload, target] of failRows) rows.push(row(id, workload, 'error', '', 'n/a', 'n/a', target, false, String(err?.message ?? err)));
+    }
+  };
+  const { connections, duration, rounds } = sizes;
+
+  // Servers for the reads: the core, bare Express 5, bare node:http, all returning the same JSON.
+  const core = await startProcess(['dist/src/cli.js', 'serve'], { PORT: '0', CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
+  const coreUrl = core.match[1];
+  let idleRss;
+  try {
+    await new Promise((r) => setTimeout(r, sizes.idleSettleMs));
+    idleRss = rssMiB(core.child.pid);
+    const sample = await (await fetch(`${coreUrl}/api/constants/h`)).text();
+    await attempt('constants_read', async () => {
+      const express = await startProcess(['bench/bare-express.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
+      const bare = await startProcess(['bench/bare-http.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
+      try {
+        const targets = { core: `${coreUrl}/api/constants/h`, express: `${express.match[1]}/api/constants/h`, http: `${bare.match[1]}/api/constants/h` };
+        for (const url of Object.values(targets)) await load(url, { duration: Math.max(1, duration / 4), connections });
+        const best = { core: undefined, express: undefined, http: undefined };
+        for (let i = 0; i < rounds; i++) {
+          for (const [k, url] of Object.entries(targets)) {
+            const r = await load(url, { duration, connections });
+            if (!best[k] || r.rps > best[k].rps) best[k] = r;
+          }
+        }
+        raw.constants_read = { ...best, body_bytes: sample.length };
+        const vsExpress = +(best.core.rps / best.express.rps).toFixed(3);
+        const vsHttp = +(best.core.rps / best.http.rps).toFixed(3);
+        rows.push(row('constants_vs_express', '`GET /api/constants/h` vs bare Express 5', best.core.rps, 'req/s', `${best.express.rps} req/s`, vsExpress, '≥ 0.8 of Express', vsExpress >= 0.8, `p99 ${best.core.p99} ms vs ${best.express.p99} ms`));
+        rows.push(row('constants_vs_node_http', '`GET /api/constants/h` vs bare `node:http`', best.core.rps, 'req/s', `${best.http.rps} req/s`, vsHttp, 'reported', null, `p99 ${best.core.p99} ms vs ${best.http.p99} ms`));
+      } finally {
+        await stop(express.child);
+        await stop(bare.child);
+      }
+    }, [['constants_vs_express', '`GET /api/constants/h` vs bare Express 5', '≥ 0.8 of Express'], ['constants_vs_node_http', '`GET /api/constants/h` vs bare `node:http`', 'reported']]);
+
+    await attempt('mcp_vs_rest', async () => {
+      const r = await mcpVsRest(coreUrl, { duration, connections, rounds });
+      raw.mcp_vs_rest = r;
+      rows.push(row('mcp_vs_rest', 'MCP `tools/call` `core_constants` get vs REST', r.mcp.rps, 'req/s', `${r.rest.rps} req/s`, r.ratio, '≥ 0.7 of REST', r.ratio >= 0.7, `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`));
+    }, [['mcp_vs_rest', 'MCP `tools/call` `core_constants` get vs REST', '≥ 0.7 of REST']]);
+
+    await attempt('core_http_vs_tool', async () => {
+      const r = await coreHttpVsTool(coreUrl, { duration, connections, rounds });
+      raw.core_http_vs_tool = r;
+      rows.push(row('core_http_vs_tool', '`core_http` GET /api/constants/h vs `core_constants` (both MCP)', r.core_http.rps, 'req/s', `${r.tool.rps} req/s`, r.ratio, '≥ 0.9', r.ratio >= 0.9, `p99 ${r.core_http.p99} ms vs ${r.tool.p99} ms`));
+    }, [['core_http_vs_tool', '`core_http` GET /api/constants/h vs `core_constants` (both MCP)', '≥ 0.9']]);
+
+    await attempt('sse', async () => {
+      const { key } = await call(coreUrl, 'POST', '/api/demo-key/mint', { body: {} });
+      const slug = 'bench-sse';
+      await call(coreUrl, 'POST', '/api/chain/state-machines', { key, body: { slug } });
+      const r = await sseFanOut(coreUrl, key, slug, { subscribers: sizes.sseSubscribers, events: sizes.sseEvents });
+      raw.sse = r;
+      rows.push(row('sse_delivery', `SSE: ${r.subscribers} subscribers on one machine's explore/sse, p99 append-to-receive`, r.p99_ms, 'ms', '—', 'n/a', 'p99 < 100 ms, none missing', r.p99_ms < 100 && r.missing === 0, `p50 ${r.p50_ms} ms, max ${r.max_ms} ms, ${r.deliveries} deliveries, ${r.missing} missing`));
+    }, [['sse_delivery', 'SSE subscribers on one machine\'s explore/sse, p99 append-to-receive', 'p99 < 100 ms']]);
+  } finally {
+    await stop(core.child);
+  }
+
+  let lowdbBytes = 300;
+  await attempt('chain_lowdb', async () => {
+    const r = await chainAppends({ rows: sizes.chainRows, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections });
+    lowdbBytes = r.bytes_per_append || lowdbBytes;
+    const base = await appendFileLoop({ rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
+    raw.chain_lowdb = { ...r, baseline_append_file: base };
+    const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
+    rows.push(row('chain_lowdb', `\`POST /api/chain/{slug}/event\` on lowdb, ${r.rows_before_load} rows already`, r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (fs appendFile, ${base.row_bytes} B, p99 ${base.p99_ms} ms)`, ratio, '≥ 2,000 rows/s, p99 < 50 ms', r.rows_per_s >= 2000 && r.p99_ms < 50 && r.errors === 0, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}, log open ${r.log_open_ms} ms`));
+    const growth = r.rss_mib.after_load - idleRss;
+    raw.memory = { idle_rss_mib: idleRss, rss_after_rows_mib: r.rss_mib };
+    rows.push(row('memory_growth', `memory: RSS growth with ${r.rows_before_load} rows (after load) over idle`, growth, 'MiB', `${idleRss} MiB idle`, 'n/a', '< 200 MB', growth < 200 * 0.9537, `RSS at start ${r.rss_mib.at_start}, log indexed ${r.rss_mib.after_index}, after load ${r.rss_mib.after_load} MiB`));
+  }, [['chain_lowdb', '`POST /api/chain/{slug}/event` on lowdb', '≥ 2,000 rows/s, p99 < 50 ms'], ['memory_growth', 'memory: RSS growth after rows', '< 200 MB']]);
+  rows.push(row('memory_idle', 'memory: idle RSS after start', fmt(idleRss), 'MiB', '—', 'n/a', '< 150 MB', idleRss < 150 * 0.9537, `settled ${sizes.idleSettleMs} ms after listening`));
+
+  const pgUrl = process.env.DATABASE_URL;
+  if (!pgUrl) {
+    rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', 'skipped', '', 'n/a', 'n/a', '≥ 0.5 of raw insert rate', null, 'skipped: DATABASE_URL is not set'));
+  } else {
+    await attempt('chain_postgres', async () => {
+      const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
+      const r = await chainAppends({ rows: 0, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections, env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema } });
+      const base = await pgInsertLoop(pgUrl, { rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
+      raw.chain_postgres = { ...r, baseline_insert: base, schema };
+      const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
+      rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)', r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`, ratio, '≥ 0.5 of raw insert rate', ratio >= 0.5, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}; schema ${schema} left for inspection`));
+    }, [['chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', '≥ 0.5 of raw insert rate']]);
+  }
+
+  await attempt('contracts', async () => {
+    const r = await contractsFireLag({ contracts: sizes.contracts, seconds: sizes.contractSeconds });
+    raw.contracts = r;
+    rows.push(row('contracts', `${r.contracts} recurring contracts firing every tick for ${r.window_s} s, p99 fire lag`, r.fire_lag_ms.p99, 'ms', '—', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', r.fire_lag_ms.p99 < 777 && r.missed_fires === 0, `${r.fires_made}/${r.fires_expected} fires, ${r.missed_fires} missed, p50 ${r.fire_lag_ms.p50} ms, max ${r.fire_lag_ms.max} ms`));
+  }, [['contracts', 'recurring contracts firing every tick, p99 fire lag', 'p99 < 1 tick, 0 missed']]);
+
+  await attempt('sandbox', async () => {
+    const r = await sandboxOverhead({ runs: sizes.sandboxRuns, rounds: 2 });
+    raw.sandbox = r;
+    rows.push(row('sandbox', 'sandbox `print(1)` through the API, median', r.api_median_ms, 'ms', `${r.bare_median_ms} ms (bare python3 -c spawn)`, r.ratio, '≤ 2x', r.ratio <= 2, `${r.runs} runs each; inside the runner ${r.sandbox_spawn_median_ms} ms`));
+  }, [['sandbox', 'sandbox `print(1)` through the API, median', '≤ 2x']]);
+
+  await attempt('mcp_cold_start', async () => {
+    const r = await mcpInitialize(sizes.coldStarts);
+    const base = await nodeEStart(sizes.coldStarts);
+    raw.mcp_cold_start = { ...r, node_e: base };
+    rows.push(row('mcp_cold_start', '`npm run mcp` cold start to `initialize` answered, median', r.median_ms, 'ms', `${base.median_ms} ms (node -e printing a line)`, +(r.median_ms / base.median_ms).toFixed(2), '< 500 ms', r.median_ms < 500, `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`));
+  }, [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']]);
+
+  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'contracts', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+  rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+  return { rows, raw };
+}
+
+export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'contracts', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];

@@ -1,0 +1,110 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { genesisSeed, verifyChain, type ChainRow } from './domain/chain/hash-chain.js';
+import { chainStream, MACHINES, type MachineRecord } from './domain/chain/machine.js';
+import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
+import type { LogRow, RowInput, Store } from './storage/port.js';
+
+/** Rows read and appended at a time (appends of one stream queued together share group commits). */
+const PAGE = 500;
+
+export interface MigrationReport {
+  collections: number;
+  documents: number;
+  streams: number;
+  rows: number;
+  chains: number;
+  /** Chains that failed verification after the copy (empty when all verify). */
+  broken: Array<{ slug: string; reason: string | null; broken_seq: number | null }>;
+}
+
+/**
+ * Copies an embedded (lowdb) data directory into an empty target store: every document with its id,
+ * every log row with its seq (rows are re-appended in order; a seq that comes out different aborts),
+ * then verifies every machine's hash chain on the target from its genesis seed. The source is opened
+ * with its directory lock, so a server still running on it makes the migration fail rather than race.
+ */
+export async function migrateFromLowdb(dataDir: string, target: Store, progress: (line: string) => void = () => undefined): Promise<MigrationReport> {
+  if ((await target.logs.streams()).length > 0 || (await target.docs.count(MACHINES)) > 0) {
+    throw new Error('the target database already holds data: migrate into an empty schema (set DATABASE_SCHEMA to a new name)');
+  }
+  const source = createLowdbStore({ dataDir, fsync: false });
+  await source.open();
+  const report: MigrationReport = { collections: 0, documents: 0, streams: 0, rows: 0, chains: 0, broken: [] };
+  try {
+    const docsDir = join(dataDir, 'docs');
+    const files = (await readdir(docsDir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+    for (const file of files) {
+      // Read as stored: the file keys are the ids (the port lists values only).
+      const records = JSON.parse(await readFile(join(docsDir, file), 'utf8')) as Record<string, object>;
+      for (const [id, value] of Object.entries(records)) await target.docs.insert(file.slice(0, -'.json'.length), id, value);
+      report.collections += 1;
+      report.documents += Object.keys(records).length;
+    }
+    progress(`copied ${report.documents} documents in ${report.collections} collections`);
+
+    for (const stream of await source.logs.streams()) {
+      for (let from = 0; ; from += PAGE) {
+        const rows = await source.logs.read<LogRow>(stream, { fromSeq: from, toSeq: from + PAGE - 1 });
+        if (rows.length === 0) break;
+        await Promise.all(
+          rows.map((row) =>
+            target.logs.append(stream, (_head, seq) => {
+              if (seq !== row.seq) throw new Error(`log ${stream}: the target gave seq ${seq} to row ${row.seq} (is another process writing?)`);
+              const { seq: _seq, ...rest } = row;
+              return rest as RowInput<LogRow>;
+            }),
+          ),
+        );
+        report.rows += rows.length;
+        if (rows.length < PAGE) break;
+      }
+      report.streams += 1;
+    }
+    progress(`copied ${report.rows} log rows in ${report.streams} streams`);
+
+    for (const machine of await target.docs.list<MachineRecord>(MACHINES)) {
+      const rows = await target.logs.read<ChainRow>(chainStream(machine.slug));
+      const check = verifyChain(rows, genesisSeed(machine.slug, machine.genesis_tick));
+      const sourceCount = await source.logs.count(chainStream(machine.slug));
+      report.chains += 1;
+      if (!check.valid || rows.length !== sourceCount) {
+        report.broken.push({ slug: machine.slug, reason: check.reason ?? `${rows.length} rows copied of ${sourceCount}`, broken_seq: check.broken_seq });
+      }
+    }
+    progress(`verified ${report.chains} chains: ${report.broken.length === 0 ? 'all valid' : `${report.broken.length} broken`}`);
+    return report;
+  } finally {
+    await source.close();
+  }
+}
+
+export const MIGRATE_USAGE = `Usage: core-server migrate --from-lowdb DIR
+
+Copies the embedded store in DIR (the server's CORE_DATA_DIR, with the server stopped) into the
+PostgreSQL database of DATABASE_URL (schema DATABASE_SCHEMA, default public), which must be empty,
+keeping every document id and log seq; then verifies every machine's hash chain on the copy.
+Exit code 0 when the copy verifies, 1 otherwise.
+`;
+
+/** `core-server migrate`: runs the copy with the configured database and returns the exit code. */
+export async function runMigrate(args: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
+  const at = args.indexOf('--from-lowdb');
+  const dir = at === -1 ? undefined : args[at + 1];
+  if (args.includes('--help') || args.includes('-h')) return out(MIGRATE_USAGE), 0;
+  if (dir === undefined || args.length !== 2) return out(`migrate: give --from-lowdb DIR\n\n${MIGRATE_USAGE}`), 1;
+  if (!env.DATABASE_URL) return out('migrate: set DATABASE_URL to the PostgreSQL database to copy into\n'), 1;
+  const { createPostgresStore } = await import('./storage/postgres/postgres.store.js');
+  const target = createPostgresStore({ connectionString: env.DATABASE_URL, ...(env.DATABASE_SCHEMA ? { schema: env.DATABASE_SCHEMA } : {}) });
+  await target.open();
+  try {
+    const report = await migrateFromLowdb(dir, target, (line) => out(`${line}\n`));
+    for (const b of report.broken) out(`chain ${b.slug} broken at seq ${b.broken_seq}: ${b.reason}\n`);
+    return report.broken.length === 0 ? 0 : 1;
+  } catch (error) {
+    out(`migrate failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await target.close();
+  }
+}

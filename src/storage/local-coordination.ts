@@ -1,0 +1,43 @@
+import { EventEmitter } from 'node:events';
+import type { Json, LockStore, PubSub } from './port.js';
+
+/**
+ * Locks of a store only one process opens (lowdb): per-key queues in memory. `tryRun` runs only when
+ * nothing holds or waits for the key.
+ */
+export function createLocalLocks(): LockStore & { held(key: string): boolean } {
+  const tails = new Map<string, Promise<unknown>>();
+  function run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const current = previous.then(fn, fn);
+    const tail = current.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return current;
+  }
+  return {
+    run,
+    async tryRun(key, fn) {
+      if (tails.has(key)) return { ran: false };
+      return { ran: true, value: await run(key, fn) };
+    },
+    held: (key) => tails.has(key),
+  };
+}
+
+/** Messages of a store only one process opens: an in-process emitter (delivery on a later turn, as over a network). */
+export function createLocalPubSub(): PubSub {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  return {
+    publish(channel, payload) {
+      queueMicrotask(() => emitter.emit(channel, payload));
+    },
+    subscribe(channel, cb: (payload: Json) => void) {
+      emitter.on(channel, cb);
+      return () => emitter.off(channel, cb);
+    },
+  };
+}

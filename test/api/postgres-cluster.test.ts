@@ -1,0 +1,151 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
+import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
+import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
+import { startServerOn, type DirServer } from '../helpers/durable-server.js';
+import { tempDir } from '../helpers/server.js';
+import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+
+/**
+ * Two servers on one PostgreSQL schema. Each has its own pool, session connection, bus, scheduler and
+ * caches, so as far as the database and the domain can tell they are two processes.
+ */
+async function twoNodes(): Promise<{ a: DirServer; b: DirServer; schema: string }> {
+  const schema = uniqueSchema('cluster');
+  const dirs = await Promise.all([tempDir(), tempDir()]);
+  const env = { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema };
+  const a = await startServerOn(dirs[0].dir, env);
+  const b = await startServerOn(dirs[1].dir, env);
+  onTestFinished(async () => {
+    await Promise.all([a.stop(1000), b.stop(1000)]);
+    await dropSchema(schema);
+    await Promise.all(dirs.map((d) => d.cleanup()));
+  });
+  return { a, b, schema };
+}
+
+async function machineOn(server: DirServer, slug: string, isPublic = false): Promise<string> {
+  const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+  expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  return key;
+}
+
+const every = (ticks: number) => ({
+  name: 'pulse',
+  states: { running: { initial: true } },
+  transitions: [{ from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: ticks } }],
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function chainRows(server: DirServer, slug: string): Promise<ChainRow[]> {
+  return server.core.store.logs.read<ChainRow>(chainStream(slug));
+}
+
+function expectLinear(rows: ChainRow[], machine: MachineRecord): void {
+  expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i));
+  expect(verifyChain(rows, genesisSeed(machine.slug, machine.genesis_tick))).toMatchObject({ valid: true, broken_seq: null });
+}
+
+if (databaseUrl === undefined) {
+  console.warn(SKIP_REASON);
+  describe.skip(SKIP_REASON, () => {
+    it('runs several servers on one PostgreSQL database', () => undefined);
+  });
+} else {
+  describe('several servers on one PostgreSQL database', () => {
+    it('fires each due tick of a recurring contract once, whichever server created it', async () => {
+      const { a, b } = await twoNodes();
+      const slug = `cl-fire-${Date.now().toString(36)}`;
+      const key = await machineOn(a, slug);
+      const ids: string[] = [];
+      for (const [n, server] of [a, b, a, b].entries()) {
+        const res = await server.call('POST', `/api/chain/${slug}/contracts`, { key, body: { definition: { ...every(1), name: `pulse-${n}` } } });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        ids.push(res.body.contract.id as string);
+      }
+      await sleep(5000);
+      const rows = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug));
+      for (const id of ids) {
+        const mine = rows.filter((r) => r.contract_id === id);
+        expect(mine.length).toBeGreaterThanOrEqual(3);
+        // One row per due tick, numbered without gaps and hash-linked: no fire was taken twice.
+        const due = mine.map((r) => r.due_tick);
+        expect(new Set(due).size).toBe(due.length);
+        expect(mine.map((r) => r.n)).toEqual(mine.map((_, i) => i + 1));
+        for (let i = 1; i < mine.length; i++) expect(mine[i]!.prev_hash).toBe(mine[i - 1]!.state_hash);
+      }
+      const machine = (await a.core.store.docs.get<MachineRecord>(MACHINES, slug))!;
+      expectLinear(await chainRows(a, slug), machine);
+    }, 20_000);
+
+    it('fires a due tick after the process that claimed it died without firing', async () => {
+      const { a, b, schema } = await twoNodes();
+      const slug = `cl-dead-${Date.now().toString(36)}`;
+      const key = await machineOn(a, slug);
+      await a.core.services.contracts.scheduler.stop();
+      await b.core.services.contracts.scheduler.stop();
+      const res = await a.call('POST', `/api/chain/${slug}/contracts`, { key, body: { definition: every(1) } });
+      const id = res.body.contract.id as string;
+      // A third process claims the contract and dies (its session ends) before writing the fire.
+      const doomed = createPostgresStore({ connectionString: databaseUrl!, schema });
+      await doomed.open();
+      let claimed!: () => void;
+      const holding = new Promise<void>((resolve) => (claimed = resolve));
+      void doomed.locks.run(`contract:${id}`, () => {
+        claimed();
+        return new Promise(() => undefined);
+      });
+      await holding;
+      await b.core.services.contracts.scheduler.start();
+      await sleep(1600);
+      expect(await a.core.store.logs.read(transitionsStream(slug), { types: [id] })).toHaveLength(0);
+      await doomed.close().catch(() => undefined);
+      await sleep(2500);
+      const fired = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug), { types: [id] });
+      expect(fired.length).toBeGreaterThanOrEqual(1);
+      expect(fired[0]).toMatchObject({ n: 1, triggered_by: 'trigger' });
+    }, 20_000);
+
+    it('keeps one linear chain under concurrent appends through both servers', async () => {
+      const { a, b } = await twoNodes();
+      const slug = `cl-chain-${Date.now().toString(36)}`;
+      const key = await machineOn(a, slug);
+      const calls = Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'tick', payload: { i } } }));
+      const answers = await Promise.all(calls);
+      expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+      const machine = (await b.core.store.docs.get<MachineRecord>(MACHINES, slug))!;
+      const rows = await chainRows(b, slug);
+      expect(rows.filter((r) => r.type === 'tick')).toHaveLength(60);
+      expectLinear(rows, machine);
+    }, 20_000);
+
+    it('streams a row appended through one server to an SSE subscriber on the other', async () => {
+      const { a, b } = await twoNodes();
+      const slug = `cl-sse-${Date.now().toString(36)}`;
+      const key = await machineOn(a, slug);
+      const controller = new AbortController();
+      onTestFinished(() => controller.abort());
+      const res = await fetch(`${b.url}/api/chain/${slug}/explore/sse`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      const events: EventSourceMessage[] = [];
+      const parser = createParser({ onEvent: (e) => events.push(e) });
+      void (async () => {
+        const decoder = new TextDecoder();
+        try {
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        } catch {
+          /* aborted */
+        }
+      })();
+      await sleep(200);
+      for (let i = 0; i < 3; i++) expect((await a.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'remote', payload: { i } } })).status).toBe(200);
+      for (let i = 0; i < 100 && events.filter((e) => e.event === 'audit.appended').length < 3; i++) await sleep(20);
+      const rows = events.filter((e) => e.event === 'audit.appended').map((e) => JSON.parse(e.data) as ChainRow);
+      expect(rows.map((r) => r.type)).toEqual(['remote', 'remote', 'remote']);
+      expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);
+    }, 20_000);
+  });
+}

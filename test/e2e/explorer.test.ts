@@ -1,0 +1,218 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+let server: TestServer;
+let browser: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  profile = await mkdtemp(path.join(os.tmpdir(), 'core-chromium-'));
+  [server, browser] = await Promise.all([
+    startTestServer(),
+    chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1200, height: 900 },
+    }),
+  ]);
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await rm(profile, { recursive: true, force: true });
+});
+
+let n = 0;
+/** A machine with a few events; public unless told otherwise. */
+async function machine(s: { call: TestServer['call'] }, opts: { isPublic?: boolean; events?: number; contract?: boolean } = {}) {
+  const owner = await mintKey(s as TestServer);
+  const slug = `ex-${++n}-${Date.now().toString(36)}`;
+  const created = await s.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, display_name: `Explorer demo ${n}`, is_public: opts.isPublic ?? true } });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  for (let i = 0; i < (opts.events ?? 3); i++) {
+    expect((await s.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: { i } } })).status).toBe(200);
+  }
+  if (opts.contract) {
+    const definition = {
+      name: 'pump_guard',
+      states: { idle: { initial: true }, running: {}, stopped: { terminal: true } },
+      transitions: [
+        { from: 'idle', to: 'running', operator: 'KO42' },
+        { from: 'running', to: 'idle', operator: 'KO42', trigger: { kind: 'every', every_ticks: 50 } },
+        { from: 'running', to: 'stopped', operator: 'KO42', condition: 'input.stop == true' },
+      ],
+    };
+    const c = await s.call('POST', `/api/chain/${slug}/contracts`, { key: owner.key, body: { definition } });
+    expect(c.status, JSON.stringify(c.body)).toBe(200);
+    const t = await s.call('POST', `/api/chain/${slug}/contracts/${c.body.contract.id}/transition`, { key: owner.key, body: { to: 'running', input: {} } });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+  }
+  return { slug, owner };
+}
+
+/** Script errors and policy violations of the pages opened so far: every test expects none. */
+const pageErrors: string[] = [];
+
+async function open(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('pageerror', (err) => pageErrors.push(`${url}: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) pageErrors.push(`${url}: ${msg.text()}`);
+  });
+  await page.goto(url);
+  return page;
+}
+
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, name), fullPage: true });
+
+describe('explorer', () => {
+  it('serves its pages with a self-only policy and leaves the API untouched', async () => {
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await fetch(`${server.url}/explorer/nope.js`)).status).toBe(404);
+    expect((await server.call('GET', '/api/pulse')).status).toBe(200);
+    expect((await server.call('GET', '/api/nothing-here')).body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('lists public machines on the home page, ticks the clock and opens a machine by slug', async () => {
+    const { slug } = await machine(server, { events: 2 });
+    const page = await open(`${server.url}/`);
+    await expect.poll(() => page.locator('#newest').textContent()).toContain('Explorer demo');
+    const tick = Number(await page.locator('#tick').textContent());
+    await expect.poll(async () => Number(await page.locator('#tick').textContent()), { timeout: 3000 }).toBeGreaterThan(tick);
+    await expect.poll(() => page.locator('#c-public').textContent()).not.toBe('–');
+    await shot(page, 'explorer-home.png');
+    await page.fill('#slug-input', slug);
+    await page.press('#slug-input', 'Enter');
+    await page.waitForURL(`**/m/${slug}`);
+    await page.close();
+  });
+
+  it('shows a row appended through the API in the live feed within 2 seconds, with contracts drawn', async () => {
+    const { slug, owner } = await machine(server, { events: 3, contract: true });
+    const page = await open(`${server.url}/m/${slug}`);
+    await expect.poll(() => page.locator('#live').textContent()).toBe('live');
+    const appended = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: { live: true } } });
+    expect(appended.status).toBe(200);
+    await page.locator(`#feed tr[data-seq="${appended.body.seq}"]`).waitFor({ timeout: 2000 });
+    expect(await page.locator(`#row-${appended.body.seq}`).textContent()).toContain('reading');
+    await page.locator('#contracts svg').first().waitFor();
+    expect(await page.locator('#contracts').textContent()).toContain('running');
+    await page.locator('#spark svg').waitFor();
+    // With the owner's key the contract's proof chain can be verified from a transition row.
+    await page.fill('#key-input', owner.key);
+    await page.click('#key-form button[type=submit]');
+    await expect.poll(() => page.locator('#meta').textContent()).toContain('your role: owner');
+    const check = page.locator('#contracts tbody tr').first();
+    await check.locator('button').click();
+    await expect.poll(() => check.locator('[role=status]').textContent()).toContain('proof chain valid (1 transitions)');
+    await shot(page, 'explorer-machine.png');
+    await page.click('#key-forget');
+    await page.close();
+  });
+
+  it('verifies the chain as valid, and shows the broken tick after a stored row is edited', async () => {
+    const { dir, cleanup } = await tempDir();
+    let running: RunningServer = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
+    try {
+      const call: TestServer['call'] = async (method, p, opts = {}) => {
+        const res = await fetch(`${running.url}${p}`, {
+          method,
+          headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        });
+        return { status: res.status, body: await res.json(), headers: res.headers };
+      };
+      const { slug } = await machine({ call }, { events: 5 });
+      let page = await open(`${running.url}/m/${slug}`);
+      await page.locator('#feed tr').first().waitFor();
+      await page.click('#verify');
+      await expect.poll(() => page.locator('#verify-result').textContent()).toMatch(/^Valid: 6 rows/);
+      await page.close();
+
+      await running.stop(500);
+      const logFile = path.join(dir, 'logs', `chain%2F${slug}.jsonl`);
+      const lines = (await readFile(logFile, 'utf8')).trimEnd().split('\n');
+      const row = JSON.parse(lines[3]!);
+      row.payload_digest = 'f'.repeat(64);
+      lines[3] = JSON.stringify(row);
+      await writeFile(logFile, lines.join('\n') + '\n');
+      running = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
+
+      page = await open(`${running.url}/m/${slug}`);
+      await page.locator('#feed tr').first().waitFor();
+      await page.click('#verify');
+      await expect.poll(() => page.locator('#verify-result').textContent()).toContain(`Broken at tick ${row.tick} (seq 3)`);
+      expect(await page.locator('#row-3').getAttribute('class')).toContain('broken');
+      await shot(page, 'explorer-verify-broken.png');
+      await page.close();
+    } finally {
+      await running.stop(500);
+      await cleanup();
+    }
+  });
+
+  it('hides a private machine without access, and shows it with the share link or the owner key', async () => {
+    const { slug, owner } = await machine(server, { isPublic: false, events: 2 });
+    let page = await open(`${server.url}/m/${slug}`);
+    await page.locator('#denied').waitFor();
+    expect(await page.locator('#denied').textContent()).toContain('share link');
+    expect(await page.locator('#content').isHidden()).toBe(true);
+    expect(await page.locator('#feed tr').count()).toBe(0);
+    await page.close();
+
+    const share = await server.call('POST', `/api/chain/state-machines/${slug}/share/set`, { key: owner.key, body: {} });
+    expect(share.status).toBe(200);
+    page = await open(`${server.url}/m/${slug}?share_token=${share.body.share_token}`);
+    await page.locator('#row-2').waitFor();
+    expect(await page.locator('#meta').textContent()).toContain('via share link');
+    await expect.poll(() => page.locator('#live').textContent()).toBe('live');
+    const appended = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: {} } });
+    await page.locator(`#row-${appended.body.seq}`).waitFor({ timeout: 2000 });
+    await shot(page, 'explorer-private-shared.png');
+    await page.close();
+
+    page = await open(`${server.url}/m/${slug}`);
+    await page.locator('#denied').waitFor();
+    await page.fill('#key-input', owner.key);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('#row-2').waitFor();
+    expect(await page.locator('#meta').textContent()).toContain('your role: owner');
+    await expect.poll(() => page.locator('#live').textContent()).toBe('live');
+    const more = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: {} } });
+    await page.locator(`#row-${more.body.seq}`).waitFor({ timeout: 2000 });
+    await page.click('#key-forget');
+    await page.close();
+  });
+
+  it('finds an operation in the catalogue and tries it', async () => {
+    const { slug } = await machine(server, { events: 1 });
+    const page = await open(`${server.url}/catalog`);
+    await page.locator('details.op').first().waitFor();
+    await page.fill('#q', 'pohc validate');
+    const op = page.locator('details.op[data-id="chain.validateChain"]');
+    await op.waitFor();
+    expect(await page.locator('details.op').count()).toBe(1);
+    await op.locator('summary').click();
+    await op.locator('textarea').fill(JSON.stringify({ slug }));
+    await op.locator('button[type=submit]').click();
+    await expect.poll(() => op.locator('pre').last().textContent()).toContain('"valid": true');
+    await shot(page, 'explorer-catalog.png');
+    await page.close();
+  });
+});
