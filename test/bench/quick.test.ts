@@ -41,7 +41,7 @@ afterAll(async () => {
 describe('npm run bench -- --quick', () => {
   it('writes a dated section with the commit, machine, Node version and command', () => {
     expect(report).toMatch(/^## Run \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(quick mode/m);
-    expect(report).toMatch(/^- commit: `[0-9a-f]+|unknown`/m);
+    expect(report).toMatch(/^- commit: `([0-9a-f]+|unknown)`/m);
     expect(report).toContain(`Node ${process.version}`);
     expect(report).toContain('- command: `node bench/run.mjs --quick --out ');
   });
