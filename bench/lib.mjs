@@ -6,13 +6,21 @@ import autocannon from 'autocannon';
 
 export const root = path.resolve(new URL('..', import.meta.url).pathname);
 
+/**
+ * Settings every benchmarked server gets: lowdb (an exported DATABASE_URL must not leak into the lowdb
+ * rows), and a per-key rate limit and SSE cap far above the load, so the limiter still runs (its cost is
+ * measured) but never refuses the load generator's single key or address.
+ */
+export const BENCH_ENV = { DATABASE_URL: '', CORE_RATE_LIMIT: '10000000/10000000', CORE_SSE_MAX_PER_CALLER: '100000' };
+
 export function tempDataDir() {
   return mkdtempSync(path.join(os.tmpdir(), 'core-bench-'));
 }
 
 /** Starts a node script and resolves with the first line matching `ready` on stdout or stderr. */
 export function startProcess(args, env, ready) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Servers run on lowdb unless the caller passes DATABASE_URL: an exported one must not leak into them.
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...BENCH_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let buffer = '';
     const onData = (chunk) => {

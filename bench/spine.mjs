@@ -1,7 +1,7 @@
 // Spine benchmarks (issue 2): MCP stdio start-up to initialize, and a cheap read through the whole
 // pipeline against a bare Express 5 app returning the same JSON, side by side in one run.
 import { spawn } from 'node:child_process';
-import { load, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { BENCH_ENV, load, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
 
 export async function mcpInitialize(runs = 15) {
   const times = [];
@@ -9,7 +9,7 @@ export async function mcpInitialize(runs = 15) {
     const started = performance.now();
     const child = spawn(process.execPath, ['dist/src/cli.js', 'mcp'], {
       cwd: root,
-      env: { ...process.env, CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...BENCH_ENV, CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'warn' },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };

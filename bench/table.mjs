@@ -25,6 +25,17 @@ async function call(url, method, p, { key, body } = {}) {
   return json;
 }
 
+async function dropSchema(url, schema) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** One table row; `holds` is true, false, or null when the row has no target to check. */
 function row(id, workload, figure, unit, baseline, ratio, target, holds, detail) {
   return { id, workload, figure, unit, baseline, ratio, target, holds, detail };
@@ -122,9 +133,10 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
       const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
       const r = await chainAppends({ rows: 0, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections, env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema } });
       const base = await pgInsertLoop(pgUrl, { rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
+      await dropSchema(pgUrl, schema);
       raw.chain_postgres = { ...r, baseline_insert: base, schema };
       const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
-      rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)', r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`, ratio, '≥ 0.5 of raw insert rate', ratio >= 0.5, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}; schema ${schema} left for inspection`));
+      rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)', r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`, ratio, '≥ 0.5 of raw insert rate', ratio >= 0.5, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}`));
     }, [['chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', '≥ 0.5 of raw insert rate']]);
   }
 

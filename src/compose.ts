@@ -35,6 +35,7 @@ import { createClock, type Clock } from './lib/clock.js';
 import { createEventBus, type EventBus } from './lib/event-bus.js';
 import { createLogger, type Logger } from './log.js';
 import { createPipeline, type Pipeline } from './pipeline/invoke.js';
+import { createRateLimiter } from './pipeline/rate-limit.js';
 import { createContractsService } from './domain/contracts/contracts-area.service.js';
 import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
@@ -199,6 +200,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
+    ...(config.rateLimit ? { rateLimiter: createRateLimiter(config.rateLimit, () => performance.now()) } : {}),
   });
 
   checkpoints.start();

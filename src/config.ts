@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
 
 /** Every environment variable the server reads, read here and nowhere else. */
 export interface Config {
@@ -26,6 +27,12 @@ export interface Config {
   loginMode: LoginMode;
   /** `CORE_PUBLIC_URL`: public base URL of the node (session issuer, discovery URLs); the listening URL when unset. */
   publicUrl: string | undefined;
+  /** `CORE_RATE_LIMIT`: requests per second and burst per key (per client address when anonymous), `50/200` by default; `off` disables. */
+  rateLimit: RateSpec | undefined;
+  /** `CORE_SSE_MAX_PER_CALLER`: open event streams per key (per client address when anonymous), 20 by default. */
+  sseMaxPerCaller: number;
+  /** `CORE_REQUEST_TIMEOUT_MS`: time a client has to send a whole request (headers within 15 s at most), 30000 by default. */
+  requestTimeoutMs: number;
 }
 
 export type LoginMode = 'email' | 'code';
@@ -71,7 +78,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     peerKeys: env.CORE_PEER_KEYS || undefined,
     loginMode,
     publicUrl,
+    rateLimit: parseRateSpec(env.CORE_RATE_LIMIT, DEFAULT_RATE_LIMIT),
+    sseMaxPerCaller: positiveInt(env.CORE_SSE_MAX_PER_CALLER, 20, 'CORE_SSE_MAX_PER_CALLER'),
+    requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
   };
+}
+
+/** Generous: no interactive client or test comes near it; a runaway loop does. */
+export const DEFAULT_RATE_LIMIT: RateSpec = { perSecond: 50, burst: 200 };
+
+function positiveInt(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return n;
 }
 
 function schemaNameOf(value: string): string {

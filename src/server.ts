@@ -26,8 +26,15 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     onSiteRequest: core.services.cdnTraffic.record,
     onSseSubscriber: core.metrics.sseSubscribers,
     explorer: createExplorerRoute(),
+    sseMaxPerCaller: core.config.sseMaxPerCaller,
   });
-  const server = createServer(app);
+  // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole
+  // request has not arrived in time. Responses (event streams) are not bounded by these.
+  const requestTimeout = core.config.requestTimeoutMs;
+  const server = createServer(
+    { requestTimeout, headersTimeout: Math.min(requestTimeout, 15_000), connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
+    app,
+  );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,6 +7,7 @@ import type { Operation } from '../registry/registry.js';
 import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   readOnly: boolean;
   /** Called once per finished call, for metrics. */
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
+  /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
+  rateLimiter?: RateLimiter;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -121,7 +124,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   return {
     validate,
-    invoke: (op, rawInput, creds, opts) => execute(op, () => authenticate(services, creds), rawInput, opts),
+    invoke: (op, rawInput, creds, opts) =>
+      execute(op, async () => {
+        const caller = await authenticate(services, creds);
+        deps.rateLimiter?.take(caller, opts.clientIp);
+        return caller;
+      }, rawInput, opts),
     invokeAs: (op, rawInput, caller, opts) => execute(op, async () => caller, rawInput, opts),
   };
 }

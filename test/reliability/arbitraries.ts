@@ -2,6 +2,10 @@ import fc from 'fast-check';
 
 type Schema = Record<string, unknown>;
 
+/** Stands for the fixture machine's slug; the sender substitutes the live one. */
+export const FIXTURE_SLUG = '$fixture-slug';
+const SLUG_FIELDS = new Set(['slug', 'motherSlug']);
+
 /** Keys that try to reach an object's prototype. */
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 
@@ -76,12 +80,17 @@ function objectOf(s: Schema, root: Schema, depth: number): fc.Arbitrary<unknown>
   const props = (s.properties ?? {}) as Record<string, Schema>;
   const required = new Set((s.required ?? []) as string[]);
   const names = Object.keys(props);
+  if (names.length === 0 && s.additionalProperties === false) return fc.constant({});
   if (names.length === 0) {
     const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? fromSchema(s.additionalProperties as Schema, root, depth + 1) : fc.jsonValue({ maxDepth: 1 });
     return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), extra, { maxKeys: 3 });
   }
   const record: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const name of names) record[name] = fromSchema(props[name]!, root, depth + 1);
+  for (const name of names) {
+    const generic = fromSchema(props[name]!, root, depth + 1);
+    // Mostly the fixture machine, so calls get past the machine lookup into the handlers.
+    record[name] = depth === 0 && SLUG_FIELDS.has(name) ? fc.oneof({ arbitrary: fc.constant(FIXTURE_SLUG), weight: 3 }, { arbitrary: generic, weight: 1 }) : generic;
+  }
   return fc.record(record, { requiredKeys: names.filter((n) => required.has(n)) });
 }
 
@@ -96,7 +105,8 @@ function stringOf(s: Schema): fc.Arbitrary<string> {
   ];
   if (typeof s.pattern === 'string') {
     try {
-      shaped.push(fc.stringMatching(new RegExp(s.pattern)).filter((x) => x.length >= min && x.length <= max));
+      // Map, never filter: a filter that cannot be met spins for ever.
+      shaped.push(fc.stringMatching(new RegExp(s.pattern)).map((x) => (typeof s.maxLength === 'number' ? x.slice(0, s.maxLength) : x)));
     } catch {
       /* pattern fast-check cannot generate from */
     }

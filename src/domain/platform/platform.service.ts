@@ -115,7 +115,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       const result = await deps.pipeline().invokeAs(match.op, input, ctx.caller, {
         surface: 'core_http',
         requestId: ctx.requestId,
-        signal: ctx.signal,
+        // Lazily: reading ctx.signal makes the caller's abort signal, which a cheap read never needs.
+        signal: () => ctx.signal,
       });
       if (!result.ok) throw result.error;
       if (match.op.def.stream && isSseSource(result.value)) {

@@ -28,6 +28,8 @@ export interface HttpDeps {
   explorer?: ExplorerRoute;
   /** Told when an SSE subscriber connects or goes away (metrics). */
   onSseSubscriber?: SseSubscriberHook;
+  /** Most event streams one caller (bearer value, session, else client address) may hold open; unlimited when absent. */
+  sseMaxPerCaller?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -94,6 +96,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     sendError(res, error);
   });
 
+  /** Open event streams per holder, for `sseMaxPerCaller`. */
+  const openStreams = new Map<string, number>();
+
   async function dispatch(req: Request, res: Response): Promise<void> {
     const match = safeMatch(registry, req.method, req.path);
     if (match.kind === 'not-found') {
@@ -119,7 +124,20 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       signal: () => abortSignalOf(res),
     });
     if (!result.ok) return sendError(res, result.error);
-    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
+    if (op.def.stream && isSseSource(result.value)) {
+      const holder = streamHolderOf(req);
+      const open = openStreams.get(holder) ?? 0;
+      if (deps.sseMaxPerCaller !== undefined && open >= deps.sseMaxPerCaller) {
+        return sendError(res, new CoreError('RATE_LIMITED', `At most ${deps.sseMaxPerCaller} event streams may be open at once per caller; close one first`, { retry_after_s: 5 }));
+      }
+      openStreams.set(holder, open + 1);
+      res.once('close', () => {
+        const left = (openStreams.get(holder) ?? 1) - 1;
+        if (left > 0) openStreams.set(holder, left);
+        else openStreams.delete(holder);
+      });
+      return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
+    }
     if (op.def.produces) {
       const raw = result.value as RawBody;
       res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
@@ -137,6 +155,12 @@ function safeMatch(registry: Registry, method: string, path: string) {
   } catch {
     return { kind: 'not-found' as const };
   }
+}
+
+/** Who holds a stream, as far as the transport can tell before the pipeline: the credential, else the client address. */
+function streamHolderOf(req: Request): string {
+  const creds = credentialsOf(req);
+  return creds.bearer ? `b:${creds.bearer}` : creds.session ? `s:${creds.session}` : `ip:${req.socket.remoteAddress ?? ''}`;
 }
 
 function hasBody(req: Request): boolean {
@@ -166,6 +190,8 @@ function sendError(res: Response, error: CoreError): void {
     return;
   }
   if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }
 

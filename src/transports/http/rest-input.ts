@@ -21,14 +21,23 @@ export function restInput(
         issues: [{ path: '(body)', message: 'expected a JSON object', code: 'invalid_type' }],
       });
     }
-    Object.assign(input, body);
+    for (const [key, value] of Object.entries(body)) setOwn(input, key, value);
   }
   for (const [key, value] of Object.entries(query)) {
     if (TRANSPORT_QUERY_KEYS.has(key)) continue;
-    input[key] = coerce(value, op.fieldTypes[key]);
+    setOwn(input, key, coerce(value, op.fieldTypes[key]));
   }
-  for (const [key, value] of Object.entries(params)) input[key] = value;
+  for (const [key, value] of Object.entries(params)) setOwn(input, key, value);
   return input;
+}
+
+/**
+ * Sets an own property even for `__proto__`: plain assignment would replace the input's prototype, and
+ * the schema would then read the smuggled fields as if they had been sent while refusing no unknown key.
+ * As an own key, `__proto__` is refused like any other unknown key.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
