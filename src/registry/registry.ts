@@ -123,6 +123,10 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       for (const p of pathParams) {
         if (!(p in def.input.shape)) throw new Error(`${def.id}: path param {${p}} missing from input`);
       }
+      // The pipeline authorizes a role on the machine named by `slug` (or `motherSlug`).
+      if (def.role && !('slug' in def.input.shape) && !('motherSlug' in def.input.shape)) {
+        throw new Error(`${def.id}: declares role ${def.role} but has no slug input to check it on`);
+      }
       const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);
       byId.set(op.id, op);
