@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Store } from '../port.js';
 import { createDocCollections } from './doc-collections.js';
 import type { LowdbWarning } from './log-file.js';
-import { createInFlight } from './in-flight.js';
+import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
@@ -27,62 +27,37 @@ export interface LowdbStoreOptions {
  */
 export function createLowdbStore(options: LowdbStoreOptions): Store {
   const fsync = options.fsync ?? true;
-  let state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
-  let opening: Promise<void> | undefined;
-  let closing: Promise<void> | undefined;
   let unlock: (() => Promise<void>) | undefined;
-  const assertOpen = (): void => {
-    if (state !== 'open') throw new Error('the store is not open');
+  const release = async () => {
+    await unlock?.();
+    unlock = undefined;
   };
+  const lifecycle = createStoreLifecycle({
+    open: async () => {
+      unlock = await lockDataDir(options.dataDir);
+      await Promise.all([docs.open(), logs.open()]);
+    },
+    abort: release,
+    close: async () => {
+      try {
+        await Promise.all([docs.close(), logs.close()]);
+      } finally {
+        await release();
+      }
+    },
+  });
+  const { assertOpen } = lifecycle;
   const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen });
   const logs = createLogStreams({ dir: join(options.dataDir, 'logs'), fsync, onWarning: options.onWarning, assertOpen });
-  const inFlight = createInFlight(assertOpen);
 
   return {
     backend: 'lowdb',
-    docs: inFlight.guard(docs.api),
-    logs: inFlight.guard(logs.api),
+    docs: lifecycle.guard(docs.api),
+    logs: lifecycle.guard(logs.api),
     locks: createLocalLocks(),
     pubsub: createLocalPubSub(),
-    open() {
-      if (state === 'open') return Promise.resolve();
-      if (state === 'closing') return Promise.reject(new Error('the store is closing'));
-      opening ??= (async () => {
-        state = 'opening';
-        try {
-          unlock = await lockDataDir(options.dataDir);
-          await Promise.all([docs.open(), logs.open()]);
-          state = 'open';
-          closing = undefined;
-        } catch (error) {
-          state = 'closed';
-          await unlock?.();
-          unlock = undefined;
-          throw error;
-        } finally {
-          opening = undefined;
-        }
-      })();
-      return opening;
-    },
-    async close() {
-      if (opening !== undefined) await opening.catch(() => undefined);
-      if (state === 'open') {
-        state = 'closing';
-        closing = (async () => {
-          try {
-            // Calls accepted before close finish first, including those still opening their file.
-            await inFlight.drain();
-            await Promise.all([docs.close(), logs.close()]);
-          } finally {
-            state = 'closed';
-            await unlock?.();
-            unlock = undefined;
-          }
-        })();
-      }
-      await closing;
-    },
-    isOpen: () => state === 'open',
+    open: lifecycle.open,
+    close: lifecycle.close,
+    isOpen: lifecycle.isOpen,
   };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createInFlight } from '../lowdb/in-flight.js';
+import { createStoreLifecycle } from '../lifecycle.js';
 import type { Store } from '../port.js';
 import { migrate } from './migrations.js';
 import { createPgDocs } from './pg-docs.js';
@@ -26,20 +26,43 @@ export interface PostgresStoreOptions {
  */
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const tables = tablesIn(options.schema ?? 'public');
-  let state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
-  let opening: Promise<void> | undefined;
-  let closing: Promise<void> | undefined;
   let pool: pg.Pool | undefined;
-  const assertOpen = (): void => {
-    if (state !== 'open') throw new Error('the store is not open');
-  };
+  let created: pg.Pool | undefined;
   const openPool = (): pg.Pool => {
     if (pool === undefined) throw new Error('the store is not open');
     return pool;
   };
+  const lifecycle = createStoreLifecycle({
+    open: async () => {
+      created = new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.maxConnections ?? 10,
+        application_name: 'core-server',
+        // TCP keepalive: a connection to a database host that went away fails instead of hanging.
+        keepAlive: true,
+      });
+      // Without a listener, an idle connection's error (server restart) would crash the process.
+      created.on('error', (error) => options.onError?.(error));
+      await migrate(created, tables);
+      await session.open();
+      pool = created;
+    },
+    abort: async () => {
+      await session.close();
+      await created?.end().catch(() => undefined);
+      created = undefined;
+    },
+    close: async () => {
+      const ending = pool;
+      pool = undefined;
+      created = undefined;
+      logs.reset();
+      await session.close();
+      await ending?.end();
+    },
+  });
   const docs = createPgDocs({ pool: openPool, tables });
   const logs = createPgLogs({ pool: openPool, tables });
-  const inFlight = createInFlight(assertOpen);
   const session = createPgSession({
     connectionString: options.connectionString,
     schemaName: tables.schemaName,
@@ -49,60 +72,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   return {
     backend: 'postgres',
-    docs: inFlight.guard(docs),
-    logs: inFlight.guard(logs.api),
+    docs: lifecycle.guard(docs),
+    logs: lifecycle.guard(logs.api),
     locks: session.locks,
     pubsub: session.pubsub,
-    open() {
-      if (state === 'open') return Promise.resolve();
-      if (state === 'closing') return Promise.reject(new Error('the store is closing'));
-      opening ??= (async () => {
-        state = 'opening';
-        const created = new pg.Pool({
-          connectionString: options.connectionString,
-          max: options.maxConnections ?? 10,
-          application_name: 'core-server',
-          // TCP keepalive: a connection to a database host that went away fails instead of hanging.
-          keepAlive: true,
-        });
-        // Without a listener, an idle connection's error (server restart) would crash the process.
-        created.on('error', (error) => options.onError?.(error));
-        try {
-          await migrate(created, tables);
-          await session.open();
-          pool = created;
-          state = 'open';
-          closing = undefined;
-        } catch (error) {
-          state = 'closed';
-          await session.close();
-          await created.end().catch(() => undefined);
-          throw error;
-        } finally {
-          opening = undefined;
-        }
-      })();
-      return opening;
-    },
-    async close() {
-      if (opening !== undefined) await opening.catch(() => undefined);
-      if (state === 'open') {
-        state = 'closing';
-        closing = (async () => {
-          try {
-            await inFlight.drain();
-          } finally {
-            const ending = pool;
-            pool = undefined;
-            logs.reset();
-            state = 'closed';
-            await session.close();
-            await ending?.end();
-          }
-        })();
-      }
-      await closing;
-    },
-    isOpen: () => state === 'open',
+    open: lifecycle.open,
+    close: lifecycle.close,
+    isOpen: lifecycle.isOpen,
   };
 }
