@@ -18,6 +18,8 @@ export interface InvokeOptions {
   clientIp?: string;
   /** Adds a response header, when the transport has headers. */
   setHeader?: (name: string, value: string) => void;
+  /** Report input errors before authentication errors (`core_http`). */
+  validateFirst?: boolean;
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
 }
@@ -29,8 +31,6 @@ export interface Pipeline {
   invoke(op: Operation, rawInput: unknown, creds: Credentials, opts: InvokeOptions): Promise<InvokeResult>;
   /** The same pipeline for a caller already authenticated (used by `core_http`). */
   invokeAs(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions): Promise<InvokeResult>;
-  /** Validates input against an operation's schema without running it. */
-  validate(op: Operation, rawInput: unknown): CoreError | undefined;
 }
 
 export interface PipelineDeps {
@@ -48,14 +48,11 @@ const NEVER_ABORTED = new AbortController().signal;
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
 
-  const validate = (op: Operation, rawInput: unknown): CoreError | undefined => {
-    const parsed = op.strictInput.safeParse(rawInput ?? {});
-    return parsed.success ? undefined : validationError(op, parsed.error);
-  };
-
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string) {
-    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated();
+    // core_http reports the target's schema errors before anything else, so the caller can fix them first.
     const parsed = op.strictInput.safeParse(rawInput ?? {});
+    if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
+    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated();
     if (!parsed.success) throw validationError(op, parsed.error);
     const input = parsed.data as Record<string, unknown>;
     if (deps.readOnly && op.method !== 'GET') {
@@ -123,7 +120,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   return {
-    validate,
     invoke: (op, rawInput, creds, opts) =>
       execute(op, async () => {
         const caller = await authenticate(services, creds);

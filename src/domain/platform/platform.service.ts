@@ -110,10 +110,9 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       for (const [k, v] of Object.entries(call.query ?? {})) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);
       if (input instanceof Error) throw input;
-      const invalid = deps.pipeline().validate(match.op, input);
-      if (invalid) throw invalid;
       const result = await deps.pipeline().invokeAs(match.op, input, ctx.caller, {
         surface: 'core_http',
+        validateFirst: true,
         requestId: ctx.requestId,
         // Lazily: reading ctx.signal makes the caller's abort signal, which a cheap read never needs.
         signal: () => ctx.signal,
