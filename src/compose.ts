@@ -229,7 +229,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     close: () => (closing ??= (async () => {
       platform.setStopping();
       streams.stop();
-      appendRelay?.stop();
+      await appendRelay?.stop();
       await Promise.all([checkpoints.stop(), anchors.stop()]);
       await contracts.stop();
       await cdnTraffic.stop();

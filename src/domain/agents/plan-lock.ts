@@ -33,7 +33,7 @@ export interface LockResult {
 }
 
 export interface PlanLocker {
-  /** Locks a body already stored as a blob. Callers serialize per (agent, machine). */
+  /** Locks a body already stored as a blob. Callers serialize per (agent, machine) across processes (`store.locks`). */
   lock(uid: string, machine: MachineRecord, source: LockSource, actorUid: string): Promise<LockResult>;
   /** Finishes or drops an unfinished lock of the pair, if one was left by a crash. Idempotent. */
   recover(uid: string, slug: string): Promise<void>;

@@ -1,7 +1,6 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';
@@ -53,10 +52,11 @@ export function createPlansService(deps: {
 }): PlansService {
   const { store, clock, chain, blobs } = deps;
   const locker = createPlanLocker(deps);
-  // Every read and write of a pair runs after the pair's earlier ones, so readers see a lock whole.
-  const pairs = createKeyedMutex();
+  // Every read and write of a pair runs after the pair's earlier ones, in every process sharing the
+  // store, so readers see a lock whole and recovery never mistakes another process's lock in progress
+  // for a crashed one.
   const serial = <T>(uid: string, slug: string, section: () => Promise<T>) =>
-    pairs.run(pairKey(uid, slug), async () => {
+    store.locks.run(`plan-pair:${pairKey(uid, slug)}`, async () => {
       await locker.recover(uid, slug);
       return section();
     });

@@ -16,7 +16,8 @@ const MAX_TRACKED = 10_000;
 type Announcement = [slug: string, seq: number, isPublic: boolean];
 
 export interface AppendRelay {
-  stop(): void;
+  /** Stops relaying, then waits for rows being read back, so nothing reads the store after it resolves. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -75,11 +76,12 @@ export function createAppendRelay(deps: { store: Store; bus: EventBus; onError: 
   });
 
   return {
-    stop() {
+    async stop() {
       offLocal();
       offRemote();
       if (flushing !== undefined) clearImmediate(flushing);
       flushing = undefined;
+      await Promise.allSettled([...queues.values()]);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { randomToken } from '../../lib/hash.js';
 import type { Caller } from '../../registry/types.js';
-import type { Store } from '../../storage/port.js';
+import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { EnvelopeLedger } from '../economy/envelope-ledger.js';
 import { lockedError } from '../economy/envelope-ledger.js';
 import type { NodeAudit } from '../economy/node-audit.js';
@@ -208,6 +208,8 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         await store.docs.insert(PROMOTED_OPERATORS, def.id, def);
         await store.docs.update<ProposalRecord>(PROPOSALS, id, (cur) => cur && { ...cur, status: 'promoted' });
       } catch (err) {
+        // Another process promoted it first: the operator is in the registry, and this call is the loser.
+        if (err instanceof DuplicateKeyError) throw errors.conflict(`Proposal ${id} was promoted meanwhile; its operator "${def.id}" is registered`, { status: 'promoted' });
         deps.onError?.(err);
         throw err;
       }

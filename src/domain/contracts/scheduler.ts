@@ -34,6 +34,8 @@ export class ContractScheduler {
   #timer: NodeJS.Timeout | undefined;
   #armedFor: number | undefined;
   #pass: Promise<number> | undefined;
+  /** The timer's work in progress: a poll, then a pass. */
+  #woken: Promise<void> | undefined;
   #running = false;
 
   constructor(deps: SchedulerDeps) {
@@ -48,10 +50,11 @@ export class ContractScheduler {
     this.#arm();
   }
 
-  /** Stops the timer and waits for a pass in progress. */
+  /** Stops the timer and waits for a poll or pass in progress; nothing reads the store after it resolves. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#clear();
+    await this.#woken;
     await this.#pass?.catch(() => undefined);
   }
 
@@ -105,7 +108,17 @@ export class ContractScheduler {
       this.#timer = undefined;
       this.#armedFor = undefined;
       const polled = poll === undefined ? Promise.resolve() : this.#absorb(poll);
-      void polled.then(() => this.runDue()).finally(() => this.#arm());
+      // Tracked so `stop` waits for a poll under way (it reads the store) and no pass starts after it.
+      const woken: Promise<void> = polled
+        .then(async () => {
+          if (this.#running) await this.runDue();
+        })
+        .catch((err: unknown) => this.#deps.onError(err))
+        .finally(() => {
+          if (this.#woken === woken) this.#woken = undefined;
+          this.#arm();
+        });
+      this.#woken = woken;
     }, Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(0, wait)));
     this.#timer.unref();
   }

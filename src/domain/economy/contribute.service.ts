@@ -69,7 +69,7 @@ export function createContributeService(deps: ContributeDeps) {
   const log = (type: string, uid: string, seatId: string, detail: Record<string, unknown>) =>
     audit.append(CONTRIBUTE_AUDIT, { type, actor_uid: uid, subject: seatId, detail });
 
-  return {
+  const api = {
     policy: () => ({ ok: true as const, ...policy }),
 
     async census() {
@@ -164,5 +164,15 @@ export function createContributeService(deps: ContributeDeps) {
       await log('contribute.released', uid, seat.seat_id, { released_token_ids: freed, state: seatState(seat, tick, policy), tick });
       return { ok: true as const, seat_id: seat.seat_id, released_token_ids: freed, tick };
     },
+  };
+
+  // Opening a seat checks the uid's seat count, then inserts a seat of a new id: the check and the
+  // insert hold the uid's store lock, so two processes cannot both open the uid's last allowed seat,
+  // and a release never misses envelopes bonded to the seat while it runs.
+  const seatLock = (uid: string) => `contribute-seat:${uid}`;
+  return {
+    ...api,
+    bond: (uid: string, input: Parameters<typeof api.bond>[1]) => store.locks.run(seatLock(uid), () => api.bond(uid, input)),
+    release: (uid: string, seatId: string | undefined) => store.locks.run(seatLock(uid), () => api.release(uid, seatId)),
   };
 }

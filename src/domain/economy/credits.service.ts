@@ -57,6 +57,9 @@ export function createCreditsService(deps: CreditsDeps) {
     let result: { record: ConversionRecord; replayed: boolean } | undefined;
     let refusal: Error | undefined;
     await store.docs.update<CreditAccount>(CREDIT_ACCOUNTS, uid, (current) => {
+      // `fn` may run again (see DocStore.update): each run decides afresh.
+      result = undefined;
+      refusal = undefined;
       const acc = current ?? emptyAccount(uid);
       const earlier = idempotencyKey === undefined ? undefined : acc.conversions.find((c) => c.key === idempotencyKey);
       if (earlier) {
@@ -139,6 +142,7 @@ export function createCreditsService(deps: CreditsDeps) {
       let claimed = false;
       const acc = await store.docs.update<CreditAccount>(CREDIT_ACCOUNTS, uid, (current) => {
         const a = current ?? emptyAccount(uid);
+        claimed = false;
         if (a.last_claim_period === period) return undefined;
         claimed = true;
         const claims = [...a.claims, { claimed_at: new Date(now).toISOString(), tick, credits: CLAIM_CREDITS }].slice(-CLAIM_HISTORY);

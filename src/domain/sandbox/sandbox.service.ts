@@ -4,7 +4,6 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { tickOf } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
-import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import type { LogRow, Store } from '../../storage/port.js';
 import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type QuotaLimits } from './sandbox-quota.js';
 import type { EndReason, SandboxRunner } from './sandbox-runner.js';
@@ -64,6 +63,28 @@ export interface SandboxService {
   quota(uid: string): Promise<QuotaView>;
 }
 
+/**
+ * Runs admitted but not yet recorded, one document per agent (`sandbox-reservations/<uid>`): each holds
+ * a run slot and the units of its time limit in every process sharing the store.
+ */
+export const SANDBOX_RESERVATIONS = 'sandbox-reservations';
+/** How long past its time limit a reservation counts: enough to record the run, short enough to free a crashed one. */
+const RESERVATION_GRACE_MS = 60_000;
+
+interface Reservation extends Charge {
+  expires_ms: number;
+}
+
+interface Reservations {
+  uid: string;
+  runs: Record<string, Reservation>;
+}
+
+/** The reservations that have not expired at `nowMs`. */
+function live(current: Reservations | undefined, nowMs: number): Record<string, Reservation> {
+  return Object.fromEntries(Object.entries(current?.runs ?? {}).filter(([, r]) => r.expires_ms > nowMs));
+}
+
 export function runStream(uid: string): string {
   return `sandbox-runs/${uid}`;
 }
@@ -71,14 +92,12 @@ export function runStream(uid: string): string {
 export function createSandboxService(deps: { store: Store; clock: Clock; runner: SandboxRunner; limits?: QuotaLimits }): SandboxService {
   const { store, clock, runner } = deps;
   const limits = deps.limits ?? DEFAULT_QUOTA;
-  const admission = createKeyedMutex();
-  /** Runs admitted but not yet recorded, per agent: they hold a run slot and the units of their time limit. */
-  const inFlight = new Map<string, Map<string, Charge>>();
 
   async function charges(uid: string, nowMs: number): Promise<Charge[]> {
     const rows = await store.logs.read<RunRow>(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
     const recorded = rows.map((r) => ({ started_ms: r.started_ms, units_mz: r.units_mz }));
-    return [...recorded, ...(inFlight.get(uid)?.values() ?? [])];
+    const held = await store.docs.get<Reservations>(SANDBOX_RESERVATIONS, uid);
+    return [...recorded, ...Object.values(held?.runs ?? {}).filter((r) => r.expires_ms > nowMs)];
   }
 
   function quotaView(list: Charge[], nowMs: number): QuotaView {
@@ -94,9 +113,10 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
   }
 
   /** Admits a run and reserves its slot and units, atomically per agent. */
-  function reserve(uid: string, runId: string, requestedMs: number): Promise<{ timeoutMs: number; startedMs: number }> {
-    return admission.run(uid, async () => {
-      await runner.ready();
+  async function reserve(uid: string, runId: string, requestedMs: number): Promise<{ timeoutMs: number; startedMs: number }> {
+    await runner.ready();
+    // Admission reads the runs and reservations of every process, so it holds the agent's store lock.
+    return store.locks.run(`sandbox-quota:${uid}`, async () => {
       const nowMs = clock.now();
       const verdict = admit(await charges(uid, nowMs), nowMs, limits);
       if (!verdict.ok) {
@@ -112,17 +132,23 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       }
       // The time limit never spends more units than the window has left, so the budget holds exactly.
       const timeoutMs = Math.max(limits.minRunMs, Math.min(requestedMs, Math.floor(verdict.remaining_mz * MS_PER_MZ)));
-      const mine = inFlight.get(uid) ?? new Map<string, Charge>();
-      mine.set(runId, { started_ms: nowMs, units_mz: unitsOf(timeoutMs) });
-      inFlight.set(uid, mine);
+      const charge: Reservation = { started_ms: nowMs, units_mz: unitsOf(timeoutMs), expires_ms: nowMs + timeoutMs + RESERVATION_GRACE_MS };
+      await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => ({
+        uid,
+        // Reservations of a process that died mid-run expire instead of holding the quota forever.
+        runs: { ...live(current, nowMs), [runId]: charge },
+      }));
       return { timeoutMs, startedMs: nowMs };
     });
   }
 
-  function release(uid: string, runId: string): void {
-    const mine = inFlight.get(uid);
-    mine?.delete(runId);
-    if (mine?.size === 0) inFlight.delete(uid);
+  async function release(uid: string, runId: string): Promise<void> {
+    const nowMs = clock.now();
+    await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => {
+      if (current?.runs[runId] === undefined) return undefined;
+      const { [runId]: _gone, ...rest } = live(current, nowMs);
+      return { uid, runs: rest };
+    });
   }
 
   return {
@@ -155,11 +181,12 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
           started_at: new Date(startedMs).toISOString(),
         }));
         // The row now carries the charge: drop the reservation so the quota below counts the run once.
-        release(uid, runId);
+        await release(uid, runId);
         const nowMs = clock.now();
         return { ...viewOf(row), quota: quotaView(await charges(uid, nowMs), nowMs) };
-      } finally {
-        release(uid, runId);
+      } catch (err) {
+        await release(uid, runId).catch(() => undefined);
+        throw err;
       }
     },
 

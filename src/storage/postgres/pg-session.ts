@@ -45,6 +45,17 @@ export function createPgSession(options: PgSessionOptions) {
   let connecting: Promise<pg.Client> | undefined;
   let closed = true;
   let retry: NodeJS.Timeout | undefined;
+  // One query at a time on the session client (pg 9 refuses a query while another runs on a client).
+  // Only single statements queue here; the work done under a lock runs on the pool, so it never waits
+  // behind its own lock's release.
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Channels a client being opened LISTENs to already. */
+  const heardOn = new WeakMap<pg.Client, Set<string>>();
+  function serial<T>(query: () => Promise<T>): Promise<T> {
+    const result = queue.then(query, query);
+    queue = result.catch(() => undefined);
+    return result;
+  }
   const report = (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error)));
 
   async function connect(): Promise<pg.Client> {
@@ -63,7 +74,12 @@ export function createPgSession(options: PgSessionOptions) {
       }
     });
     await fresh.connect();
-    for (const name of listening) await fresh.query(`LISTEN ${quoteIdent(name)}`);
+    // Not shared yet, so these are the only queries on it; a channel subscribed meanwhile is picked up
+    // by the loop, and one subscribed after it by `session` once the client is shared.
+    for (const name of listening) {
+      await fresh.query(`LISTEN ${quoteIdent(name)}`);
+      heardOn.set(fresh, (heardOn.get(fresh) ?? new Set()).add(name));
+    }
     return fresh;
   }
 
@@ -91,6 +107,11 @@ export function createPgSession(options: PgSessionOptions) {
           throw new Error('the store is not open');
         }
         client = c;
+        const heard = heardOn.get(c);
+        heardOn.delete(c);
+        for (const name of listening) {
+          if (!heard?.has(name)) serial(() => c.query(`LISTEN ${quoteIdent(name)}`)).catch(report);
+        }
         return c;
       },
       (error: unknown) => {
@@ -104,14 +125,16 @@ export function createPgSession(options: PgSessionOptions) {
   async function tryAdvisory(key: string): Promise<{ id: string; on: pg.Client } | undefined> {
     const on = await session();
     const id = advisoryKey(options.schemaName, key);
-    const { rows } = await on.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]);
+    const { rows } = await serial(() => on.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]));
     return rows[0]?.ok ? { id, on } : undefined;
   }
 
   async function release(held: { id: string; on: pg.Client }): Promise<void> {
-    // A dropped session released its locks already.
-    if (held.on !== client) return;
-    await held.on.query('SELECT pg_advisory_unlock($1::bigint)', [held.id]).catch(report);
+    await serial(async () => {
+      // A dropped session released its locks already (checked when the turn comes, not before queueing).
+      if (held.on !== client) return;
+      await held.on.query('SELECT pg_advisory_unlock($1::bigint)', [held.id]);
+    }).catch(report);
   }
 
   const locks: LockStore = {
@@ -164,7 +187,10 @@ export function createPgSession(options: PgSessionOptions) {
       if (!listening.has(name)) {
         listening.add(name);
         // A session being opened LISTENs to everything in `listening` itself.
-        if (client !== undefined) client.query(`LISTEN ${quoteIdent(name)}`).catch(report);
+        if (client !== undefined) {
+          const on = client;
+          serial(() => on.query(`LISTEN ${quoteIdent(name)}`)).catch(report);
+        }
         else if (!closed) void session().catch(report);
       }
       return () => emitter.off(name, cb);
@@ -184,6 +210,8 @@ export function createPgSession(options: PgSessionOptions) {
       if (retry !== undefined) clearTimeout(retry);
       retry = undefined;
       const ending = client ?? (await connecting?.catch(() => undefined));
+      // Lets queued statements (an unlock, a LISTEN) finish before the connection ends.
+      await queue;
       client = undefined;
       await ending?.end().catch(() => undefined);
     },
