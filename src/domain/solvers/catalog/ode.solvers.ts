@@ -43,22 +43,7 @@ export const odeDopri45: SolverDef = {
   inputs: SYSTEM_INPUTS,
   options: [TOLERANCE(1e-8), ABS_TOLERANCE, MAX_ITERATIONS(200_000, 5_000_000)],
   example: { variables: ['x', 'y'], equations: ['y', 'mu * (1 - x^2) * y - x'], initial: [2, 0], t0: 0, t_end: 20, parameters: { mu: 1 }, samples: 11 },
-  async run(a, o, ctl) {
-    const sys = expressionSystem(a);
-    const sol = await dopri45(sys.f, sys.t0, sys.y0, sys.tEnd, {
-      rtol: o.num('tolerance'),
-      atol: o.num('abs_tolerance'),
-      maxSteps: o.int('max_iterations'),
-      outputs: sys.outputs,
-      ctl,
-    });
-    return {
-      result: { ...trajectory(sys.names, sol.times, sol.states), steps: sol.steps, rejected_steps: sol.rejected, evaluations: sol.evaluations },
-      converged: true,
-      iterations: sol.steps,
-      error_estimate: sol.maxError * o.num('tolerance'),
-    };
-  },
+  run: adaptiveRun(dopri45),
 };
 
 export const odeStiff: SolverDef = {
@@ -81,9 +66,14 @@ export const odeStiff: SolverDef = {
     t_end: 40,
     samples: 5,
   },
-  async run(a, o, ctl) {
+  run: adaptiveRun(rosenbrock23),
+};
+
+/** The run of an adaptive integrator over an expression system: the two adaptive solvers differ only in it. */
+function adaptiveRun(integrate: typeof dopri45 | typeof rosenbrock23): SolverDef['run'] {
+  return async (a, o, ctl) => {
     const sys = expressionSystem(a);
-    const sol = await rosenbrock23(sys.f, sys.t0, sys.y0, sys.tEnd, {
+    const sol = await integrate(sys.f, sys.t0, sys.y0, sys.tEnd, {
       rtol: o.num('tolerance'),
       atol: o.num('abs_tolerance'),
       maxSteps: o.int('max_iterations'),
@@ -96,5 +86,5 @@ export const odeStiff: SolverDef = {
       iterations: sol.steps,
       error_estimate: sol.maxError * o.num('tolerance'),
     };
-  },
-};
+  };
+}
