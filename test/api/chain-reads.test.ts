@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 const clock = createFakeClock(1_777_000_000_000 - (1_777_000_000_000 % 777));
@@ -12,12 +12,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function machine(slug: string, isPublic = true) {
-  const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
-  return { ...owner, genesis: res.body.machine.genesis_tick as number };
-}
+const machine = (slug: string, isPublic = true) => spinUp(server, slug, isPublic);
 
 const event = (slug: string, key: string, type = 'event') => server.call('POST', `/api/chain/${slug}/event`, { key, body: { type, payload: {} } });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { digestOf } from '../../src/lib/hash.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 
@@ -12,12 +12,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function machine(slug: string, isPublic = false) {
-  const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
-  return owner;
-}
+const machine = (slug: string, isPublic = false) => spinUp(server, slug, isPublic);
 
 async function newest(slug: string, key: string) {
   return (await server.call('GET', `/api/chain/${slug}/activity?limit=1`, { key })).body.rows[0];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -13,9 +13,7 @@ afterAll(async () => {
 });
 
 async function machineWithToken(slug: string) {
-  const { key } = await mintKey(server);
-  const created = await server.call('POST', '/api/chain/state-machines', { key, body: { slug } });
-  expect(created.status).toBe(200);
+  const { key, machineKey } = await spinUp(server, slug);
   const genesis = await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
     key,
     body: { name: 'Lab token', symbol: 'LAB', max_supply: 1000, mint_rate_per_tick: 5 },
@@ -23,7 +21,7 @@ async function machineWithToken(slug: string) {
   expect(genesis.status).toBe(200);
   // A token fills at its mint rate per tick from genesis: let a few ticks pass.
   clock.advance(777 * 4);
-  return { key, machineKey: created.body.api_key as string };
+  return { key, machineKey };
 }
 
 describe('envelopes', () => {

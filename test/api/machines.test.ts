@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -15,12 +15,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function machine(slug: string, isPublic = false) {
-  const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
-  return { ...owner, machineKey: res.body.api_key as string };
-}
+const machine = (slug: string, isPublic = false) => spinUp(server, slug, isPublic);
 
 async function types(slug: string, key: string): Promise<string[]> {
   const res = await server.call('GET', `/api/chain/${slug}/activity?limit=100`, { key });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -15,12 +15,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function machine(slug: string, isPublic = true) {
-  const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
-  return { ...owner, machineKey: res.body.api_key as string };
-}
+const machine = (slug: string, isPublic = true) => spinUp(server, slug, isPublic);
 
 const genesis = (slug: string, key: string | undefined, body: Record<string, unknown> = {}) =>
   server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {

@@ -95,3 +95,11 @@ export async function mintKey(server: TestServer): Promise<{ key: string; uid: s
   if (res.status !== 200) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { key: res.body.key, uid: res.body.uid };
 }
+
+/** A new identity and a machine it owns: its user key, uid, the machine key and the genesis tick. */
+export async function spinUp(server: TestServer, slug: string, isPublic = false) {
+  const owner = await mintKey(server);
+  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
+  if (res.status !== 200) throw new Error(`spin-up of ${slug} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { ...owner, machineKey: res.body.api_key as string, genesis: res.body.machine.genesis_tick as number };
+}
