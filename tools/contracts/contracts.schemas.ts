@@ -119,6 +119,10 @@ export const TransitionSpec = z
       .max(2000)
       .optional()
       .describe('CEL expression over the input scope, e.g. "input.mass_kg * input.acceleration_ms2 > input.force_limit_n" (bare names resolve in input)'),
+    operator_inputs: z
+      .record(z.string().min(1).max(128), z.string().min(1).max(500))
+      .optional()
+      .describe('Operator input ("m" or "NM19.m") -> CEL expression over the input scope giving its value, e.g. {"m": "input.mass_kg"}'),
     proof_required: z.boolean().optional().describe('Whether the fire must carry a verified proof (default false)'),
     auto: z.boolean().optional().describe('Whether the scheduler may take it without a caller'),
     trigger: Trigger.optional(),

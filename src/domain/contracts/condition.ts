@@ -43,6 +43,38 @@ export function conditionProblem(expression: string): string | undefined {
 
 /** Evaluates a condition; a missing key or a type mismatch is a failed outcome with a clear message. */
 export function evaluateCondition(expression: string, input: Record<string, unknown>): ConditionOutcome {
+  const out = evaluate(expression, input, 'condition');
+  if (!out.ok) return out;
+  if (typeof out.value !== 'boolean') return { ok: false, error: `condition evaluated to ${describe(out.value)}, not true or false` };
+  return { ok: true, value: out.value };
+}
+
+/** Why a numeric expression (an `operator_inputs` value) does not parse or type-check, or undefined when it does. */
+export function numberExpressionProblem(expression: string): string | undefined {
+  try {
+    const checked = env.parse(expression).check();
+    if (!checked.valid) return firstLine(checked.error?.message ?? 'does not type-check');
+    if (!['int', 'uint', 'double', 'dyn'].includes(checked.type ?? 'dyn')) return `evaluates to ${checked.type}, not a number`;
+    return undefined;
+  } catch (err) {
+    return firstLine((err as Error).message);
+  }
+}
+
+/**
+ * Evaluates a numeric expression over the same scope a condition sees (CEL integers become numbers).
+ * Fails with a clear message on a missing key, an evaluation error, or a value that is not a finite number.
+ */
+export function evaluateNumber(expression: string, input: Record<string, unknown>): { ok: true; value: number } | { ok: false; error: string } {
+  const out = evaluate(expression, input, 'expression');
+  if (!out.ok) return out;
+  const value = typeof out.value === 'bigint' ? Number(out.value) : out.value;
+  if (typeof value !== 'number') return { ok: false, error: `"${expression}" evaluated to ${describe(value)}, not a number` };
+  if (!Number.isFinite(value)) return { ok: false, error: `"${expression}" evaluated to ${value}, not a finite number` };
+  return { ok: true, value };
+}
+
+function evaluate(expression: string, input: Record<string, unknown>, what: string): { ok: true; value: unknown } | { ok: false; error: string } {
   let run = compiled.get(expression);
   try {
     if (run === undefined) {
@@ -52,11 +84,9 @@ export function evaluateCondition(expression: string, input: Record<string, unkn
       compiled.set(expression, run);
     }
     // Bare names resolve in the input; `input` itself stays reachable unless the input has a key `input`.
-    const value = run({ ...input, input });
-    if (typeof value !== 'boolean') return { ok: false, error: `condition evaluated to ${describe(value)}, not true or false` };
-    return { ok: true, value };
+    return { ok: true, value: run({ ...input, input }) };
   } catch (err) {
-    return { ok: false, error: explain(firstLine((err as Error).message)) };
+    return { ok: false, error: explain(firstLine((err as Error).message), what) };
   }
 }
 
@@ -85,12 +115,12 @@ export function conditionNames(expression: string): string[] {
   return [...names];
 }
 
-function explain(message: string): string {
+function explain(message: string, what: string): string {
   const unknown = /^Unknown variable: (.+)$/.exec(message);
-  if (unknown) return `condition needs "${unknown[1]}", which the input does not have`;
+  if (unknown) return `${what} needs "${unknown[1]}", which the input does not have`;
   const noKey = /^No such key: (.+)$/.exec(message);
-  if (noKey) return `condition needs input.${noKey[1]}, which the input does not have`;
-  return `condition failed to evaluate: ${message}`;
+  if (noKey) return `${what} needs input.${noKey[1]}, which the input does not have`;
+  return `${what} failed to evaluate: ${message}`;
 }
 
 function describe(value: unknown): string {

@@ -133,7 +133,7 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         else if (!outcome.value) failure = { code: 'condition_failed', message: `condition is false: ${transition.condition}` };
       }
       const ids = transition.operators ?? (transition.operator !== undefined ? [transition.operator] : []);
-      const run = failure ? undefined : await runOperators(deps, ids, scope);
+      const run = failure ? undefined : await runOperators(deps, ids, scope, transition.operator_inputs);
       if (run && !run.ok) failure = { code: 'compute_failed', message: run.error };
       const done = run?.ok ? run : undefined;
       const success = failure === undefined;

@@ -39,6 +39,8 @@ export interface TransitionSpec {
   operator?: string;
   operators?: string[];
   condition?: string;
+  /** CEL expressions over the input scope giving operator inputs, keyed `<name>` or `<ID>.<name>`. */
+  operator_inputs?: Record<string, string>;
   proof_required?: boolean;
   auto?: boolean;
   trigger?: TriggerSpec;

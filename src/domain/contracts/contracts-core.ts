@@ -18,6 +18,7 @@ import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
 import type { ContractReceipts, OperatorRegistry } from './operator-run.js';
 import { nextScheduled } from './schedule.js';
+import { createScheduleRelay } from './contract-schedule-relay.js';
 import { ContractScheduler } from './scheduler.js';
 import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
@@ -114,14 +115,17 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   async function fireDue(id: string, nowTick: number): Promise<number | undefined> {
     if (!shared) return locked(id, () => fireClaimed(id, nowTick));
     const claimed = await store.locks.tryRun(lockKey(id), underLock(id, () => fireClaimed(id, nowTick)));
-    return claimed.ran ? claimed.value : nowTick + 1;
+    if (!claimed.ran) return nowTick + 1;
+    schedule.fired(id, claimed.value);
+    return claimed.value;
   }
 
   async function fireClaimed(id: string, nowTick: number): Promise<number | undefined> {
     {
+      // Read once: edits and control operations take the contract's lock too, so it cannot change under a fire.
+      const record = await contracts.get(id);
+      if (!record || record.status !== 'active') return undefined;
       for (let step = 0; step < 32; step++) {
-        const record = await contracts.get(id);
-        if (!record || record.status !== 'active') return undefined;
         const next = nextScheduled(record, await contracts.runtime(record));
         if (!next || next.due > nowTick) return next?.due;
         const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
@@ -173,18 +177,20 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, onError: deps.onError });
 
-  /** `updated_at` of each contract as last polled, to notice those created or changed by another process. */
-  const polled = new Map<string, string>();
+  /**
+   * Contracts another process changed, as announced on the schedule channel (see `contract-schedule-relay.ts`),
+   * or all of them every `RESYNC_MS` (a message sent while this process reconnected is lost to it), with
+   * their next due tick. A pass thus reads only what changed, never every contract.
+   */
   let lastResync = Number.NEGATIVE_INFINITY;
-
-  /** Contracts created or changed since the last poll (all of them every `RESYNC_MS`), with their next due tick. */
   async function poll(): Promise<Array<[string, number | undefined]>> {
     const full = clock.now() - lastResync >= RESYNC_MS;
     if (full) lastResync = clock.now();
+    const ids = schedule.takeChanged();
+    const records = full ? await contracts.list() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
     const out: Array<[string, number | undefined]> = [];
-    for (const record of await contracts.list()) {
-      if (!full && polled.get(record.id) === record.updated_at) continue;
-      polled.set(record.id, record.updated_at);
+    if (!full) for (const id of ids) if (!records.some((r) => r.id === id)) out.push([id, undefined]);
+    for (const record of records) {
       contracts.forget(record.id);
       router!.index(record);
       if (record.status === 'frozen' || record.status === 'killed') out.push([record.id, undefined]);
@@ -211,10 +217,13 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     },
   });
 
+  const schedule = createScheduleRelay({ pubsub: store.pubsub, enabled: shared, onFired: (id, due) => scheduler.advance(id, due) });
+
   async function refresh(record: ContractRecord) {
     const current = (await contracts.get(record.id)) ?? record;
     router!.index(current);
     scheduler.set(current.id, nextFire(current, await contracts.runtime(current)) ?? undefined);
+    schedule.changed(current.id);
   }
 
   async function machine(slug: string) {
@@ -253,7 +262,10 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     },
     async validate(definition, caller) {
       const operators = deps.operators();
-      const valid = validateDefinition(definition, { operatorExists: (id) => (operators ? operators.exists(id) : id.toUpperCase() === 'KO42') });
+      const valid = validateDefinition(definition, {
+        operatorExists: (id) => (operators ? operators.exists(id) : id.toUpperCase() === 'KO42'),
+        operatorInputs: (id) => operators?.get(id)?.inputs.map((i) => i.name),
+      });
       for (const [i, transition] of valid.transitions.entries()) {
         const source = transition.trigger?.machine;
         if (source === undefined) continue;

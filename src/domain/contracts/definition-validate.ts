@@ -1,5 +1,5 @@
 import { errors } from '../../errors.js';
-import { conditionProblem } from './condition.js';
+import { conditionProblem, numberExpressionProblem } from './condition.js';
 import type { Definition } from './contract.types.js';
 import { cronOf } from './triggers.js';
 
@@ -12,6 +12,8 @@ export interface DefinitionIssue {
 export interface ValidateDeps {
   /** Whether an operator id exists in the registry. */
   operatorExists(id: string): boolean;
+  /** Input names of an operator (KO42 has none); when absent, `operator_inputs` keys are not matched to operators. */
+  operatorInputs?(id: string): readonly string[] | undefined;
 }
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -97,6 +99,7 @@ function transitionIssues(
       if (problem) add(`${at}.condition`, `does not parse as CEL: ${problem}`);
     }
   }
+  if (tr.operator_inputs !== undefined) operatorInputIssues(tr.operator_inputs, `${at}.operator_inputs`, Array.isArray(ops) ? ops : [], deps, add);
   for (const flag of ['proof_required', 'auto'] as const) {
     if (tr[flag] !== undefined && typeof tr[flag] !== 'boolean') add(`${at}.${flag}`, `${flag} is true or false`);
   }
@@ -109,6 +112,40 @@ function transitionIssues(
       continue;
     }
     actions.forEach((action, j) => actionIssues(action, `${at}.${list}[${j}]`, states, add));
+  }
+}
+
+const MAX_MAPPED = 32;
+const MAX_MAPPED_EXPRESSION = 500;
+
+/** `operator_inputs`: each key an input of an operator on the transition (`name` or `ID.name`), each value a numeric CEL expression. */
+function operatorInputIssues(map: unknown, at: string, ops: unknown[], deps: ValidateDeps, add: (path: string, message: string) => void): void {
+  if (!isObject(map)) return add(at, 'operator_inputs is an object mapping an operator input name to a CEL expression, e.g. {"m": "input.mass_kg"}');
+  const keys = Object.keys(map);
+  if (keys.length === 0 || keys.length > MAX_MAPPED) add(at, `operator_inputs maps 1-${MAX_MAPPED} inputs`);
+  const ids = ops.filter((op): op is string => typeof op === 'string' && op.toUpperCase() !== 'KO42');
+  const inputsOf = (id: string) => deps.operatorInputs?.(id) ?? [];
+  for (const key of keys.slice(0, MAX_MAPPED)) {
+    const path = `${at}.${key}`;
+    const expression = map[key];
+    if (typeof expression !== 'string' || expression.length === 0 || expression.length > MAX_MAPPED_EXPRESSION) {
+      add(path, `give a CEL expression string of 1-${MAX_MAPPED_EXPRESSION} characters, e.g. "input.rr_ms / 1000.0"`);
+    } else {
+      const problem = numberExpressionProblem(expression);
+      if (problem) add(path, `does not parse as a numeric CEL expression: ${problem}`);
+    }
+    if (!deps.operatorInputs) continue;
+    const dot = key.lastIndexOf('.');
+    const named = dot > 0 ? ids.find((id) => id.toUpperCase() === key.slice(0, dot).toUpperCase()) : undefined;
+    if (dot > 0 && named === undefined) {
+      add(path, `"${key.slice(0, dot)}" is not an operator of this transition (${ids.join(', ') || 'it runs only KO42'})`);
+    } else if (named !== undefined) {
+      const name = key.slice(dot + 1);
+      if (!inputsOf(named).includes(name)) add(path, `${named} has no input "${name}" (its inputs: ${inputsOf(named).join(', ')})`);
+    } else if (!ids.some((id) => inputsOf(id).includes(key))) {
+      const known = ids.map((id) => `${id}: ${inputsOf(id).join(', ')}`).join('; ');
+      add(path, `"${key}" is not an input of an operator of this transition (${known || 'it runs only KO42, which takes none'})`);
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { digestOf } from '../../lib/hash.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { ReceiptIssuer } from '../operators/compute.service.js';
 import type { OperatorsService } from '../operators/operators.service.js';
+import { evaluateNumber } from './condition.js';
 
 const SUBSTRATE = 'KO42';
 
@@ -32,8 +33,12 @@ export interface OperatorStep {
   value?: number;
   unit?: string;
   equation?: string;
+  /** The input values the operator was evaluated on (bound by the receipt through the output digest). */
+  inputs?: Record<string, number>;
   /** Inputs the operator declares that the scope did not give; it is then recorded, not evaluated. */
   missing?: string[];
+  /** Why mapped inputs (`operator_inputs`) gave no number, when that is why it was not evaluated. */
+  reason?: string;
 }
 
 export type OperatorRun =
@@ -42,20 +47,28 @@ export type OperatorRun =
 
 /**
  * Runs a transition's operators: KO42 first (the clock modulation at this instant), then each listed
- * operator on the numeric values of the scope (`<ID>.<name>`, an earlier operator's output of that
- * name, or `<name>`). An operator whose inputs are not all in the scope is recorded as not evaluated
- * rather than failing the fire: most transitions are bookkeeping steps whose inputs are thresholds for
- * the condition. An input out of bounds or a non-finite result fails the run (`compute_failed`).
+ * operator on numeric inputs. An input named in `mapping` (the transition's `operator_inputs`, keyed
+ * `<ID>.<name>` or `<name>`, the former winning) is the value of its CEL expression over the scope;
+ * any other input is the scope's `<ID>.<name>`, an earlier operator's output of that name, or `<name>`.
+ * An operator whose inputs are not all given (or whose mapped expression fails or is not a finite
+ * number, with the reason recorded) is recorded as not evaluated rather than failing the fire, as a
+ * missing input always has been. An input out of bounds or a non-finite result fails the run
+ * (`compute_failed`). Each evaluated step records the input values it used.
  * The outcome is bound by a receipt: the receipts area's when it is wired, else a local HMAC receipt
  * of the same shape made with the node's receipt key.
  */
-export async function runOperators(deps: OperatorRunDeps, ids: readonly string[], scope: Record<string, unknown>): Promise<OperatorRun> {
+export async function runOperators(
+  deps: OperatorRunDeps,
+  ids: readonly string[],
+  scope: Record<string, unknown>,
+  mapping: Readonly<Record<string, string>> = {},
+): Promise<OperatorRun> {
   const chain = [SUBSTRATE, ...ids.map((id) => id.toUpperCase()).filter((id) => id !== SUBSTRATE)];
   const registry = deps.operators();
   const steps: OperatorStep[] = [];
   const produced = new Map<string, number>();
   try {
-    for (const id of chain) steps.push(await step(registry, id, scope, produced));
+    for (const id of chain) steps.push(await step(registry, id, scope, produced, mapping));
   } catch (err) {
     const message = err instanceof CoreError ? err.message : 'operator evaluation failed';
     return { ok: false, chain, error: message };
@@ -67,7 +80,13 @@ export async function runOperators(deps: OperatorRunDeps, ids: readonly string[]
   return { ok: true, chain, output, receipt, proof_digest: digestOf(receipt) };
 }
 
-async function step(registry: OperatorRegistry | undefined, id: string, scope: Record<string, unknown>, produced: Map<string, number>): Promise<OperatorStep> {
+async function step(
+  registry: OperatorRegistry | undefined,
+  id: string,
+  scope: Record<string, unknown>,
+  produced: Map<string, number>,
+  mapping: Readonly<Record<string, string>>,
+): Promise<OperatorStep> {
   if (!registry) return { operator: id, evaluated: false };
   if (id === SUBSTRATE) {
     const r = await registry.evaluate(SUBSTRATE, {});
@@ -77,15 +96,24 @@ async function step(registry: OperatorRegistry | undefined, id: string, scope: R
   if (!def) return { operator: id, evaluated: false };
   const inputs: Record<string, number> = {};
   const missing: string[] = [];
+  const reasons: string[] = [];
   for (const input of def.inputs) {
-    const value = numeric(scope[`${def.id}.${input.name}`]) ?? produced.get(input.name) ?? numeric(scope[input.name]);
+    const expression = mappedExpression(mapping, def.id, input.name);
+    let value: number | undefined;
+    if (expression !== undefined) {
+      const out = evaluateNumber(expression, scope);
+      if (out.ok) value = out.value;
+      else reasons.push(`operator_inputs ${input.name}: ${out.error}`);
+    } else {
+      value = numeric(scope[`${def.id}.${input.name}`]) ?? produced.get(input.name) ?? numeric(scope[input.name]);
+    }
     if (value === undefined) missing.push(input.name);
     else inputs[input.name] = value;
   }
-  if (missing.length > 0) return { operator: def.id, evaluated: false, missing };
+  if (missing.length > 0) return { operator: def.id, evaluated: false, missing, ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}) };
   const r = await registry.evaluate(def.id, inputs);
   produced.set(def.output.name, r.value);
-  return { operator: def.id, evaluated: true, value: r.value, unit: r.unit, equation: r.equation };
+  return { operator: def.id, evaluated: true, value: r.value, unit: r.unit, equation: r.equation, inputs };
 }
 
 async function issue(deps: OperatorRunDeps, chain: string[], input: unknown, output: unknown): Promise<Record<string, unknown>> {
@@ -108,6 +136,15 @@ export function localReceipt(deps: Pick<OperatorRunDeps, 'clock' | 'nodeKeys'>, 
     key_id: deps.nodeKeys.receiptKeyId,
   };
   return { ...body, hmac: deps.nodeKeys.hmac(canonicalJson(body)) };
+}
+
+/** The expression mapped to an operator input: `<ID>.<name>` first (ids match case-insensitively), then `<name>`. */
+function mappedExpression(mapping: Readonly<Record<string, string>>, id: string, name: string): string | undefined {
+  for (const [key, expression] of Object.entries(mapping)) {
+    const dot = key.lastIndexOf('.');
+    if (dot > 0 && key.slice(dot + 1) === name && key.slice(0, dot).toUpperCase() === id.toUpperCase()) return expression;
+  }
+  return Object.hasOwn(mapping, name) ? mapping[name] : undefined;
 }
 
 function numeric(v: unknown): number | undefined {

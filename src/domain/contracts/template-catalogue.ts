@@ -59,7 +59,9 @@ const TRIGGER_PARAMS = new Set(['every_ticks', 'cron', 'at_tick', 'at_unix', 'wi
  */
 export function applyParams(template: Template, params: Record<string, unknown>): Definition {
   const definition = structuredClone(template.definition);
-  const conditionInputs = new Set(definition.transitions.flatMap((t) => (typeof t.condition === 'string' ? conditionNames(t.condition) : [])));
+  const conditionInputs = new Set(
+    definition.transitions.flatMap((t) => [t.condition, ...Object.values(t.operator_inputs ?? {})].flatMap((e) => (typeof e === 'string' ? conditionNames(e) : []))),
+  );
   for (const [name, value] of Object.entries(params)) {
     const declared = template.params?.[name];
     if (declared?.paths?.length) {

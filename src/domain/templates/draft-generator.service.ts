@@ -46,6 +46,7 @@ export const MIN_SCORE = 12;
 export function createDraftGenerator(deps: DraftGeneratorDeps): DraftGenerator {
   let matcher: TemplateMatcher | undefined;
   const operatorExists = (id: string) => deps.operators.exists(id);
+  const operatorInputs = (id: string) => deps.operators.get(id)?.inputs.map((i) => i.name);
 
   return {
     generate(description) {
@@ -66,10 +67,10 @@ export function createDraftGenerator(deps: DraftGeneratorDeps): DraftGenerator {
       renameEvents(template, definition, phrases, notes);
       if (phrases.name) definition.name = phrases.name;
       try {
-        definition = validateDefinition(definition, { operatorExists });
+        definition = validateDefinition(definition, { operatorExists, operatorInputs });
       } catch (err) {
         notes.push(`The adapted draft did not validate (${(err as Error).message}); the template's own values are kept instead.`);
-        definition = validateDefinition(structuredClone(template.definition), { operatorExists });
+        definition = validateDefinition(structuredClone(template.definition), { operatorExists, operatorInputs });
         return { definition, template_id: template.id, template_title: template.title, score: best.score, params: {}, notes, alternatives };
       }
       notes.push(`Review the draft, then deploy it with POST /api/chain/{slug}/contracts {"definition": ...}, or deploy the template itself with POST /api/contracts/templates/${template.id}/deploy and these params.`);
@@ -155,5 +156,7 @@ function scratch(text: string, p: Phrases, deps: DraftGeneratorDeps, nearest: st
     values.length > 0 ? `Thresholds value_watch=${watch}, value_alert=${Math.max(alert, watch)} come from the numbers in the description.` : 'Set value_watch and value_alert in defaults before deploying.',
     'Drive it with transitions whose input carries "value".',
   ];
+  const inputs = operator === 'KO42' ? [] : (deps.operators.get(operator)?.inputs.map((i) => i.name) ?? []);
+  if (inputs.length > 0) notes.push(`${operator} reads ${inputs.join(', ')}: give them in the input, or map them from your names with the transitions' operator_inputs (e.g. {"${inputs[0]}": "input.value"}); otherwise it is recorded as not evaluated.`);
   return { definition, template_id: null, template_title: null, score: 0, params: { value_watch: watch, value_alert: Math.max(alert, watch) }, notes };
 }

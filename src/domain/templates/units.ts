@@ -34,7 +34,7 @@ const EXACT: Record<string, UnitDef> = {
   ppm: { dim: 'mixing_ratio', factor: 1 }, ppb: { dim: 'mixing_ratio', factor: 1e-3 },
   tCO2: { dim: 'co2', factor: 1 }, tCO2e: { dim: 'co2', factor: 1 }, kgCO2: { dim: 'co2', factor: 1e-3 }, ktCO2: { dim: 'co2', factor: 1e3 },
   MtCO2: { dim: 'co2', factor: 1e6 }, GtCO2: { dim: 'co2', factor: 1e9 },
-  bits: { dim: 'information', factor: 1 }, bit: { dim: 'information', factor: 1 },
+  bits: { dim: 'information', factor: 1 }, bit: { dim: 'information', factor: 1 }, byte: { dim: 'information', factor: 8 }, bytes: { dim: 'information', factor: 8 },
   '%': { dim: 'ratio', factor: 0.01 },
   A: { dim: 'current', factor: 1 }, mA: { dim: 'current', factor: 1e-3 }, µA: { dim: 'current', factor: 1e-6 }, uA: { dim: 'current', factor: 1e-6 }, nA: { dim: 'current', factor: 1e-9 },
   T: { dim: 'magnetic_field', factor: 1 }, mT: { dim: 'magnetic_field', factor: 1e-3 }, µT: { dim: 'magnetic_field', factor: 1e-6 }, uT: { dim: 'magnetic_field', factor: 1e-6 }, G: { dim: 'magnetic_field', factor: 1e-4 },
@@ -46,7 +46,8 @@ const EXACT: Record<string, UnitDef> = {
   dBm: { dim: 'dBm', factor: 1 }, dBi: { dim: 'dBi', factor: 1 }, dB: { dim: 'dB', factor: 1 },
   'kg m/s': { dim: 'momentum', factor: 1 }, 'W/m^2': { dim: 'irradiance', factor: 1 }, 'kg/m^3': { dim: 'density', factor: 1 }, 'kg/m^2': { dim: 'bmi', factor: 1 },
   'Pa s': { dim: 'viscosity', factor: 1 }, 'J/(kg K)': { dim: 'specific_heat', factor: 1 }, 'rad/s/T': { dim: 'gyromagnetic', factor: 1 },
-  '1/s': { dim: 'rate', factor: 1 }, 'K/GtCO2': { dim: 'tcre', factor: 1 },
+  '1/s': { dim: 'rate', factor: 1 }, '1/h': { dim: 'rate', factor: 1 / 3600 }, 'K/GtCO2': { dim: 'tcre', factor: 1 },
+  'kg m^2': { dim: 'moment_of_inertia', factor: 1 }, Mpc: { dim: 'length', factor: 3.0856775814913673e22 }, M_sun: { dim: 'mass', factor: 1.98847e30 },
   '': { dim: 'ratio', factor: 1 }, count: { dim: 'count', factor: 1 },
   unix_s: { dim: 'unix_time', factor: 1 }, cron: { dim: 'cron', factor: 1 }, event: { dim: 'event_name', factor: 1 },
 };

@@ -13,7 +13,8 @@ const operators = createOperatorsService({ clock: createFakeClock(1_700_000_000_
 const catalogue = createTemplateCatalogue();
 const templates = catalogue.all();
 const byId = (id: string) => templates.find((t) => t.id === id)!;
-const validate = (definition: unknown) => validateDefinition(structuredClone(definition), { operatorExists: (id) => operators.exists(id) });
+const validate = (definition: unknown) =>
+  validateDefinition(structuredClone(definition), { operatorExists: (id) => operators.exists(id), operatorInputs: (id) => operators.get(id)?.inputs.map((i) => i.name) });
 
 const CATEGORIES: Record<string, string> = {
   foundations: 'Foundations',
@@ -137,11 +138,26 @@ describe('template catalogue', () => {
           const inputs = operators.get(id)!.inputs.map((i) => i.name);
           if (id === 'KO42' || !inputs.some((name) => read.has(name))) continue;
           computing++;
-          for (const name of inputs) expect(supplied.has(name), `${t.id} ${id} needs ${name}`).toBe(true);
+          const mapped = (name: string) => tr.operator_inputs?.[name] !== undefined || tr.operator_inputs?.[`${id}.${name}`] !== undefined;
+          for (const name of inputs) expect(supplied.has(name) || mapped(name), `${t.id} ${id} needs ${name}`).toBe(true);
         }
       }
     }
     expect(computing).toBeGreaterThan(40);
+  });
+
+  it('maps operator inputs only from parameters and values its worked example supplies', () => {
+    let mapped = 0;
+    for (const t of templates) {
+      const supplied = new Set([...Object.keys(t.definition.defaults ?? {}), ...exampleNames(t)]);
+      for (const [i, tr] of t.definition.transitions.entries()) {
+        for (const [key, expression] of Object.entries(tr.operator_inputs ?? {})) {
+          mapped++;
+          for (const name of conditionNames(expression)) expect(supplied.has(name), `${t.id} transitions[${i}].operator_inputs.${key} reads ${name}`).toBe(true);
+        }
+      }
+    }
+    expect(mapped).toBeGreaterThan(20);
   });
 
   it('gives every template a worked example whose steps exist in the definition and that ends in a terminal state when there is one', () => {
