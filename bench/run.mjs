@@ -1,8 +1,8 @@
 // `npm run bench`: the issue-9 table (every workload beside its baseline, measured in the same run),
 // appended as a dated section to docs/benchmarks.md, against the built server (dist/).
-//   node bench/run.mjs [--quick] [--out <file>] [--note "<conditions>"]
+//   node bench/run.mjs [--quick] [--only <workload,...>] [--out <file>] [--note "<conditions>"]
 // Naming suites runs the older per-area suites instead and prints their JSON:
-//   npm run bench -- spine | solvers | chain | sandbox | operators | contracts | storage
+//   npm run bench -- spine | solvers | chain | sandbox | operators | contracts | storage | postgres
 import os from 'node:os';
 import path from 'node:path';
 import { cheapRead, mcpInitialize } from './spine.mjs';
@@ -12,6 +12,7 @@ import { sandboxOverhead } from './sandbox.mjs';
 import { operatorsBench } from './operators.mjs';
 import { contractsFireLag } from './contracts.mjs';
 import { storageAppends } from './storage.mjs';
+import { pgAppends, pgFireLag } from './postgres.mjs';
 import { FULL, QUICK, runTable } from './table.mjs';
 
 // The benchmarks measure the server, not the per-key rate limit (docs/decisions.md): every server they start inherits this.
@@ -33,6 +34,9 @@ const suites = {
   operators: () => operatorsBench(),
   contracts: () => contractsFireLag(),
   storage: () => storageAppends(),
+  async postgres() {
+    return { appends_one_process: await pgAppends({ processes: 1 }), appends_two_processes: await pgAppends({ processes: 2 }), fire_lag_two_processes: await pgFireLag() };
+  },
 };
 
 const args = process.argv.slice(2);
@@ -43,7 +47,9 @@ const flag = (name) => {
 const quick = args.includes('--quick');
 const out = path.resolve(flag('--out') ?? path.join(root, 'docs/benchmarks.md'));
 const note = flag('--note');
-const valued = new Set([flag('--out'), flag('--note')]);
+// `--only a,b`: just those workloads of the table (see bench/table.mjs); printed, and written only with --out.
+const only = flag('--only')?.split(',');
+const valued = new Set([flag('--out'), flag('--note'), flag('--only')]);
 const wanted = args.filter((a) => !a.startsWith('-') && !valued.has(a));
 
 if (wanted.length > 0) {
@@ -56,9 +62,9 @@ if (wanted.length > 0) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 } else {
   const startedAt = new Date();
-  const { rows, raw } = await runTable(quick ? QUICK : FULL);
-  const command = `node bench/run.mjs${quick ? ' --quick' : ''}${flag('--out') ? ` --out ${flag('--out')}` : ''}${note ? ` --note "${note}"` : ''}`;
-  writeReport(out, renderSection({ rows, quick, command, startedAt, note }));
+  const { rows, raw } = await runTable({ ...(quick ? QUICK : FULL), ...(only ? { only } : {}) });
+  const command = `node bench/run.mjs${quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}${flag('--out') ? ` --out ${flag('--out')}` : ''}${note ? ` --note "${note}"` : ''}`;
+  if (!only || flag('--out')) writeReport(out, renderSection({ rows, quick, command, startedAt, note }));
   for (const r of rows) process.stderr.write(`${r.holds === false ? 'MISSED' : r.holds ? 'ok    ' : '      '} ${r.id}: ${r.figure} ${r.unit} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target})\n`);
   process.stdout.write(`${JSON.stringify({ quick, out, rows, raw }, null, 2)}\n`);
 }

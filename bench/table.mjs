@@ -8,10 +8,14 @@ import { load, startProcess, stop, tempDataDir } from './lib.mjs';
 import { coreHttpVsTool, mcpVsRest } from './mcp.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
 import { sseFanOut } from './sse.mjs';
+import { pgAppends, pgFireLag } from './postgres.mjs';
 import { mcpInitialize } from './spine.mjs';
 
 export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000 };
 export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300 };
+// PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
+Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
+Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
 
 const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 const fmt = (n) => (typeof n === 'number' ? n : 'n/a');
@@ -44,7 +48,10 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
+  // `sizes.only`: run just these workloads (names as logged: constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, mcp_cold_start).
+  const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
+    if (skip(name)) return;
     log(`running ${name}...`);
     try {
       await fn();
@@ -112,9 +119,11 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
   }
 
   let lowdbBytes = 300;
+  let lowdbAppends;
   await attempt('chain_lowdb', async () => {
     const r = await chainAppends({ rows: sizes.chainRows, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections });
     lowdbBytes = r.bytes_per_append || lowdbBytes;
+    lowdbAppends = r;
     const base = await appendFileLoop({ rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
     raw.chain_lowdb = { ...r, baseline_append_file: base };
     const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
@@ -123,10 +132,12 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     raw.memory = { idle_rss_mib: idleRss, rss_after_rows_mib: r.rss_mib };
     rows.push(row('memory_growth', `memory: RSS growth with ${r.rows_before_load} rows (after load) over idle`, growth, 'MiB', `${idleRss} MiB idle`, 'n/a', '< 200 MB', growth < 200 * 0.9537, `RSS at start ${r.rss_mib.at_start}, log indexed ${r.rss_mib.after_index}, after load ${r.rss_mib.after_load} MiB`));
   }, [['chain_lowdb', '`POST /api/chain/{slug}/event` on lowdb', '≥ 2,000 rows/s, p99 < 50 ms'], ['memory_growth', 'memory: RSS growth after rows', '< 200 MB']]);
-  rows.push(row('memory_idle', 'memory: idle RSS after start', fmt(idleRss), 'MiB', '—', 'n/a', '< 150 MB', idleRss < 150 * 0.9537, `settled ${sizes.idleSettleMs} ms after listening`));
+  if (!skip('chain_lowdb')) rows.push(row('memory_idle', 'memory: idle RSS after start', fmt(idleRss), 'MiB', '—', 'n/a', '< 150 MB', idleRss < 150 * 0.9537, `settled ${sizes.idleSettleMs} ms after listening`));
 
   const pgUrl = process.env.DATABASE_URL;
-  if (!pgUrl) {
+  if (skip('chain_postgres')) {
+    // not asked for
+  } else if (!pgUrl) {
     rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', 'skipped', '', 'n/a', 'n/a', '≥ 0.5 of raw insert rate', null, 'skipped: DATABASE_URL is not set'));
   } else {
     await attempt('chain_postgres', async () => {
@@ -138,6 +149,28 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
       const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
       rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)', r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`, ratio, '≥ 0.5 of raw insert rate', ratio >= 0.5, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}`));
     }, [['chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', '≥ 0.5 of raw insert rate']]);
+  }
+
+  const twoWorkload = '`POST /api/chain/{slug}/event` on PostgreSQL, two server processes on one chain';
+  const pgLagWorkload = (n, every) => `${n} recurring contracts every ${every} ticks across two server processes on PostgreSQL, p99 fire lag`;
+  if (skip('postgres_processes')) {
+    // not asked for
+  } else if (!pgUrl) {
+    rows.push(row('chain_postgres_two', twoWorkload, 'skipped', '', 'n/a', 'n/a', 'reported', null, 'skipped: DATABASE_URL is not set'));
+    rows.push(row('contracts_postgres', pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks), 'skipped', '', 'n/a', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', null, 'skipped: DATABASE_URL is not set'));
+  } else {
+    await attempt('postgres_processes', async () => {
+      const one = await pgAppends({ processes: 1, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
+      const two = await pgAppends({ processes: 2, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
+      raw.chain_postgres_two = { one, two, lowdb: lowdbAppends ? { rows_per_s: lowdbAppends.rows_per_s, p99_ms: lowdbAppends.p99_ms } : null };
+      const lowdb = lowdbAppends ? `; lowdb ${lowdbAppends.rows_per_s} rows/s, p99 ${lowdbAppends.p99_ms} ms` : '';
+      rows.push(row('chain_postgres_two', twoWorkload, two.rows_per_s, 'rows/s', `${one.rows_per_s} rows/s with one process (p99 ${one.p99_ms} ms)${lowdb}`, +(two.rows_per_s / one.rows_per_s).toFixed(3), 'reported', null, `p50 ${two.p50_ms} ms, p99 ${two.p99_ms} ms, errors ${two.errors + one.errors}, chain valid ${two.chain_valid && one.chain_valid}`));
+    }, [['chain_postgres_two', twoWorkload, 'reported']]);
+    await attempt('postgres_processes', async () => {
+      const r = await pgFireLag({ contracts: sizes.pgContracts, everyTicks: sizes.pgEveryTicks, seconds: sizes.pgContractSeconds });
+      raw.contracts_postgres = r;
+      rows.push(row('contracts_postgres', pgLagWorkload(r.contracts, r.every_ticks), r.lag_ms.p99, 'ms', '—', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', r.lag_ms.p99 < 777 && r.missed_fires === 0 && r.duplicate_fires === 0, `${r.fires}/${r.fires_expected} fires over ${r.seconds} s, ${r.missed_fires} missed, ${r.duplicate_fires} duplicated, p50 ${r.lag_ms.p50} ms, max ${r.lag_ms.max} ms`));
+    }, [['contracts_postgres', pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks), 'p99 < 1 tick (777 ms), 0 missed']]);
   }
 
   await attempt('contracts', async () => {
@@ -159,9 +192,9 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('mcp_cold_start', '`npm run mcp` cold start to `initialize` answered, median', r.median_ms, 'ms', `${base.median_ms} ms (node -e printing a line)`, +(r.median_ms / base.median_ms).toFixed(2), '< 500 ms', r.median_ms < 500, `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`));
   }, [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']]);
 
-  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'contracts', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
 }
 
-export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'contracts', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];

@@ -55,6 +55,9 @@ async function serve(): Promise<number> {
   return -1;
 }
 
+/** Longest `mcp` waits at shutdown for tool calls in flight. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 async function mcp(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
@@ -70,11 +73,18 @@ async function mcp(): Promise<number> {
     apiKey: config.apiKey,
     version: config.version,
   });
-  const shutdown = async () => {
-    await server.close();
-    await (await corePromise).close();
-  };
-  server.onclose = () => void corePromise.then((core) => core.close()).then(() => process.exit(0));
+  let stopping: Promise<void> | undefined;
+  // Calls in flight finish and answer (stdout stays open after the client closes stdin) before the
+  // transport and then the core close; a call still running after SHUTDOWN_GRACE_MS is cut.
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      // Requests read just before stdin ended get to start first.
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.race([server.settled(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+      await server.close();
+      await (await corePromise).close();
+    })());
+  server.onclose = () => void shutdown().then(() => process.exit(0));
   process.stdin.once('end', () => void shutdown().then(() => process.exit(0)));
   onSignals(shutdown);
   return -1;

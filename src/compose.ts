@@ -36,7 +36,9 @@ import { createEventBus, type EventBus } from './lib/event-bus.js';
 import { createLogger, type Logger } from './log.js';
 import { createPipeline, type Pipeline } from './pipeline/invoke.js';
 import { createRateLimiter } from './pipeline/rate-limit.js';
+import { createRateTiers } from './domain/identity/rate-tiers.js';
 import { createContractsService } from './domain/contracts/contracts-area.service.js';
+import { createAuditRecovery } from './domain/chain/audit-recovery.service.js';
 import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
@@ -114,6 +116,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
   const members = createMembersService({ store, clock, chain, machines, identity });
   const apiKeys = createApiKeysService({ clock, chain, machines, identity });
+  const rateTiers = createRateTiers(config.rateLimit, config.rateTiers);
   const chainWrites = createChainWritesService({ store, clock, chain });
   const chainReads = createChainReadsService({ store, clock, origin: `node-${nodeKeys.keyId}` });
   const publicFeed = createPublicFeedService({ store, clock, bus, machines });
@@ -165,7 +168,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   });
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAudit({ store, clock });
-  const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }) });
+  const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }), writer: () => auditRecovery.writer });
+  const auditRecovery = createAuditRecovery({
+    store, clock, chain,
+    lockContract: (id, fn) => contracts.core.locked(id, fn),
+    mintEnvelope: (req) => tally.mintEnvelope(req),
+    onError: (err) => log.error('audit recovery failed', { err }),
+    onDone: (report) => log.info('audit recovery done', { ...report }),
+  });
   const credits = createCreditsService({ store, clock, identity, audit: nodeAudit, peerKeys: loadPeerKeys(config.peerKeys), authority: config.creditsAuthority });
   const contribute = createContributeService({ store, clock, ledger: tally.ledger, audit: nodeAudit });
   const communityOperators = createCommunityOperatorsService({ store, clock, operators, ledger: tally.ledger, audit: nodeAudit, onError: (err) => log.error('community operator step failed', { err }) });
@@ -193,18 +203,20 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates };
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
-    ...(config.rateLimit ? { rateLimiter: createRateLimiter(config.rateLimit, () => performance.now()) } : {}),
+    ...(config.rateLimit ? { rateLimiter: createRateLimiter(config.rateLimit, () => performance.now(), rateTiers.rateOf, store.backend === 'lowdb' ? undefined : { pubsub: store.pubsub, isOpen: () => store.isOpen() }) } : {}),
   });
 
   checkpoints.start();
   anchors.start();
+  // Before anything can mint: the writer lock tells other processes' recovery this process is alive.
+  await auditRecovery.start();
   await contracts.start();
   await cdnTraffic.start();
   await communityOperators.start();
@@ -233,6 +245,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
       await Promise.all([checkpoints.stop(), anchors.stop()]);
       await contracts.stop();
       await cdnTraffic.stop();
+      await auditRecovery.stop();
       await store.close();
     })()),
   };

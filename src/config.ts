@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
+import { parseRateTiers, type TierSetting } from './domain/identity/rate-tiers.js';
 
 /** Every environment variable the server reads, read here and nowhere else. */
 export interface Config {
@@ -29,6 +30,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** `CORE_RATE_LIMIT`: requests per second and burst per key (per client address when anonymous), `50/200` by default; `off` disables. */
   rateLimit: RateSpec | undefined;
+  /** `CORE_RATE_TIERS`: rates of the keys' `rate_limit_tier`s (`name=rate/burst`, comma-separated), added to the built-in tiers. */
+  rateTiers: Record<string, TierSetting>;
   /** `CORE_SSE_MAX_PER_CALLER`: open event streams per key (per client address when anonymous), 20 by default. */
   sseMaxPerCaller: number;
   /** `CORE_REQUEST_TIMEOUT_MS`: time a client has to send a whole request (headers within 15 s at most), 30000 by default. */
@@ -79,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMode,
     publicUrl,
     rateLimit: parseRateSpec(env.CORE_RATE_LIMIT, DEFAULT_RATE_LIMIT),
+    rateTiers: parseRateTiers(env.CORE_RATE_TIERS),
     sseMaxPerCaller: positiveInt(env.CORE_SSE_MAX_PER_CALLER, 20, 'CORE_SSE_MAX_PER_CALLER'),
     requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
   };

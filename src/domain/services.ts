@@ -42,6 +42,8 @@ import type { CdnSitesService } from './edge/cdn-sites.service.js';
 import type { CdnTraffic } from './edge/cdn-traffic.js';
 import type { CdnEdge } from './edge/cdn-edge.service.js';
 import type { TemplatesService } from './templates/templates.service.js';
+import type { RateTiers } from './identity/rate-tiers.js';
+import type { AuditRecovery } from './chain/audit-recovery.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
  * domain code imports neither Express nor the MCP SDK.
@@ -62,6 +64,8 @@ export interface Services {
   members: MembersService;
   /** A machine's developer API keys. */
   apiKeys: ApiKeysService;
+  /** Request rates of the keys' `rate_limit_tier`s, and which tiers a caller may give a key. */
+  rateTiers: RateTiers;
   /** Typed chain appends besides `event`, the rejection log and owner-only payload decryption. */
   chainWrites: ChainWritesService;
   /** Per-machine summaries and point-in-time reads of a chain. */
@@ -103,6 +107,8 @@ export interface Services {
   contracts: ContractsService;
   /** Machine tokens: genesis, mint rate, supply, envelopes (minted by solves, computes and fires) and their locks. */
   tally: TallyService;
+  /** Appends the chain rows a crash cut off (fires' and envelopes' audit rows), in the background after start. */
+  auditRecovery: AuditRecovery;
   /** Compute credits: daily claim, conversion into the wallet, Ed25519-signed peer calls. */
   credits: CreditsService;
   /** Contribution seats: bonds, heartbeats, modes, census and policy. */

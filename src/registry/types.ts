@@ -25,6 +25,8 @@ export interface Caller {
   machine?: string;
   /** Share token presented with the request (`X-Share-Token` or `share_token`). */
   shareToken?: string;
+  /** The key's `rate_limit_tier`, which sets its request rate (absent: the node default). */
+  rateTier?: string;
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;

@@ -10,11 +10,13 @@ export function createLocalLocks(): LockStore & { held(key: string): boolean } {
   function run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = tails.get(key) ?? Promise.resolve();
     const current = previous.then(fn, fn);
-    const tail = current.catch(() => undefined);
-    tails.set(key, tail);
-    void tail.then(() => {
+    // Registered on `current` before the caller's await, so the key is free once the caller resumes
+    // (a `tryRun` right after a `run` of the key finds it free).
+    const free = () => {
       if (tails.get(key) === tail) tails.delete(key);
-    });
+    };
+    const tail: Promise<unknown> = current.then(free, free);
+    tails.set(key, tail);
     return current;
   }
   return {

@@ -43,6 +43,12 @@ export interface DocStore {
   ): Promise<T | undefined>;
   /** Deletes; returns whether something was deleted. */
   delete(collection: string, id: string): Promise<boolean>;
+  /**
+   * Compare-and-delete: deletes the record only if `predicate` holds for it as stored at that moment
+   * (no other write of the record can come between the check and the delete, from any process sharing
+   * the store). Returns whether something was deleted; false when the record is missing or does not match.
+   */
+  deleteIf<T extends object>(collection: string, id: string, predicate: (current: T) => boolean): Promise<boolean>;
   /** Every record of a collection, in insertion order (integer-like ids excepted on lowdb), optionally filtered. */
   list<T extends object>(collection: string, filter?: (value: T) => boolean): Promise<T[]>;
   count(collection: string): Promise<number>;

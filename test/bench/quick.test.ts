@@ -14,7 +14,9 @@ const WORKLOADS = [
   /`core_http`/,
   /on lowdb/,
   /on PostgreSQL/,
+  /two server processes on one chain/,
   /recurring contracts/,
+  /across two server processes on PostgreSQL/,
   /SSE:/,
   /sandbox `print\(1\)`/,
   /cold start/,
@@ -65,8 +67,8 @@ describe('npm run bench -- --quick', () => {
 
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
-      'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres',
-      'contracts', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth',
+      'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
+      'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth',
     ]);
   });
 });

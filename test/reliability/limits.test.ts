@@ -1,12 +1,14 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, parseRateSpec } from '../../src/pipeline/rate-limit.js';
+import { createRateTiers, parseRateTiers } from '../../src/domain/identity/rate-tiers.js';
 import { ANONYMOUS, type Caller } from '../../src/registry/types.js';
+import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
-async function serve(env: Record<string, string>) {
-  const s = await startTestServer(env);
+async function serve(env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) {
+  const s = await startTestServer(env, clock);
   servers.push(s);
   return s;
 }
@@ -35,6 +37,95 @@ describe('per-key token bucket', () => {
     expect(parseRateSpec('5/20', fallback)).toEqual({ perSecond: 5, burst: 20 });
     expect(parseRateSpec('off', fallback)).toBeUndefined();
     expect(() => parseRateSpec('fast', fallback)).toThrow(/CORE_RATE_LIMIT/);
+  });
+});
+
+describe('rate-limit tiers', () => {
+  it('gives each tier its own rate, the node default to keys without one, and none when limiting is off', () => {
+    const base = { perSecond: 50, burst: 200 };
+    const tiers = createRateTiers(base, parseRateTiers('free=5/20,vip=off'));
+    expect(tiers.rateOf(undefined)).toEqual(base);
+    expect(tiers.rateOf('standard')).toEqual(base);
+    expect(tiers.rateOf('free')).toEqual({ perSecond: 5, burst: 20 });
+    expect(tiers.rateOf('builder')).toEqual({ perSecond: 100, burst: 400 });
+    expect(tiers.rateOf('vip')).toBeUndefined();
+    // A tier removed from the configuration after a key got it falls back to the default.
+    expect(tiers.rateOf('retired')).toEqual(base);
+    expect(createRateTiers(undefined).rateOf('free')).toBeUndefined();
+    expect(() => parseRateTiers('free=fast')).toThrow(/CORE_RATE_TIERS/);
+    expect(() => parseRateTiers('Free=1/2')).toThrow(/CORE_RATE_TIERS/);
+  });
+
+  it('lets a caller give a key only a known tier no more generous than its own', () => {
+    const tiers = createRateTiers({ perSecond: 50, burst: 200 });
+    expect(() => tiers.assertAssignable('free', undefined)).not.toThrow();
+    expect(() => tiers.assertAssignable('starter', undefined)).not.toThrow();
+    expect(() => tiers.assertAssignable('builder', undefined)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(() => tiers.assertAssignable('builder', 'architect')).not.toThrow();
+    expect(() => tiers.assertAssignable('starter', 'free')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(() => tiers.assertAssignable('gold', undefined)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+
+  it('applies a key tier over HTTP: a slower tier is limited sooner, a faster one later, and minting never raises a limit', async () => {
+    const server = await serve({ CORE_RATE_LIMIT: '1/8', CORE_RATE_TIERS: 'slow=1/2,fast=1/30' });
+    const owner = await mintKey(server);
+    const other = await mintKey(server);
+    const slug = 'tiers-m';
+    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    const devKey = async (rate_limit_tier?: string) =>
+      server.call('POST', `/api/chain/${slug}/api-keys`, { key: owner.key, body: { name: `k-${rate_limit_tier ?? 'none'}`, scope: 'read', ...(rate_limit_tier ? { rate_limit_tier } : {}) } });
+    const plain = await devKey();
+    const slow = await devKey('slow');
+    expect([plain.status, slow.status]).toEqual([200, 200]);
+    const tooFast = await devKey('fast');
+    expect(tooFast.status).toBe(403);
+    expect(tooFast.body.error.details.allowed).toEqual(expect.arrayContaining(['slow', 'standard']));
+    expect(tooFast.body.error.details.allowed).not.toContain('fast');
+    expect((await devKey('gold')).status).toBe(400);
+
+    const flood = async (key: string) => {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => server.call('GET', '/api/constants/h', { key })));
+      return { ok: answers.filter((a) => a.status === 200).length, limited: answers.find((a) => a.status === 429) };
+    };
+    const slowRun = await flood(slow.body.api_key);
+    const plainRun = await flood(plain.body.api_key);
+    expect(slowRun.ok).toBeLessThanOrEqual(3);
+    expect(plainRun.ok).toBeGreaterThanOrEqual(8);
+    expect(plainRun.ok).toBeLessThan(20);
+    expect(slowRun.limited?.body.error.message).toMatch(/\(tier slow\); at most 1 a second \(bursts of 2\)/);
+
+    // The node operator raises one user's key to "fast" (there is no API for that, by design).
+    const [record] = await server.core.store.docs.list<{ uid: string; kind: string; hash: string }>('keys', (r) => r.uid === other.uid && r.kind === 'user');
+    await server.core.store.docs.put('keys', record!.hash, { ...record, rate_limit_tier: 'fast' });
+    const fastRun = await flood(other.key);
+    expect(fastRun.ok).toBe(20);
+    expect((await server.call('POST', '/api/chain/state-machines', { key: other.key, body: { slug: 'tiers-fast' } })).status).toBe(200);
+    const handedOn = await server.call('POST', '/api/chain/tiers-fast/api-keys', { key: other.key, body: { name: 'f', rate_limit_tier: 'fast' } });
+    expect(handedOn.status).toBe(200);
+  });
+});
+
+describe('rejection log budget', () => {
+  it('takes 10 rows a minute from an address without a key and 60 from a key, then 429 with Retry-After; a new minute refills', async () => {
+    const clock = createFakeClock();
+    const server = await serve({}, clock);
+    const report = (key?: string) => server.call('POST', '/api/chain/rejection-log', { ...(key ? { key } : {}), body: { reason: 'bad', slug: 'someone' } });
+    const { key } = await mintKey(server);
+    const anonymous = [];
+    for (let i = 0; i < 11; i++) anonymous.push(await report());
+    expect(anonymous.slice(0, 10).every((r) => r.status === 200)).toBe(true);
+    expect(anonymous[10]!.status).toBe(429);
+    expect(anonymous[10]!.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { retry_after_s: expect.any(Number) } });
+    expect(anonymous[10]!.body.error.message).toMatch(/10 rows a minute from one client address without a key/);
+    expect(Number(anonymous[10]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A keyed reporter is not held back by the anonymous flood.
+    const keyed = [];
+    for (let i = 0; i < 61; i++) keyed.push((await report(key)).status);
+    expect(keyed.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(keyed[60]).toBe(429);
+    clock.advance(60_000);
+    expect((await report()).status).toBe(200);
+    expect((await report(key)).status).toBe(200);
   });
 });
 

@@ -88,6 +88,24 @@ export function describeDocContract(makeStore: MakeStore): void {
       expect(await store.docs.count('machines')).toBe(0);
     });
 
+    it('deleteIf deletes a record only when it matches as stored, never one replaced in between', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('locks', 'e1', { name: 'vote', n: 1 });
+      expect(await store.docs.deleteIf<Counter>('locks', 'e1', (c) => c.n === 2)).toBe(false);
+      expect(await store.docs.get('locks', 'e1')).toEqual({ name: 'vote', n: 1 });
+      expect(await store.docs.deleteIf<Counter>('locks', 'missing', () => true)).toBe(false);
+      // An update queued before the compare-and-delete is what the predicate sees.
+      const [, deleted] = await Promise.all([
+        store.docs.update<Counter>('locks', 'e1', (c) => c && { ...c, n: 2 }),
+        store.docs.deleteIf<Counter>('locks', 'e1', (c) => c.n === 1),
+      ]);
+      expect(deleted).toBe(false);
+      expect(await store.docs.get('locks', 'e1')).toEqual({ name: 'vote', n: 2 });
+      expect(await store.docs.deleteIf<Counter>('locks', 'e1', (c) => c.n === 2)).toBe(true);
+      expect(await store.docs.get('locks', 'e1')).toBeUndefined();
+      expect(await store.docs.count('locks')).toBe(0);
+    });
+
     it('lists records in insertion order, and only those the filter accepts', async () => {
       const { store } = await freshStore(makeStore);
       for (const [id, n] of [['zeta', 1], ['alpha', 2], ['mid', 3], ['beta', 4]] as const) {

@@ -34,13 +34,19 @@ describe('lowdb files', () => {
     expectUnbrokenChain(await again.logs.read<ChainRow>('chain/m'));
   });
 
-  it('refuses to serve a log whose damaged row is not the last one', async () => {
-    const { store, reopen, dataDir } = await lowdb();
+  it('still serves a log whose damaged row is not the last one: reads skip that row, which stays on disk and is reported', async () => {
+    const warnings: LowdbWarning[] = [];
+    const { store, reopen, dataDir } = await lowdb({ onWarning: (w) => warnings.push(w) });
     await appendLinks(store, 'audit', 2);
     await store.close();
     await appendFile(join(dataDir, 'logs', 'audit.jsonl'), 'garbage\n{"seq":3,"tick":3,"type":"link"}\n');
     const again = await reopen();
-    await expect(again.logs.read('audit')).rejects.toThrow(/unreadable row 2/);
+    const rows = await again.logs.read('audit');
+    expect(rows.map((r) => r.seq)).toEqual([0, 1, 3]);
+    expect(await again.logs.get('audit', 2)).toBeUndefined();
+    expect(await again.logs.count('audit')).toBe(4);
+    expect((await readFile(join(dataDir, 'logs', 'audit.jsonl'), 'utf8')).split('\n')[2]).toBe('garbage');
+    expect(warnings.some((w) => /first: seq 2/.test(w.message))).toBe(true);
   });
 
   it('only appends to a log file: the bytes already written never change', async () => {

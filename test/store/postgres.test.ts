@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tablesIn } from '../../src/storage/postgres/sql.js';
+import type { LogRow } from '../../src/storage/port.js';
 import { chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { databaseUrl, dropSchema, makePostgresHarness, SKIP_REASON, uniqueSchema } from './postgres-harness.js';
 import { runStoreContract } from './store.contract.js';
@@ -135,6 +136,36 @@ if (databaseUrl === undefined) {
       expect(JSON.stringify(doc)).toBe(JSON.stringify(value));
       const row = await again.logs.get('log', 0);
       expect(JSON.stringify(row)).toBe(JSON.stringify({ seq: 0, tick: 3, type: 'x', ...value }));
+    });
+
+    it('stores quotes, backslashes, braces, commas and U+0000 in stream names, types and rows exactly as given', async () => {
+      const { store, reopen } = await postgres();
+      const stream = `odd/it's "a" \\ {b,c} \\'x`;
+      const awkward = [`it's`, `"quoted", {braced}`, `back\\slash \\" \\\\`, `nul\u0000`, `E'not an escape'`, `ünï 😀 \n\t`];
+      const appends = awkward.map((text, n) => store.logs.append(stream, () => ({ tick: n * 0.5, type: `t'"\\${n}`, text, list: [text, { text }] })));
+      await Promise.all(appends);
+      const again = await reopen();
+      const rows = await again.logs.read<LogRow & { text: string; list: unknown[] }>(stream);
+      expect(rows.map((r) => r.text)).toEqual(awkward);
+      expect(rows.map((r) => r.type)).toEqual(awkward.map((_, n) => `t'"\\${n}`));
+      expect(rows.map((r) => r.list)).toEqual(awkward.map((text) => [text, { text }]));
+      expect(await again.logs.streams('odd/')).toEqual([stream]);
+    });
+
+    it('gives each of several reads of one record made at once its own copy, and reads missing ones as undefined', async () => {
+      const { store } = await postgres();
+      await store.docs.put('machines', 'm', { n: 1, tags: ['a'] });
+      const [a, b, missing] = await Promise.all([
+        store.docs.get<{ n: number; tags: string[] }>('machines', 'm'),
+        store.docs.get<{ n: number; tags: string[] }>('machines', 'm'),
+        store.docs.get('machines', 'absent'),
+      ]);
+      expect(a).toEqual({ n: 1, tags: ['a'] });
+      a!.tags.push('changed');
+      expect(b).toEqual({ n: 1, tags: ['a'] });
+      expect(missing).toBeUndefined();
+      await store.docs.put('machines', 'm', { n: 2, tags: [] });
+      expect(await store.docs.get('machines', 'm')).toEqual({ n: 2, tags: [] });
     });
 
     it('refuses a document that is not a JSON object', async () => {

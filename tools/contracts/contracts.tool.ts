@@ -56,7 +56,7 @@ export const contractsTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/integrity',
       auth: 'public',
       area: 'contracts',
-      summary: "Re-hashes the contract's live definition and compares it with the stored integrity hash; a mismatch means tampering.",
+      summary: "Re-hashes the contract's live definition and compares it with the stored integrity hash and the version log; a mismatch means tampering.",
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({
         ok: z.literal(true),
@@ -64,7 +64,8 @@ export const contractsTool = defineTool({
         current_version_no: z.number().int().min(1),
         stored_hash: Hex64,
         live_hash: Hex64,
-        match: z.boolean().describe('False means the live row no longer matches its stored hash'),
+        version_hash: Hex64.nullable().describe('Hash of the current version as the version log holds it; null when that row is missing or does not match its own definition'),
+        match: z.boolean().describe('False means the live definition no longer matches its stored hash or its version log row'),
         tick_number: Tick.describe('Tick of the check'),
       }),
       idempotent: true,

@@ -40,7 +40,12 @@ export const apiKeysTool = defineTool({
           .enum(['read', 'write', 'admin'])
           .default('read')
           .describe('read: reads only; write: also append rows and run contracts; admin: also manage keys and members'),
-        rate_limit_tier: z.string().min(1).max(32).optional().describe('Rate-limit tier name for the key'),
+        rate_limit_tier: z
+          .string()
+          .min(1)
+          .max(32)
+          .optional()
+          .describe("Rate-limit tier: free, standard (the node default), starter, builder, advanced, architect, or one set by CORE_RATE_TIERS; no more generous than your own key's"),
         expires_at: IsoDate.optional().describe('When the key stops working; never when omitted'),
       }),
       output: z.object({
@@ -48,7 +53,10 @@ export const apiKeysTool = defineTool({
         key: ApiKey,
         api_key: z.string().describe('Raw key (`core_...`); shown once, only its SHA-256 is stored'),
       }),
-      handler: async ({ slug, ...input }, { services, caller }) => ({ ok: true as const, ...(await services.apiKeys.create(slug, caller, input)) }),
+      handler: async ({ slug, ...input }, { services, caller }) => {
+        if (input.rate_limit_tier !== undefined) services.rateTiers.assertAssignable(input.rate_limit_tier, caller.rateTier);
+        return { ok: true as const, ...(await services.apiKeys.create(slug, caller, input)) };
+      },
     }),
     defineAction({
       id: 'chain.revokeApiKey',

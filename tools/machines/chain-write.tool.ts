@@ -153,7 +153,7 @@ export const chainWriteTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Records a submission that was rejected before reaching a chain (by a client library, proxy or validator) in the node's rejection log, never in a machine's chain.",
+        "Records a submission that was rejected before reaching a chain (by a client library, proxy or validator) in the node's rejection log, never in a machine's chain; without a key at most 10 rows a minute per client address, 60 per key.",
       input: z.object({
         slug: Slug.optional().describe('Machine the submission was meant for, when known'),
         reason: z.string().min(1).max(500).describe('Why it was rejected'),
@@ -162,7 +162,7 @@ export const chainWriteTool = defineTool({
         source: z.string().max(128).optional().describe('Client or device that rejected it'),
       }),
       output: z.object({ ok: z.literal(true), id: z.string(), tick: Tick }),
-      handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.chainWrites.logRejection(caller, input)) }),
+      handler: async (input, { services, caller, clientIp }) => ({ ok: true as const, ...(await services.chainWrites.logRejection(caller, input, clientIp)) }),
     }),
   ],
 });

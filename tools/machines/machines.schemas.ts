@@ -39,6 +39,7 @@ export const AuditRow = z.object({
   prev_hash: Hex64.describe('state_hash of the previous row, or the genesis seed for seq 0'),
   state_hash: Hex64.describe('SHA-256 of the canonical JSON of this row without state_hash'),
   created_at: IsoDate,
+  recovered: z.literal(true).optional().describe('Present when the row was appended after a restart for a write a crash cut off before its audit row'),
 });
 
 /** An audit row with the machine it belongs to, for feeds that span machines. */

@@ -7,6 +7,7 @@ import type { Caller } from '../../registry/types.js';
 import { writeResult, type ChainService, type RowPayload, type WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
 import { chainStream, REJECTION_STREAM, type MachineRecord } from './machine.js';
+import { createRejectionBudget } from './rejection-budget.js';
 
 export interface FileRecordInput {
   name: string;
@@ -48,19 +49,18 @@ export interface ChainWritesService {
   /** Row type `app.<app>.<type>`. */
   appendAppEvent(machine: MachineRecord, caller: Caller, app: string, type: string, payload: Record<string, unknown>): Promise<WriteResult>;
   /** Records a rejected submission in the node-level log `node/rejections` (never in a machine's chain). */
-  logRejection(caller: Caller, input: RejectionInput): Promise<{ id: string; tick: number }>;
+  logRejection(caller: Caller, input: RejectionInput, clientIp?: string): Promise<{ id: string; tick: number }>;
   /** Decrypts row payloads for the owner and appends an `audit.decrypted` row recording the access. */
   decrypt(machine: MachineRecord, caller: Caller, input: DecryptInput): Promise<{ rows: Array<RowPayload & { row: ChainRow }>; access_seq: number }>;
 }
 
-/** Node-wide cap on rejection-log rows per minute: the endpoint is public and writes to disk. */
-const REJECTIONS_PER_MINUTE = 600;
 /** Rows read per page when looking rows up by transition id (newest first). */
 const SCAN_PAGE = 5000;
 
 export function createChainWritesService(deps: { store: Store; clock: Clock; chain: ChainService }): ChainWritesService {
   const { store, clock, chain } = deps;
-  let window = { start: 0, count: 0 };
+  // The endpoint is public and writes to disk: per-reporter and node-wide budgets (rejection-budget.ts).
+  const rejections = createRejectionBudget();
 
   async function write(machine: MachineRecord, caller: Caller, type: string, payload: Record<string, unknown>): Promise<WriteResult> {
     chain.assertWritable(machine);
@@ -97,13 +97,9 @@ export function createChainWritesService(deps: { store: Store; clock: Clock; cha
 
     appendAppEvent: (machine, caller, app, type, payload) => write(machine, caller, `app.${app}.${type}`, { app, type, payload }),
 
-    async logRejection(caller, input) {
+    async logRejection(caller, input, clientIp) {
       const now = clock.now();
-      if (now - window.start >= 60_000) window = { start: now, count: 0 };
-      if (window.count >= REJECTIONS_PER_MINUTE) {
-        throw new CoreError('RATE_LIMITED', `The rejection log takes at most ${REJECTIONS_PER_MINUTE} rows a minute; retry shortly`);
-      }
-      window.count++;
+      rejections.take(caller, clientIp, now);
       const id = randomUUID();
       const row = await store.logs.append(REJECTION_STREAM, () => ({
         tick: clock.tick(),

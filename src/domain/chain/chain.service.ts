@@ -21,6 +21,8 @@ export interface AppendInput {
    * Never pass secrets (raw keys, passwords, tokens) here.
    */
   payload?: Record<string, unknown>;
+  /** Marks a row the audit recovery appends late for a write a crash cut off (see `audit-recovery.service.ts`). */
+  recovered?: true;
 }
 
 /** A row's payload as decrypted for its owner. */
@@ -113,6 +115,7 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
           prev_hash: head?.state_hash ?? genesisSeed(machine.slug, machine.genesis_tick),
           created_at: new Date(now).toISOString(),
           seq,
+          ...(input.recovered ? { recovered: true as const } : {}),
         });
         if (payload !== undefined) {
           const binding = { slug: machine.slug, row_seq: seq, transition_id: sealed.transition_id };

@@ -12,6 +12,8 @@ export interface UnsealedRow {
   payload_digest: string;
   prev_hash: string;
   created_at: string;
+  /** Present on a row appended after the fact by the audit recovery (the crash cut it off): written late. */
+  recovered?: true;
 }
 
 /** One row of a machine's append-only audit chain. */

@@ -65,15 +65,30 @@ export function createIntegrityService(deps: {
       return { ...base, ...empty, message: 'empty range', checkpoint: await checkpointCheck(machine, to, head) };
     }
     let expectedPrev = first.seq === 0 ? machine.genesis_hash : (await store.logs.get<ChainRow>(stream, first.seq - 1))?.state_hash;
+    // The store skips a stored line that is not a row at all: the seq it leaves missing is the break.
+    const unreadable = async (seq: number, tick: number, count: number) => ({
+      ...base,
+      valid: false,
+      count,
+      broken_at: tick,
+      broken_seq: seq,
+      reason: `seq ${seq} is not a readable row: its stored line was damaged or removed`,
+      checkpoint: await checkpointCheck(machine, to, head),
+    });
+    if (expectedPrev === undefined) return unreadable(first.seq - 1, first.tick, 0);
     let count = 0;
     for (let seq = first.seq; seq <= last.seq; seq += WALK_BATCH) {
-      const rows = await store.logs.read<ChainRow>(stream, { fromSeq: seq, toSeq: Math.min(last.seq, seq + WALK_BATCH - 1) });
-      const check = verifyChain(rows, expectedPrev);
+      const end = Math.min(last.seq, seq + WALK_BATCH - 1);
+      const rows = await store.logs.read<ChainRow>(stream, { fromSeq: seq, toSeq: end });
+      const gap = rows.findIndex((row, i) => row.seq !== seq + i);
+      const intact = gap === -1 ? rows : rows.slice(0, gap);
+      const check = verifyChain(intact, expectedPrev);
       count += check.count;
       if (!check.valid) {
         const { broken_at, broken_seq, reason } = check;
         return { ...base, valid: false, count, broken_at, broken_seq, reason, checkpoint: await checkpointCheck(machine, to, head) };
       }
+      if (intact.length < end - seq + 1) return unreadable(seq + intact.length, rows[intact.length]?.tick ?? intact[intact.length - 1]?.tick ?? from, count);
       expectedPrev = rows[rows.length - 1]?.state_hash ?? expectedPrev;
     }
     const checkpoint = await checkpointCheck(machine, to, head);

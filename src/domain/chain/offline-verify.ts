@@ -49,7 +49,12 @@ function parseJsonLines(text: string): unknown[] {
 function chainOf(values: unknown[], slug: string | null, genesisTick: number | null): Artifact {
   const rows = values.filter((v): v is ChainRow => typeof v === 'object' && v !== null && typeof (v as ChainRow).state_hash === 'string');
   if (rows.length !== values.length) throw new Error('some entries are not chain rows (no state_hash)');
-  // Exports may be newest first (activity); the chain is checked in seq order.
+  // Exports may be newest first (activity); anything else out of order was reordered after export.
+  const descending = rows.length > 1 && rows[0]!.seq > rows[rows.length - 1]!.seq;
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1]!.seq, rows[i]!.seq];
+    if (descending ? b >= a : b <= a) throw new Error(`entry ${i + 1} holds seq ${b} after seq ${a}: the rows were reordered`);
+  }
   rows.sort((a, b) => a.seq - b.seq);
   const inferred = slug ?? slugOfRowId(rows[0]?.id);
   return { kind: 'chain', rows, slug: inferred, genesisTick };

@@ -41,6 +41,9 @@ export interface CommunityDeps {
 
 export type CommunityOperatorsService = ReturnType<typeof createCommunityOperatorsService>;
 
+/** The pubsub channel a promotion is announced on, so every process sharing the store registers the operator. */
+export const PROMOTED_CHANNEL = 'community.promoted';
+
 /**
  * Community operators: proposals with a cited source and an evaluated verification record, a vote by
  * staked envelopes (locked for the window, all returned at resolution whatever the outcome, weight =
@@ -94,9 +97,22 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
   return {
     /** Registers the promoted operators again; run before serving. One that cannot be registered is reported and skipped. */
     async start() {
+      // Processes sharing the store hear of a promotion at once; the message names the operator, whose
+      // definition is read from the store (a message is never trusted for it). Best effort, like the
+      // pubsub: a process that missed it (reconnecting) registers the operator at its next start.
+      store.pubsub.subscribe(PROMOTED_CHANNEL, (message) => {
+        const id = (message as { operator_id?: unknown } | null)?.operator_id;
+        if (typeof id !== 'string' || operators.get(id)) return;
+        void store.docs
+          .get<OperatorDef>(PROMOTED_OPERATORS, id)
+          .then((op) => {
+            if (op && !operators.get(op.id)) operators.register(op);
+          })
+          .catch((err: unknown) => deps.onError?.(err));
+      });
       for (const op of await store.docs.list<OperatorDef>(PROMOTED_OPERATORS)) {
         try {
-          operators.register(op);
+          if (!operators.get(op.id)) operators.register(op);
         } catch (err) {
           deps.onError?.(err);
         }
@@ -214,6 +230,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         throw err;
       }
       const version = operators.registryVersion();
+      store.pubsub.publish(PROMOTED_CHANNEL, { operator_id: def.id });
       await log('community.promoted', caller, id, { operator_id: def.id, registry_version: version });
       return { ok: true as const, proposal: proposalView({ ...p, status: 'promoted' }), operator_id: def.id, registry_version: version };
     },

@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
+import { fireAuditPayload, fireEnvelopeRequest } from './fire-records.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import { evaluateCondition } from './condition.js';
 import type { ContractHub } from './contract-hub.js';
@@ -10,7 +11,6 @@ import { eventsStream, type ContractRecord, type EventRecord, type TransitionRec
 import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
 import { oneShotTick, transitionKey } from './triggers.js';
-import { envelopeValue } from '../economy/tally-token.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 
 export type TriggeredBy = 'caller' | 'trigger' | 'fire_now' | 'event';
@@ -39,8 +39,8 @@ export interface EmittedEvent {
 
 export interface ContractEngine {
   /**
-   * One fire, in order: condition → operators → receipt → transition row (success or not) → audit row
-   * on the machine's chain → current state → emitted events → live streams. Callers hold the contract's
+   * One fire, in order: condition → operators → receipt → transition row (success or not) → envelope →
+   * audit row on the machine's chain → current state → emitted events → live streams. Callers hold the contract's
    * lock. A failed condition or compute is recorded, not thrown.
    */
   fire(req: FireRequest): Promise<FiredTransition>;
@@ -85,32 +85,14 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
   async function audit(record: ContractRecord, row: TransitionRecord, actor: string | null) {
     const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
     if (!machine) return;
-    const payload = {
-      contract_id: record.id,
-      transition_id: row.id,
-      from_state: row.from_state,
-      to_state: row.to_state,
-      proof_digest: row.proof_digest,
-      tick_number: row.tick_number,
-      due_tick: row.due_tick,
-      skipped: row.skipped,
-      triggered_by: row.triggered_by,
-      version_no: row.version_no,
-      emitted: row.emitted,
-    };
+    // The same payload the audit recovery rebuilds from the row when a crash cuts this append off.
+    const payload = fireAuditPayload(row);
     await chain.append(machine, { type: 'contract.transition', actor_uid: actor, payload_digest: digestOf(payload), payload, transition_id: row.id });
   }
 
-  async function mintFor(record: ContractRecord, row: TransitionRecord, actor: string | null, chainLength: number) {
-    if (!deps.mintEnvelope) return undefined;
-    const outcome = await deps.mintEnvelope({
-      slug: record.slug,
-      caller: { uid: actor, credential: 'none' },
-      issuedTo: actor ?? record.created_by,
-      kind: 'contract_fire',
-      resultDigest: (row.receipt as { output_sha256?: string } | null)?.output_sha256 ?? digestOf(row.result ?? null),
-      value: envelopeValue(Math.max(1, chainLength - 1), null),
-    });
+  async function mintFor(record: ContractRecord, row: TransitionRecord, actor: string | null) {
+    if (!deps.mintEnvelope || row.envelope_for === undefined) return undefined;
+    const outcome = await deps.mintEnvelope(fireEnvelopeRequest(record.slug, row, actor));
     return outcome.minted ? { token_id: outcome.envelope.token_id, remaining: Math.floor(outcome.tokens_remaining) } : undefined;
   }
 
@@ -162,14 +144,18 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         watermarks,
         emitted: success ? (transition.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : [])) : [],
         version_no: record.current_version_no,
+        // Written before the mint, so the audit recovery knows to mint it if a crash comes between.
+        ...(success && deps.mintEnvelope ? { envelope_for: req.actor ?? record.created_by } : {}),
         created_at: new Date(clock.now()).toISOString(),
       });
       let tally: FiredTransition['tally'];
       if (success) {
+        // The envelope before the audit row: a fire with its audit row has had its mint decided, so the
+        // audit recovery mints only for fires a crash cut off before it (see `audit-recovery.service.ts`).
+        tally = await mintFor(record, row, req.actor);
         // The row is durable: an audit or emit failure is logged, never turned into a second fire.
         await audit(record, row, req.actor).catch(deps.onError);
         await emit(record, transition, row, scope, req.depth ?? 0).catch(deps.onError);
-        tally = await mintFor(record, row, req.actor, run?.chain.length ?? 1);
       }
       hub.publishTransition(row);
       return tally ? { ...row, tally } : row;

@@ -114,6 +114,11 @@ export interface TransitionFields {
   watermarks: Record<string, number>;
   emitted: string[];
   version_no: number;
+  /**
+   * Who the fire's envelope is issued to; present when the fire is to mint one (a successful fire, with
+   * envelopes on). The audit recovery mints it after a crash cut the fire off before its envelope.
+   */
+  envelope_for?: string;
   prev_hash: string;
   state_hash: string;
   created_at: string;

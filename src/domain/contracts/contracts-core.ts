@@ -19,7 +19,7 @@ import { createEventRouter, type Delivery, type EventRouter } from './event-rout
 import type { ContractReceipts, OperatorRegistry } from './operator-run.js';
 import { nextScheduled } from './schedule.js';
 import { createScheduleRelay } from './contract-schedule-relay.js';
-import { ContractScheduler } from './scheduler.js';
+import { CLAIMED_ELSEWHERE, ContractScheduler } from './scheduler.js';
 import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 
@@ -85,6 +85,8 @@ export interface ContractsCore {
 
 /** How often a process sharing its store re-reads every contract, in case another process died after changing one. */
 const RESYNC_MS = 60_000;
+/** Contracts whose runtime a re-read fetches at once. */
+const RESYNC_PARALLEL = 50;
 
 export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const { store, clock } = deps;
@@ -110,12 +112,12 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
    * claim serializes every process, the runtime is read afresh under it, and the fire's transition row
    * advances the watermark for that due tick, so whoever claims next finds it fired. A process that dies
    * before the row is written frees the claim with its session and writes nothing: the fire stays due.
-   * Claimed elsewhere: looked at again next tick (the holder may die).
+   * Claimed elsewhere: looked at again shortly, within the tick (the holder may die).
    */
-  async function fireDue(id: string, nowTick: number): Promise<number | undefined> {
+  async function fireDue(id: string, nowTick: number): Promise<number | undefined | typeof CLAIMED_ELSEWHERE> {
     if (!shared) return locked(id, () => fireClaimed(id, nowTick));
     const claimed = await store.locks.tryRun(lockKey(id), underLock(id, () => fireClaimed(id, nowTick)));
-    if (!claimed.ran) return nowTick + 1;
+    if (!claimed.ran) return CLAIMED_ELSEWHERE;
     schedule.fired(id, claimed.value);
     return claimed.value;
   }
@@ -190,11 +192,17 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     const records = full ? await contracts.list() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
     const out: Array<[string, number | undefined]> = [];
     if (!full) for (const id of ids) if (!records.some((r) => r.id === id)) out.push([id, undefined]);
-    for (const record of records) {
-      contracts.forget(record.id);
-      router!.index(record);
-      if (record.status === 'frozen' || record.status === 'killed') out.push([record.id, undefined]);
-      else out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+    // Runtimes read a slice at a time in parallel: a full re-read of 1,000 contracts delays the pass
+    // after it by a few pooled round trips, not a thousand in a row.
+    for (let i = 0; i < records.length; i += RESYNC_PARALLEL) {
+      await Promise.all(
+        records.slice(i, i + RESYNC_PARALLEL).map(async (record) => {
+          contracts.forget(record.id);
+          router!.index(record);
+          if (record.status === 'frozen' || record.status === 'killed') out.push([record.id, undefined]);
+          else out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+        }),
+      );
     }
     return out;
   }

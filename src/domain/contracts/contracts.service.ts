@@ -44,7 +44,8 @@ export interface ContractsCrud {
   rollback(slug: string, id: string, caller: Caller, toVersion: number): Promise<{ contract: ContractView; version_no: number }>;
   versions(slug: string, id: string): Promise<{ current_version_no: number; versions: VersionView[] }>;
   version(slug: string, id: string, n: number): Promise<VersionView & { definition: Definition }>;
-  integrity(slug: string, id: string): Promise<{ contract_id: string; current_version_no: number; stored_hash: string; live_hash: string; match: boolean; tick_number: number }>;
+  /** Matches only when the live definition, its stored hash and the current row of the version log all agree. */
+  integrity(slug: string, id: string): Promise<{ contract_id: string; current_version_no: number; stored_hash: string; live_hash: string; version_hash: string | null; match: boolean; tick_number: number }>;
   exportContract(slug: string, id: string): Promise<ExportEnvelope>;
   importContract(slug: string, caller: Caller, envelope: ExportEnvelope, name?: string): Promise<ContractView>;
 }
@@ -197,12 +198,17 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
     async integrity(slug, id) {
       const record = await core.find(slug, id);
       const live = digestOf(record.definition);
+      // The version log is append-only and hash-checked apart from the record: a definition edited
+      // together with its stored hash still differs from the hash logged for its version.
+      const current = (await contracts.versions(record)).find((v) => v.n === record.current_version_no);
+      const logged = current && digestOf(current.definition) === current.definition_hash ? current.definition_hash : null;
       return {
         contract_id: id,
         current_version_no: record.current_version_no,
         stored_hash: record.integrity_hash,
         live_hash: live,
-        match: live === record.integrity_hash,
+        version_hash: logged,
+        match: live === record.integrity_hash && live === logged,
         tick_number: clock.tick(),
       };
     },

@@ -2,13 +2,22 @@ import { TICK_MS, tickOf, tickStartMs, type Clock } from '../../lib/clock.js';
 
 /** Longest sleep between passes, so a wall-clock jump is noticed within a minute. */
 const MAX_SLEEP_MS = 60_000;
+/** Pause before claiming again a fire another process holds: it may have died holding it. */
+const BUSY_RETRY_MS = 100;
+
+/** What `fireDue` returns when another process holds the contract's claim: try again shortly, same tick. */
+export const CLAIMED_ELSEWHERE = 'claimed-elsewhere';
 
 export interface SchedulerDeps {
   clock: Clock;
   /** Every contract that may fire by itself, with its next due tick (undefined: none scheduled). */
   loadAll(): Promise<Array<[id: string, due: number | undefined]>>;
-  /** Fires what is due for one contract at `nowTick` (under its lock) and returns its next due tick. */
-  fireDue(id: string, nowTick: number): Promise<number | undefined>;
+  /**
+   * Fires what is due for one contract at `nowTick` (under its lock) and returns its next due tick, or
+   * `CLAIMED_ELSEWHERE` when another process holds the claim (the fire is retried within the tick, so a
+   * holder that died mid-fire is taken over without the due tick collapsing into the next one).
+   */
+  fireDue(id: string, nowTick: number): Promise<number | undefined | typeof CLAIMED_ELSEWHERE>;
   onError(err: unknown): void;
   /** Told after each scheduled fire how long after the start of its due tick it finished (metrics). */
   onFire?(lagMs: number): void;
@@ -37,6 +46,8 @@ export class ContractScheduler {
   /** The timer's work in progress: a poll, then a pass. */
   #woken: Promise<void> | undefined;
   #running = false;
+  /** A claim was held elsewhere in the last pass: the next pass comes after `BUSY_RETRY_MS`, not at once. */
+  #busy = false;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
@@ -65,6 +76,15 @@ export class ContractScheduler {
     if (due !== undefined && this.#running && (this.#armedFor === undefined || due < this.#armedFor)) this.#arm();
   }
 
+  /**
+   * Moves a known contract's next due tick later, never earlier: another process fired it and says when
+   * it is due next, so this one need not claim it to find that out. An unknown contract is left to `poll`.
+   */
+  advance(id: string, due: number): void {
+    const current = this.#due.get(id);
+    if (current !== undefined && current < due) this.#due.set(id, due);
+  }
+
   /** Next due tick per contract, for inspection. */
   dueOf(id: string): number | undefined {
     return this.#due.get(id);
@@ -81,10 +101,17 @@ export class ContractScheduler {
   async #runPass(nowTick: number): Promise<number> {
     const due = [...this.#due].filter(([, tick]) => tick <= nowTick);
     const ids = due.map(([id]) => id);
+    this.#busy = false;
     await Promise.all(
       due.map(async ([id, dueTick]) => {
         try {
-          this.set(id, await this.#deps.fireDue(id, nowTick));
+          const next = await this.#deps.fireDue(id, nowTick);
+          if (next === CLAIMED_ELSEWHERE) {
+            // Still due, unless the holder announces its next due tick meanwhile (`advance`).
+            this.#busy = true;
+            return;
+          }
+          this.set(id, next);
           this.#deps.onFire?.(this.#deps.clock.now() - tickStartMs(dueTick));
         } catch (err) {
           this.#deps.onError(err);
@@ -119,7 +146,7 @@ export class ContractScheduler {
           this.#arm();
         });
       this.#woken = woken;
-    }, Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(0, wait)));
+    }, Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(this.#busy ? BUSY_RETRY_MS : 0, wait)));
     this.#timer.unref();
   }
 

@@ -92,8 +92,8 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
     async unlock(ids, kind, ref) {
       const freed: string[] = [];
       for (const id of ids) {
-        const held = await store.docs.get<EnvelopeLock>(ENVELOPE_LOCKS, id);
-        if (held && held.kind === kind && held.ref === ref && (await store.docs.delete(ENVELOPE_LOCKS, id))) freed.push(id);
+        // Compare-and-delete: a lock taken for something else between a read and a delete is never removed.
+        if (await store.docs.deleteIf<EnvelopeLock>(ENVELOPE_LOCKS, id, (held) => held.kind === kind && held.ref === ref)) freed.push(id);
       }
       return freed;
     },

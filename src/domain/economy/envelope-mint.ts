@@ -27,6 +27,10 @@ export interface MintRequest {
   /** SHA-256 (hex) of the result the envelope stands for, e.g. a receipt's `output_sha256`. */
   resultDigest: string;
   value: number;
+  /** The contract fire the envelope is for: recorded on the row, so a fire is never given two. */
+  transitionId?: string;
+  /** Minted late by the audit recovery (recorded on the row). */
+  recovered?: true;
 }
 
 export type MintSkipReason = 'no_machine' | 'no_token' | 'machine_inactive' | 'supply_exhausted' | 'no_value' | 'error';
@@ -44,6 +48,11 @@ export interface EnvelopeMinterDeps {
   machines: MachinesService;
   nodeKeys: NodeKeys;
   onError?: (err: unknown) => void;
+  /**
+   * Id of this process, stamped on each envelope row (`writer`) so the audit recovery can tell an
+   * envelope whose `tally.minted` row a crash cut off from one whose writer is still appending it.
+   */
+  writer?: () => string | undefined;
 }
 
 /**
@@ -82,6 +91,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     if (!token) return { minted: false, reason: 'no_token', machine_slug: slug };
     let remaining = 0;
     let envelope: EnvelopeRow;
+    const writer = deps.writer?.();
     try {
       envelope = await store.logs.append<EnvelopeRow>(tallyStream(slug), (head, seq) => {
         // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
@@ -107,6 +117,9 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
           signature: nodeKeys.sign(token_hash),
           minted_total: minted + req.value,
           created_at: new Date(clock.now()).toISOString(),
+          ...(writer !== undefined ? { writer } : {}),
+          ...(req.transitionId !== undefined ? { transition_id: req.transitionId } : {}),
+          ...(req.recovered ? { recovered: true as const } : {}),
         };
       });
     } catch (err) {

@@ -61,6 +61,12 @@ export interface EnvelopeRow extends LogRow {
   /** Sum of every envelope's value up to and including this one: the machine's `tokens_minted`. */
   minted_total: number;
   created_at: string;
+  /** Id of the process that minted it (not covered by `token_hash`): see `audit-recovery.service.ts`. */
+  writer?: string;
+  /** The contract fire (transition id) a `contract_fire` envelope is for, not covered by `token_hash`. */
+  transition_id?: string;
+  /** Present when the audit recovery minted it after a crash, for a fire whose envelope was cut off. */
+  recovered?: true;
 }
 
 /** The fields `token_hash` covers, in a form a holder can recompute from the public row. */

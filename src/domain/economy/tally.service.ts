@@ -59,6 +59,8 @@ export interface TallyDeps {
   machines: MachinesService;
   nodeKeys: NodeKeys;
   onError?: (err: unknown) => void;
+  /** This process's writer id for envelope rows (see `EnvelopeMinterDeps.writer`). */
+  writer?: () => string | undefined;
 }
 
 /** A machine's token: genesis, mint rate, supply, envelopes and their verification, the encrypted avatar. */

@@ -44,6 +44,8 @@ export interface PlatformDeps {
   pipeline: () => Pipeline;
 }
 
+const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
+
 export function createPlatformService(deps: PlatformDeps): PlatformService {
   const { clock, store } = deps;
   let stopping = false;
@@ -98,7 +100,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     openapi: () => (openapi ??= openApiOf(deps.registry())),
 
     async callHttp(call, ctx) {
-      const url = new URL(call.path, 'http://core.local');
+      // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.
+      const url = PLAIN_PATH.test(call.path) ? { pathname: call.path, searchParams: undefined } : new URL(call.path, 'http://core.local');
       if (url.pathname === '/api/http') throw errors.validation('core_http cannot call itself; call the target path directly');
       if (url.pathname === '/api/mcp') throw errors.validation('/api/mcp is the MCP transport; call the tool directly instead');
       const match = deps.registry().match(call.method, url.pathname);
@@ -106,7 +109,7 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       if (match.kind === 'method-not-allowed') {
         throw errors.validation(`${call.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}`);
       }
-      const query: Record<string, unknown> = Object.fromEntries(url.searchParams);
+      const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
       for (const [k, v] of Object.entries(call.query ?? {})) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);
       if (input instanceof Error) throw input;

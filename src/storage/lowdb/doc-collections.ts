@@ -127,33 +127,44 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
       });
     },
     async delete(collection, id) {
-      return mutate(collection, (records) => {
-        if (!Object.hasOwn(records, id)) return { result: false };
-        const keys = Object.keys(records);
-        const previous = records[id]!;
-        delete records[id];
-        // Re-adding the key, then every key that followed it, restores insertion order.
-        const undo = (): void => {
-          const after = keys.slice(keys.indexOf(id) + 1).map((key) => [key, records[key]!] as const);
-          records[id] = previous;
-          for (const [key, value] of after) {
-            delete records[key];
-            records[key] = value;
-          }
-        };
-        return { result: true, undo };
-      });
+      return remove(collection, id, () => true);
+    },
+    async deleteIf<T extends object>(collection: string, id: string, predicate: (current: T) => boolean) {
+      return remove(collection, id, (current) => predicate(toStored(current as T)));
     },
     async list<T extends object>(collection: string, filter?: (value: T) => boolean) {
       const { db } = await load(collection);
-      const all = Object.values(db.data).map((value) => toStored(value as T));
-      return filter === undefined ? all : all.filter(filter);
+      // Filter first, copy only what matches: a list of a few records out of thousands copies a few.
+      // The filter sees the stored record itself (a predicate; it must not modify what it is given).
+      const values = Object.values(db.data) as T[];
+      const matching = filter === undefined ? values : values.filter((value) => filter(value));
+      return matching.map((value) => toStored(value));
     },
     async count(collection) {
       const { db } = await load(collection);
       return Object.keys(db.data).length;
     },
   };
+
+  /** Deletes a record if `matches` holds for it, in the collection's queue of mutations (so atomically). */
+  function remove(collection: string, id: string, matches: (current: object) => boolean): Promise<boolean> {
+    return mutate(collection, (records) => {
+      if (!Object.hasOwn(records, id) || !matches(records[id]!)) return { result: false };
+      const keys = Object.keys(records);
+      const previous = records[id]!;
+      delete records[id];
+      // Re-adding the key, then every key that followed it, restores insertion order.
+      const undo = (): void => {
+        const after = keys.slice(keys.indexOf(id) + 1).map((key) => [key, records[key]!] as const);
+        records[id] = previous;
+        for (const [key, value] of after) {
+          delete records[key];
+          records[key] = value;
+        }
+      };
+      return { result: true, undo };
+    });
+  }
 
   return {
     api,

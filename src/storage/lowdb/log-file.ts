@@ -1,7 +1,8 @@
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { LogQuery, LogRow, RowInput } from '../port.js';
 import { syncDir } from './fsync-path.js';
+import type { HandlePool, PooledFile } from './handle-pool.js';
 import { readRows, selectSeqs } from './log-query.js';
 import { scanLog } from './log-scan.js';
 import { RowIndex } from './row-index.js';
@@ -19,6 +20,8 @@ export interface LogFileOptions {
   file: string;
   fsync: boolean;
   onWarning: ((warning: LowdbWarning) => void) | undefined;
+  /** Where the file's handle comes from: opened on demand, closed when unused for a while. */
+  handles: HandlePool;
 }
 
 /** A built row waiting for its batch to reach the disk. */
@@ -31,7 +34,8 @@ interface Pending {
 }
 
 /**
- * One stream's JSON-lines file: an open handle, the row index and the head row. Appends are group
+ * One stream's JSON-lines file: the row index and the head row, with a handle from the store's pool.
+ * The index and head stay in memory while the handle may be closed and reopened. Appends are group
  * committed (rows built while a write is in flight go out together in the next write, with one
  * fdatasync), and reads fetch only the selected rows' bytes.
  */
@@ -50,30 +54,40 @@ export class LogFile {
 
   private constructor(
     readonly options: LogFileOptions,
-    private readonly fh: FileHandle,
+    private readonly entry: PooledFile,
   ) {}
+
+  #use<T>(fn: (fh: FileHandle) => Promise<T>): Promise<T> {
+    return this.options.handles.use(this.entry, fn);
+  }
 
   /** Opens (creating if needed) and indexes the file, dropping a torn last line. */
   static async open(options: LogFileOptions): Promise<LogFile> {
     const existed = await stat(options.file).then(() => true, () => false);
-    // 'a+': every write lands at the end of the file whatever else happens; positioned reads still work.
-    const fh = await open(options.file, 'a+');
-    const log = new LogFile(options, fh);
+    const entry = options.handles.entry(options.file);
+    const log = new LogFile(options, entry);
     try {
-      if (!existed && options.fsync) await syncDir(dirname(options.file));
-      const { head, validEnd, torn } = await scanLog(fh, log.#index, options.file);
-      if (torn !== undefined) {
-        const { size } = await fh.stat();
-        await fh.truncate(validEnd);
-        if (options.fsync) await fh.datasync();
-        const message = `${options.file}: dropped ${size - validEnd} bytes at the end: ${torn}`;
-        options.onWarning?.({ message, stream: options.stream, file: options.file, droppedBytes: size - validEnd });
-      }
-      log.#durableHead = log.#head = head;
-      log.#nextSeq = log.#index.length;
+      // The pool opens 'a+' (created if missing): every write lands at the end; positioned reads still work.
+      await log.#use(async (fh) => {
+        if (!existed && options.fsync) await syncDir(dirname(options.file));
+        const { head, validEnd, torn, damaged } = await scanLog(fh, log.#index, options.file);
+        if (damaged.length > 0) {
+          const message = `${options.file}: ${damaged.length} stored rows are not valid rows of their position (first: seq ${damaged[0]}); the chain checks report them`;
+          options.onWarning?.({ message, stream: options.stream, file: options.file, droppedBytes: 0 });
+        }
+        if (torn !== undefined) {
+          const { size } = await fh.stat();
+          await fh.truncate(validEnd);
+          if (options.fsync) await fh.datasync();
+          const message = `${options.file}: dropped ${size - validEnd} bytes at the end: ${torn}`;
+          options.onWarning?.({ message, stream: options.stream, file: options.file, droppedBytes: size - validEnd });
+        }
+        log.#durableHead = log.#head = head;
+        log.#nextSeq = log.#index.length;
+      });
       return log;
     } catch (error) {
-      await fh.close();
+      await options.handles.release(entry);
       throw error;
     }
   }
@@ -116,8 +130,10 @@ export class LogFile {
       }
       const start = this.#index.endOffset;
       try {
-        await this.#writeAll(Buffer.from(batch.map((p) => p.line).join('\n') + '\n'));
-        if (this.options.fsync) await this.fh.datasync();
+        await this.#use(async (fh) => {
+          await this.#writeAll(fh, Buffer.from(batch.map((p) => p.line).join('\n') + '\n'));
+          if (this.options.fsync) await fh.datasync();
+        });
       } catch (error) {
         await this.#rollback(start, batch, error);
         continue;
@@ -129,9 +145,9 @@ export class LogFile {
     this.#flushing = undefined;
   }
 
-  async #writeAll(data: Buffer): Promise<void> {
+  async #writeAll(fh: FileHandle, data: Buffer): Promise<void> {
     for (let done = 0; done < data.length; ) {
-      const { bytesWritten } = await this.fh.write(data, done, data.length - done, null);
+      const { bytesWritten } = await fh.write(data, done, data.length - done, null);
       if (bytesWritten === 0) throw new Error(`log ${this.options.stream}: write made no progress`);
       done += bytesWritten;
     }
@@ -147,7 +163,7 @@ export class LogFile {
     this.#head = this.#durableHead;
     this.#nextSeq = this.#index.length;
     try {
-      await this.fh.truncate(start);
+      await this.#use((fh) => fh.truncate(start));
     } catch (cause) {
       // The file may now hold rows nobody was told about: refuse further appends rather than chain on them.
       this.#broken = new Error(`log ${this.options.stream} could not be rolled back after a failed write`, { cause });
@@ -165,11 +181,11 @@ export class LogFile {
 
   get(seq: number): Promise<LogRow | undefined> {
     if (!Number.isInteger(seq) || seq < 0 || seq >= this.#index.length) return Promise.resolve(undefined);
-    return this.#track(() => readRows(this.fh, this.#index, [seq]).then((rows) => rows[0]));
+    return this.#track(() => this.#use((fh) => readRows(fh, this.#index, [seq])).then((rows) => rows[0]));
   }
 
   read(query: LogQuery): Promise<LogRow[]> {
-    return this.#track(() => readRows(this.fh, this.#index, selectSeqs(this.#index, query)));
+    return this.#track(() => this.#use((fh) => readRows(fh, this.#index, selectSeqs(this.#index, query))));
   }
 
   /** Runs a read unless closing, and remembers it so `close` can wait for it before closing the handle. */
@@ -187,7 +203,7 @@ export class LogFile {
     this.#closing ??= (async () => {
       await this.#flushing;
       await Promise.allSettled([...this.#reads]);
-      await this.fh.close();
+      await this.options.handles.release(this.entry);
     })();
     return this.#closing;
   }

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { LogQuery, LogRow } from '../port.js';
 import type { RowIndex } from './row-index.js';
+import { DAMAGED_ROW_TYPE, rowAt } from './log-scan.js';
 
 /** Adjacent rows are fetched with one positioned read, up to this many bytes per read. */
 const MAX_READ_BYTES = 1 << 20;
@@ -29,7 +30,10 @@ export function selectSeqs(index: RowIndex, query: LogQuery): number[] {
     }
     if (typeIds.size === 0) return [];
   }
+  // Unreadable lines are skipped by every read (the chain checks find the gap they leave).
+  const damaged = query.types?.includes(DAMAGED_ROW_TYPE) ? undefined : index.idOfType(DAMAGED_ROW_TYPE);
   const matches = (seq: number): boolean => {
+    if (damaged !== undefined && index.typeId(seq) === damaged) return false;
     if (typeIds !== undefined && !typeIds.has(index.typeId(seq))) return false;
     if (!filterTicks) return true;
     const tick = index.tick(seq);
@@ -54,9 +58,20 @@ async function readAt(fh: FileHandle, length: number, position: number): Promise
   return buffer;
 }
 
+/** A stored line as the row of its position (flagged when it is not that row; see `rowAt`). */
+function parseRow(line: string, seq: number, index: RowIndex): LogRow {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    value = undefined;
+  }
+  return rowAt(value, seq, index.tick(seq));
+}
+
 /**
  * Reads the given rows (any order) with positioned reads, one read per run of adjacent seqs, and
- * returns them in the order given.
+ * returns them in the order given, leaving out lines that are not rows at all.
  */
 export async function readRows(fh: FileHandle, index: RowIndex, seqs: readonly number[]): Promise<LogRow[]> {
   const descending = seqs.length > 1 && seqs[0]! > seqs[1]!;
@@ -77,7 +92,8 @@ export async function readRows(fh: FileHandle, index: RowIndex, seqs: readonly n
       const seq = ascending[k]!;
       const at = index.offset(seq) - start;
       // The row's bytes end with a newline, which JSON.parse does not need.
-      rows.push(JSON.parse(buffer.toString('utf8', at, at + index.byteLength(seq) - 1)) as LogRow);
+      const row = parseRow(buffer.toString('utf8', at, at + index.byteLength(seq) - 1), seq, index);
+      if (row.type !== DAMAGED_ROW_TYPE) rows.push(row);
     }
     i = j + 1;
   }

@@ -1,6 +1,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogRow, LogStore, RowInput } from '../port.js';
+import { HandlePool } from './handle-pool.js';
 import { LogFile, type LowdbWarning } from './log-file.js';
 import { decodeStreamFile, encodeStreamName, LOG_SUFFIX } from './stream-names.js';
 
@@ -10,6 +11,8 @@ export interface LogStreamsOptions {
   onWarning: ((warning: LowdbWarning) => void) | undefined;
   /** Throws unless the store is open. */
   assertOpen: () => void;
+  /** Most log file handles held open at once (least recently used closed first). */
+  maxOpenFiles: number;
 }
 
 export interface LogStreams {
@@ -20,9 +23,13 @@ export interface LogStreams {
   close(): Promise<void>;
 }
 
-/** The log half of the lowdb store: one `LogFile` per stream, opened lazily and cached. */
+/**
+ * The log half of the lowdb store: one `LogFile` per stream, opened lazily and cached (its index and
+ * head); the file handles themselves come from a bounded pool.
+ */
 export function createLogStreams(options: LogStreamsOptions): LogStreams {
   const { dir, fsync, onWarning, assertOpen } = options;
+  const handles = new HandlePool(options.maxOpenFiles);
   let files = new Map<string, Promise<LogFile>>();
   /** Streams found on disk at open, with their file size then (a stream with rows has a non-empty file). */
   let onDisk = new Map<string, number>();
@@ -34,7 +41,7 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
     if (cached !== undefined) return cached;
     const file = join(dir, encodeStreamName(stream) + LOG_SUFFIX);
     if (!create && !onDisk.has(stream)) return undefined;
-    const opening = LogFile.open({ stream, file, fsync, onWarning });
+    const opening = LogFile.open({ stream, file, fsync, onWarning, handles });
     files.set(stream, opening);
     // A failed open (corrupt file) is not cached, so a later call reports the error again.
     opening.catch(() => files.get(stream) === opening && files.delete(stream));

@@ -9,6 +9,9 @@ import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 
 export type { LowdbWarning } from './log-file.js';
 
+/** Well under the usual 1,024 descriptor limit, with room for sockets; far above the streams a request touches. */
+export const DEFAULT_MAX_OPEN_LOG_FILES = 256;
+
 export interface LowdbStoreOptions {
   /** Root folder: documents go to `<dataDir>/docs`, logs to `<dataDir>/logs`. */
   dataDir: string;
@@ -19,6 +22,11 @@ export interface LowdbStoreOptions {
   fsync?: boolean;
   /** Told about repairs made at open (a torn last log line dropped). */
   onWarning?: (warning: LowdbWarning) => void;
+  /**
+   * Most log files held open at once (default 256): a stream's handle is opened on use and the least
+   * recently used idle one closed beyond this, so thousands of streams never exhaust descriptors.
+   */
+  maxOpenLogFiles?: number;
 }
 
 /**
@@ -48,7 +56,7 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
   });
   const { assertOpen } = lifecycle;
   const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen });
-  const logs = createLogStreams({ dir: join(options.dataDir, 'logs'), fsync, onWarning: options.onWarning, assertOpen });
+  const logs = createLogStreams({ dir: join(options.dataDir, 'logs'), fsync, onWarning: options.onWarning, assertOpen, maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES });
 
   return {
     backend: 'lowdb',

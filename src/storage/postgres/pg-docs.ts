@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import { DuplicateKeyError, type DocStore } from '../port.js';
 import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
+import { createDocReader } from './pg-doc-reads.js';
 
 export interface PgDocsOptions {
   /** The open store's pool; throws when the store is not open. */
@@ -23,6 +24,7 @@ function toJsonText(value: unknown): string {
 export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
   // One waiting transaction per record in this process: the rest queue here instead of holding pooled connections.
   const records = createKeyedMutex();
+  const read = createDocReader(pool, t);
 
   const sql = {
     get: `SELECT body FROM ${t.docs} WHERE collection = $1 AND id = $2`,
@@ -59,10 +61,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
   }
 
   return {
-    async get<T extends object>(collection: string, id: string) {
-      const { rows } = await pool().query<{ body: T }>(sql.get, [collection, id]);
-      return rows[0]?.body;
-    },
+    get: <T extends object>(collection: string, id: string) => read<T>(collection, id),
     async insert(collection, id, value) {
       const { rowCount } = await pool().query(sql.insert, [collection, id, toJsonText(value)]);
       if (rowCount === 0) throw new DuplicateKeyError(collection, id);
@@ -85,6 +84,18 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     async delete(collection, id) {
       const { rowCount } = await pool().query(sql.delete, [collection, id]);
       return (rowCount ?? 0) > 0;
+    },
+    /** As the port says: the record's row stays locked (`FOR UPDATE`) from the check to the delete. */
+    async deleteIf<T extends object>(collection: string, id: string, predicate: (current: T) => boolean) {
+      return records.run(`${collection}\u0000${id}`, () =>
+        inTransaction(pool(), async (client) => {
+          const found = await client.query<{ text: string }>(sql.lock, [collection, id]);
+          const stored = found.rows[0]?.text;
+          if (stored === undefined || !predicate(JSON.parse(stored) as T)) return false;
+          const { rowCount } = await client.query(sql.delete, [collection, id]);
+          return (rowCount ?? 0) > 0;
+        }),
+      );
     },
     async list<T extends object>(collection: string, filter?: (value: T) => boolean) {
       const { rows } = await pool().query<{ body: T }>(sql.list, [collection]);

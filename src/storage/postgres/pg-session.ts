@@ -122,19 +122,62 @@ export function createPgSession(options: PgSessionOptions) {
     return connecting;
   }
 
+  /**
+   * Advisory lock statements waiting for the session, sent together as one statement when their turn
+   * comes: with a hundred contracts due in one tick, a pass costs one round trip to claim them and few to
+   * release them, instead of two round trips each queued behind one another on the one connection.
+   * A key is in at most one pending operation (the in-process mutex lets one holder per key at a time,
+   * and a release finishes before the key's next holder tries), so their order within a batch is free.
+   */
+  type AdvisoryOp = { lock: boolean; id: string; on?: pg.Client; done: (on: pg.Client | undefined) => void; fail: (error: unknown) => void };
+  let batch: AdvisoryOp[] | undefined;
+
+  /** Queues one advisory lock try (resolves with the session holding it, or undefined) or release. */
+  function advisory(lock: boolean, id: string, on?: pg.Client): Promise<pg.Client | undefined> {
+    return new Promise((done, fail) => {
+      if (batch === undefined) {
+        const mine: AdvisoryOp[] = [];
+        batch = mine;
+        serial(async () => {
+          // Closed to newcomers now: they start the next batch, queued behind this one.
+          if (batch === mine) batch = undefined;
+          await runBatch(mine);
+        }).catch((error: unknown) => {
+          for (const op of mine) op.fail(error);
+        });
+      }
+      batch.push({ lock, id, ...(on ? { on } : {}), done, fail });
+    });
+  }
+
+  async function runBatch(ops: AdvisoryOp[]): Promise<void> {
+    // A release for a session that dropped meanwhile has nothing left to release (its locks went with it).
+    // Closing: no new claims, but releases still go out (before the connection ends).
+    const live = ops.filter((op) => (op.lock ? !closed : op.on !== undefined && op.on === client));
+    for (const op of ops) {
+      if (live.includes(op)) continue;
+      if (op.lock) op.fail(new Error('the store is not open'));
+      else op.done(undefined);
+    }
+    if (live.length === 0) return;
+    const on = client ?? (await session());
+    const { rows } = await on.query<{ ok: boolean }>(
+      live.length === 1
+        ? live[0]!.lock ? 'SELECT pg_try_advisory_lock($1::bigint) AS ok' : 'SELECT pg_advisory_unlock($1::bigint) AS ok'
+        : 'SELECT CASE WHEN u.l THEN pg_try_advisory_lock(u.k) ELSE pg_advisory_unlock(u.k) END AS ok FROM unnest($1::bool[], $2::bigint[]) AS u(l, k)',
+      live.length === 1 ? [live[0]!.id] : [live.map((op) => op.lock), live.map((op) => op.id)],
+    );
+    live.forEach((op, i) => op.done(rows[i]?.ok ? on : undefined));
+  }
+
   async function tryAdvisory(key: string): Promise<{ id: string; on: pg.Client } | undefined> {
-    const on = await session();
     const id = advisoryKey(options.schemaName, key);
-    const { rows } = await serial(() => on.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]));
-    return rows[0]?.ok ? { id, on } : undefined;
+    const on = await advisory(true, id);
+    return on === undefined ? undefined : { id, on };
   }
 
   async function release(held: { id: string; on: pg.Client }): Promise<void> {
-    await serial(async () => {
-      // A dropped session released its locks already (checked when the turn comes, not before queueing).
-      if (held.on !== client) return;
-      await held.on.query('SELECT pg_advisory_unlock($1::bigint)', [held.id]);
-    }).catch(report);
+    await advisory(false, held.id, held.on).then(() => undefined, report);
   }
 
   const locks: LockStore = {

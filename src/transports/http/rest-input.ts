@@ -37,7 +37,9 @@ export function restInput(
  * As an own key, `__proto__` is refused like any other unknown key.
  */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` has a setter on a plain object; every other key is an own property by assignment.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;

@@ -5,7 +5,7 @@ import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeOptions, Pipeline } from '../../pipeline/invoke.js';
 import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { Operation, Registry } from '../../registry/registry.js';
-import type { RawBody } from '../../registry/types.js';
+import type { RawBody, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
 
 export interface ToolSurface {
@@ -32,7 +32,7 @@ export async function callTool(
   opts: InvokeOptions,
 ): Promise<CallToolResult> {
   const tool = surface.registry.toolByName.get(name);
-  if (!tool || !visibleTools(surface.registry, surface.filter).includes(tool)) throw new UnknownToolError(name);
+  if (!tool || !visibleSet(surface).has(tool)) throw new UnknownToolError(name);
   const actions = surface.registry.actionsOf(tool);
   let op: Operation | undefined;
   let input: Record<string, unknown> = { ...(args ?? {}) };
@@ -56,6 +56,14 @@ export async function callTool(
   if (!result.ok) return errorResult(result.error, result.requestId);
   const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal;
   return successResult(op!, result.value, input, signal);
+}
+
+/** The tools a surface serves, computed once per surface: its registry and filter never change. */
+const visibleBySurface = new WeakMap<ToolSurface, ReadonlySet<ToolDef>>();
+function visibleSet(surface: ToolSurface): ReadonlySet<ToolDef> {
+  let set = visibleBySurface.get(surface);
+  if (!set) visibleBySurface.set(surface, (set = new Set(visibleTools(surface.registry, surface.filter))));
+  return set;
 }
 
 async function successResult(op: Operation, value: unknown, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {

@@ -24,8 +24,23 @@ export interface StdioOptions {
   version: string;
 }
 
+/** The stdio MCP server, and a way to wait for the requests it is handling. */
+export type StdioServer = Server & {
+  /** Resolves once no request handler is running (those started meanwhile included). */
+  settled(): Promise<void>;
+};
+
 /** The MCP server over stdio: the official SDK `Server`, driven from the registry. */
-export function createMcpServer(opts: StdioOptions): Server {
+export function createMcpServer(opts: StdioOptions): StdioServer {
+  const running = new Set<Promise<unknown>>();
+  /** Tracks a handler's work, so shutdown can let calls in flight finish before the core closes. */
+  const tracked = <A extends unknown[], T>(handler: (...args: A) => Promise<T>) => (...args: A): Promise<T> => {
+    const work = handler(...args);
+    running.add(work);
+    const done = () => void running.delete(work);
+    work.then(done, done);
+    return work;
+  };
   const server = new Server(
     { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version: opts.version },
     { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
@@ -34,10 +49,10 @@ export function createMcpServer(opts: StdioOptions): Server {
   let tools: ReturnType<typeof mcpToolsOf> | undefined;
   const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler(ListToolsRequestSchema, tracked(async () => {
     const surface = await ready;
     return { tools: (tools ??= mcpToolsOf(surface.registry, surface.filter)) };
-  });
+  }));
   const content = async () => contentHandlers((await ready).content);
   const asMcpError = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -47,13 +62,13 @@ export function createMcpServer(opts: StdioOptions): Server {
       throw err;
     }
   };
-  server.setRequestHandler(ListResourcesRequestSchema, async () => (await content()).listResources());
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => asMcpError(async () => (await content()).readResource(req.params.uri)));
-  server.setRequestHandler(ListPromptsRequestSchema, async () => (await content()).listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (req) =>
+  server.setRequestHandler(ListResourcesRequestSchema, tracked(async () => (await content()).listResources()));
+  server.setRequestHandler(ReadResourceRequestSchema, tracked((req) => asMcpError(async () => (await content()).readResource(req.params.uri))));
+  server.setRequestHandler(ListPromptsRequestSchema, tracked(async () => (await content()).listPrompts()));
+  server.setRequestHandler(GetPromptRequestSchema, tracked((req) =>
     asMcpError(async () => (await content()).getPrompt(req.params.name, req.params.arguments ?? {})),
-  );
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  ));
+  server.setRequestHandler(CallToolRequestSchema, tracked(async (request, extra) => {
     const token = request.params._meta?.progressToken;
     try {
       return await callTool(await ready, request.params.name, request.params.arguments, creds, {
@@ -69,11 +84,15 @@ export function createMcpServer(opts: StdioOptions): Server {
       if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
       throw err;
     }
+  }));
+  return Object.assign(server, {
+    async settled(): Promise<void> {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
   });
-  return server;
 }
 
-export async function serveStdio(opts: StdioOptions): Promise<Server> {
+export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const server = createMcpServer(opts);
   await server.connect(new StdioServerTransport());
   return server;

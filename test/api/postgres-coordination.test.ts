@@ -1,0 +1,90 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { PROPOSALS, type ProposalRecord } from '../../src/domain/community/community-policy.js';
+import { startServerOn, type DirServer } from '../helpers/durable-server.js';
+import { tempDir } from '../helpers/server.js';
+import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Two servers on one PostgreSQL schema (own pools, sessions and in-memory state: two processes to the database). */
+async function twoNodes(env: Record<string, string> = {}): Promise<{ a: DirServer; b: DirServer }> {
+  const schema = uniqueSchema('coord');
+  const dirs = await Promise.all([tempDir(), tempDir()]);
+  const shared = { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema, ...env };
+  const a = await startServerOn(dirs[0].dir, shared);
+  const b = await startServerOn(dirs[1].dir, shared);
+  onTestFinished(async () => {
+    await Promise.all([a.stop(1000), b.stop(1000)]);
+    await dropSchema(schema);
+    await Promise.all(dirs.map((d) => d.cleanup()));
+  });
+  return { a, b };
+}
+
+const kinetic = (operatorId: string) => ({
+  operator_id: operatorId,
+  name: 'Kinetic energy of a point mass',
+  category: 'community_mechanics',
+  formula: 'E = ½·m·v²',
+  expression: '0.5 * m * v^2',
+  description: 'Translational kinetic energy of a body of mass m moving at speed v.',
+  inputs: [
+    { name: 'm', unit: 'kg', description: 'mass' },
+    { name: 'v', unit: 'm/s', description: 'speed' },
+  ],
+  output: { name: 'energy', unit: 'J' },
+  source: { citation: 'Halliday, Resnick and Walker, Fundamentals of Physics, 10th ed., eq. 7-1', url: 'https://example.org/fop' },
+  test_cases: [
+    { inputs: { m: 2, v: 3 }, expected: 9 },
+    { inputs: { m: 1, v: 1 }, expected: 0.5 },
+    { inputs: { m: 4, v: 2 }, expected: 8, tolerance: 0.01 },
+  ],
+});
+
+if (databaseUrl === undefined) {
+  console.warn(SKIP_REASON);
+  describe.skip(SKIP_REASON, () => {
+    it('runs the cross-process coordination tests on PostgreSQL', () => undefined);
+  });
+} else {
+  describe('coordination between servers on one PostgreSQL database', () => {
+    it('registers an operator promoted through one server in the other at once, without a restart', async () => {
+      const { a, b } = await twoNodes();
+      const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+      const proposed = await a.call('POST', '/api/community-operators/propose', { key, body: kinetic('KE_ACROSS') });
+      expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
+      const id = proposed.body.proposal.id as string;
+      // The vote itself is covered elsewhere; here the proposal is accepted directly in the shared store.
+      await a.core.store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => p && { ...p, status: 'accepted' });
+      expect((await b.call('GET', '/api/operators/KE_ACROSS')).status).toBe(404);
+      await a.core.services.communityOperators.promote(id, { uid: 'reviewer', credential: 'session' });
+      let found = await b.call('GET', '/api/operators/KE_ACROSS');
+      for (let i = 0; i < 100 && found.status !== 200; i++) {
+        await sleep(20);
+        found = await b.call('GET', '/api/operators/KE_ACROSS');
+      }
+      expect(found.status).toBe(200);
+      expect(found.body.operator).toMatchObject({ id: 'KE_ACROSS', tier: 'community', expression: '0.5 * m * v^2' });
+      const computed = await b.call('POST', '/api/compute', { body: { operators: ['KE_ACROSS'], inputs: { m: 2, v: 3 } } });
+      expect(computed.body).toMatchObject({ value: 9, unit: 'J' });
+      // Both registries now agree on the version a signed claim names.
+      expect(computed.body.signed.claim.registry_version).toBe(a.core.services.operators.registryVersion());
+    });
+
+    it('holds a key to one rate across both servers: a burst used through one is refused by the other', async () => {
+      const { a, b } = await twoNodes({ CORE_RATE_LIMIT: '1/4' });
+      const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await a.call('GET', '/api/constants/h', { key })).status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      // Consumption is shared every 200 ms.
+      await sleep(500);
+      const refused = await b.call('GET', '/api/constants/h', { key });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('RATE_LIMITED');
+      // Another key still gets through on either server.
+      const other = (await b.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+      expect((await b.call('GET', '/api/constants/h', { key: other.key })).status).toBe(200);
+    });
+  });
+}

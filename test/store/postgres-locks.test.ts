@@ -1,0 +1,96 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { Json } from '../../src/storage/port.js';
+import { databaseUrl, makePostgresHarness, SKIP_REASON } from './postgres-harness.js';
+
+async function twoStores() {
+  const harness = await makePostgresHarness();
+  onTestFinished(() => harness.cleanup());
+  return { a: harness.store, b: await harness.open(), harness };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+if (databaseUrl === undefined) {
+  console.warn(SKIP_REASON);
+  describe.skip(SKIP_REASON, () => {
+    it('runs the PostgreSQL lock and pubsub tests', () => undefined);
+  });
+} else {
+  describe('postgres: locks and pubsub across processes', () => {
+    it('claims many keys at once, refusing only those another process holds, and frees them all after', async () => {
+      const { a, b } = await twoStores();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      const holder = a.locks.run('k0', async () => {
+        entered();
+        await held;
+      });
+      await holding;
+      const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
+      const outcomes = await Promise.all(keys.map((key) => b.locks.tryRun(key, async () => key)));
+      expect(outcomes[0]).toEqual({ ran: false });
+      expect(outcomes.slice(1)).toEqual(keys.slice(1).map((key) => ({ ran: true, value: key })));
+      release();
+      await holder;
+      // Every key was released: the other process takes each of them now.
+      const again = await Promise.all(keys.map((key) => a.locks.tryRun(key, async () => true)));
+      expect(keys.filter((_, i) => !again[i]!.ran)).toEqual([]);
+    });
+
+    it('makes run wait for another process to release the key, and frees the key of a process that closed', async () => {
+      const { a, b } = await twoStores();
+      const order: string[] = [];
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      const first = a.locks.run('shared', async () => {
+        entered();
+        await sleep(150);
+        order.push('a');
+      });
+      await holding;
+      await b.locks.run('shared', async () => void order.push('b'));
+      await first;
+      expect(order).toEqual(['a', 'b']);
+      // A process that dies holding a key (its session ends) releases it.
+      let stuck!: () => void;
+      const stuckIn = new Promise<void>((resolve) => (stuck = resolve));
+      void a.locks.run('orphan', () => {
+        stuck();
+        return new Promise(() => undefined);
+      });
+      await stuckIn;
+      expect(await b.locks.tryRun('orphan', async () => true)).toEqual({ ran: false });
+      await a.close();
+      expect(await b.locks.run('orphan', async () => 'taken')).toBe('taken');
+    });
+
+    it('never has two statements at once on the session connection while locking and subscribing (no pg warning)', async () => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => void warnings.push(w.message);
+      process.on('warning', onWarning);
+      onTestFinished(() => void process.off('warning', onWarning));
+      const { a } = await twoStores();
+      const work = Array.from({ length: 40 }, (_, i) => a.locks.tryRun(`w${i % 7}`, async () => sleep(1)));
+      for (let i = 0; i < 10; i++) a.pubsub.subscribe(`chan-${i}`, () => undefined);
+      await Promise.all(work);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => a.locks.run(`r${i % 3}`, async () => sleep(1))));
+      await sleep(50);
+      expect(warnings.filter((m) => /already executing a query/.test(m))).toEqual([]);
+    });
+
+    it('delivers a message published by one process to subscribers in both', async () => {
+      const { a, b } = await twoStores();
+      const got: Record<string, Json[]> = { a: [], b: [] };
+      a.pubsub.subscribe('news', (m) => void got.a!.push(m));
+      b.pubsub.subscribe('news', (m) => void got.b!.push(m));
+      await sleep(100);
+      a.pubsub.publish('news', { n: 1 });
+      a.pubsub.publish('news', { n: 2 });
+      for (let i = 0; i < 100 && (got.a!.length < 2 || got.b!.length < 2); i++) await sleep(20);
+      expect(got.b).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(got.a).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+  });
+}
