@@ -4,6 +4,7 @@ import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit.js';
 import { startServerOn } from '../helpers/durable-server.js';
 import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { kineticProposal as proposal } from '../fixtures/community-operator.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -28,29 +29,6 @@ async function holder(count: number, isPublic = true) {
     envelopes.push((await server.call('POST', '/api/compute', { key: machineKey, body: { operators: ['NM19'], inputs: { m: 1, a: i + 1 } } })).body.envelope.token_id);
   }
   return { ...user, slug, envelopes };
-}
-
-function proposal(operatorId: string, overrides: Record<string, unknown> = {}) {
-  return {
-    operator_id: operatorId,
-    name: 'Kinetic energy of a point mass',
-    category: 'community_mechanics',
-    formula: 'E = ½·m·v²',
-    expression: '0.5 * m * v^2',
-    description: 'Translational kinetic energy of a body of mass m moving at speed v.',
-    inputs: [
-      { name: 'm', unit: 'kg', description: 'mass' },
-      { name: 'v', unit: 'm/s', description: 'speed' },
-    ],
-    output: { name: 'energy', unit: 'J' },
-    source: { citation: 'Halliday, Resnick and Walker, Fundamentals of Physics, 10th ed., eq. 7-1', url: 'https://example.org/fop' },
-    test_cases: [
-      { inputs: { m: 2, v: 3 }, expected: 9 },
-      { inputs: { m: 1, v: 1 }, expected: 0.5 },
-      { inputs: { m: 4, v: 2 }, expected: 8, tolerance: 0.01 },
-    ],
-    ...overrides,
-  };
 }
 
 const propose = (key: string | undefined, body: unknown) => server.call('POST', '/api/community-operators/propose', { ...(key ? { key } : {}), body });

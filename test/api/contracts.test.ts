@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/contracts/template-catalogue.js';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSse as openStream } from '../helpers/sse.js';
 
 const T0 = 2_287_000_000;
 const clock = createFakeClock(tickStartMs(T0));
@@ -317,28 +317,10 @@ describe('events and oracles', () => {
 });
 
 describe('streams', () => {
-  async function openSse(path: string, key: string, lastEventId?: string) {
-    const controller = new AbortController();
+  function openSse(path: string, key: string, lastEventId?: string) {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
     if (lastEventId) headers['last-event-id'] = lastEventId;
-    const res = await fetch(`${server.url}${path}`, { headers, signal: controller.signal });
-    const events: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (e) => events.push(e) });
-    if (res.ok && res.body) {
-      void (async () => {
-        const decoder = new TextDecoder();
-        try {
-          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-        } catch {
-          /* aborted */
-        }
-      })();
-    }
-    const until = async (n: number) => {
-      for (let i = 0; i < 100 && events.length < n; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(events.length).toBeGreaterThanOrEqual(n);
-    };
-    return { res, events, until, close: () => controller.abort() };
+    return openStream(`${server.url}${path}`, headers);
   }
 
   it('pushes transitions to viewers and events to the owner, and resumes after Last-Event-ID', async () => {

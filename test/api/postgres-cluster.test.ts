@@ -1,4 +1,3 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
@@ -6,6 +5,7 @@ import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chai
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { tempDir } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 /**
@@ -126,20 +126,9 @@ if (databaseUrl === undefined) {
       const { a, b } = await twoNodes();
       const slug = `cl-sse-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
-      const controller = new AbortController();
-      onTestFinished(() => controller.abort());
-      const res = await fetch(`${b.url}/api/chain/${slug}/explore/sse`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
-      expect(res.status).toBe(200);
-      const events: EventSourceMessage[] = [];
-      const parser = createParser({ onEvent: (e) => events.push(e) });
-      void (async () => {
-        const decoder = new TextDecoder();
-        try {
-          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-        } catch {
-          /* aborted */
-        }
-      })();
+      const sse = await openSse(`${b.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${key}` });
+      expect(sse.res.status).toBe(200);
+      const events = sse.events;
       await sleep(200);
       for (let i = 0; i < 3; i++) expect((await a.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'remote', payload: { i } } })).status).toBe(200);
       for (let i = 0; i < 100 && events.filter((e) => e.event === 'audit.appended').length < 3; i++) await sleep(20);

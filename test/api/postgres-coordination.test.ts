@@ -3,6 +3,7 @@ import { PROPOSALS, type ProposalRecord } from '../../src/domain/community/commu
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+import { kineticProposal } from '../fixtures/community-operator.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -21,26 +22,6 @@ async function twoNodes(env: Record<string, string> = {}): Promise<{ a: DirServe
   return { a, b };
 }
 
-const kinetic = (operatorId: string) => ({
-  operator_id: operatorId,
-  name: 'Kinetic energy of a point mass',
-  category: 'community_mechanics',
-  formula: 'E = ½·m·v²',
-  expression: '0.5 * m * v^2',
-  description: 'Translational kinetic energy of a body of mass m moving at speed v.',
-  inputs: [
-    { name: 'm', unit: 'kg', description: 'mass' },
-    { name: 'v', unit: 'm/s', description: 'speed' },
-  ],
-  output: { name: 'energy', unit: 'J' },
-  source: { citation: 'Halliday, Resnick and Walker, Fundamentals of Physics, 10th ed., eq. 7-1', url: 'https://example.org/fop' },
-  test_cases: [
-    { inputs: { m: 2, v: 3 }, expected: 9 },
-    { inputs: { m: 1, v: 1 }, expected: 0.5 },
-    { inputs: { m: 4, v: 2 }, expected: 8, tolerance: 0.01 },
-  ],
-});
-
 if (databaseUrl === undefined) {
   console.warn(SKIP_REASON);
   describe.skip(SKIP_REASON, () => {
@@ -51,7 +32,7 @@ if (databaseUrl === undefined) {
     it('registers an operator promoted through one server in the other at once, without a restart', async () => {
       const { a, b } = await twoNodes();
       const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-      const proposed = await a.call('POST', '/api/community-operators/propose', { key, body: kinetic('KE_ACROSS') });
+      const proposed = await a.call('POST', '/api/community-operators/propose', { key, body: kineticProposal('KE_ACROSS') });
       expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
       const id = proposed.body.proposal.id as string;
       // The vote itself is covered elsewhere; here the proposal is accepted directly in the shared store.

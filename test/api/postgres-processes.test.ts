@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
@@ -9,6 +8,7 @@ import { transitionsStream, type TransitionRecord } from '../../src/domain/contr
 import { TICK_MS, tickOf, tickStartMs } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tempDir } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,22 +61,10 @@ async function call(url: string, method: string, path: string, key?: string, bod
 }
 
 /** Opens an SSE stream and collects its events until the test ends. */
-async function subscribe(url: string, key: string): Promise<EventSourceMessage[]> {
-  const controller = new AbortController();
-  onTestFinished(() => controller.abort());
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
-  expect(res.status).toBe(200);
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(e) });
-  void (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      /* aborted */
-    }
-  })();
-  return events;
+async function subscribe(url: string, key: string) {
+  const sse = await openSse(url, { authorization: `Bearer ${key}` });
+  expect(sse.res.status).toBe(200);
+  return sse.events;
 }
 
 const pulse = (name: string, every: number) => ({

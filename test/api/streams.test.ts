@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSse as openStream } from '../helpers/sse.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -26,42 +26,7 @@ async function setup() {
   return { server, owner, make, write };
 }
 
-/** Reads an SSE response with eventsource-parser until closed; `until` resolves once `n` events arrived. */
-async function openSse(server: TestServer, path: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const res = await fetch(`${server.url}${path}`, { headers, signal: controller.signal });
-  const events: EventSourceMessage[] = [];
-  const comments: string[] = [];
-  let waiter: { n: number; resolve: () => void } | undefined;
-  const parser = createParser({
-    onEvent: (event) => {
-      events.push(event);
-      if (waiter && events.length >= waiter.n) waiter.resolve();
-    },
-    onComment: (comment) => comments.push(comment),
-  });
-  if (res.ok && res.body) {
-    void (async () => {
-      const decoder = new TextDecoder();
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-      } catch {
-        /* aborted */
-      }
-    })();
-  }
-  cleanups.push(async () => controller.abort());
-  const until = (n: number) =>
-    events.length >= n
-      ? Promise.resolve()
-      : new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`only ${events.length} of ${n} events arrived`)), 5000);
-          waiter = { n, resolve: () => (clearTimeout(timer), resolve()) };
-        });
-  /** Gives the server time to deliver anything further (no event expected). */
-  const settle = () => new Promise((r) => setTimeout(r, 150));
-  return { res, events, comments, until, settle, close: () => controller.abort() };
-}
+const openSse = (server: TestServer, path: string, headers: Record<string, string> = {}) => openStream(`${server.url}${path}`, headers);
 
 describe('explore/sse', () => {
   it('pushes each new row of a public machine to an anonymous reader, with the row seq as id', async () => {
