@@ -5,7 +5,8 @@ import { errors } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../../registry/types.js';
-import { digestOf, sameDigest } from '../../lib/hash.js';
+import { digestOf, sameDigest, sha256Hex } from '../../lib/hash.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { chainStream, payloadStream, type MachineRecord } from './machine.js';
 import { genesisSeed, seal, type ChainRow } from './hash-chain.js';
 import { createPayloadVault, type PayloadRow } from './payload-vault.js';
@@ -21,6 +22,8 @@ export interface AppendInput {
    * Never pass secrets (raw keys, passwords, tokens) here.
    */
   payload?: Record<string, unknown>;
+  /** `canonicalJson(payload)` when the caller already made it (for the digest): encrypted as is, not made again. */
+  payloadJson?: string;
   /** Marks a row the audit recovery appends late for a write a crash cut off (see `audit-recovery.service.ts`). */
   recovered?: true;
 }
@@ -80,11 +83,13 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
       }
       service.assertWritable(machine);
       const payload = event.hash === undefined ? (event.payload ?? {}) : undefined;
+      // Canonicalised once: the same text is hashed for the digest and encrypted for the vault.
+      const payloadJson = payload === undefined ? undefined : canonicalJson(payload);
       const row = await service.append(machine, {
         type: event.type,
         actor_uid: caller.uid,
-        payload_digest: event.hash?.toLowerCase() ?? digestOf(payload),
-        ...(payload !== undefined ? { payload } : {}),
+        payload_digest: event.hash?.toLowerCase() ?? sha256Hex(payloadJson!),
+        ...(payload !== undefined ? { payload, payloadJson: payloadJson! } : {}),
       });
       return writeResult(row);
     },
@@ -119,7 +124,7 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
         });
         if (payload !== undefined) {
           const binding = { slug: machine.slug, row_seq: seq, transition_id: sealed.transition_id };
-          const stored = vault.seal(machine, sealed.tick, binding, payload);
+          const stored = vault.seal(machine, sealed.tick, binding, payload, input.payloadJson);
           // Queued here, under the chain's lock, so payload rows land in chain order (see PayloadVault.find).
           payloadStored = store.logs.append<PayloadRow>(payloadStream(machine.slug), () => stored);
           payloadStored.catch(() => undefined);

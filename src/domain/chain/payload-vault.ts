@@ -35,8 +35,11 @@ const VAULT_KEY_ID = 'audit-payload';
 export interface PayloadVault {
   /** Resolves once the master key is loaded; `seal` needs it. */
   ready(): Promise<void>;
-  /** Builds the stored form of a payload (synchronous: it runs inside a chain append). */
-  seal(machine: MachineRecord, tick: number, binding: PayloadBinding, payload: unknown): RowInput<PayloadRow>;
+  /**
+   * Builds the stored form of a payload (synchronous: it runs inside a chain append). `json`, when
+   * given, must be `canonicalJson(payload)`; it saves making it again.
+   */
+  seal(machine: MachineRecord, tick: number, binding: PayloadBinding, payload: unknown, json?: string): RowInput<PayloadRow>;
   /** The payload stored for a chain row (seq, transition id, tick), or undefined when the row kept none. */
   find(slug: string, rowSeq: number, transitionId: string, tick: number): Promise<PayloadRow | undefined>;
   /** Decrypts a stored payload; throws when it was altered or belongs to another row. */
@@ -88,11 +91,11 @@ export function createPayloadVault(deps: { store: Store; now: () => number }): P
       return loading;
     },
 
-    seal(machine, tick, binding, payload) {
+    seal(machine, tick, binding, payload, json) {
       const iv = nextIv();
       const cipher = createCipheriv('aes-256-gcm', keyOf(machine), iv);
       cipher.setAAD(aad(binding));
-      const ct = Buffer.concat([cipher.update(canonicalJson(payload), 'utf8'), cipher.final()]);
+      const ct = Buffer.concat([cipher.update(json ?? canonicalJson(payload), 'utf8'), cipher.final()]);
       return {
         tick,
         type: 'payload',

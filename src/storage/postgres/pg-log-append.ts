@@ -93,17 +93,24 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
 
   /**
    * Round trip 2: inserts the batch, moves `next_seq` on and commits, as one simple query. If the
-   * insert fails, PostgreSQL skips the COMMIT after it and the caller rolls back.
+   * insert fails, PostgreSQL skips the COMMIT after it and the caller rolls back. The bodies go as one
+   * JSON array literal, split by `json_array_elements` (which keeps each element's text exactly as
+   * sent, so the stored bytes are those of `JSON.stringify`): as a `json[]` literal every double quote
+   * of every row needed escaping twice, which made the query about a fifth longer and cost a pass per
+   * row here and an array parse in PostgreSQL. `ROWS FROM` zips the columns by position.
    */
   function writeAndCommit(client: pg.PoolClient, stream: string, built: Encoded[], next: number) {
     const s = escapeLiteral(stream);
     const column = (values: Array<string | number>) => escapeLiteral(arrayLiteral(values));
+    let bodies = '[';
+    for (let i = 0; i < built.length; i++) bodies += (i === 0 ? '' : ',') + built[i]!.text;
+    bodies += ']';
     return client.query(
       `WITH written AS (
          INSERT INTO ${t.logRows} (stream, seq, tick, type, body)
          SELECT ${s}, r.seq, r.tick, r.type, r.body
-         FROM unnest(${column(built.map((b) => b.row.seq))}::bigint[], ${column(built.map((b) => b.tick))}::float8[],
-                     ${column(built.map((b) => b.type))}::text[], ${column(built.map((b) => b.text))}::json[]) AS r (seq, tick, type, body)
+         FROM ROWS FROM (unnest(${column(built.map((b) => b.row.seq))}::bigint[]), unnest(${column(built.map((b) => b.tick))}::float8[]),
+                         unnest(${column(built.map((b) => b.type))}::text[]), json_array_elements(${escapeLiteral(bodies)}::json)) AS r (seq, tick, type, body)
        )
        UPDATE ${t.logHeads} SET next_seq = ${next} WHERE stream = ${s}; COMMIT`,
     );

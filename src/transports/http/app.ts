@@ -143,7 +143,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
       return;
     }
-    res.status(200).json(result.value);
+    sendJson(req, res, result.value);
   }
 
   return app;
@@ -182,6 +182,25 @@ function abortSignalOf(res: Response): AbortSignal {
     });
   }
   return controller.signal;
+}
+
+/**
+ * `res.status(200).json(value)` with the same bytes and headers (`Content-Type: application/json;
+ * charset=utf-8`, `Content-Length`), written directly: Express's `json`/`send` (content-type parsing,
+ * mime lookup, charset rewrite, freshness check) cost about as much as the rest of a cheap write in the
+ * append profile. Only for writes (never fresh, never HEAD), with no replacer/spaces/escape configured
+ * and no Content-Type set by the handler; anything else takes Express's path.
+ */
+function sendJson(req: Request, res: Response, value: unknown): void {
+  const body = req.method === 'GET' || req.method === 'HEAD' || res.hasHeader('Content-Type') ? undefined : JSON.stringify(value);
+  if (body === undefined) {
+    res.status(200).json(value);
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 function sendError(res: Response, error: CoreError): void {
