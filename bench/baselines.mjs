@@ -11,25 +11,30 @@ export async function appendFileLoop({ rowBytes, concurrency = 50, seconds = 10 
   const file = path.join(dir, 'baseline.jsonl');
   const line = Buffer.from(`${'x'.repeat(Math.max(1, rowBytes - 1))}\n`);
   const handle = await open(file, 'a');
-  const latencies = [];
-  const until = performance.now() + seconds * 1000;
-  const started = performance.now();
   try {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          await handle.appendFile(line);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
+    return { ...(await closedLoop(concurrency, seconds, () => handle.appendFile(line))), row_bytes: line.length };
   } finally {
     await handle.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `concurrency` loops each awaiting `op` back to back for `seconds`: rate and p99 of one op. */
+async function closedLoop(concurrency, seconds, op) {
+  const latencies = [];
+  const until = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        await op();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
-  return { rows_per_s: Math.round(latencies.length / elapsed), p99_ms: +percentile(latencies, 99).toFixed(2), row_bytes: line.length };
+  return { rows_per_s: Math.round(latencies.length / elapsed), p99_ms: +percentile(latencies, 99).toFixed(2) };
 }
 
 /** pgbench-style: `concurrency` clients each inserting one row per statement (autocommit) for `seconds`. */
@@ -39,25 +44,12 @@ export async function pgInsertLoop(url, { rowBytes, concurrency = 50, seconds = 
   const table = `bench_raw_${process.pid}_${Date.now()}`;
   await pool.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, data jsonb NOT NULL)`);
   const row = JSON.stringify({ x: 'x'.repeat(Math.max(1, rowBytes - 10)) });
-  const latencies = [];
-  const until = performance.now() + seconds * 1000;
-  const started = performance.now();
   try {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          await pool.query(`INSERT INTO ${table} (data) VALUES ($1)`, [row]);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
+    return await closedLoop(concurrency, seconds, () => pool.query(`INSERT INTO ${table} (data) VALUES ($1)`, [row]));
   } finally {
     await pool.query(`DROP TABLE ${table}`);
     await pool.end();
   }
-  const elapsed = (performance.now() - started) / 1000;
-  return { rows_per_s: Math.round(latencies.length / elapsed), p99_ms: +percentile(latencies, 99).toFixed(2) };
 }
 
 /** Spawn of `node -e` printing one line, timed to that line on stdout. */
