@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCore, type Core, type CoreOptions } from './compose.js';
 import { createHttpApp } from './transports/http/app.js';
+import { expressServerClasses } from './transports/http/express-classes.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
@@ -32,7 +33,12 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
   // request has not arrived in time. Responses (event streams) are not bounded by these.
   const requestTimeout = core.config.requestTimeoutMs;
   const server = createServer(
-    { requestTimeout, headersTimeout: Math.min(requestTimeout, 15_000), connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
+    {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 15_000),
+      connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+      ...expressServerClasses(app),
+    },
     app,
   );
   server.keepAliveTimeout = 5_000;
