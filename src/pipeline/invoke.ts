@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { CoreError, errors, toCoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
+import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
 import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
 import { authenticate, type Credentials } from './authenticate.js';
@@ -48,7 +49,7 @@ const NEVER_ABORTED = new AbortController().signal;
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
 
-  async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string) {
+  async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
     const parsed = op.strictInput.safeParse(rawInput ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
@@ -58,7 +59,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (deps.readOnly && op.method !== 'GET') {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
-    if (op.def.role) await authorize(op, input, caller);
+    if (op.def.role) await authorize(op, input, caller, machine);
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
     const value = await op.def.handler(input, new CallContext(caller, requestId, services, log, op.id, opts));
     if (op.def.stream || op.def.produces) return value;
@@ -71,22 +72,28 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return checked.data;
   }
 
-  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller) {
+  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
     if (caller.uid === null) throw errors.unauthenticated();
     const slug = (input.slug ?? input.motherSlug) as string | undefined;
     if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but has no slug input`);
-    const role = await services.machines.roleOf(slug, caller);
+    const role = await services.machines.roleBeforeHandler(slug, caller, machine?.slug === slug ? machine.record : undefined);
     if (role === undefined) throw errors.notFound(`No machine "${slug}"`, { slug });
     if (!hasRole(role, op.def.role!)) {
       throw errors.forbidden(`This operation needs the ${op.def.role} role on "${slug}"; you have ${role}`);
     }
   }
 
-  async function execute(op: Operation, caller: Caller | (() => Promise<Caller>), rawInput: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+  async function execute(
+    op: Operation,
+    caller: Caller | (() => Promise<Caller>),
+    rawInput: unknown,
+    opts: InvokeOptions,
+    machine?: Prefetched,
+  ): Promise<InvokeResult> {
     const requestId = opts.requestId ?? randomUUID();
     const started = performance.now();
     try {
-      const value = await run(op, rawInput, typeof caller === 'function' ? await caller() : caller, opts, requestId);
+      const value = await run(op, rawInput, typeof caller === 'function' ? await caller() : caller, opts, requestId, machine);
       const ms = performance.now() - started;
       deps.observe?.(op, 200, ms, opts.surface);
       log.debug('operation done', { request_id: requestId, op: op.id, surface: opts.surface, ms: Math.round(ms * 100) / 100 });
@@ -103,15 +110,34 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
   }
 
+  /** For a role-checked operation called with a credential: the machine read goes out beside the key's. */
+  function prefetchMachine(op: Operation, rawInput: unknown, creds: Credentials): Prefetched | undefined {
+    if (!op.def.role || (creds.bearer === undefined && creds.session === undefined) || typeof rawInput !== 'object' || rawInput === null) return undefined;
+    const slug = (rawInput as { slug?: unknown; motherSlug?: unknown }).slug ?? (rawInput as { motherSlug?: unknown }).motherSlug;
+    return typeof slug === 'string' && slug.length > 0 && slug.length <= 128 ? { slug, record: services.machines.prefetch(slug) } : undefined;
+  }
+
   return {
     invoke: (op, rawInput, creds, opts) =>
-      execute(op, async () => {
-        const caller = await authenticate(services, creds);
-        deps.rateLimiter?.take(caller, opts.clientIp);
-        return caller;
-      }, rawInput, opts),
+      execute(
+        op,
+        async () => {
+          const caller = await authenticate(services, creds);
+          deps.rateLimiter?.take(caller, opts.clientIp);
+          return caller;
+        },
+        rawInput,
+        opts,
+        prefetchMachine(op, rawInput, creds),
+      ),
     invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
   };
+}
+
+/** A machine document asked for before authentication, for the role check (see `MachinesService.prefetch`). */
+interface Prefetched {
+  slug: string;
+  record: Promise<MachineRecord | undefined>;
 }
 
 const NO_PROGRESS = (): void => undefined;

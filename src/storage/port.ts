@@ -85,7 +85,9 @@ export interface LogStore {
   /**
    * Appends one row. `build` runs while the stream is locked and receives the current last row (or
    * undefined for an empty stream) and the seq the new row will have, so a hash chain can link to it;
-   * two concurrent appends never see the same head. Resolves once the row is durable.
+   * two concurrent appends never see the same head. Resolves once the row is durable. An append that
+   * `build` itself makes to another stream (a chain row's payload row) may be stored in the same
+   * transaction as the row being built (PostgreSQL does this: both or neither), never before it.
    */
   append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
   /** Last row of a stream. */

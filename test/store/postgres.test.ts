@@ -123,6 +123,61 @@ if (databaseUrl === undefined) {
       await expect(store.logs.append('audit', () => ({ tick: 1, type: 'y' }))).rejects.toThrow(/duplicate key/);
       expect(await store.logs.count('audit')).toBe(1);
     });
+
+    /** Appends a chain row whose build appends its companion row to `side` (as chain rows queue their payload rows). */
+    function appendPair(store: Awaited<ReturnType<typeof postgres>>['store'], n: number, side = 'side') {
+      let companion: Promise<LogRow> | undefined;
+      const main = store.logs.append<ChainRow>('main', (head, seq) => {
+        companion = store.logs.append(side, () => ({ tick: seq, type: 'companion', of: seq, n }));
+        return chainLink(head, seq, n);
+      });
+      return main.then(async (row) => ({ row, companion: (await companion!) as LogRow & { of: number; n: number } }));
+    }
+
+    it('stores a row appended from inside another stream build in the same order and transaction as that row', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      const pairs = await Promise.all(Array.from({ length: 120 }, (_, n) => appendPair(n % 3 === 0 ? other : store, n)));
+      for (const { row, companion } of pairs) expect([companion.of, companion.n]).toEqual([row.seq, row.n]);
+      expectUnbrokenChain(await store.logs.read<ChainRow>('main'));
+      const side = await store.logs.read<LogRow & { of: number }>('side');
+      // In chain order, whichever store appended them.
+      expect(side.map((r) => r.of)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+      expect(side.map((r) => r.seq)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+    });
+
+    it('stores neither row of a pair when their transaction fails, and both of the next pair', async () => {
+      const { store, schema } = await postgres();
+      await appendPair(store, 0);
+      const pool = rawPool();
+      // The companion's next seq is taken: the one transaction writing both rows fails.
+      await pool.query(`INSERT INTO "${schema}".log_rows (stream, seq, tick, type, body) VALUES ('side', 1, 0, 'x', '{}')`);
+      const failed = appendPair(store, 1);
+      await expect(failed).rejects.toThrow(/duplicate key/);
+      expect(await store.logs.count('main')).toBe(1);
+      expect(await store.logs.count('side')).toBe(1);
+      await pool.query(`DELETE FROM "${schema}".log_rows WHERE stream = 'side' AND seq = 1`);
+      const next = await appendPair(store, 2);
+      expect([next.row.seq, next.companion.seq, next.companion.of]).toEqual([1, 1, 1]);
+      expectUnbrokenChain(await store.logs.read<ChainRow>('main'));
+    });
+
+    it('rejects only a companion whose build throws and keeps the row whose build appended it', async () => {
+      const { store } = await postgres();
+      let companion: Promise<LogRow> | undefined;
+      const row = await store.logs.append<ChainRow>('main', (head, seq) => {
+        companion = store.logs.append('side', () => {
+          throw new Error('companion refused');
+        });
+        return chainLink(head, seq, 0);
+      });
+      await expect(companion).rejects.toThrow('companion refused');
+      expect(row.seq).toBe(0);
+      expect(await store.logs.count('main')).toBe(1);
+      expect(await store.logs.count('side')).toBe(0);
+      const after = await appendPair(store, 1);
+      expect([after.row.seq, after.companion.seq]).toEqual([1, 0]);
+    });
   });
 
   describe('postgres: stored JSON', () => {

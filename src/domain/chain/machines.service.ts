@@ -60,6 +60,19 @@ export interface MachinesService {
    * caller may not read it; 'none' when it is readable (public or shared) but the caller holds no role.
    */
   roleOf(slug: string, caller: Caller): Promise<Role | 'none' | undefined>;
+  /**
+   * `roleOf` for the pipeline's role check before a handler runs: the machine it read is handed to this
+   * caller's next `readable` of the same slug (the handler's, in the same request), which then skips
+   * its own read. Callers are per request, so nothing outlives the request. `record` is the machine's
+   * document when the pipeline already asked for it (see `prefetch`).
+   */
+  roleBeforeHandler(slug: string, caller: Caller, record?: Promise<MachineRecord | undefined>): Promise<Role | 'none' | undefined>;
+  /**
+   * Starts reading a machine's document for a role check to come. The pipeline asks while it resolves
+   * the caller's key, so both reads go out in one query (the store coalesces reads of one turn) instead
+   * of one round trip after the other. Nothing is returned to the caller before the role check.
+   */
+  prefetch(slug: string): Promise<MachineRecord | undefined>;
   view(machine: MachineRecord): Promise<MachineView>;
 }
 
@@ -71,8 +84,15 @@ export function createMachinesService(deps: {
 }): MachinesService {
   const { store, clock, chain, identity } = deps;
 
-  async function access(slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' } | undefined> {
-    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+  /** What `roleBeforeHandler` found, for the same caller's next `readable` (see there). */
+  const handedOn = new WeakMap<Caller, { slug: string; found: { machine: MachineRecord; role: Role | 'none' } }>();
+
+  async function access(
+    slug: string,
+    caller: Caller,
+    record: Promise<MachineRecord | undefined> = store.docs.get<MachineRecord>(MACHINES, slug),
+  ): Promise<{ machine: MachineRecord; role: Role | 'none' } | undefined> {
+    const machine = await record;
     if (!machine) return undefined;
     const role = await roleFor(machine, caller);
     if (role !== 'none' || machine.is_public) return { machine, role };
@@ -186,6 +206,11 @@ export function createMachinesService(deps: {
     },
 
     async readable(slug, caller) {
+      const handed = handedOn.get(caller);
+      if (handed !== undefined) {
+        handedOn.delete(caller);
+        if (handed.slug === slug) return handed.found;
+      }
       const found = await access(slug, caller);
       if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
       return found;
@@ -193,6 +218,19 @@ export function createMachinesService(deps: {
 
     async roleOf(slug, caller) {
       return (await access(slug, caller))?.role;
+    },
+
+    prefetch(slug) {
+      const record = store.docs.get<MachineRecord>(MACHINES, slug);
+      // Not awaited when authentication fails first: never an unhandled rejection.
+      record.catch(() => undefined);
+      return record;
+    },
+
+    async roleBeforeHandler(slug, caller, record) {
+      const found = await access(slug, caller, record);
+      if (found) handedOn.set(caller, { slug, found });
+      return found?.role;
     },
 
     view,
