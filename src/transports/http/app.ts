@@ -8,12 +8,15 @@ import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { restInput } from './rest-input.js';
+import { createJsonBodyReader } from './json-body.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
+/** `BODY_LIMIT` in bytes, as body-parser reads it. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface HttpDeps {
   registry: Registry;
@@ -46,7 +49,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('etag');
   app.set('query parser', 'simple');
 
-  const json = express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
+  const json = createJsonBodyReader(
+    BODY_LIMIT_BYTES,
+    express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }),
+  );
 
   // One middleware does everything: each extra Express layer costs measurable throughput.
   app.use((req, res, next) => {
@@ -83,10 +89,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       body: req.body,
       credentials: credentialsOf(req),
       requestId: res.locals.requestId as string,
-      signal: abortSignalOf(res),
+      signal: () => abortSignalOf(res),
     });
-    for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+    for (const [k, v] of Object.entries(out.headers)) if (k !== 'Content-Type') res.setHeader(k, v);
     if (out.body === undefined) res.status(out.status).end();
+    // JSON-RPC answers to POSTs: the same bytes `res.json` would send, written directly (see sendJson).
+    else if (req.method === 'POST' && out.headers['Content-Type'] === 'application/json') writeJson(res, out.status, JSON.stringify(out.body));
     else res.status(out.status).json(out.body);
   }
 
@@ -197,7 +205,11 @@ function sendJson(req: Request, res: Response, value: unknown): void {
     res.status(200).json(value);
     return;
   }
-  res.statusCode = 200;
+  writeJson(res, 200, body);
+}
+
+function writeJson(res: Response, status: number, body: string): void {
+  res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);

@@ -54,8 +54,7 @@ export async function callTool(
   }
   const result = await surface.pipeline.invoke(op!, input, creds, opts);
   if (!result.ok) return errorResult(result.error, result.requestId);
-  const signal = typeof opts.signal === 'function' ? opts.signal() : opts.signal;
-  return successResult(op!, result.value, input, signal);
+  return successResult(op!, result.value, input, opts.signal);
 }
 
 /** The tools a surface serves, computed once per surface: its registry and filter never change. */
@@ -66,8 +65,15 @@ function visibleSet(surface: ToolSurface): ReadonlySet<ToolDef> {
   return set;
 }
 
-async function successResult(op: Operation, value: unknown, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+async function successResult(
+  op: Operation,
+  value: unknown,
+  input: Record<string, unknown>,
+  signalOf?: AbortSignal | (() => AbortSignal),
+): Promise<CallToolResult> {
   if (op.def.stream && isSseSource(value)) {
+    // Made only here: most calls never need one, and each costs an AbortController and a listener.
+    const signal = typeof signalOf === 'function' ? signalOf() : signalOf;
     const collected = await collectEvents(value, {
       maxEvents: typeof input.max_events === 'number' ? input.max_events : 20,
       maxMs: typeof input.max_ms === 'number' ? input.max_ms : 5000,

@@ -22,7 +22,8 @@ export interface McpHttpRequest {
   body: unknown;
   credentials: Credentials;
   requestId: string;
-  signal: AbortSignal;
+  /** The caller's abort signal, or a function that makes it on first use. */
+  signal: AbortSignal | (() => AbortSignal);
 }
 
 export interface McpHttpResponse {
@@ -62,9 +63,12 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string) {
       return rpcError(400, null, -32000, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
     }
     if (Array.isArray(req.body)) return rpcError(400, null, -32600, 'Invalid Request: batches are not supported; send one message per request');
-    const parsed = JSONRPCMessageSchema.safeParse(req.body);
-    if (!parsed.success) return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
-    const message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
+    let message: (JSONRPCMessage & { id?: string | number; method?: string }) | RequestMessage | undefined = plainRequest(req.body);
+    if (message === undefined) {
+      const parsed = JSONRPCMessageSchema.safeParse(req.body);
+      if (!parsed.success) return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+      message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
+    }
     if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
   };
@@ -92,10 +96,14 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string) {
       case 'tools/list':
         return { jsonrpc: '2.0', id, result: { tools: listTools() } };
       case 'tools/call': {
-        const call = CallToolRequestSchema.safeParse(message);
-        if (!call.success) return rpcErrorBody(id, -32602, 'Invalid params for tools/call: expected { name, arguments? }');
+        let params = plainCallParams(message.params);
+        if (params === undefined) {
+          const call = CallToolRequestSchema.safeParse(message);
+          if (!call.success) return rpcErrorBody(id, -32602, 'Invalid params for tools/call: expected { name, arguments? }');
+          params = call.data.params;
+        }
         try {
-          const result = await callTool(surface, call.data.params.name, call.data.params.arguments, req.credentials, {
+          const result = await callTool(surface, params.name, params.arguments, req.credentials, {
             surface: 'mcp-http',
             requestId: req.requestId ?? randomUUID(),
             signal: req.signal,
@@ -138,6 +146,35 @@ async function withContentErrors(id: string | number, work: () => Promise<unknow
 }
 
 type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; params?: unknown };
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The request nearly every client sends, checked by hand: exactly what the SDK's `JSONRPCMessageSchema`
+ * accepts as a request when its params carry no `_meta` or `task` (those, and anything else, go through
+ * the schema). The union's parse was the largest cost of a `tools/call` after the socket write.
+ */
+function plainRequest(body: unknown): RequestMessage | undefined {
+  if (!isPlainObject(body) || body['jsonrpc'] !== '2.0' || typeof body['method'] !== 'string') return undefined;
+  const id = body['id'];
+  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
+  const params = body['params'];
+  if (params !== undefined && (!isPlainObject(params) || '_meta' in params || 'task' in params)) return undefined;
+  return body as RequestMessage;
+}
+
+/** `tools/call` params as `CallToolRequestSchema` reads them, for params without `_meta` or `task`; otherwise undefined. */
+function plainCallParams(params: unknown): { name: string; arguments?: Record<string, unknown> } | undefined {
+  if (!isPlainObject(params) || typeof params['name'] !== 'string' || '_meta' in params || 'task' in params) return undefined;
+  const args = params['arguments'];
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  return args === undefined ? { name: params['name'] } : { name: params['name'], arguments: args };
+}
 
 function header(req: McpHttpRequest, name: string): string | undefined {
   const value = req.headers[name];
