@@ -88,6 +88,9 @@ export interface LogStore {
    * two concurrent appends never see the same head. Resolves once the row is durable. An append that
    * `build` itself makes to another stream (a chain row's payload row) may be stored in the same
    * transaction as the row being built (PostgreSQL does this: both or neither), never before it.
+   * `build` may run more than once (PostgreSQL builds on the head it remembers, and builds again on the
+   * locked one if another process moved it); only the last run's row is stored, appends made by earlier
+   * runs are rejected as superseded, and what `build` refused counts only from that last run.
    */
   append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
   /** Last row of a stream. */

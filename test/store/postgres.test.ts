@@ -162,6 +162,36 @@ if (databaseUrl === undefined) {
       expectUnbrokenChain(await store.logs.read<ChainRow>('main'));
     });
 
+    it('judges a build on the real head, not on the one this store remembers, once another store wrote', async () => {
+      const { store, open } = await postgres();
+      const other = await open();
+      await appendPair(store, 0);
+      await appendPair(other, 1);
+      // `store` remembers n=0 as the head: its first run of the build sees that, and is discarded.
+      const companions: Array<Promise<LogRow>> = [];
+      const seen: Array<number | undefined> = [];
+      const row = await store.logs.append<ChainRow>('main', (head, seq) => {
+        seen.push(head?.n);
+        companions.push(store.logs.append('side', () => ({ tick: seq, type: 'companion', of: seq, n: 2 })));
+        return chainLink(head, seq, 2);
+      });
+      expect(seen).toEqual([0, 1]);
+      expect(row.seq).toBe(2);
+      // A build that refuses anything but the real head is not refused on the remembered one.
+      await appendPair(other, 3);
+      const checked = await store.logs.append<ChainRow>('main', (head, seq) => {
+        if (head?.n !== 3) throw new Error(`built on a stale head (n=${head?.n})`);
+        return chainLink(head, seq, 4);
+      });
+      expect(checked.seq).toBe(4);
+      const settled = await Promise.allSettled(companions);
+      // Only a run of the build whose rows were written has its companion stored.
+      expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
+      for (const s of settled) if (s.status === 'rejected') expect(String(s.reason)).toMatch(/superseded/);
+      expectUnbrokenChain(await store.logs.read<ChainRow>('main'));
+      expect((await store.logs.read<LogRow & { of: number }>('side')).map((r) => r.of)).toEqual([0, 1, 2, 3]);
+    });
+
     it('rejects only a companion whose build throws and keeps the row whose build appended it', async () => {
       const { store } = await postgres();
       let companion: Promise<LogRow> | undefined;

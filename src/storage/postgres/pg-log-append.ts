@@ -10,11 +10,40 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** Thrown to an append made by a build whose run was discarded (the batch was built again). */
+class SupersededAppend extends Error {
+  constructor() {
+    super('append superseded: the build that made it ran again');
+  }
+}
+
+/** Marks the statement that finds a remembered head moved (see writeIfUnmoved). */
+const HEAD_MOVED = 'core: a log head moved since this process wrote it';
+/** After a head was found moved, how long a stream's batches lock first instead of trusting memory. */
+const CONTENDED_MS = 2_000;
+
 interface Encoded {
   row: LogRow;
   text: string;
   tick: number;
   type: string;
+}
+
+type Built = Array<Encoded & { pending: Pending }>;
+
+/** One stream's rows in a batch: built from seq `expected`, moving `next_seq` to `next`. */
+interface Group {
+  stream: string;
+  built: Built;
+  expected: number;
+  next: number;
+}
+
+/** One run of a batch's builds, with what they refused and the appends they made to other streams. */
+interface Attempt {
+  groups: Group[];
+  refused: Map<Pending, unknown>;
+  joined: Map<string, Pending[]>;
 }
 
 /** Most rows written by one transaction; a longer queue is committed in several. */
@@ -66,6 +95,8 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
   const queues = new Map<string, Pending[]>();
   /** Last row written per stream: rows never change, so it is valid whenever its seq is `next_seq - 1`. */
   const heads = new Map<string, { seq: number; text: string }>();
+  /** Streams another process was seen appending to, until when their batches lock first (see commit). */
+  const contended = new Map<string, number>();
   /** Per stream, the streams whose appends joined its last batch (see commit). */
   const companions = new Map<string, string[]>();
   /** Set while a batch's builds run: appends they make to other streams join that batch. */
@@ -110,7 +141,13 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
    * twice, which made the query about a fifth longer and cost a pass per row here and an array parse in
    * PostgreSQL. `ROWS FROM` zips the columns by position.
    */
-  function writeAndCommit(client: pg.PoolClient, written: Array<{ stream: string; built: Encoded[]; next: number }>) {
+  function writeAndCommit(client: pg.PoolClient, written: Group[]) {
+    const moves = written.map(({ stream, next }) => `UPDATE ${t.logHeads} SET next_seq = ${next} WHERE stream = ${escapeLiteral(stream)}`);
+    return client.query(`WITH ${insertSql(written)} ${moves.join('; ')}; COMMIT`);
+  }
+
+  /** `written AS (INSERT ...)`: the rows of every group as one statement's CTE (see writeAndCommit). */
+  function insertSql(written: Group[]): string {
     const column = (values: Array<string | number>) => escapeLiteral(arrayLiteral(values));
     const streams: string[] = [];
     const seqs: number[] = [];
@@ -129,16 +166,13 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     bodies += ']';
     // One stream (the usual case): its name as one literal rather than a column of copies.
     const single = written.length === 1 ? escapeLiteral(written[0]!.stream) : undefined;
-    const moves = written.map(({ stream, next }) => `UPDATE ${t.logHeads} SET next_seq = ${next} WHERE stream = ${escapeLiteral(stream)}`);
-    return client.query(
-      `WITH written AS (
+    return `written AS (
          INSERT INTO ${t.logRows} (stream, seq, tick, type, body)
          SELECT ${single ?? 'r.stream'}, r.seq, r.tick, r.type, r.body
          FROM ROWS FROM (${single ? '' : `unnest(${column(streams)}::text[]), `}unnest(${column(seqs)}::bigint[]), unnest(${column(ticks)}::float8[]),
                          unnest(${column(types)}::text[]), json_array_elements(${escapeLiteral(bodies)}::json)) AS r (${single ? '' : 'stream, '}seq, tick, type, body)
-       )
-       ${moves.join('; ')}; COMMIT`,
-    );
+         RETURNING 1
+       )`;
   }
 
   function remember(stream: string, seq: number, text: string): void {
@@ -147,16 +181,15 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     if (heads.size > MAX_CACHED_HEADS) heads.delete(heads.keys().next().value!);
   }
 
-  /** Builds `pending` rows on `head`, from `next`; a build that throws rejects only its own append. */
-  function buildAll(pendings: Pending[], head: string | undefined, next: number, refused: Set<Pending>): Array<Encoded & { pending: Pending }> {
-    const built: Array<Encoded & { pending: Pending }> = [];
+  /** Builds `pending` rows on `head`, from `next`; a build that throws is recorded in `refused` (settled later). */
+  function buildAll(pendings: Pending[], head: string | undefined, next: number, refused: Map<Pending, unknown>): Built {
+    const built: Built = [];
     for (const pending of pendings) {
       let encoded: Encoded;
       try {
         encoded = encode(pending.build(head === undefined ? undefined : (JSON.parse(head) as LogRow), next), next);
       } catch (error) {
-        refused.add(pending);
-        pending.reject(error);
+        refused.set(pending, error);
         continue;
       }
       built.push({ ...encoded, pending });
@@ -166,46 +199,123 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     return built;
   }
 
+  /** Runs the batch's builds on `head`, collecting the appends they make to other streams (see commit). */
+  function buildBatch(stream: string, batch: Pending[], head: string | undefined, first: number): Attempt {
+    const attempt: Attempt = { groups: [], refused: new Map(), joined: new Map() };
+    // Builds run synchronously: only appends they make themselves see `joining`.
+    joining = { stream, joined: attempt.joined };
+    try {
+      const built = buildAll(batch, head, first, attempt.refused);
+      attempt.groups.push({ stream, built, next: first + built.length, expected: first });
+    } finally {
+      joining = undefined;
+    }
+    return attempt;
+  }
+
+  /** Builds the joined appends of `attempt`, each stream from the next seq and head `start` gives. */
+  function buildJoined(attempt: Attempt, start: (stream: string) => { next: number; head: string | undefined }): void {
+    for (const [other, pendings] of attempt.joined) {
+      const at = start(other);
+      const rows = buildAll(pendings, at.head, at.next, attempt.refused);
+      attempt.groups.push({ stream: other, built: rows, next: at.next + rows.length, expected: at.next });
+    }
+  }
+
+  /** Where this process last wrote a stream, if it remembers and no other process was seen writing it lately. */
+  function trusted(stream: string, now: number): { next: number; head: string } | undefined {
+    const cached = heads.get(stream);
+    if (cached === undefined || (contended.get(stream) ?? 0) > now) return undefined;
+    return { next: cached.seq + 1, head: cached.text };
+  }
+
   /**
-   * One transaction for the batch in two round trips (see lockStreams and writeAndCommit). Appends to
-   * other streams made by the batch's builds while they run (a chain row's encrypted payload row) join
-   * the same transaction instead of queueing for one of their own: both rows or neither are stored,
-   * and the pair costs one commit. Streams that joined the stream's last batch are locked with it up
-   * front; one that joins unexpectedly costs one more round trip.
+   * One round trip for a batch built on the heads this process remembers (it wrote them last): moves
+   * each stream's `next_seq` on only where it still is what the rows were built on, inserts the rows
+   * and commits. Should another process have appended meanwhile, the statement fails on purpose (a
+   * cast of a message naming the conflict, evaluated only then) or on the duplicate seq, nothing is
+   * written, and the caller builds the batch again under the lock.
+   */
+  function writeIfUnmoved(client: pg.PoolClient, written: Group[]) {
+    const moves = written
+      .map(({ stream, expected, next }) => `(${escapeLiteral(stream)}, ${expected}::bigint, ${next}::bigint)`)
+      .join(', ');
+    const insert = insertSql(written);
+    return client.query(
+      `BEGIN; WITH moved AS (
+         UPDATE ${t.logHeads} h SET next_seq = v.next FROM (VALUES ${moves}) AS v (stream, expected, next)
+         WHERE h.stream = v.stream AND h.next_seq = v.expected RETURNING 1
+       ), ${insert}
+       SELECT CASE WHEN (SELECT count(*) FROM moved) = ${written.length} THEN 0
+              ELSE ('${HEAD_MOVED} ' || (SELECT count(*) FROM moved))::int END AS unmoved;
+       COMMIT`,
+    );
+  }
+
+  /**
+   * One transaction per batch. When this process remembers every stream's head and nobody else was seen
+   * writing them lately, the batch is built on those heads and written in one round trip
+   * (writeIfUnmoved); otherwise, or when that finds a head moved, it locks the heads and builds on what
+   * it reads, in two round trips (lockStreams and writeAndCommit). Appends to other streams made by the
+   * batch's builds while they run (a chain row's encrypted payload row) join the same transaction
+   * instead of queueing for one of their own: both rows or neither are stored, and the pair costs one
+   * commit. Streams that joined the stream's last batch are locked with it up front; one that joins
+   * unexpectedly costs one more round trip. Builds may run twice (once per path); appends made by a
+   * discarded run are rejected as superseded, never written.
    */
   async function commit(stream: string, batch: Pending[]): Promise<void> {
-    const groups: Array<{ stream: string; built: Array<Encoded & { pending: Pending }>; next: number }> = [];
-    const refused = new Set<Pending>();
-    const joined = new Map<string, Pending[]>();
     let client: pg.PoolClient | undefined;
     let broken: Error | undefined;
+    let done: Attempt | undefined;
+    let failure: { attempt: Attempt | undefined; error: unknown } | undefined;
+    const discarded: Attempt[] = [];
     try {
       client = await pool().connect();
-      const expected = companions.get(stream) ?? [];
-      const nexts = await lockStreams(client, [stream, ...expected], true);
-      const first = nexts.get(stream)!;
-      const head = first === 0 ? undefined : await headText(client, stream, first - 1);
-      // Builds run synchronously: only appends they make themselves see `joining`.
-      joining = { stream, joined };
-      let built: Array<Encoded & { pending: Pending }>;
-      try {
-        built = buildAll(batch, head, first, refused);
-      } finally {
-        joining = undefined;
+      const now = Date.now();
+      const mine = trusted(stream, now);
+      if (mine !== undefined) {
+        const attempt = buildBatch(stream, batch, mine.head, mine.next);
+        discarded.push(attempt);
+        const known = [...attempt.joined.keys()].map((s) => [s, trusted(s, now)] as const);
+        if (known.every(([, at]) => at !== undefined)) {
+          const at = new Map(known);
+          buildJoined(attempt, (s) => at.get(s)!);
+          const writing = attempt.groups.filter((g) => g.built.length > 0);
+          if (writing.length > 0) {
+            try {
+              await writeIfUnmoved(client, writing);
+              done = attempt;
+              discarded.pop();
+            } catch {
+              await client.query('ROLLBACK');
+              for (const g of attempt.groups) contended.set(g.stream, Date.now() + CONTENDED_MS);
+            }
+          }
+        }
       }
-      groups.push({ stream, built, next: first + built.length });
-      rememberCompanions(stream, [...joined.keys()]);
-      const unlocked = [...joined.keys()].filter((s) => !nexts.has(s));
-      if (unlocked.length > 0) for (const [s, n] of await lockStreams(client, unlocked, false)) nexts.set(s, n);
-      for (const [other, pendings] of joined) {
-        const start = nexts.get(other)!;
-        const rows = buildAll(pendings, start === 0 ? undefined : await headText(client, other, start - 1), start, refused);
-        if (rows.length > 0) groups.push({ stream: other, built: rows, next: start + rows.length });
+      if (done === undefined) {
+        const expected = companions.get(stream) ?? [];
+        const nexts = await lockStreams(client, [stream, ...expected], true);
+        const first = nexts.get(stream)!;
+        const attempt = buildBatch(stream, batch, first === 0 ? undefined : await headText(client, stream, first - 1), first);
+        failure = { attempt, error: undefined };
+        const unlocked = [...attempt.joined.keys()].filter((s) => !nexts.has(s));
+        if (unlocked.length > 0) for (const [s, n] of await lockStreams(client, unlocked, false)) nexts.set(s, n);
+        const heads = new Map<string, string | undefined>();
+        for (const other of attempt.joined.keys()) {
+          const next = nexts.get(other)!;
+          heads.set(other, next === 0 ? undefined : await headText(client, other, next - 1));
+        }
+        buildJoined(attempt, (s) => ({ next: nexts.get(s)!, head: heads.get(s) }));
+        const writing = attempt.groups.filter((g) => g.built.length > 0);
+        if (writing.length === 0) await client.query('COMMIT');
+        else await writeAndCommit(client, writing);
+        done = attempt;
+        failure = undefined;
       }
-      const writing = groups.filter((g) => g.built.length > 0);
-      if (writing.length === 0) await client.query('COMMIT');
-      else await writeAndCommit(client, writing);
+      rememberCompanions(stream, [...done.joined.keys()]);
     } catch (error) {
+      failure = { attempt: failure?.attempt, error };
       if (client !== undefined) {
         try {
           await client.query('ROLLBACK');
@@ -213,17 +323,25 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
           broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
         }
       }
-      for (const pending of batch) if (!refused.has(pending)) pending.reject(error);
-      for (const pendings of joined.values()) for (const pending of pendings) if (!refused.has(pending)) pending.reject(error);
-      return;
     } finally {
       client?.release(broken);
     }
-    for (const group of groups) {
+    for (const attempt of discarded) {
+      for (const pendings of attempt.joined.values()) for (const pending of pendings) pending.reject(new SupersededAppend());
+    }
+    if (failure !== undefined) {
+      const refused = failure.attempt?.refused ?? new Map<Pending, unknown>();
+      for (const [pending, error] of refused) pending.reject(error);
+      for (const pending of batch) if (!refused.has(pending)) pending.reject(failure.error);
+      for (const pendings of failure.attempt?.joined.values() ?? []) for (const pending of pendings) if (!refused.has(pending)) pending.reject(failure.error);
+      return;
+    }
+    for (const group of done!.groups) {
       const last = group.built.at(-1);
       if (last !== undefined) remember(group.stream, last.row.seq, last.text);
     }
-    for (const group of groups) for (const { pending, row } of group.built) pending.resolve(row);
+    for (const [pending, error] of done!.refused) pending.reject(error);
+    for (const group of done!.groups) for (const { pending, row } of group.built) pending.resolve(row);
   }
 
   /** The streams that joined `stream`'s last batch, to lock with its next one. */
@@ -267,6 +385,7 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     reset(): void {
       heads.clear();
       companions.clear();
+      contended.clear();
     },
   };
 }
