@@ -225,7 +225,12 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
   /** Where this process last wrote a stream, if it remembers and no other process was seen writing it lately. */
   function trusted(stream: string, now: number): { next: number; head: string } | undefined {
     const cached = heads.get(stream);
-    if (cached === undefined || (contended.get(stream) ?? 0) > now) return undefined;
+    const until = contended.get(stream);
+    if (until !== undefined) {
+      if (until > now) return undefined;
+      contended.delete(stream);
+    }
+    if (cached === undefined) return undefined;
     return { next: cached.seq + 1, head: cached.text };
   }
 
@@ -288,7 +293,7 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
               discarded.pop();
             } catch {
               await client.query('ROLLBACK');
-              for (const g of attempt.groups) contended.set(g.stream, Date.now() + CONTENDED_MS);
+              for (const g of attempt.groups) markContended(g.stream);
             }
           }
         }
@@ -342,6 +347,12 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     }
     for (const [pending, error] of done!.refused) pending.reject(error);
     for (const group of done!.groups) for (const { pending, row } of group.built) pending.resolve(row);
+  }
+
+  function markContended(stream: string): void {
+    contended.delete(stream);
+    contended.set(stream, Date.now() + CONTENDED_MS);
+    if (contended.size > MAX_CACHED_HEADS) contended.delete(contended.keys().next().value!);
   }
 
   /** The streams that joined `stream`'s last batch, to lock with its next one. */
