@@ -125,7 +125,8 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
         if (payload !== undefined) {
           const binding = { slug: machine.slug, row_seq: seq, transition_id: sealed.transition_id };
           const stored = vault.seal(machine, sealed.tick, binding, payload, input.payloadJson);
-          // Queued here, under the chain's lock, so payload rows land in chain order (see PayloadVault.find).
+          // Appended from inside the build, so payload rows land in chain order (see PayloadVault.find);
+          // PostgreSQL writes this row in the chain row's own transaction (see pg-log-append.ts).
           payloadStored = store.logs.append<PayloadRow>(payloadStream(machine.slug), () => stored);
           payloadStored.catch(() => undefined);
         }
