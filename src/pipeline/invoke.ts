@@ -62,7 +62,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (op.def.role) await authorize(op, input, caller, machine);
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
     const value = await op.def.handler(input, new CallContext(caller, requestId, services, log, op.id, opts));
-    if (op.def.stream || op.def.produces) return value;
+    if (op.def.stream || op.def.produces || op.def.relaysOutput) return value;
     const checked = op.def.output.safeParse(value);
     if (!checked.success) {
       throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {

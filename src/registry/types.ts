@@ -98,6 +98,11 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   stream?: boolean;
   /** Content type of a non-JSON response; the handler returns a `RawBody`. */
   produces?: string;
+  /**
+   * The answer is another operation's, already checked against that operation's own output schema
+   * (`core_http`): the pipeline does not check it a second time against this looser one.
+   */
+  relaysOutput?: boolean;
   /** The operation deletes or irreversibly replaces something. */
   destructive?: boolean;
   /** Repeating the call with the same input has no further effect. */

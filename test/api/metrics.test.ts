@@ -198,6 +198,22 @@ describe('metric hooks', () => {
     expect(lags).toEqual([120]);
   });
 
+  it('puts a request duration in the first bucket whose bound it does not exceed, and escapes label values', async () => {
+    const metrics = createMetrics();
+    // Bounds are 0.001, 0.0025, ... 10 seconds: exactly on a bound counts in that bucket (le is <=).
+    for (const ms of [0.5, 1, 2.5, 3, 20_000]) metrics.observe('a.op', 200, ms, 'rest');
+    metrics.observe('a.op', 404, 1, 'rest');
+    metrics.observe('odd"op\\x\n', 500, 1, 'mcp-http');
+    const samples = parseExposition(await metrics.render());
+    const bucket = (le: string) => value(samples, 'core_request_duration_seconds_bucket', { op: 'a.op', surface: 'rest', le });
+    expect([bucket('0.001'), bucket('0.0025'), bucket('0.005'), bucket('10'), bucket('+Inf')]).toEqual([3, 4, 5, 5, 6]);
+    expect(value(samples, 'core_request_duration_seconds_count', { op: 'a.op', surface: 'rest' })).toBe(6);
+    expect(value(samples, 'core_request_duration_seconds_sum', { op: 'a.op', surface: 'rest' })).toBeCloseTo(20.008, 9);
+    expect(value(samples, 'core_requests_total', { op: 'a.op', status: '200', surface: 'rest' })).toBe(5);
+    expect(value(samples, 'core_requests_total', { op: 'a.op', status: '404', surface: 'rest' })).toBe(1);
+    expect(value(samples, 'core_requests_total', { op: 'odd"op\\x\n', status: '500', surface: 'mcp-http' })).toBe(1);
+  });
+
   it('counts sandbox runs by exit code', async () => {
     const metrics = createMetrics();
     const outcome = { exit_code: 1, reason: 'exit' as const, stdout: '', stderr: 'boom', stdout_truncated: false, stderr_truncated: false, duration_ms: 12 };

@@ -33,6 +33,7 @@ export const httpTool = defineTool({
         max_ms: z.number().int().min(100).max(60_000).default(5000).describe('For stream paths: stop after this many milliseconds'),
       }),
       output: z.record(z.string(), z.unknown()).describe("The called operation's own answer"),
+      relaysOutput: true,
       openWorld: false,
       handler: async (input, ctx) => ctx.services.platform.callHttp(input, ctx),
     }),

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequestMetrics } from './request-metrics.js';
 import type { SandboxRunner } from '../sandbox/sandbox-runner.js';
 import type { LogRow, RowInput, Store } from '../../storage/port.js';
 
@@ -12,7 +13,6 @@ const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.777, 1.5, 3, 10];
  * cores in one process keep separate counts. Every recorder is cheap and never throws.
  */
 export interface Metrics {
-  readonly registry: Registry;
   /** One finished pipeline call. */
   observe(op: string, status: number, ms: number, surface: string): void;
   /** A scheduled contract fire finished `ms` after the start of its due tick. */
@@ -37,18 +37,12 @@ export function streamKind(stream: string): string {
 export function createMetrics(opts: { gauges?: () => Record<string, number> } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'core_requests_total',
-    help: 'Operations handled, by operation, status and surface.',
-    labelNames: ['op', 'status', 'surface'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'core_request_duration_seconds',
-    help: 'Time spent in the pipeline per operation and surface.',
-    labelNames: ['op', 'surface'] as const,
+  const requests = createRequestMetrics({
+    countName: 'core_requests_total',
+    countHelp: 'Operations handled, by operation, status and surface.',
+    durationName: 'core_request_duration_seconds',
+    durationHelp: 'Time spent in the pipeline per operation and surface.',
     buckets: REQUEST_BUCKETS,
-    registers: [registry],
   });
   const fireLag = new Histogram({
     name: 'core_contract_fire_lag_seconds',
@@ -97,12 +91,8 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
   }
 
   return {
-    registry,
     contentType: registry.contentType,
-    observe(op, status, ms, surface) {
-      requests.inc({ op, status: String(status), surface });
-      durations.observe({ op, surface }, ms / 1000);
-    },
+    observe: requests.observe,
     fireLag: (ms) => fireLag.observe(Math.max(0, ms) / 1000),
     appended(backend, stream, seq) {
       const kind = streamKind(stream);
@@ -118,7 +108,8 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
       sandboxRuns.inc({ exit_code: String(exitCode), reason });
       sandboxSeconds.observe(ms / 1000);
     },
-    render: () => registry.metrics(),
+    // prom-client's families, then the request families it does not hold (see request-metrics.ts).
+    render: async () => `${await registry.metrics()}\n${requests.render()}`,
   };
 }
 
