@@ -7,6 +7,7 @@ import type { Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
+import { rpcResponseJson } from '../mcp/call-tool.js';
 import { restInput } from './rest-input.js';
 import { createJsonBodyReader } from './json-body.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
@@ -94,7 +95,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     for (const [k, v] of Object.entries(out.headers)) if (k !== 'Content-Type') res.setHeader(k, v);
     if (out.body === undefined) res.status(out.status).end();
     // JSON-RPC answers to POSTs: the same bytes `res.json` would send, written directly (see sendJson).
-    else if (req.method === 'POST' && out.headers['Content-Type'] === 'application/json') writeJson(res, out.status, JSON.stringify(out.body));
+    else if (req.method === 'POST' && out.headers['Content-Type'] === 'application/json') writeJson(res, out.status, rpcResponseJson(out.body as object));
     else res.status(out.status).json(out.body);
   }
 

@@ -94,8 +94,61 @@ async function successResult(
 }
 
 export function jsonResult(value: unknown): CallToolResult {
-  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: structured };
+  const text = JSON.stringify(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { content: [{ type: 'text', text }], structuredContent: { value } };
+  return new StructuredResult(value as Record<string, unknown>, text);
+}
+
+/**
+ * A tool answer whose text is the JSON of its structured copy, remembered so `rpcResponseJson` writes
+ * that text as the structured copy instead of serializing the value a second time (the second
+ * serialization was the largest single cost of a cheap `tools/call` over HTTP). A class with private
+ * fields rather than a WeakMap beside a plain object: thousands of WeakMap entries a second cost more in
+ * the garbage collector than the serialization saved. To everything else it is a plain `CallToolResult`.
+ */
+class StructuredResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  readonly #text: string;
+  readonly #value: Record<string, unknown>;
+
+  constructor(value: Record<string, unknown>, text: string) {
+    this.content = [{ type: 'text', text }];
+    this.structuredContent = value;
+    this.#text = text;
+    this.#value = value;
+  }
+
+  /** The value's JSON, while the answer is still exactly as made. */
+  static jsonOf(result: unknown): string | undefined {
+    if (!(result instanceof StructuredResult)) return undefined;
+    const item = result.content[0];
+    const untouched =
+      Object.keys(result).length === 2 && result.structuredContent === result.#value &&
+      result.content.length === 1 && item !== undefined && Object.keys(item).length === 2 && item.type === 'text' && item.text === result.#text;
+    return untouched ? result.#text : undefined;
+  }
+}
+
+/**
+ * `JSON.stringify` of a JSON-RPC response, byte for byte; for a `{ jsonrpc, id, result }` whose result is
+ * an untouched `jsonResult`, without serializing the value twice. (A value changed after `jsonResult`
+ * would keep its old text; nothing does that: results go straight from the pipeline to the transport.)
+ */
+export function rpcResponseJson(message: { jsonrpc?: unknown; id?: unknown; result?: unknown }): string {
+  const text = StructuredResult.jsonOf(message.result);
+  if (text === undefined || !plainResponse(message)) return JSON.stringify(message);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}`;
+}
+
+/** Exactly `{ jsonrpc: '2.0', id, result }`, in that order, with a string or number id. */
+function plainResponse(message: { jsonrpc?: unknown; id?: unknown }): boolean {
+  const keys = Object.keys(message);
+  return (
+    keys.length === 3 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'result' &&
+    message.jsonrpc === '2.0' && (typeof message.id === 'string' || typeof message.id === 'number')
+  );
 }
 
 export function errorResult(error: CoreError, requestId?: string): CallToolResult {
