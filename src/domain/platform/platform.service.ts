@@ -110,7 +110,7 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
         throw errors.validation(`${call.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}`);
       }
       const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
-      for (const [k, v] of Object.entries(call.query ?? {})) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
+      if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);
       if (input instanceof Error) throw input;
       const result = await deps.pipeline().invokeAs(match.op, input, ctx.caller, {

@@ -21,13 +21,15 @@ export function restInput(
         issues: [{ path: '(body)', message: 'expected a JSON object', code: 'invalid_type' }],
       });
     }
-    for (const [key, value] of Object.entries(body)) setOwn(input, key, value);
+    for (const key of Object.keys(body)) setOwn(input, key, (body as Record<string, unknown>)[key]);
   }
-  for (const [key, value] of Object.entries(query)) {
-    if (TRANSPORT_QUERY_KEYS.has(key)) continue;
-    setOwn(input, key, coerce(value, op.fieldTypes[key]));
+  // Object.keys rather than entries: no pair arrays for every field of every request.
+  const queryKeys = Object.keys(query);
+  if (queryKeys.length > 0) {
+    const types = op.fieldTypes;
+    for (const key of queryKeys) if (!TRANSPORT_QUERY_KEYS.has(key)) setOwn(input, key, coerce(query[key], types[key]));
   }
-  for (const [key, value] of Object.entries(params)) setOwn(input, key, value);
+  for (const key of Object.keys(params)) setOwn(input, key, params[key]);
   return input;
 }
 
