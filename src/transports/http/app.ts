@@ -92,7 +92,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
-    for (const [k, v] of Object.entries(out.headers)) if (k !== 'Content-Type') res.setHeader(k, v);
+    for (const k in out.headers) if (k !== 'Content-Type') res.setHeader(k, out.headers[k]!);
     if (out.body === undefined) res.status(out.status).end();
     // JSON-RPC answers to POSTs: the same bytes `res.json` would send, written directly (see sendJson).
     else if (req.method === 'POST' && out.headers['Content-Type'] === 'application/json') writeJson(res, out.status, rpcResponseJson(out.body as object));

@@ -33,10 +33,7 @@ export function createJsonBodyReader(limitBytes: number, fallback: RequestHandle
     const finish = (error?: Error): void => {
       if (done) return;
       done = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
+      // The listeners stay: they die with the request, and `done` makes any later event a no-op.
       if (error) return void next(error);
       next();
     };

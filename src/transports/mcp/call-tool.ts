@@ -35,7 +35,8 @@ export async function callTool(
   if (!tool || !visibleSet(surface).has(tool)) throw new UnknownToolError(name);
   const actions = surface.registry.actionsOf(tool);
   let op: Operation | undefined;
-  let input: Record<string, unknown> = { ...(args ?? {}) };
+  // The pipeline only reads the input (its schema parse makes the copy the handler gets).
+  let input: Record<string, unknown> = args ?? {};
   if (actions.size === 1) {
     op = actions.values().next().value;
   } else {

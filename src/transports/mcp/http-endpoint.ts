@@ -173,7 +173,7 @@ function plainCallParams(params: unknown): { name: string; arguments?: Record<st
   if (!isPlainObject(params) || typeof params['name'] !== 'string' || '_meta' in params || 'task' in params) return undefined;
   const args = params['arguments'];
   if (args !== undefined && !isPlainObject(args)) return undefined;
-  return args === undefined ? { name: params['name'] } : { name: params['name'], arguments: args };
+  return params as { name: string; arguments?: Record<string, unknown> };
 }
 
 function header(req: McpHttpRequest, name: string): string | undefined {
