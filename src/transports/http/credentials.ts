@@ -6,12 +6,14 @@ import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js'
  * The credentials a request carries: bearer value, share token (header, else `share_token` in the
  * query) and the portal session cookie. What they are worth is the pipeline's call (`authenticate`).
  */
-export function credentialsOf(req: Request, query: Record<string, unknown> = req.query as Record<string, unknown>): Credentials {
+export function credentialsOf(req: Request, query?: Record<string, unknown>): Credentials {
   const creds: Credentials = {};
   const bearer = bearerFrom(req.headers.authorization);
   if (bearer !== undefined) creds.bearer = bearer;
   const header = req.headers['x-share-token'];
-  const share = typeof header === 'string' ? header : typeof query.share_token === 'string' ? query.share_token : undefined;
+  // Express parses `req.query` anew on every read: read only for a URL with a query and no header.
+  const shared = typeof header === 'string' ? header : (query ?? (req.url.includes('?') ? (req.query as Record<string, unknown>) : undefined))?.share_token;
+  const share = typeof shared === 'string' ? shared : undefined;
   if (share) creds.shareToken = share;
   const session = sessionCookieFrom(req.headers.cookie);
   if (session !== undefined) creds.session = session;
