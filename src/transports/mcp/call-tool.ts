@@ -5,7 +5,7 @@ import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeOptions, Pipeline } from '../../pipeline/invoke.js';
 import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { Operation, Registry } from '../../registry/registry.js';
-import type { RawBody, ToolDef } from '../../registry/types.js';
+import type { RawBody, SseSource, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
 
 export interface ToolSurface {
@@ -66,23 +66,14 @@ function visibleSet(surface: ToolSurface): ReadonlySet<ToolDef> {
   return set;
 }
 
-async function successResult(
+/** Synchronous but for streams: an async function here would cost every call a promise and a hop. */
+function successResult(
   op: Operation,
   value: unknown,
   input: Record<string, unknown>,
   signalOf?: AbortSignal | (() => AbortSignal),
-): Promise<CallToolResult> {
-  if (op.def.stream && isSseSource(value)) {
-    // Made only here: most calls never need one, and each costs an AbortController and a listener.
-    const signal = typeof signalOf === 'function' ? signalOf() : signalOf;
-    const collected = await collectEvents(value, {
-      maxEvents: typeof input.max_events === 'number' ? input.max_events : 20,
-      maxMs: typeof input.max_ms === 'number' ? input.max_ms : 5000,
-      ...(typeof input.last_event_id === 'string' ? { lastEventId: input.last_event_id } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    return jsonResult({ ok: true, ...collected });
-  }
+): CallToolResult | Promise<CallToolResult> {
+  if (op.def.stream && isSseSource(value)) return streamResult(value, input, signalOf);
   if (op.def.produces) {
     const raw = value as RawBody;
     const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
@@ -92,6 +83,18 @@ async function successResult(
     };
   }
   return jsonResult(value);
+}
+
+async function streamResult(source: SseSource, input: Record<string, unknown>, signalOf?: AbortSignal | (() => AbortSignal)): Promise<CallToolResult> {
+  // Made only here: most calls never need one, and each costs an AbortController and a listener.
+  const signal = typeof signalOf === 'function' ? signalOf() : signalOf;
+  const collected = await collectEvents(source, {
+    maxEvents: typeof input.max_events === 'number' ? input.max_events : 20,
+    maxMs: typeof input.max_ms === 'number' ? input.max_ms : 5000,
+    ...(typeof input.last_event_id === 'string' ? { lastEventId: input.last_event_id } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  return jsonResult({ ok: true, ...collected });
 }
 
 export function jsonResult(value: unknown): CallToolResult {
