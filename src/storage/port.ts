@@ -91,6 +91,7 @@ export interface LogStore {
    * `build` may run more than once (PostgreSQL builds on the head it remembers, and builds again on the
    * locked one if another process moved it); only the last run's row is stored, appends made by earlier
    * runs are rejected as superseded, and what `build` refused counts only from that last run.
+   * `build` must not change `head`: it may be the very row an earlier append resolved with.
    */
   append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
   /** Last row of a stream. */

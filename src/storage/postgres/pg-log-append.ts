@@ -181,19 +181,24 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
     if (heads.size > MAX_CACHED_HEADS) heads.delete(heads.keys().next().value!);
   }
 
-  /** Builds `pending` rows on `head`, from `next`; a build that throws is recorded in `refused` (settled later). */
+  /**
+   * Builds `pending` rows on `head`, from `next`; a build that throws is recorded in `refused` (settled
+   * later). Each build after the first gets the row the one before it returned, as the lowdb adapter
+   * does (builds never change their head; parsing the text again cost a JSON.parse per row).
+   */
   function buildAll(pendings: Pending[], head: string | undefined, next: number, refused: Map<Pending, unknown>): Built {
     const built: Built = [];
+    let headRow = head === undefined ? undefined : (JSON.parse(head) as LogRow);
     for (const pending of pendings) {
       let encoded: Encoded;
       try {
-        encoded = encode(pending.build(head === undefined ? undefined : (JSON.parse(head) as LogRow), next), next);
+        encoded = encode(pending.build(headRow, next), next);
       } catch (error) {
         refused.set(pending, error);
         continue;
       }
       built.push({ ...encoded, pending });
-      head = encoded.text;
+      headRow = encoded.row;
       next += 1;
     }
     return built;
