@@ -74,7 +74,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
     if (caller.uid === null) throw errors.unauthenticated();
-    const slug = (input.slug ?? input.motherSlug) as string | undefined;
+    const slug = roleSlugOf(input);
     if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but has no slug input`);
     const role = await services.machines.roleBeforeHandler(slug, caller, machine?.slug === slug ? machine.record : undefined);
     if (role === undefined) throw errors.notFound(`No machine "${slug}"`, { slug });
@@ -113,7 +113,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   /** For a role-checked operation called with a credential: the machine read goes out beside the key's. */
   function prefetchMachine(op: Operation, rawInput: unknown, creds: Credentials): Prefetched | undefined {
     if (!op.def.role || (creds.bearer === undefined && creds.session === undefined) || typeof rawInput !== 'object' || rawInput === null) return undefined;
-    const slug = (rawInput as { slug?: unknown; motherSlug?: unknown }).slug ?? (rawInput as { motherSlug?: unknown }).motherSlug;
+    const slug = roleSlugOf(rawInput as Record<string, unknown>);
     return typeof slug === 'string' && slug.length > 0 && slug.length <= 128 ? { slug, record: services.machines.prefetch(slug) } : undefined;
   }
 
@@ -132,6 +132,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ),
     invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
   };
+}
+
+/** The machine a role is checked on: `slug`, else `motherSlug` (the registry requires one of them). */
+function roleSlugOf(input: Record<string, unknown>): unknown {
+  return input.slug ?? input.motherSlug;
 }
 
 /** A machine document asked for before authentication, for the role check (see `MachinesService.prefetch`). */

@@ -62,10 +62,10 @@ export function createRequestMetrics(opts: {
       const durations = [`# HELP ${opts.durationName} ${opts.durationHelp}`, `# TYPE ${opts.durationName} histogram`];
       for (const [op, bySurface] of byOp) {
         for (const [surface, series] of bySurface) {
-          const labels = `op="${escapeLabel(op)}",surface="${escapeLabel(surface)}"`;
-          for (const [status, n] of series.statuses) {
-            counts.push(`${opts.countName}{op="${escapeLabel(op)}",status="${status}",surface="${escapeLabel(surface)}"} ${n}`);
-          }
+          const opLabel = `op="${escapeLabel(op)}"`;
+          const surfaceLabel = `surface="${escapeLabel(surface)}"`;
+          const labels = `${opLabel},${surfaceLabel}`;
+          for (const [status, n] of series.statuses) counts.push(`${opts.countName}{${opLabel},status="${status}",${surfaceLabel}} ${n}`);
           let cumulative = 0;
           for (let i = 0; i <= bounds.length; i++) {
             cumulative += series.buckets[i]!;

@@ -89,7 +89,9 @@ function arrayLiteral(values: Array<string | number>): string {
  * Appends with group commit. Appends to one stream queue in this process; each transaction takes the
  * whole queue, locks the stream's `log_heads` row (`FOR UPDATE`, so appends from other processes wait
  * too), builds every queued row on the head it reads after the lock, inserts them in one statement and
- * moves `next_seq` on: two round trips per batch (see lockStreams and writeAndCommit). A build that throws rejects only its own append; a failed commit rejects the batch.
+ * moves `next_seq` on: two round trips per batch (see lockStreams and writeAndCommit), or one while this
+ * process is the stream's only writer (see writeIfUnmoved). A build that throws rejects only its own
+ * append; a failed commit rejects the batch.
  */
 export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
   const queues = new Map<string, Pending[]>();
