@@ -15,7 +15,7 @@ import { createJsonBodyReader } from './json-body.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
-import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js';
+import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
@@ -173,25 +173,6 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   }
 
   return app;
-}
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * A write that only the session cookie authenticates, sent by a page of a foreign origin: what a
- * cross-site form or fetch makes a logged-in browser send (SameSite=Lax alone would let a sibling
- * site or an old browser through). The MCP endpoint refuses every foreign origin; here an
- * Authorization header is proof enough that no page forged the request (a page cannot set it
- * cross-site without a CORS preflight this node never grants), and a request without an Origin comes
- * from a non-browser client (browsers send Origin on every cross-origin write).
- */
-function crossSiteCookieWrite(req: Request, hosts: HostPolicy): CoreError | undefined {
-  const origin = req.headers.origin;
-  if (origin === undefined || SAFE_METHODS.has(req.method) || req.headers.authorization !== undefined) return undefined;
-  if (sessionCookieFrom(req.headers.cookie) === undefined || hosts.originAllowed(origin, req.headers.host)) return undefined;
-  return errors.forbidden(
-    `A write authenticated by the session cookie must come from this node's own pages, not from Origin ${origin}; send an API key in the Authorization header instead`,
-  );
 }
 
 function safeMatch(registry: Registry, method: string, path: string) {
