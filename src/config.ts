@@ -36,6 +36,12 @@ export interface Config {
   sseMaxPerCaller: number;
   /** `CORE_REQUEST_TIMEOUT_MS`: time a client has to send a whole request (headers within 15 s at most), 30000 by default. */
   requestTimeoutMs: number;
+  /**
+   * `CORE_ALLOWED_HOSTS`: further names (`name` or `name:port`, comma-separated) the node answers to
+   * besides the loopback names and the host of `CORE_PUBLIC_URL`. On a loopback `HOST` other names are
+   * always refused (DNS rebinding); on any other address the list is enforced only when set.
+   */
+  allowedHosts: string[] | undefined;
 }
 
 export type LoginMode = 'email' | 'code';
@@ -85,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateTiers: parseRateTiers(env.CORE_RATE_TIERS),
     sseMaxPerCaller: positiveInt(env.CORE_SSE_MAX_PER_CALLER, 20, 'CORE_SSE_MAX_PER_CALLER'),
     requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
+    allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),
   };
 }
 
@@ -103,6 +110,19 @@ function schemaNameOf(value: string): string {
     throw new Error(`DATABASE_SCHEMA must be a plain identifier (letters, digits, _; at most 63; not starting with a digit), got "${value}"`);
   }
   return value;
+}
+
+const HOST_ENTRY = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+function allowedHostsOf(value: string | undefined): string[] | undefined {
+  const entries = value?.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (!entries || entries.length === 0) return undefined;
+  for (const entry of entries) {
+    if (!HOST_ENTRY.test(entry)) {
+      throw new Error(`CORE_ALLOWED_HOSTS must list host names, optionally with a port (e.g. core.example.org,10.0.0.5:8787), got "${entry}"`);
+    }
+  }
+  return entries;
 }
 
 function publicUrlOf(value: string): string {

@@ -6,6 +6,7 @@ import { expressServerClasses } from './transports/http/express-classes.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
+import { createHostPolicy } from './transports/http/host-policy.js';
 
 export interface RunningServer {
   core: Core;
@@ -18,16 +19,18 @@ export interface RunningServer {
 /** Starts the HTTP server (REST + `POST /api/mcp`) on the configured host and port. */
 export async function startHttpServer(opts: CoreOptions): Promise<RunningServer> {
   const core = await createCore(opts);
+  const hosts = createHostPolicy({ bindHost: core.config.host, publicUrl: core.config.publicUrl, allowedHosts: core.config.allowedHosts });
   const app = createHttpApp({
     registry: core.registry,
     pipeline: core.pipeline,
     log: core.log,
-    mcp: createMcpHttpHandler(core.surface, core.config.version),
+    mcp: createMcpHttpHandler(core.surface, core.config.version, hosts),
     site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers }),
     onSiteRequest: core.services.cdnTraffic.record,
     onSseSubscriber: core.metrics.sseSubscribers,
     explorer: createExplorerRoute(),
     sseMaxPerCaller: core.config.sseMaxPerCaller,
+    hosts,
   });
   // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole
   // request has not arrived in time. Responses (event streams) are not bounded by these.

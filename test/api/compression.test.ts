@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompressionService, MAX_INPUT_BYTES } from '../../src/domain/compression/compression.service.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 
@@ -66,6 +66,39 @@ describe('compression.compress and compression.decompress (POST /api/compress, P
     await expect(service.decompress({ compressed: nine, algorithm: 'gzip', encoding: 'base64' })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     const http = await server.call('POST', '/api/compress', { body: { data: 'a'.repeat(1_100_000) } });
     expect(http.status).toBe(413);
+  });
+});
+
+describe('compression limits for anonymous callers (REST, MCP, core_http)', () => {
+  const SLOW = { data: TEXT, algorithm: 'brotli', level: 11 };
+  const REFUSAL = /Level 11 needs an API key/;
+
+  it('refuses brotli 11 to an anonymous caller on every surface, and runs it for a key', async () => {
+    const rest = await server.call('POST', '/api/compress', { body: SLOW });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(REFUSAL) });
+    const viaHttp = await server.call('POST', '/api/http', { body: { method: 'POST', path: '/api/compress', body: SLOW } });
+    expect(viaHttp.status).toBe(400);
+    expect(viaHttp.body.error.message).toMatch(REFUSAL);
+    const mcp = await server.call('POST', '/api/mcp', {
+      headers: { accept: 'application/json' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'core_compress', arguments: { action: 'compress', ...SLOW } } },
+    });
+    expect(mcp.body.result.isError).toBe(true);
+    expect(mcp.body.result.structuredContent.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringMatching(REFUSAL) });
+    const { key } = await mintKey(server);
+    const keyed = await server.call('POST', '/api/compress', { key, body: SLOW });
+    expect(keyed.status).toBe(200);
+    expect(keyed.body.algorithm).toBe('brotli');
+  });
+
+  it('refuses anonymous input over 256 KiB with 413 and takes it from a key', async () => {
+    const big = { data: 'b'.repeat(300 * 1024), algorithm: 'gzip', level: 1 };
+    const anonymous = await server.call('POST', '/api/compress', { body: big });
+    expect(anonymous.status).toBe(413);
+    expect(anonymous.body.error.message).toMatch(/send an API key/);
+    const { key } = await mintKey(server);
+    expect((await server.call('POST', '/api/compress', { key, body: big })).status).toBe(200);
   });
 });
 

@@ -185,7 +185,7 @@ describe('limits over HTTP', () => {
     const { port, hostname } = new URL(server.url);
     const socket = net.connect(Number(port), hostname);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write('GET /api/constants HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /api/constants HTTP/1.1\r\nHost: localhost\r\n');
     const drip = setInterval(() => socket.write('X-Slow: 1\r\n'), 200);
     const closed = new Promise<string>((resolve) => {
       let got = '';
@@ -203,7 +203,7 @@ describe('limits over HTTP', () => {
     const { port, hostname } = new URL(server.url);
     const socket = net.connect(Number(port), hostname);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write('POST /api/demo-key/mint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+    socket.write('POST /api/demo-key/mint HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
     const drip = setInterval(() => socket.write(' '), 200);
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);

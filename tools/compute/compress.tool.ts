@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { defineAction, defineTool, type ActionContext } from '../../src/registry/types.js';
+import type { Requester } from '../../src/domain/compression/compression.service.js';
 import { Hex64 } from '../../src/registry/common-schemas.js';
+
+/** Who calls, for the compression limits; the abort signal is made only if the call has to wait. */
+const requesterOf = (ctx: ActionContext): Requester => ({ caller: ctx.caller, clientIp: ctx.clientIp, signal: () => ctx.signal });
 
 const Algorithm = z.enum(['brotli', 'gzip']);
 
@@ -39,7 +43,7 @@ export const compressTool = defineTool({
         sha256: Hex64.describe('SHA-256 of the original bytes'),
       }),
       idempotent: true,
-      handler: async (input, { services }) => services.compression.compress(input),
+      handler: async (input, ctx) => ctx.services.compression.compress(input, requesterOf(ctx)),
     }),
     defineAction({
       id: 'compression.decompress',
@@ -67,7 +71,7 @@ export const compressTool = defineTool({
         verified: z.boolean().describe('True when a `sha256` was given and matched'),
       }),
       idempotent: true,
-      handler: async (input, { services }) => services.compression.decompress(input),
+      handler: async (input, ctx) => ctx.services.compression.decompress(input, requesterOf(ctx)),
     }),
     defineAction({
       id: 'compression.analyze',
@@ -89,7 +93,7 @@ export const compressTool = defineTool({
         is_text: z.boolean().describe('True when the bytes are valid UTF-8 text without NUL bytes'),
       }),
       idempotent: true,
-      handler: async (input, { services }) => services.compression.analyze(input),
+      handler: async (input, ctx) => ctx.services.compression.analyze(input, requesterOf(ctx)),
     }),
   ],
 });

@@ -45,6 +45,8 @@ export interface PlatformDeps {
 }
 
 const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
+/** The operation `core_http` itself runs. */
+const SELF_OPERATION = 'http.call';
 
 export function createPlatformService(deps: PlatformDeps): PlatformService {
   const { clock, store } = deps;
@@ -102,13 +104,15 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     async callHttp(call, ctx) {
       // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.
       const url = PLAIN_PATH.test(call.path) ? { pathname: call.path, searchParams: undefined } : new URL(call.path, 'http://core.local');
-      if (url.pathname === '/api/http') throw errors.validation('core_http cannot call itself; call the target path directly');
       if (url.pathname === '/api/mcp') throw errors.validation('/api/mcp is the MCP transport; call the tool directly instead');
       const match = deps.registry().match(call.method, url.pathname);
       if (match.kind === 'not-found') throw errors.notFound(`No route ${call.method} ${url.pathname}; search with core_api_catalog`);
       if (match.kind === 'method-not-allowed') {
         throw errors.validation(`${call.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}`);
       }
+      // The operation the router found, not the path as written: escapes, slashes and dot segments
+      // spell the same route many ways.
+      if (match.op.id === SELF_OPERATION) throw errors.validation('core_http cannot call itself; call the target path directly');
       const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
       if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);

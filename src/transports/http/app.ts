@@ -8,11 +8,14 @@ import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { rpcResponseJson } from '../mcp/call-tool.js';
+import { rpcErrorBody } from '../mcp/http-endpoint.js';
+import { createHostPolicy, type HostPolicy } from './host-policy.js';
 import { restInput } from './rest-input.js';
 import { createJsonBodyReader } from './json-body.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
+import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
@@ -34,6 +37,8 @@ export interface HttpDeps {
   onSseSubscriber?: SseSubscriberHook;
   /** Most event streams one caller (bearer value, session, else client address) may hold open; unlimited when absent. */
   sseMaxPerCaller?: number;
+  /** The names this node answers to and the origins that may write with its cookie; loopback only when absent. */
+  hosts?: HostPolicy;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -45,6 +50,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const { registry, pipeline, log } = deps;
+  const hosts = deps.hosts ?? createHostPolicy();
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -61,6 +67,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
+    // Before the body is read: a DNS-rebinding page reaches a loopback server under a foreign name.
+    const host = req.headers.host;
+    if (!hosts.hostAllowed(host)) return refuseHost(req, res, host!);
     const route = () =>
       (req.path === '/api/mcp'
         ? serveMcp(req, res)
@@ -73,6 +82,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (!hasBody(req)) return void route();
     json(req, res, (err?: unknown) => (err ? next(err) : void route()));
   });
+
+  function refuseHost(req: Request, res: Response, host: string): void {
+    const message = `This node does not answer to the name "${host}" (a DNS-rebinding page would use such a name); call it as ${hosts.names.join(', ')}, or add the name to CORE_ALLOWED_HOSTS`;
+    if (req.path === '/api/mcp') return writeJson(res, 403, JSON.stringify(rpcErrorBody(null, -32000, `Forbidden: ${message}`)));
+    sendError(res, errors.forbidden(message));
+  }
 
   function serveSite(req: Request, res: Response): Promise<void> {
     const count = deps.onSiteRequest;
@@ -121,6 +136,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (hasBody(req) && req.body === undefined) {
       return sendError(res, new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json'));
     }
+    const refused = crossSiteCookieWrite(req, hosts);
+    if (refused) return sendError(res, refused);
     // Express re-parses the query string on every `req.query` read: read it once.
     const query = req.query as Record<string, unknown>;
     const input = restInput(op, params, query, req.body);
@@ -233,6 +250,10 @@ function bodyParserError(err: unknown): CoreError | undefined {
   switch (type) {
     case 'entity.too.large':
       return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}`);
+    case 'entity.too.deep':
+      return errors.validation((err as Error).message, {
+        issues: [{ path: '(body)', message: (err as Error).message, code: 'too_deep' }],
+      });
     case 'entity.parse.failed':
       return errors.validation('The request body is not valid JSON', {
         issues: [{ path: '(body)', message: (err as Error).message, code: 'invalid_json' }],

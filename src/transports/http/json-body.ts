@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMessage } from '../../lib/json-depth.js';
 
 /** Content types read by the lean path; anything else (other charsets, `+json` types) goes to body-parser. */
 const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
@@ -16,9 +17,16 @@ function parserError(type: string, message: string, status: number): Error {
  * are body-parser's: the same `req.body` (any JSON value, `strict: false`), `entity.parse.failed` for
  * bad JSON, `request.size.invalid` when the bytes do not match the declared length. Everything else
  * (chunked bodies, compressed bodies, other charsets, oversized declarations) goes to `fallback`.
+ * Whichever path read it, a body nested more than `MAX_JSON_DEPTH` levels deep is refused
+ * (`entity.too.deep`) before anything walks it recursively.
  */
 export function createJsonBodyReader(limitBytes: number, fallback: RequestHandler): (req: Request, res: Response, next: NextFunction) => void {
-  return function readJson(req, res, next) {
+  return function readJson(req, res, proceed) {
+    const next = (error?: unknown): void => {
+      if (error) return void proceed(error);
+      if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return void proceed(parserError('entity.too.deep', tooDeepMessage('The request body'), 400));
+      proceed();
+    };
     const type = req.headers['content-type'];
     const declared = req.headers['content-length'];
     if (type === undefined || !PLAIN_JSON.has(type.toLowerCase()) || declared === undefined || req.headers['content-encoding'] !== undefined) {

@@ -7,6 +7,7 @@ import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { Operation, Registry } from '../../registry/registry.js';
 import type { RawBody, SseSource, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
+import { nestsDeeperThan, tooDeepMessage } from '../../lib/json-depth.js';
 
 export interface ToolSurface {
   registry: Registry;
@@ -33,6 +34,11 @@ export async function callTool(
 ): Promise<CallToolResult> {
   const tool = surface.registry.toolByName.get(name);
   if (!tool || !visibleSet(surface).has(tool)) throw new UnknownToolError(name);
+  // Over HTTP the body reader has refused such a body already; stdio arguments arrive only here.
+  if (nestsDeeperThan(args)) {
+    const message = tooDeepMessage('arguments');
+    return errorResult(errors.validation(message, { issues: [{ path: 'arguments', message, code: 'too_deep' }] }), opts.requestId);
+  }
   const actions = surface.registry.actionsOf(tool);
   let op: Operation | undefined;
   // The pipeline only reads the input (its schema parse makes the copy the handler gets).

@@ -14,6 +14,7 @@ import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js'
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
+import { createHostPolicy, type HostPolicy } from '../http/host-policy.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -35,9 +36,10 @@ export interface McpHttpResponse {
 /**
  * Stateless Streamable HTTP for `POST /api/mcp`: one long-lived handler that validates messages with
  * the SDK's own schemas and dispatches into the registry. JSON responses only; no sessions, so GET
- * (the server-to-client stream) is not offered.
+ * (the server-to-client stream) is not offered. A page from a foreign origin is refused whatever its
+ * credentials (`hosts` says which origins are this node's).
  */
-export function createMcpHttpHandler(surface: ToolSurface, version: string) {
+export function createMcpHttpHandler(surface: ToolSurface, version: string, hosts: HostPolicy = createHostPolicy()) {
   let tools: McpToolDescriptor[] | undefined;
   const content = contentHandlers(surface.content);
   const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
@@ -47,7 +49,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string) {
       return rpcError(405, null, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
     }
     const origin = header(req, 'origin');
-    if (origin && !originAllowed(origin, header(req, 'host'))) {
+    if (origin && !hosts.originAllowed(origin, header(req, 'host'))) {
       return rpcError(403, null, -32000, `Forbidden: Origin ${origin} is not allowed`);
     }
     const accept = header(req, 'accept');
@@ -181,21 +183,8 @@ function header(req: McpHttpRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** Same host as the request, or a loopback page: DNS-rebinding pages carry a foreign Origin. */
-export function originAllowed(origin: string, host: string | undefined): boolean {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (host && url.host === host) return true;
-  return LOOPBACK.has(url.hostname) && (host === undefined || LOOPBACK.has(host.replace(/:\d+$/, '')));
-}
-
-function rpcErrorBody(id: string | number | null, code: number, message: string) {
+/** A JSON-RPC error message. */
+export function rpcErrorBody(id: string | number | null, code: number, message: string) {
   return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
