@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Slug, Uid } from '../../src/registry/common-schemas.js';
+import { actorOf } from './agent-actor.js';
 import { SandboxQuota, SandboxRun } from './agents.schemas.js';
 
 export const sandboxRunTool = defineTool({
@@ -16,6 +17,7 @@ export const sandboxRunTool = defineTool({
       method: 'POST',
       path: '/api/agent/{uid}/sandbox/run',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Runs Python code with optional stdin and time limit and returns ok, exit code, stdout, stderr (64 KB each), duration and units.',
       input: z.object({
@@ -23,13 +25,13 @@ export const sandboxRunTool = defineTool({
         code: z.string().min(1).max(262_144).describe('Python 3 source'),
         stdin: z.string().max(1_048_576).optional().describe('Text given on standard input'),
         timeout_ms: z.number().int().min(100).max(30_000).default(10_000).describe('Wall-time limit; exit 124 when exceeded'),
-        slug: Slug.optional().describe('Machine on whose behalf the code runs (needed when its owner, not the agent, calls)'),
+        slug: Slug.optional().describe('Machine on whose behalf the code runs (needed when its owner calls under the agent\'s write delegation)'),
       }),
       // `ok` is the code's outcome here, not the call's: the spec answers 200 with ok false when the code fails.
       output: SandboxRun.extend({ quota: SandboxQuota.describe('Quota after this run') }),
-      handler: async ({ uid, code, stdin, timeout_ms, slug }, { caller, services }) => {
-        const actor = await services.agents.access.actFor(caller, uid, slug);
-        return services.sandbox.run(uid, {
+      handler: async ({ uid, code, stdin, timeout_ms, slug }, ctx) => {
+        const actor = actorOf(ctx);
+        return ctx.services.sandbox.run(uid, {
           code,
           timeout_ms,
           slug: slug ?? null,
