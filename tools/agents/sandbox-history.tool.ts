@@ -32,7 +32,7 @@ export const sandboxHistoryTool = defineTool({
       }),
       idempotent: true,
       handler: async ({ uid, limit, cursor, slug }, { services }) => {
-        // An owner acting for the agent sees only the runs made for their machine.
+        // A delegate always names its machine (the pipeline's check needs it), so it sees only the runs made for it.
         const page = await services.sandbox.runs(uid, { limit, ...(cursor !== undefined ? { cursor } : {}), ...(slug !== undefined ? { slug } : {}) });
         return { ok: true as const, ...page };
       },
