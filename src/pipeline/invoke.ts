@@ -6,6 +6,7 @@ import type { Services } from '../domain/services.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
 import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
+import type { AgentActor } from '../domain/agents/agent-access.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -60,8 +61,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
     if (op.def.role) await authorize(op, input, caller, machine);
+    // Who may use an agent's store is decided here, once, for every route that declares one.
+    const agent = op.def.agentStore ? await services.agents.access.authorize(caller, op.def.agentStore, input) : undefined;
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
-    const value = await op.def.handler(input, new CallContext(caller, requestId, services, log, op.id, opts));
+    const ctx = new CallContext(caller, requestId, services, log, op.id, opts);
+    if (agent) ctx.agent = agent;
+    const value = await op.def.handler(input, ctx);
     if (op.def.stream || op.def.produces || op.def.relaysOutput) return value;
     const checked = op.def.output.safeParse(value);
     if (!checked.success) {
@@ -157,6 +162,7 @@ class CallContext implements ActionContext {
   progress: (update: ProgressUpdate) => void;
   declare clientIp?: string;
   declare setHeader?: (name: string, value: string) => void;
+  declare agent?: AgentActor;
   #log: Logger | undefined;
 
   constructor(

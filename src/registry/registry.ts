@@ -127,6 +127,9 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       if (def.role && !('slug' in def.input.shape) && !('motherSlug' in def.input.shape)) {
         throw new Error(`${def.id}: declares role ${def.role} but has no slug input to check it on`);
       }
+      // An agent's store answers only to the agent or its delegate: no agent route may skip that check.
+      if (def.path.startsWith('/api/agent/') && !def.agentStore) throw new Error(`${def.id}: a path under /api/agent/ must declare agentStore`);
+      if (def.agentStore && !('uid' in def.input.shape)) throw new Error(`${def.id}: declares agentStore but has no uid input naming the agent`);
       const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);
       byId.set(op.id, op);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
+import type { AgentActor, AgentStoreAccess } from '../domain/agents/agent-access.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -51,6 +52,8 @@ export interface ActionContext {
   clientIp?: string;
   /** Adds a response header; only transports that have headers (REST) provide it, e.g. for a session cookie. */
   setHeader?: (name: string, value: string) => void;
+  /** Who acts for the agent, set by the pipeline for an operation declaring `agentStore`. */
+  agent?: AgentActor;
 }
 
 /** One server-sent event. */
@@ -87,6 +90,13 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   auth: AuthRule;
   /** Minimum role on the machine named by the `slug` (or `motherSlug`) input. */
   role?: Role;
+  /**
+   * The operation uses an agent's own store (the agent named by the `uid` input, the caller when
+   * absent). The pipeline lets through only the agent itself or, for `read`/`write`, the owner of the
+   * `slug` machine holding the agent's delegation, and hands the result to the handler as `ctx.agent`.
+   * Required of every path under `/api/agent/`.
+   */
+  agentStore?: AgentStoreAccess;
   /** The service area that implements it; named in NOT_IMPLEMENTED answers. */
   area: string;
   /** One sentence, written for an agent. */

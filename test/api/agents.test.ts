@@ -26,6 +26,12 @@ async function team(slug: string, isPublic = false) {
   return { owner, agent, stranger, machineKey: created.body.api_key as string };
 }
 
+/** The agent lets the owner of `slug` use its store (its own key is the only way to do so). */
+async function delegate(agent: { key: string; uid: string }, slug: string, access: 'read' | 'write') {
+  const res = await server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: agent.key, body: { slug, access } });
+  expect(res.status).toBe(200);
+}
+
 describe('who may act for an agent', () => {
   it('answers 401 without a key and 403 to another agent, on every kind of agent operation', async () => {
     const { agent, stranger } = await team('who-1');
@@ -44,17 +50,22 @@ describe('who may act for an agent', () => {
     }
   });
 
-  it('lets the owner of a machine the agent works on act for it, and nobody else', async () => {
+  it('lets the owner of a machine act for the agent only under the agent\'s delegation, and nobody else', async () => {
     const { owner, agent, stranger } = await team('who-2');
     const mine = await server.call('POST', '/api/chain/state-machines', { key: stranger.key, body: { slug: 'who-2-other' } });
     expect(mine.status).toBe(200);
+    // The agent holds a role on who-2, but that is no grant to its owner.
+    const undelegated = await server.call('PATCH', `/api/agent/${agent.uid}/state?slug=who-2`, { key: owner.key, body: { patch: { note: 'from owner' } } });
+    expect(undelegated.status).toBe(403);
+    expect(undelegated.body.error.message).toContain('has not delegated');
+    await delegate(agent, 'who-2', 'write');
     const byOwner = await server.call('PATCH', `/api/agent/${agent.uid}/state?slug=who-2`, { key: owner.key, body: { patch: { note: 'from owner' } } });
     expect(byOwner.status).toBe(200);
     expect(byOwner.body.state.note).toBe('from owner');
-    // Owning some machine is not enough: the agent must work on it.
+    // Owning some machine is not enough: the agent must have delegated that machine's owner.
     const otherOwner = await server.call('GET', `/api/agent/${agent.uid}/state?slug=who-2-other`, { key: stranger.key });
     expect(otherOwner.status).toBe(403);
-    expect(otherOwner.body.error.message).toContain('does not work on');
+    expect(otherOwner.body.error.message).toContain('has not delegated');
     // A private machine the caller cannot read stays invisible.
     const hidden = await server.call('GET', `/api/agent/${agent.uid}/state?slug=who-2`, { key: stranger.key });
     expect(hidden.status).toBe(404);
@@ -72,6 +83,7 @@ describe('who may act for an agent', () => {
 describe('plans', () => {
   it('overwrites the one draft, locks it as v1 with a plan_locked row, and makes it current', async () => {
     const { agent, owner } = await team('plans-1');
+    await delegate(agent, 'plans-1', 'read');
     const base = `/api/agent/${agent.uid}/plans`;
     expect((await server.call('POST', `${base}/draft`, { key: agent.key, body: { slug: 'plans-1', plan: plan('first try') } })).status).toBe(200);
     const saved = await server.call('POST', `${base}/draft`, { key: agent.key, body: { slug: 'plans-1', plan: plan('second try') } });
@@ -115,6 +127,7 @@ describe('plans', () => {
 
   it('never gives two concurrent locks the same version', async () => {
     const { agent, owner } = await team('plans-3');
+    await delegate(agent, 'plans-3', 'write');
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         server.call('POST', `/api/agent/${agent.uid}/plans/lock`, { key: i % 2 ? agent.key : owner.key, body: { slug: 'plans-3', plan: plan(`p${i}`) } }),
@@ -261,11 +274,13 @@ describe('files', () => {
     expect(list.body.files).toEqual([]);
   });
 
-  it('keeps stores apart: an agent reads only its own unless a machine owner acts for it', async () => {
+  it('keeps stores apart: an agent reads only its own unless it delegated a machine owner', async () => {
     const { agent, owner, stranger } = await team('files-1');
     await server.call('POST', '/api/agent/files/write', { key: agent.key, body: { path: 'secret.txt', content: 'mine' } });
     expect((await server.call('GET', '/api/agent/files/read?path=secret.txt', { key: stranger.key })).status).toBe(404);
     expect((await server.call('GET', `/api/agent/files/read?path=secret.txt&uid=${agent.uid}`, { key: stranger.key })).status).toBe(403);
+    expect((await server.call('GET', `/api/agent/files/read?path=secret.txt&uid=${agent.uid}&slug=files-1`, { key: owner.key })).status).toBe(403);
+    await delegate(agent, 'files-1', 'read');
     const byOwner = await server.call('GET', `/api/agent/files/read?path=secret.txt&uid=${agent.uid}&slug=files-1`, { key: owner.key });
     expect(byOwner.body.content).toBe('mine');
   });

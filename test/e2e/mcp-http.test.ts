@@ -127,7 +127,7 @@ describe('MCP over POST /api/mcp', () => {
       expect(hit).toMatchObject({ method: 'POST', path: '/api/chain/{slug}/event', auth: 'bearer', tool: 'core_chain_write', action: 'append_event' });
       expect(hit.input_schema.properties.slug).toBeDefined();
       const byTag = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', tag: 'agents' } })).structuredContent as any;
-      expect(byTag.count).toBe(21);
+      expect(byTag.count).toBe(24);
       const byPath = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', path: '/api/chain/demo/event', method: 'POST' } })).structuredContent as any;
       expect(byPath.endpoints.map((e: { id: string }) => e.id)).toEqual(['chain.appendEvent']);
     } finally {

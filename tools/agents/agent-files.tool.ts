@@ -1,21 +1,14 @@
 import { z } from 'zod';
-import { defineAction, defineTool, type Caller } from '../../src/registry/types.js';
-import type { Services } from '../../src/domain/services.js';
+import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, IsoDate, Limit, Slug, Uid } from '../../src/registry/common-schemas.js';
+import { actorOf } from './agent-actor.js';
 import { FileEncoding, FilePath, FileVersion } from './agents.schemas.js';
 
-/** No `{uid}` in these paths: the store is the caller's unless a machine owner names the agent. */
+/** No `{uid}` in these paths: the store is the caller's unless the owner of a machine the agent delegated names it. */
 const StoreRef = {
   uid: Uid.optional().describe('Agent whose store to use; defaults to the caller'),
-  slug: Slug.optional().describe('Machine you own, required with `uid` to use another agent\'s store'),
+  slug: Slug.optional().describe('Machine you own, required with `uid` to use another agent\'s store under its delegation'),
 };
-
-/** The uid whose store the call uses, once the caller is allowed to use it. */
-async function storeOf(caller: Caller, uid: string | undefined, slug: string | undefined, services: Services): Promise<string> {
-  const agent = uid ?? caller.uid!;
-  await services.agents.access.actFor(caller, agent, slug);
-  return agent;
-}
 
 export const agentFilesTool = defineTool({
   name: 'core_agent_files',
@@ -30,6 +23,7 @@ export const agentFilesTool = defineTool({
       method: 'GET',
       path: '/api/agent/files/history',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Lists every version of one file path, newest first, with size, digest and time.',
       input: z.object({ ...StoreRef, path: FilePath, limit: Limit.default(50), cursor: Cursor.optional() }),
@@ -40,9 +34,9 @@ export const agentFilesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, path, limit, cursor }, { caller, services }) => {
-        const owner = await storeOf(caller, uid, slug, services);
-        return { ok: true as const, ...(await services.agents.files.history(owner, { path, limit, ...(cursor !== undefined ? { cursor } : {}) })) };
+      handler: async ({ path, limit, cursor }, ctx) => {
+        const owner = actorOf(ctx).uid;
+        return { ok: true as const, ...(await ctx.services.agents.files.history(owner, { path, limit, ...(cursor !== undefined ? { cursor } : {}) })) };
       },
     }),
     defineAction({
@@ -51,6 +45,7 @@ export const agentFilesTool = defineTool({
       method: 'GET',
       path: '/api/agent/files/list',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Lists the paths in the agent\'s file store under a prefix, with their latest version, size and digest.',
       input: z.object({
@@ -73,9 +68,9 @@ export const agentFilesTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, prefix, limit, cursor }, { caller, services }) => {
-        const owner = await storeOf(caller, uid, slug, services);
-        const page = await services.agents.files.list(owner, { limit, ...(prefix !== undefined ? { prefix } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+      handler: async ({ prefix, limit, cursor }, ctx) => {
+        const owner = actorOf(ctx).uid;
+        const page = await ctx.services.agents.files.list(owner, { limit, ...(prefix !== undefined ? { prefix } : {}), ...(cursor !== undefined ? { cursor } : {}) });
         return { ok: true as const, ...page };
       },
     }),
@@ -85,6 +80,7 @@ export const agentFilesTool = defineTool({
       method: 'GET',
       path: '/api/agent/files/read',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reads a file\'s latest version, or the version given, with its content, encoding and digest.',
       input: z.object({
@@ -100,9 +96,9 @@ export const agentFilesTool = defineTool({
         content_encoding: FileEncoding.describe('How `content` is encoded: the `encoding` asked for, else the one it was written with'),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, path, version, encoding }, { caller, services }) => {
-        const owner = await storeOf(caller, uid, slug, services);
-        const file = await services.agents.files.read(owner, { path, ...(version !== undefined ? { version } : {}), ...(encoding !== undefined ? { encoding } : {}) });
+      handler: async ({ path, version, encoding }, ctx) => {
+        const owner = actorOf(ctx).uid;
+        const file = await ctx.services.agents.files.read(owner, { path, ...(version !== undefined ? { version } : {}), ...(encoding !== undefined ? { encoding } : {}) });
         return { ok: true as const, ...file };
       },
     }),
@@ -112,6 +108,7 @@ export const agentFilesTool = defineTool({
       method: 'POST',
       path: '/api/agent/files/write',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Writes a new version of a file (earlier versions are kept) and returns its version number and digest.',
       input: z.object({
@@ -121,9 +118,9 @@ export const agentFilesTool = defineTool({
         encoding: FileEncoding.default('utf8').describe('How `content` is encoded'),
       }),
       output: z.object({ ok: z.literal(true), file: FileVersion }),
-      handler: async ({ uid, slug, path, content, encoding }, { caller, services }) => {
-        const owner = await storeOf(caller, uid, slug, services);
-        return { ok: true as const, file: await services.agents.files.write(owner, { path, content, encoding }) };
+      handler: async ({ path, content, encoding }, ctx) => {
+        const owner = actorOf(ctx).uid;
+        return { ok: true as const, file: await ctx.services.agents.files.write(owner, { path, content, encoding }) };
       },
     }),
   ],

@@ -14,7 +14,7 @@ export const agentPlanReadTool = defineTool({
   toolset: 'agents',
   title: 'Read agent plans',
   description:
-    'Reads an agent\'s plans for one machine: the working draft, the current locked version, the history of locked versions, or one plan by id. Callable by the agent itself or the owner of the machine.',
+    'Reads an agent\'s plans for one machine: the working draft, the current locked version, the history of locked versions, or one plan by id. Callable by the agent itself, or by the machine\'s owner when the agent delegated it (core_agent_state `delegate`).',
   actions: [
     defineAction({
       id: 'agentPlan.get',
@@ -22,13 +22,13 @@ export const agentPlanReadTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/plans/{planId}',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reads one plan of the agent by id, draft or locked, with its status and version.',
       input: PlanScope.extend({ planId: PlanId }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
       idempotent: true,
-      handler: async ({ uid, slug, planId }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+      handler: async ({ uid, slug, planId }, { services }) => {
         return { ok: true as const, plan: await services.agents.plans.get(uid, slug, planId) };
       },
     }),
@@ -38,13 +38,13 @@ export const agentPlanReadTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/plans/current',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reads the agent\'s current locked plan for the machine, or null when none was locked yet.',
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
-      handler: async ({ uid, slug }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+      handler: async ({ uid, slug }, { services }) => {
         return { ok: true as const, plan: await services.agents.plans.current(uid, slug) };
       },
     }),
@@ -54,13 +54,13 @@ export const agentPlanReadTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/plans/draft',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reads the agent\'s draft plan for the machine, or null when there is no draft.',
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
-      handler: async ({ uid, slug }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+      handler: async ({ uid, slug }, { services }) => {
         return { ok: true as const, plan: await services.agents.plans.draft(uid, slug) };
       },
     }),
@@ -70,6 +70,7 @@ export const agentPlanReadTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/plans/history',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Lists the agent\'s locked plan versions for the machine, newest first, including superseded ones.',
       input: PlanScope.extend({ limit: Limit.default(50), cursor: Cursor.optional() }),
@@ -79,8 +80,7 @@ export const agentPlanReadTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, limit, cursor }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
+      handler: async ({ uid, slug, limit, cursor }, { services }) => {
         const page = await services.agents.plans.history(uid, slug, { limit, ...(cursor !== undefined ? { cursor } : {}) });
         return { ok: true as const, ...page };
       },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Slug, Uid } from '../../src/registry/common-schemas.js';
+import { actorOf } from './agent-actor.js';
 import { PlanBody, PlanId, PlanRecord } from './agents.schemas.js';
 
 export const agentPlanWriteTool = defineTool({
@@ -16,6 +17,7 @@ export const agentPlanWriteTool = defineTool({
       method: 'POST',
       path: '/api/agent/{uid}/plans/draft',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Creates or overwrites the agent\'s single draft plan for the machine and returns it.',
       input: z.object({
@@ -25,9 +27,9 @@ export const agentPlanWriteTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
       idempotent: true,
-      handler: async ({ uid, slug, plan }, { caller, services }) => {
-        const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
-        return { ok: true as const, plan: await services.agents.plans.saveDraft(uid, actor.machine!, plan) };
+      handler: async ({ uid, plan }, ctx) => {
+        const actor = actorOf(ctx);
+        return { ok: true as const, plan: await ctx.services.agents.plans.saveDraft(uid, actor.machine!, plan) };
       },
     }),
     defineAction({
@@ -36,6 +38,7 @@ export const agentPlanWriteTool = defineTool({
       method: 'POST',
       path: '/api/agent/{uid}/plans/lock',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Locks the draft, or the plan given, as version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
@@ -49,9 +52,9 @@ export const agentPlanWriteTool = defineTool({
         superseded: z.array(PlanId).describe('Locked plans this lock superseded'),
         audit_row_id: z.string().describe('Id of the plan_locked row on the machine\'s chain'),
       }),
-      handler: async ({ uid, slug, plan }, { caller, services }) => {
-        const actor = await services.agents.access.actFor(caller, uid, slug, { machineRequired: true });
-        return { ok: true as const, ...(await services.agents.plans.lock(uid, actor.machine!, plan, actor.actor_uid)) };
+      handler: async ({ uid, plan }, ctx) => {
+        const actor = actorOf(ctx);
+        return { ok: true as const, ...(await ctx.services.agents.plans.lock(uid, actor.machine!, plan, actor.actor_uid)) };
       },
     }),
   ],

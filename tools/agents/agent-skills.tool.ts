@@ -13,7 +13,7 @@ const AttachedSkill = z.object({
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts on the agent\'s behalf; omit when the agent calls'),
+  slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),
 };
 
 export const agentSkillsTool = defineTool({
@@ -29,13 +29,13 @@ export const agentSkillsTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/skills',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Lists the skills attached to the agent with their descriptions and digests.',
       input: z.object(AgentRef),
       output: z.object({ ok: z.literal(true), skills: z.array(AttachedSkill) }),
       idempotent: true,
-      handler: async ({ uid, slug }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid }, { services }) => {
         return { ok: true as const, skills: await services.agents.skills.list(uid) };
       },
     }),
@@ -45,6 +45,7 @@ export const agentSkillsTool = defineTool({
       method: 'POST',
       path: '/api/agent/{uid}/skills/attach',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Attaches a catalogue skill to the agent, persisting its body; attaching it again changes nothing.',
       input: z.object({ ...AgentRef, name: SkillName }),
@@ -54,8 +55,7 @@ export const agentSkillsTool = defineTool({
         changed: z.boolean().describe('False when the skill was already attached'),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, name }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid, name }, { services }) => {
         return { ok: true as const, ...(await services.agents.skills.attach(uid, name)) };
       },
     }),
@@ -65,6 +65,7 @@ export const agentSkillsTool = defineTool({
       method: 'POST',
       path: '/api/agent/{uid}/skills/detach',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Detaches a skill from the agent; detaching one that is not attached changes nothing.',
       input: z.object({ ...AgentRef, name: SkillName }),
@@ -74,8 +75,7 @@ export const agentSkillsTool = defineTool({
         changed: z.boolean().describe('False when the skill was not attached'),
       }),
       idempotent: true,
-      handler: async ({ uid, slug, name }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid, name }, { services }) => {
         return { ok: true as const, name, ...(await services.agents.skills.detach(uid, name)) };
       },
     }),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, JsonObject, Slug, Uid } from '../../src/registry/common-schemas.js';
+import { delegationActions } from './agent-delegations.actions.js';
 import { PlanId } from './agents.schemas.js';
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts on the agent\'s behalf; omit when the agent calls'),
+  slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),
 };
 
 const StateAnswer = z.object({
@@ -28,7 +29,7 @@ export const agentStateTool = defineTool({
   toolset: 'agents',
   title: 'Agent state',
   description:
-    'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB.',
+    'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB. `delegate`, `delegations` and `revoke` manage who else may use the agent\'s store: only the owner of a machine the agent delegated, never a member by role alone.',
   actions: [
     defineAction({
       id: 'agentState.get',
@@ -36,13 +37,13 @@ export const agentStateTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/state',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reads the agent\'s JSON state with its protocol state (current plan) and revision.',
       input: z.object(AgentRef),
       output: StateAnswer,
       idempotent: true,
-      handler: async ({ uid, slug }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid }, { services }) => {
         // A lock a crash left unfinished is completed first, so the protocol state never lags a locked plan.
         await services.agents.plans.recoverAgent(uid);
         return { ok: true as const, ...(await services.agents.state.get(uid)) };
@@ -54,6 +55,7 @@ export const agentStateTool = defineTool({
       method: 'PATCH',
       path: '/api/agent/{uid}/state',
       auth: 'bearer',
+      agentStore: 'write',
       area: 'agents',
       summary: 'Applies a JSON merge patch to the agent\'s state and returns the new state; the protocol member cannot be patched.',
       input: z.object({
@@ -62,11 +64,11 @@ export const agentStateTool = defineTool({
       }),
       output: StateAnswer,
       idempotent: true,
-      handler: async ({ uid, slug, patch }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid, patch }, { services }) => {
         await services.agents.plans.recoverAgent(uid);
         return { ok: true as const, ...(await services.agents.state.patch(uid, patch)) };
       },
     }),
+    ...delegationActions,
   ],
 });

@@ -87,3 +87,12 @@ export const SandboxQuota = z.object({
   units_limit_mz: z.number().int().min(0),
   next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
 });
+
+export const DelegationAccess = z.enum(['read', 'write']).describe('`read`: reads only; `write`: reads and changes, sandbox runs on the agent\'s quota included');
+
+export const Delegation = z.object({
+  slug: Slug.describe('Machine whose owner the agent delegated'),
+  grantee_uid: Uid.describe('Owner of the machine when the delegation was made; only this uid may use it'),
+  access: DelegationAccess,
+  created_at: IsoDate,
+});

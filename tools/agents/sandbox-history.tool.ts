@@ -16,6 +16,7 @@ export const sandboxHistoryTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/sandbox/runs',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Lists the agent\'s sandbox runs, newest first, with exit code, captured output (64 KB per stream) and units.',
       input: z.object({
@@ -30,9 +31,8 @@ export const sandboxHistoryTool = defineTool({
         next_cursor: z.string().nullable(),
       }),
       idempotent: true,
-      handler: async ({ uid, limit, cursor, slug }, { caller, services }) => {
-        // An owner acting for the agent sees only the runs made for their machine.
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid, limit, cursor, slug }, { services }) => {
+        // A delegate always names its machine (the pipeline's check needs it), so it sees only the runs made for it.
         const page = await services.sandbox.runs(uid, { limit, ...(cursor !== undefined ? { cursor } : {}), ...(slug !== undefined ? { slug } : {}) });
         return { ok: true as const, ...page };
       },
@@ -43,16 +43,16 @@ export const sandboxHistoryTool = defineTool({
       method: 'GET',
       path: '/api/agent/{uid}/sandbox/quota',
       auth: 'bearer',
+      agentStore: 'read',
       area: 'agents',
       summary: 'Reports runs and units used in the rolling 24 h window against the limits, and when the next run frees up.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
-        slug: Slug.optional().describe('Machine whose owner is asking on the agent\'s behalf'),
+        slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),
       }),
       output: z.object({ ok: z.literal(true), ...SandboxQuota.shape }),
       idempotent: true,
-      handler: async ({ uid, slug }, { caller, services }) => {
-        await services.agents.access.actFor(caller, uid, slug);
+      handler: async ({ uid }, { services }) => {
         return { ok: true as const, ...(await services.sandbox.quota(uid)) };
       },
     }),

@@ -6,15 +6,17 @@ import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { createAgentAccess, type AgentAccess } from './agent-access.js';
 import { createBlobStore } from './blob-store.js';
+import { createDelegationsService, type DelegationsService } from './delegations.service.js';
 import { createDirectoryService, type DirectoryService } from './directory.service.js';
 import { createFilesService, type FilesService } from './files.service.js';
 import { createPlansService, type PlansService } from './plans.service.js';
 import { createSkillsService, type SkillsService } from './skills.service.js';
 import { createStateService, type StateService } from './state.service.js';
 
-/** The agent area: who may act for an agent, and its plans, state, files, skills and public entry. */
+/** The agent area: who may act for an agent (and whom it delegated), and its plans, state, files, skills and public entry. */
 export interface AgentsService {
   access: AgentAccess;
+  delegations: DelegationsService;
   plans: PlansService;
   state: StateService;
   files: FilesService;
@@ -34,8 +36,10 @@ export function createAgentsService(deps: {
   const blobs = createBlobStore({ store, clock });
   const state = createStateService({ store, clock });
   const loadMachine = (slug: string) => store.docs.get<MachineRecord>(MACHINES, slug);
+  const delegations = createDelegationsService({ store, clock });
   return {
-    access: createAgentAccess({ machines }),
+    access: createAgentAccess({ machines, delegations }),
+    delegations,
     plans: createPlansService({ store, clock, chain, state, blobs, loadMachine }),
     state,
     files: createFilesService({ store, clock, blobs }),

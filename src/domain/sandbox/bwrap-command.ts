@@ -2,6 +2,8 @@
 export interface SandboxLimits {
   /** Address space of each process (RLIMIT_AS), bytes. */
   memoryBytes: number;
+  /** Resident memory of all the run's processes together, bytes; the runner kills the run beyond it (137). */
+  runMemoryBytes: number;
   /** Processes and threads inside the sandbox (RLIMIT_NPROC, counted in the sandbox's own user namespace). */
   processes: number;
   /** Largest file a process may write (RLIMIT_FSIZE), bytes. */
@@ -14,6 +16,7 @@ export interface SandboxLimits {
 
 export const DEFAULT_LIMITS: SandboxLimits = Object.freeze({
   memoryBytes: 512 * 1024 * 1024,
+  runMemoryBytes: 512 * 1024 * 1024,
   processes: 16,
   fileBytes: 16 * 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,

@@ -5,6 +5,7 @@ import { constants as osConstants } from 'node:os';
 import { CoreError } from '../../errors.js';
 import { ByteCapture, utf8Boundary } from './byte-capture.js';
 import { bwrapArgs, DEFAULT_LIMITS, PRLIMIT, PYTHON, SANDBOX_UID, type SandboxLimits } from './bwrap-command.js';
+import { canWatchTrees, watchTreeMemory } from './tree-memory.js';
 
 export interface RunRequest {
   code: string;
@@ -66,6 +67,7 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
       const found = await access(path, constants.X_OK).then(() => true, () => false);
       if (!found) throw unavailable(`${path} is missing: install the Debian package \`${pkg}\``, pkg);
     }
+    if (!canWatchTrees()) throw unavailable('this kernel does not list child processes in /proc (CONFIG_PROC_CHILDREN), so a run\'s memory cannot be bounded as a whole', 'linux');
     const check = await spawnRun({ code: 'pass', timeoutMs: 10_000 });
     if (check.exit_code !== 0) {
       const reason = check.stderr.trim().split('\n').slice(-1)[0] ?? `exit ${check.exit_code}`;
@@ -98,6 +100,20 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
       killedFor = 'timeout';
       child.kill('SIGKILL');
     }, request.timeoutMs);
+    // RLIMIT_AS binds each process; the run as a whole (up to `processes` of them) is bound here.
+    const stopWatch =
+      child.pid === undefined
+        ? () => undefined
+        : watchTreeMemory(child.pid, limits.runMemoryBytes, (pids) => {
+            killedFor ??= 'memory';
+            for (const pid of pids) {
+              try {
+                process.kill(pid, 'SIGKILL');
+              } catch {
+                /* already gone */
+              }
+            }
+          });
 
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -107,8 +123,14 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
         settled = true;
         clearTimeout(timer);
         clearTimeout(grace);
+        stopWatch();
         const { exit_code, reason } = statusOf(exit?.code ?? null, exit?.signal ?? null, killedFor);
-        const note = reason === 'timeout' ? `\n[sandbox] time limit of ${request.timeoutMs} ms (wall or CPU) exceeded; the run was killed\n` : '';
+        const note =
+          reason === 'timeout'
+            ? `\n[sandbox] time limit of ${request.timeoutMs} ms (wall or CPU) exceeded; the run was killed\n`
+            : killedFor === 'memory'
+              ? `\n[sandbox] the run's processes together held more than ${Math.round(limits.runMemoryBytes / 1048576)} MiB; the run was killed\n`
+              : '';
         const stderr = withNote(err, note, cap);
         resolve({
           exit_code,
@@ -123,6 +145,7 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
       let grace: NodeJS.Timeout | undefined;
       child.once('error', (error) => {
         clearTimeout(timer);
+        stopWatch();
         if (!settled) {
           settled = true;
           reject(error);
@@ -130,6 +153,7 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
       });
       child.once('exit', (code, signal) => {
         exit = { code, signal };
+        stopWatch();
         // Output normally ends with the process; if a pipe stays open, do not wait on it forever.
         grace = setTimeout(() => {
           child.stdout!.destroy();

@@ -6,7 +6,8 @@ import { tickOf } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { LogRow, Store } from '../../storage/port.js';
 import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type QuotaLimits } from './sandbox-quota.js';
-import type { EndReason, SandboxRunner } from './sandbox-runner.js';
+import { createFairSlots, type FairSlots } from './fair-slots.js';
+import type { EndReason, RunOutcome, SandboxRunner } from './sandbox-runner.js';
 
 /** A run as shown to callers (and stored, with a few fields more). */
 export interface SandboxRunView {
@@ -55,7 +56,9 @@ export interface RunInput {
 export interface SandboxService {
   /**
    * Runs code for an agent once the rolling quota admits it (429 QUOTA_EXCEEDED otherwise, with when
-   * the next run frees up). The run's own outcome is in `ok` and `exit_code`; the call itself succeeds.
+   * the next run frees up) and a slot is free (429 RATE_LIMITED when the agent already has runs
+   * waiting, the queue is full, or no slot freed in time; slots go round-robin between agents). The
+   * run's own outcome is in `ok` and `exit_code`; the call itself succeeds.
    */
   run(uid: string, input: RunInput): Promise<SandboxRunView & { quota: QuotaView }>;
   /** The agent's runs, newest first, optionally only those made for one machine. */
@@ -65,10 +68,13 @@ export interface SandboxService {
 
 /**
  * Runs admitted but not yet recorded, one document per agent (`sandbox-reservations/<uid>`): each holds
- * a run slot and the units of its time limit in every process sharing the store.
+ * a run slot and the units of its time limit in every process sharing the store. The process that made
+ * a reservation also keeps it in memory and counts it until the run is recorded, whatever its expiry;
+ * the expiry only frees the reservations of a process that died, and covers the longest wait for a
+ * slot plus the time limit, so other processes never drop a run that is still waiting or running.
  */
 export const SANDBOX_RESERVATIONS = 'sandbox-reservations';
-/** How long past its time limit a reservation counts: enough to record the run, short enough to free a crashed one. */
+/** How long past its wait and time limit a reservation counts: enough to record the run, short enough to free a crashed one. */
 const RESERVATION_GRACE_MS = 60_000;
 
 interface Reservation extends Charge {
@@ -89,15 +95,20 @@ export function runStream(uid: string): string {
   return `sandbox-runs/${uid}`;
 }
 
-export function createSandboxService(deps: { store: Store; clock: Clock; runner: SandboxRunner; limits?: QuotaLimits }): SandboxService {
+export function createSandboxService(deps: { store: Store; clock: Clock; runner: SandboxRunner; limits?: QuotaLimits; slots?: FairSlots }): SandboxService {
   const { store, clock, runner } = deps;
   const limits = deps.limits ?? DEFAULT_QUOTA;
+  const slots = deps.slots ?? createFairSlots();
+  /** This process's reservations, by agent and run id: counted until the run is recorded. */
+  const held = new Map<string, Map<string, Charge>>();
 
   async function charges(uid: string, nowMs: number): Promise<Charge[]> {
     const rows = await store.logs.read<RunRow>(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
     const recorded = rows.map((r) => ({ started_ms: r.started_ms, units_mz: r.units_mz }));
-    const held = await store.docs.get<Reservations>(SANDBOX_RESERVATIONS, uid);
-    return [...recorded, ...Object.values(held?.runs ?? {}).filter((r) => r.expires_ms > nowMs)];
+    const stored = await store.docs.get<Reservations>(SANDBOX_RESERVATIONS, uid);
+    // One entry per run id: this process's own runs count even if their stored expiry has passed.
+    const reserved = { ...live(stored, nowMs), ...Object.fromEntries(held.get(uid) ?? []) };
+    return [...recorded, ...Object.values(reserved)];
   }
 
   function quotaView(list: Charge[], nowMs: number): QuotaView {
@@ -132,17 +143,20 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       }
       // The time limit never spends more units than the window has left, so the budget holds exactly.
       const timeoutMs = Math.max(limits.minRunMs, Math.min(requestedMs, Math.floor(verdict.remaining_mz * MS_PER_MZ)));
-      const charge: Reservation = { started_ms: nowMs, units_mz: unitsOf(timeoutMs), expires_ms: nowMs + timeoutMs + RESERVATION_GRACE_MS };
+      const charge: Reservation = { started_ms: nowMs, units_mz: unitsOf(timeoutMs), expires_ms: nowMs + slots.maxWaitMs + timeoutMs + RESERVATION_GRACE_MS };
       await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => ({
         uid,
         // Reservations of a process that died mid-run expire instead of holding the quota forever.
         runs: { ...live(current, nowMs), [runId]: charge },
       }));
+      held.set(uid, (held.get(uid) ?? new Map<string, Charge>()).set(runId, { started_ms: charge.started_ms, units_mz: charge.units_mz }));
       return { timeoutMs, startedMs: nowMs };
     });
   }
 
   async function release(uid: string, runId: string): Promise<void> {
+    const mine = held.get(uid);
+    if (mine?.delete(runId) && mine.size === 0) held.delete(uid);
     const nowMs = clock.now();
     await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => {
       if (current?.runs[runId] === undefined) return undefined;
@@ -151,42 +165,60 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     });
   }
 
+  /** Holds the quota reservation from admission until the run is recorded, however long it waits for its slot. */
+  async function reserveAndRun(uid: string, runId: string, input: RunInput, turn: Promise<() => void>): Promise<SandboxRunView & { quota: QuotaView }> {
+    const { timeoutMs } = await reserve(uid, runId, input.timeout_ms);
+    try {
+      const free = await turn;
+      const startedMs = clock.now();
+      let outcome: RunOutcome;
+      try {
+        outcome = await runner.run({ code: input.code, timeoutMs, ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
+      } finally {
+        free();
+      }
+      // A kill lands a little after the limit; the charge never exceeds what was reserved.
+      const units = Math.min(unitsOf(outcome.duration_ms), unitsOf(timeoutMs));
+      const row = await store.logs.append<RunRow>(runStream(uid), () => ({
+        type: 'sandbox.run',
+        tick: tickOf(startedMs),
+        uid,
+        actor_uid: input.actor_uid,
+        run_id: runId,
+        ok: outcome.exit_code === 0,
+        exit_code: outcome.exit_code,
+        reason: outcome.reason,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+        stdout_truncated: outcome.stdout_truncated,
+        stderr_truncated: outcome.stderr_truncated,
+        duration_ms: outcome.duration_ms,
+        units_mz: units,
+        slug: input.slug,
+        code_sha256: sha256Hex(input.code),
+        timeout_ms: timeoutMs,
+        started_ms: startedMs,
+        started_at: new Date(startedMs).toISOString(),
+      }));
+      // The row now carries the charge: drop the reservation so the quota below counts the run once.
+      await release(uid, runId);
+      const nowMs = clock.now();
+      return { ...viewOf(row), quota: quotaView(await charges(uid, nowMs), nowMs) };
+    } catch (err) {
+      await release(uid, runId).catch(() => undefined);
+      throw err;
+    }
+  }
+
   return {
     async run(uid, input) {
       const runId = `run_${randomUUID()}`;
-      const { timeoutMs, startedMs } = await reserve(uid, runId, input.timeout_ms);
+      // A place in the queue first: a caller over its share is refused before anything is reserved.
+      const ticket = slots.enter(uid);
       try {
-        const outcome = await runner.run({ code: input.code, timeoutMs, ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
-        // A kill lands a little after the limit; the charge never exceeds what was reserved.
-        const units = Math.min(unitsOf(outcome.duration_ms), unitsOf(timeoutMs));
-        const row = await store.logs.append<RunRow>(runStream(uid), () => ({
-          type: 'sandbox.run',
-          tick: tickOf(startedMs),
-          uid,
-          actor_uid: input.actor_uid,
-          run_id: runId,
-          ok: outcome.exit_code === 0,
-          exit_code: outcome.exit_code,
-          reason: outcome.reason,
-          stdout: outcome.stdout,
-          stderr: outcome.stderr,
-          stdout_truncated: outcome.stdout_truncated,
-          stderr_truncated: outcome.stderr_truncated,
-          duration_ms: outcome.duration_ms,
-          units_mz: units,
-          slug: input.slug,
-          code_sha256: sha256Hex(input.code),
-          timeout_ms: timeoutMs,
-          started_ms: startedMs,
-          started_at: new Date(startedMs).toISOString(),
-        }));
-        // The row now carries the charge: drop the reservation so the quota below counts the run once.
-        await release(uid, runId);
-        const nowMs = clock.now();
-        return { ...viewOf(row), quota: quotaView(await charges(uid, nowMs), nowMs) };
-      } catch (err) {
-        await release(uid, runId).catch(() => undefined);
-        throw err;
+        return await reserveAndRun(uid, runId, input, ticket.turn);
+      } finally {
+        ticket.cancel();
       }
     },
 

@@ -7,6 +7,9 @@ import { agentSkillsTool } from '../../../tools/agents/agent-skills.tool.js';
 import { agentFilesTool } from '../../../tools/agents/agent-files.tool.js';
 import { agentStateTool } from '../../../tools/agents/agent-state.tool.js';
 import { agentsTool } from '../../../tools/agents/agents.tool.js';
+import { z } from 'zod';
+import { buildRegistry } from '../../../src/registry/registry.js';
+import { defineAction, defineTool } from '../../../src/registry/types.js';
 import { describeToolset, findAction } from './toolset-checks.js';
 
 const tools = [
@@ -47,6 +50,9 @@ describe('agents toolset declarations', () => {
       'POST /api/agent/{uid}/skills/detach bearer',
       'GET /api/agent/{uid}/state bearer',
       'PATCH /api/agent/{uid}/state bearer',
+      'POST /api/agent/{uid}/delegations bearer',
+      'GET /api/agent/{uid}/delegations bearer',
+      'DELETE /api/agent/{uid}/delegations/{slug} bearer',
       'GET /api/agent/files/history bearer',
       'GET /api/agent/files/list bearer',
       'GET /api/agent/files/read bearer',
@@ -73,5 +79,19 @@ describe('agents toolset declarations', () => {
     for (const path of ['/etc/shadow', '..', '../x', 'a/../b', 'a/..', 'a\u0000b', 'a\\b']) {
       expect(read.input.safeParse({ path }).success, JSON.stringify(path)).toBe(false);
     }
+  });
+
+  it('declares every operation under /api/agent/ as an agent-store operation, and refuses a registry where one is not', () => {
+    for (const tool of tools) {
+      for (const action of tool.actions) {
+        if (action.path.startsWith('/api/agent/')) expect(action.agentStore, action.id).toMatch(/^(read|write|self)$/);
+        if (action.agentStore && action.method === 'GET') expect(action.agentStore, action.id).not.toBe('write');
+      }
+    }
+    const route = { id: 'agentX.read', method: 'GET', path: '/api/agent/{uid}/x', auth: 'bearer', area: 'agents', summary: 'Reads x of an agent for the test.', output: z.object({}) } as const;
+    const bare = defineTool({ name: 'core_x', toolset: 'agents', title: 'X', description: 'x', actions: [defineAction({ ...route, input: z.object({ uid: z.string() }) })] });
+    expect(() => buildRegistry([bare])).toThrow('must declare agentStore');
+    const noUid = defineTool({ ...bare, actions: [defineAction({ ...route, path: '/api/agent/x', agentStore: 'read', input: z.object({}) })] });
+    expect(() => buildRegistry([noUid])).toThrow('no uid input');
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { admit, DEFAULT_QUOTA, unitsOf, usageOf } from '../../../src/domain/sandbox/sandbox-quota.js';
 import { createSandboxService } from '../../../src/domain/sandbox/sandbox.service.js';
+import { createFairSlots, DEFAULT_FAIR_SLOTS, type FairSlotsOptions } from '../../../src/domain/sandbox/fair-slots.js';
 import type { RunOutcome, RunRequest, SandboxRunner } from '../../../src/domain/sandbox/sandbox-runner.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
 
@@ -34,12 +35,12 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(durationMs = 50) {
+async function setup(durationMs = 50, slots: Partial<FairSlotsOptions> = {}) {
   const harness = await makeLowdbHarness({ fsync: false });
   cleanups.push(harness.cleanup);
   const clock = createFakeClock(Date.UTC(2026, 0, 1));
   const runner = fakeRunner(durationMs);
-  const sandbox = createSandboxService({ store: harness.store, clock, runner });
+  const sandbox = createSandboxService({ store: harness.store, clock, runner, slots: createFairSlots({ ...DEFAULT_FAIR_SLOTS, ...slots }) });
   const run = (uid = 'agent1', timeout_ms = 10_000) => sandbox.run(uid, { code: 'print(1)', timeout_ms, slug: null, actor_uid: uid });
   return { clock, runner, sandbox, run };
 }
@@ -109,7 +110,8 @@ describe('sandbox quota window on a fake clock', () => {
   });
 
   it('counts runs still in flight, so parallel calls cannot overshoot the run limit', async () => {
-    const { run } = await setup();
+    // Slots are shared fairly (one agent may queue only a few runs); here every call may wait, to test the quota alone.
+    const { run } = await setup(50, { perIdentity: 100, maxWaiting: 100 });
     // Each run in flight holds its time limit's worth of units (1 s = 1,288 mz) until it is recorded.
     const results = await Promise.allSettled(Array.from({ length: 25 }, () => run('agent1', 1000)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBwrapRunner, statusOf } from '../../../src/domain/sandbox/sandbox-runner.js';
+import { DEFAULT_LIMITS } from '../../../src/domain/sandbox/bwrap-command.js';
 import { utf8Boundary } from '../../../src/domain/sandbox/byte-capture.js';
 
 const runner = createBwrapRunner();
@@ -115,6 +116,37 @@ describe('the Python sandbox', () => {
     expect(res.stdout).toBe('');
     expect(res.stderr).toContain('memory limit');
   });
+
+  it('kills a run whose processes together pass the run budget, each under the per-process limit, with 137 and no survivor', async () => {
+    // 192 MiB for the whole run; each process may still map 512 MiB.
+    const small = createBwrapRunner({ limits: { ...DEFAULT_LIMITS, runMemoryBytes: 192 * 1024 * 1024 } });
+    const marker = `herd${process.pid}`;
+    const herd = [
+      'import ctypes, os, time',
+      `ctypes.CDLL(None).prctl(15, b"${marker}")`,
+      'for _ in range(4):',
+      '    if os.fork() == 0:',
+      // 64 MiB written (so resident) per child: each far under 512 MiB, together over 192 MiB.
+      '        held = b"\\x01" * (64 * 1024 * 1024)',
+      '        time.sleep(60)',
+      '        os._exit(0)',
+      'for _ in range(4):',
+      '    os.wait()',
+      'print("survived")',
+    ].join('\n');
+    const res = await small.run({ code: herd, timeoutMs: 20_000 });
+    expect(res).toMatchObject({ exit_code: 137, reason: 'memory', stdout: '' });
+    expect(res.stderr).toContain('together held more than 192 MiB');
+    const survivors: string[] = [];
+    for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+      const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+      if (comm.trim() === marker) survivors.push(pid);
+    }
+    expect(survivors).toEqual([]);
+    // One process holding less than the budget runs to its end.
+    const one = await small.run({ code: 'held = b"\\x01" * (64 * 1024 * 1024)\nprint(len(held))', timeoutMs: 20_000 });
+    expect(one).toMatchObject({ exit_code: 0, stdout: `${64 * 1024 * 1024}\n` });
+  }, 60_000);
 
   it('kills code that sleeps past its time limit with 124', async () => {
     const res = await run('import time\nprint("start", flush=True)\ntime.sleep(10)\nprint("late")', 400);

@@ -1,0 +1,123 @@
+import { CoreError, errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { LogRow, Store } from '../../storage/port.js';
+import type { MachineRecord } from '../chain/machine.js';
+
+/** What a delegation lets the machine's owner do with the agent's store: read it, or read and change it. */
+export type DelegatedAccess = 'read' | 'write';
+
+/**
+ * A grant an agent made with its own credentials: the owner of `slug` (the uid that owned it when the
+ * grant was made) may act for the agent on calls naming `slug`.
+ */
+export interface Delegation {
+  slug: string;
+  grantee_uid: string;
+  access: DelegatedAccess;
+  created_at: string;
+}
+
+/** One change of an agent's delegations, kept in its audit log. */
+export interface DelegationEvent {
+  type: 'delegation.granted' | 'delegation.revoked';
+  slug: string;
+  grantee_uid: string;
+  access: DelegatedAccess;
+  at: string;
+}
+
+interface DelegationsDoc {
+  uid: string;
+  grants: Record<string, Delegation>;
+}
+
+interface DelegationRow extends LogRow, Omit<DelegationEvent, 'type'> {
+  type: DelegationEvent['type'];
+  actor_uid: string;
+}
+
+export const AGENT_DELEGATIONS = 'agent-delegations';
+/** Enough for an agent working on many machines; bounds the one document every delegated call reads. */
+export const MAX_DELEGATIONS = 100;
+const auditStream = (uid: string) => `agent-delegations/${uid}`;
+
+export interface DelegationsService {
+  /** Creates or replaces the agent's delegation to the current owner of `machine`. */
+  grant(uid: string, machine: MachineRecord, access: DelegatedAccess): Promise<{ delegation: Delegation; changed: boolean }>;
+  /** Removes it; the next call of the grantee is refused. */
+  revoke(uid: string, slug: string): Promise<{ changed: boolean }>;
+  list(uid: string): Promise<Delegation[]>;
+  /** Grants and revocations, newest first. */
+  history(uid: string, limit: number): Promise<DelegationEvent[]>;
+  /** The delegation in force for (agent, machine), read afresh on every call so a revocation binds at once. */
+  find(uid: string, slug: string): Promise<Delegation | undefined>;
+}
+
+export function createDelegationsService(deps: { store: Store; clock: Clock }): DelegationsService {
+  const { store, clock } = deps;
+
+  async function audit(uid: string, type: DelegationEvent['type'], d: Delegation): Promise<void> {
+    const nowMs = clock.now();
+    await store.logs.append<DelegationRow>(auditStream(uid), () => ({
+      type,
+      tick: clock.tick(),
+      slug: d.slug,
+      grantee_uid: d.grantee_uid,
+      access: d.access,
+      actor_uid: uid,
+      at: new Date(nowMs).toISOString(),
+    }));
+  }
+
+  return {
+    async grant(uid, machine, access) {
+      if (machine.owner_uid === uid) {
+        throw errors.validation(`You own "${machine.slug}": you need no delegation to act for yourself`, {
+          issues: [{ path: 'slug', message: 'names a machine the agent owns', code: 'custom' }],
+        });
+      }
+      const delegation: Delegation = { slug: machine.slug, grantee_uid: machine.owner_uid, access, created_at: new Date(clock.now()).toISOString() };
+      let changed = false;
+      const stored = await store.docs.update<DelegationsDoc>(AGENT_DELEGATIONS, uid, (current) => {
+        changed = false;
+        const grants = current?.grants ?? {};
+        const before = grants[machine.slug];
+        if (before && before.access === access && before.grantee_uid === delegation.grantee_uid) return undefined;
+        if (!before && Object.keys(grants).length >= MAX_DELEGATIONS) {
+          throw new CoreError('QUOTA_EXCEEDED', `An agent holds at most ${MAX_DELEGATIONS} delegations; revoke one first`, { limit: MAX_DELEGATIONS });
+        }
+        changed = true;
+        return { uid, grants: { ...grants, [machine.slug]: delegation } };
+      });
+      const result = stored?.grants[machine.slug] ?? delegation;
+      if (changed) await audit(uid, 'delegation.granted', result);
+      return { delegation: result, changed };
+    },
+
+    async revoke(uid, slug) {
+      let removed: Delegation | undefined;
+      await store.docs.update<DelegationsDoc>(AGENT_DELEGATIONS, uid, (current) => {
+        removed = current?.grants[slug];
+        if (!current || !removed) return undefined;
+        const { [slug]: _gone, ...rest } = current.grants;
+        return { uid, grants: rest };
+      });
+      if (removed) await audit(uid, 'delegation.revoked', removed);
+      return { changed: removed !== undefined };
+    },
+
+    async list(uid) {
+      const doc = await store.docs.get<DelegationsDoc>(AGENT_DELEGATIONS, uid);
+      return Object.values(doc?.grants ?? {}).sort((a, b) => a.slug.localeCompare(b.slug));
+    },
+
+    async history(uid, limit) {
+      const rows = await store.logs.read<DelegationRow>(auditStream(uid), { reverse: true, limit });
+      return rows.map(({ type, slug, grantee_uid, access, at }) => ({ type, slug, grantee_uid, access, at }));
+    },
+
+    async find(uid, slug) {
+      return (await store.docs.get<DelegationsDoc>(AGENT_DELEGATIONS, uid))?.grants[slug];
+    },
+  };
+}
