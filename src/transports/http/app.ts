@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { cookieFrom } from '../../domain/sessions/session-credentials.js';
 import { randomUUID } from 'node:crypto';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -129,6 +130,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       surface: 'rest',
       ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       setHeader: (name, value) => void res.append(name, value),
+      cookie: (name) => cookieFrom(req.headers.cookie, name),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
