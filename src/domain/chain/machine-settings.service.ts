@@ -103,7 +103,8 @@ export function createMachineSettingsService(deps: {
       const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
       // A machine without a password and a missing machine answer alike: unlock never confirms a slug.
       if (!machine?.password_hash) throw errors.notFound(`No password-protected machine "${slug}"`, { slug });
-      if ((await machines.roleOf(slug, caller)) === 'none') await throttle.take(slug, caller, clientIp);
+      const role = await machines.roleOf(slug, caller);
+      if (role === undefined || role === 'none') await throttle.take(slug, caller, clientIp);
       if (!(await checkPassword(password, machine.password_hash))) throw errors.forbidden(`Wrong password for "${slug}"`);
       const token = `unl_${randomToken(40)}`;
       const expiresMs = clock.now() + ttlTicks * TICK_MS;
