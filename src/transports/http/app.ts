@@ -90,6 +90,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       headers: req.headers,
       body: req.body,
       credentials: credentialsOf(req),
+      ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
