@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
@@ -375,6 +377,15 @@ describe('SSO authorization-code round trip', () => {
     const res = await server.call('POST', '/api/http', { key: user.key, body: { method: 'GET', path: `/api/auth/sso-start?${q}` } });
     expect(JSON.stringify(res.body)).toMatch(/UNPROCESSABLE|over HTTP/);
     expect(JSON.stringify(res.body)).not.toMatch(/api\/auth\/callback\?code=/);
+    const client = new Client({ name: 'sso', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${user.key}` } } }));
+    try {
+      const viaMcp = await client.callTool({ name: 'core_auth', arguments: { action: 'sso_start', redirect_uri: redirect, state: 'state-1234567' } });
+      expect(viaMcp.isError).toBe(true);
+      expect(JSON.stringify(viaMcp.structuredContent)).toMatch(/UNPROCESSABLE/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a wrong state and voids the code', async () => {
