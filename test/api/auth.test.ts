@@ -346,9 +346,11 @@ describe('SSO authorization-code round trip', () => {
     expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { reason: 'other_browser' } });
     expect(body.error.message).toMatch(/started in another browser/);
     expect(victim.headers.getSetCookie()).toEqual([]);
-    const forged = await fetch(url, { headers: { cookie: 'core_sso=not-the-binding-value' } });
-    expect(forged.status).toBe(422);
     expect((await fetch(url, { headers: { cookie } })).status).toBe(422);
+    const second = await started(server, attacker.key);
+    const forged = await fetch(second.url, { headers: { cookie: 'core_sso=not-the-binding-value' } });
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as any).error.details.reason).toBe('other_browser');
   });
 
   it('refuses redirect targets off this node with 400 and allows paths, its own origin and CORE_SSO_REDIRECTS', async () => {
