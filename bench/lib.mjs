@@ -11,7 +11,7 @@ export const root = path.resolve(new URL('..', import.meta.url).pathname);
  * rows), and a per-key rate limit and SSE cap far above the load, so the limiter still runs (its cost is
  * measured) but never refuses the load generator's single key or address.
  */
-export const BENCH_ENV = { DATABASE_URL: '', CORE_RATE_LIMIT: '10000000/10000000', CORE_SSE_MAX_PER_CALLER: '100000' };
+export const BENCH_ENV = { DATABASE_URL: '', CORE_RATE_LIMIT: '10000000/10000000', CORE_SSE_MAX_PER_CALLER: '100000', CORE_QUOTAS: 'off' };
 
 export function tempDataDir() {
   return mkdtempSync(path.join(os.tmpdir(), 'core-bench-'));

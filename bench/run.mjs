@@ -17,6 +17,8 @@ import { FULL, QUICK, runTable } from './table.mjs';
 
 // The benchmarks measure the server, not the per-key rate limit (docs/decisions.md): every server they start inherits this.
 process.env.CORE_RATE_LIMIT ??= 'off';
+// Nor the per-identity quotas: a benchmark creates far more machines, contracts and keys than a person.
+process.env.CORE_QUOTAS ??= 'off';
 import { renderSection, writeReport } from './report.mjs';
 import { root } from './lib.mjs';
 

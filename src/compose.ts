@@ -19,6 +19,7 @@ import { createSandboxService } from './domain/sandbox/sandbox.service.js';
 import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
+import { createQuotasService } from './domain/quotas/quotas.service.js';
 import { loadNodeKeys } from './domain/identity/node-keys.js';
 import { countAppends, countSandboxRuns, createMetrics, type Metrics } from './domain/platform/metrics.js';
 import { createPlatformService } from './domain/platform/platform.service.js';
@@ -110,12 +111,13 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await store.open();
 
   const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
-  const identity = createIdentityService({ store, clock });
+  const quotas = createQuotasService({ store, clock, settings: config.quotas });
+  const identity = createIdentityService({ store, clock, quotas });
   const chain = createChainService({ store, clock, bus });
-  const machines = createMachinesService({ store, clock, chain, identity });
+  const machines = createMachinesService({ store, clock, chain, identity, quotas });
   const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
   const members = createMembersService({ store, clock, chain, machines, identity });
-  const apiKeys = createApiKeysService({ clock, chain, machines, identity });
+  const apiKeys = createApiKeysService({ clock, chain, machines, identity, quotas });
   const rateTiers = createRateTiers(config.rateLimit, config.rateTiers);
   const chainWrites = createChainWritesService({ store, clock, chain });
   const chainReads = createChainReadsService({ store, clock, origin: `node-${nodeKeys.keyId}` });
@@ -165,6 +167,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
     onFireLag: (ms) => metrics.fireLag(ms),
+    quotas,
   });
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAudit({ store, clock });
@@ -190,6 +193,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     store, clock, nodeKeys, identity, log,
     mode: config.loginMode,
     publicUrl: config.publicUrl,
+    redirectOrigins: config.ssoRedirectOrigins,
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
@@ -202,7 +206,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
-  const threatFeed = createThreatFeedService({ store, clock, chain, machines, contracts: () => (services as Partial<Services>).contracts });
+  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts: () => (services as Partial<Services>).contracts });
   const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({

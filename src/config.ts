@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
 import { parseRateTiers, type TierSetting } from './domain/identity/rate-tiers.js';
+import { parseQuotaSettings, type QuotaSettings } from './domain/quotas/quota-settings.js';
 
 /** Every environment variable the server reads, read here and nowhere else. */
 export interface Config {
@@ -24,8 +25,16 @@ export interface Config {
   creditsAuthority: boolean;
   /** `CORE_PEER_KEYS`: published peer public keys, inline JSON (an array) or the path of a JSON file. */
   peerKeys: string | undefined;
-  /** `CORE_LOGIN_MODE`: `email` (default), knowing the e-mail address is enough to log in; `code`, a one-time code from the server log is required too. */
+  /**
+   * `CORE_LOGIN_MODE`: `code` (default), a one-time code from the server log proves control of the address;
+   * `email`, an opt-in for demos, knowing the address is enough, but such a session is unproven (it cannot
+   * create machines, mint keys or promote community operators).
+   */
   loginMode: LoginMode;
+  /** `CORE_SSO_REDIRECTS`: origins (`https://app.example.org`, comma-separated) `sso-start` may redirect to besides the node's own. */
+  ssoRedirectOrigins: string[];
+  /** `CORE_QUOTAS`: per-identity limits (`name=N`, comma-separated, e.g. `machines=50,contracts_per_machine=20`); `off` disables them all. */
+  quotas: QuotaSettings;
   /** `CORE_PUBLIC_URL`: public base URL of the node (session issuer, discovery URLs); the listening URL when unset. */
   publicUrl: string | undefined;
   /** `CORE_RATE_LIMIT`: requests per second and burst per key (per client address when anonymous), `50/200` by default; `off` disables. */
@@ -63,7 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(level)) {
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
-  const loginMode = (env.CORE_LOGIN_MODE || 'email').toLowerCase();
+  const loginMode = (env.CORE_LOGIN_MODE || 'code').toLowerCase();
   if (loginMode !== 'email' && loginMode !== 'code') {
     throw new Error(`CORE_LOGIN_MODE must be "email" or "code", got "${env.CORE_LOGIN_MODE}"`);
   }
@@ -86,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creditsAuthority: env.CORE_CREDITS_AUTHORITY === '1' || env.CORE_CREDITS_AUTHORITY === 'true',
     peerKeys: env.CORE_PEER_KEYS || undefined,
     loginMode,
+    ssoRedirectOrigins: (env.CORE_SSO_REDIRECTS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(redirectOriginOf),
+    quotas: parseQuotaSettings(env.CORE_QUOTAS),
     publicUrl,
     rateLimit: parseRateSpec(env.CORE_RATE_LIMIT, DEFAULT_RATE_LIMIT),
     rateTiers: parseRateTiers(env.CORE_RATE_TIERS),
@@ -123,6 +134,19 @@ function allowedHostsOf(value: string | undefined): string[] | undefined {
     }
   }
   return entries;
+}
+
+function redirectOriginOf(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value.replace(/\/+$/, '')) {
+    throw new Error(`CORE_SSO_REDIRECTS must be comma-separated http(s) origins such as https://app.example.org (no path), got "${value}"`);
+  }
+  return url.origin;
 }
 
 function publicUrlOf(value: string): string {

@@ -20,6 +20,8 @@ export interface InvokeOptions {
   clientIp?: string;
   /** Adds a response header, when the transport has headers. */
   setHeader?: (name: string, value: string) => void;
+  /** Reads a request cookie, when the transport has headers. */
+  cookie?: (name: string) => string | undefined;
   /** Report input errors before authentication errors (`core_http`). */
   validateFirst?: boolean;
   /** Which surface the call came through, for logs and metrics. */
@@ -163,6 +165,7 @@ class CallContext implements ActionContext {
   declare clientIp?: string;
   declare setHeader?: (name: string, value: string) => void;
   declare agent?: AgentActor;
+  declare cookie?: (name: string) => string | undefined;
   #log: Logger | undefined;
 
   constructor(
@@ -176,6 +179,7 @@ class CallContext implements ActionContext {
     this.progress = opts.progress ?? NO_PROGRESS;
     if (opts.clientIp !== undefined) this.clientIp = opts.clientIp;
     if (opts.setHeader) this.setHeader = opts.setHeader;
+    if (opts.cookie) this.cookie = opts.cookie;
   }
 
   get log(): Logger {

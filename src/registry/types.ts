@@ -19,6 +19,11 @@ export interface Caller {
   /** The identity behind the credential; null for an anonymous caller. */
   uid: string | null;
   credential: 'none' | 'user-key' | 'machine-key' | 'session';
+  /**
+   * A session only: whether its holder proved control of the identity (one-time code, or a round trip
+   * started by a proven credential). A session opened with an e-mail address alone is unproven.
+   */
+  proven?: boolean;
   keyId?: string;
   /** Scope of a machine developer key. */
   scope?: 'read' | 'write' | 'admin';
@@ -54,6 +59,8 @@ export interface ActionContext {
   setHeader?: (name: string, value: string) => void;
   /** Who acts for the agent, set by the pipeline for an operation declaring `agentStore`. */
   agent?: AgentActor;
+  /** Reads a request cookie; only transports that have headers (REST) provide it, e.g. for the SSO binding. */
+  cookie?: (name: string) => string | undefined;
 }
 
 /** One server-sent event. */

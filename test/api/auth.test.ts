@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer } from '../../src/server.js';
-import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { loginCodeSink, mintKey, signIn, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
 const stops: Array<() => Promise<void>> = [];
@@ -26,18 +28,28 @@ function sessionOf(headers: Headers): { token: string; cookie: string } {
   return { token: cookie.slice('core_session='.length, cookie.indexOf(';')), cookie };
 }
 
+/** Proves the address with its one-time code (the default mode); `res` is the answer that opened the session. */
 async function login(server: TestServer, email: string) {
+  expect((await server.call('POST', '/api/auth/login', { body: { email } })).body.code_required).toBe(true);
+  const res = await server.call('POST', '/api/auth/login', { body: { email, one_time_code: server.loginCode(email) } });
+  expect(res.status).toBe(200);
+  return { res, ...sessionOf(res.headers) };
+}
+
+/** Logs in with the address alone, as a node in `CORE_LOGIN_MODE=email` allows. */
+async function loginByEmailOnly(server: TestServer, email: string) {
   const res = await server.call('POST', '/api/auth/login', { body: { email } });
   expect(res.status).toBe(200);
   return { res, ...sessionOf(res.headers) };
 }
 
-describe('login by e-mail (default mode)', () => {
+describe('login by e-mail alone (CORE_LOGIN_MODE=email, an opt-in for demos)', () => {
+  const emailMode = { CORE_LOGIN_MODE: 'email' };
+
   it('sets an HttpOnly SameSite=Lax session cookie and never puts the token in the body', async () => {
-    const server = await start();
-    const { res, cookie, token } = await login(server, 'ada@example.org');
+    const server = await start(emailMode);
+    const { res, cookie, token } = await loginByEmailOnly(server, 'ada@example.org');
     expect(res.body).toMatchObject({ ok: true, session_issued: true, code_required: false });
-    expect(res.body.uid).toMatch(/^u[a-z2-7]{15}$/);
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now());
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Lax/);
@@ -47,12 +59,44 @@ describe('login by e-mail (default mode)', () => {
   });
 
   it('maps the same address (in any case) to the same uid and another address to another uid', async () => {
-    const server = await start();
-    const a = await login(server, 'Ada@Example.org');
-    const b = await login(server, 'ada@example.org');
-    const c = await login(server, 'grace@example.org');
-    expect(b.res.body.uid).toBe(a.res.body.uid);
-    expect(c.res.body.uid).not.toBe(a.res.body.uid);
+    const server = await start(emailMode);
+    const a = decodeJwt((await loginByEmailOnly(server, 'Ada@Example.org')).token);
+    const b = decodeJwt((await loginByEmailOnly(server, 'ada@example.org')).token);
+    const c = decodeJwt((await loginByEmailOnly(server, 'grace@example.org')).token);
+    expect(a.sub).toMatch(/^u[a-z2-7]{15}$/);
+    expect(b.sub).toBe(a.sub);
+    expect(c.sub).not.toBe(a.sub);
+  });
+
+  it('never tells the uid of an address in its answer, and marks the session unproven', async () => {
+    const server = await start(emailMode);
+    const { res, token } = await loginByEmailOnly(server, 'ada@example.org');
+    expect(res.body.uid).toBeNull();
+    expect(decodeJwt(token)).toMatchObject({ amr: ['email'], prv: false });
+  });
+
+  it('lets an unproven session read but never mint a credential that outlives it or start a round trip', async () => {
+    const server = await start(emailMode);
+    const owner = await mintKey(server);
+    const made = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'ada-lab' } });
+    const { token } = await loginByEmailOnly(server, 'ada@example.org');
+    const uid = decodeJwt(token).sub!;
+    expect((await server.call('POST', '/api/chain/ada-lab/admins', { key: owner.key, body: { uid, role: 'admin' } })).status).toBe(200);
+    const cookie = { cookie: `core_session=${token}` };
+
+    expect((await server.call('GET', '/api/chain/state-machines/ada-lab', { headers: cookie })).body.role).toBe('admin');
+    const machine = await server.call('POST', '/api/chain/state-machines', { headers: cookie, body: { slug: 'ada-own' } });
+    expect(machine.status).toBe(403);
+    expect(machine.body.error.message).toMatch(/proven identity.*one-time code/);
+    const apiKey = await server.call('POST', '/api/chain/ada-lab/api-keys', { headers: cookie, body: { name: 'ci', scope: 'admin' } });
+    expect(apiKey.status).toBe(403);
+    expect(apiKey.body.error.message).toMatch(/Minting an API key needs a proven identity/);
+    const share = await server.call('POST', '/api/chain/state-machines/ada-lab/share/set', { headers: cookie, body: {} });
+    expect(share.status).toBe(403);
+    const sso = await server.call('GET', `/api/auth/sso-start?${new URLSearchParams({ redirect_uri: '/explorer/', state: 'state-1234567' })}`, { headers: cookie });
+    expect(sso.status).toBe(403);
+    expect(sso.headers.getSetCookie()).toEqual([]);
+    expect(made.status).toBe(200);
   });
 
   it('refuses an invalid address', async () => {
@@ -68,6 +112,31 @@ describe('login by e-mail (default mode)', () => {
     const res = await server.call('POST', '/api/http', { body: { method: 'POST', path: '/api/auth/login', body: { email: 'ada@example.org' } } });
     expect(JSON.stringify(res.body)).toMatch(/UNPROCESSABLE|over HTTP/);
     expect(res.headers.getSetCookie()).toEqual([]);
+  });
+});
+
+describe('login with one-time codes is the default', () => {
+  it('answers code_required and sets no cookie for an address alone, and tells no uid until the code is shown', async () => {
+    const server = await start();
+    const first = await server.call('POST', '/api/auth/login', { body: { email: 'ada@example.org' } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ session_issued: false, code_required: true, uid: null });
+    expect(first.headers.getSetCookie()).toEqual([]);
+    const { res, token } = await (async () => {
+      const r = await server.call('POST', '/api/auth/login', { body: { email: 'ada@example.org', one_time_code: server.loginCode('ada@example.org') } });
+      return { res: r, ...sessionOf(r.headers) };
+    })();
+    expect(res.body.uid).toMatch(/^u[a-z2-7]{15}$/);
+    expect(decodeJwt(token)).toMatchObject({ sub: res.body.uid, amr: ['otp'], prv: true });
+  });
+
+  it('lets a proven session mint an API key for its machine', async () => {
+    const server = await start();
+    const session = await signIn(server, 'ada@example.org');
+    const machine = await server.call('POST', '/api/chain/state-machines', { headers: { cookie: session.cookie }, body: { slug: 'ada-lab' } });
+    expect(machine.status).toBe(200);
+    const apiKey = await server.call('POST', '/api/chain/ada-lab/api-keys', { headers: { cookie: session.cookie }, body: { name: 'ci', scope: 'read' } });
+    expect(apiKey.status).toBe(200);
   });
 });
 
@@ -139,12 +208,15 @@ describe('session tokens and discovery', () => {
   it('lets a session expire after a day', async () => {
     const clock = createFakeClock(Date.now());
     const { dir, cleanup } = await tempDir();
-    const running = await startHttpServer({ config: testConfig(dir), log: createLogger('silent'), clock });
+    const codes = loginCodeSink();
+    const running = await startHttpServer({ config: testConfig(dir), log: codes.log, clock });
     stops.push(async () => {
       await running.stop(1000);
       await cleanup();
     });
-    const res = await fetch(`${running.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.org' }) });
+    const post = (body: unknown) => fetch(`${running.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await post({ email: 'ada@example.org' });
+    const res = await post({ email: 'ada@example.org', one_time_code: codes.codeFor('ada@example.org') });
     const { token } = sessionOf(res.headers);
     const create = (slug: string) =>
       fetch(`${running.url}/api/chain/state-machines`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug }) });
@@ -215,45 +287,118 @@ describe('login with one-time codes (CORE_LOGIN_MODE=code)', () => {
 });
 
 describe('SSO authorization-code round trip', () => {
-  const redirect = 'https://app.example.org/after-login';
+  const redirect = '/explorer/after-login';
+
+  /** The `core_sso=<value>` pair an answer set, to send back as this browser's cookie. */
+  function bindingOf(headers: Headers): string {
+    const set = headers.getSetCookie().find((c) => c.startsWith('core_sso='));
+    if (!set) throw new Error('no SSO binding cookie');
+    return set.slice(0, set.indexOf(';'));
+  }
 
   async function startSso(server: TestServer, key: string, extra: Record<string, string> = {}) {
     const q = new URLSearchParams({ redirect_uri: redirect, state: 'state-1234567', ...extra });
     return server.call('GET', `/api/auth/sso-start?${q}`, { key });
   }
 
+  /** Starts a round trip and returns the callback URL and the cookie header of the browser that started it. */
+  async function started(server: TestServer, key: string, extra: Record<string, string> = {}) {
+    const res = await startSso(server, key, extra);
+    expect(res.status).toBe(200);
+    return { url: new URL(res.body.redirect_to), cookie: bindingOf(res.headers) };
+  }
+
   it('turns a signed-in user into a browser session: sso-start, then the callback sets the cookie once', async () => {
     const server = await start();
     const user = await mintKey(server);
-    const started = await startSso(server, user.key);
-    expect(started.status).toBe(200);
-    expect(started.body.state).toBe('state-1234567');
-    const url = new URL(started.body.redirect_to);
+    const res = await startSso(server, user.key);
+    expect(res.status).toBe(200);
+    expect(res.body.state).toBe('state-1234567');
+    const binding = res.headers.getSetCookie().find((c) => c.startsWith('core_sso='))!;
+    expect(binding).toMatch(/; Path=\/api\/auth\/callback; Max-Age=60; HttpOnly; SameSite=Lax/);
+    const url = new URL(res.body.redirect_to);
     expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/api/auth/callback`);
     expect(url.searchParams.get('state')).toBe('state-1234567');
 
-    const cb = await fetch(url);
+    const cookie = bindingOf(res.headers);
+    const cb = await fetch(url, { headers: { cookie } });
     const body = (await cb.json()) as any;
     expect(cb.status).toBe(200);
     expect(body).toMatchObject({ ok: true, uid: user.uid, redirect_to: redirect });
+    expect(cb.headers.getSetCookie().find((c) => c.startsWith('core_sso='))).toMatch(/^core_sso=; .*Max-Age=0/);
     const { token } = sessionOf(cb.headers);
+    expect(decodeJwt(token)).toMatchObject({ amr: ['sso'], prv: true });
     const asSession = await server.call('POST', '/api/chain/state-machines', { key: token, body: { slug: 'sso-lab' } });
     expect(asSession.body.machine.owner_uid).toBe(user.uid);
 
-    const replay = await fetch(url);
+    const replay = await fetch(url, { headers: { cookie } });
     expect(replay.status).toBe(422);
     expect(((await replay.json()) as any).error.message).toMatch(/unknown or was already used/);
+  });
+
+  it('refuses to finish a round trip in a browser other than the one that started it (login CSRF), and voids the code', async () => {
+    const server = await start();
+    const attacker = await mintKey(server);
+    const { url, cookie } = await started(server, attacker.key);
+    const victim = await fetch(url);
+    expect(victim.status).toBe(400);
+    const body = (await victim.json()) as any;
+    expect(body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { reason: 'other_browser' } });
+    expect(body.error.message).toMatch(/started in another browser/);
+    expect(victim.headers.getSetCookie()).toEqual([]);
+    expect((await fetch(url, { headers: { cookie } })).status).toBe(422);
+    const second = await started(server, attacker.key);
+    const forged = await fetch(second.url, { headers: { cookie: 'core_sso=not-the-binding-value' } });
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as any).error.details.reason).toBe('other_browser');
+  });
+
+  it('refuses redirect targets off this node with 400 and allows paths, its own origin and CORE_SSO_REDIRECTS', async () => {
+    const server = await start({ CORE_SSO_REDIRECTS: 'https://app.example.org' });
+    const user = await mintKey(server);
+    for (const target of ['https://evil.example/after', '//evil.example/after', '/\\evil.example', 'javascript:alert(1)', 'https://app.example.org.evil.example/', 'ftp://x.org/', 'explorer/']) {
+      const res = await startSso(server, user.key, { redirect_uri: target });
+      expect(res.status, target).toBe(400);
+      expect(res.body.error.message, target).toMatch(/redirect_uri must be a path on this node/);
+      expect(res.headers.getSetCookie(), target).toEqual([]);
+    }
+    for (const target of ['/explorer/', `${server.url}/explorer/machine.html?slug=x`, 'https://app.example.org/after-login']) {
+      const { url, cookie } = await started(server, user.key, { redirect_uri: target });
+      const cb = await fetch(url, { headers: { cookie } });
+      expect(((await cb.json()) as any).redirect_to, target).toBe(target);
+    }
+    const plain = await start();
+    const other = await mintKey(plain);
+    expect((await startSso(plain, other.key, { redirect_uri: 'https://app.example.org/after-login' })).status).toBe(400);
+  });
+
+  it('starts a round trip only where the answer can set the binding cookie (REST, not core_http)', async () => {
+    const server = await start();
+    const user = await mintKey(server);
+    const q = new URLSearchParams({ redirect_uri: redirect, state: 'state-1234567' });
+    const res = await server.call('POST', '/api/http', { key: user.key, body: { method: 'GET', path: `/api/auth/sso-start?${q}` } });
+    expect(JSON.stringify(res.body)).toMatch(/UNPROCESSABLE|over HTTP/);
+    expect(JSON.stringify(res.body)).not.toMatch(/api\/auth\/callback\?code=/);
+    const client = new Client({ name: 'sso', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${user.key}` } } }));
+    try {
+      const viaMcp = await client.callTool({ name: 'core_auth', arguments: { action: 'sso_start', redirect_uri: redirect, state: 'state-1234567' } });
+      expect(viaMcp.isError).toBe(true);
+      expect(JSON.stringify(viaMcp.structuredContent)).toMatch(/UNPROCESSABLE/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a wrong state and voids the code', async () => {
     const server = await start();
     const user = await mintKey(server);
-    const url = new URL((await startSso(server, user.key)).body.redirect_to);
+    const { url, cookie } = await started(server, user.key);
     const code = url.searchParams.get('code')!;
-    const bad = await server.call('GET', `/api/auth/callback?code=${code}&state=other-state-99`);
+    const bad = await server.call('GET', `/api/auth/callback?code=${code}&state=other-state-99`, { headers: { cookie } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details.reason).toBe('state_mismatch');
-    expect((await fetch(url)).status).toBe(422);
+    expect((await fetch(url, { headers: { cookie } })).status).toBe(422);
   });
 
   it('expires codes after a minute', async () => {
@@ -266,9 +411,10 @@ describe('SSO authorization-code round trip', () => {
     });
     const key = ((await (await fetch(`${running.url}/api/demo-key/mint`, { method: 'POST' })).json()) as any).key as string;
     const q = new URLSearchParams({ redirect_uri: redirect, state: 'state-1234567' });
-    const started = (await (await fetch(`${running.url}/api/auth/sso-start?${q}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    const res = await fetch(`${running.url}/api/auth/sso-start?${q}`, { headers: { authorization: `Bearer ${key}` } });
+    const startedBody = (await res.json()) as any;
     clock.advance(61_000);
-    const cb = await fetch(started.redirect_to);
+    const cb = await fetch(startedBody.redirect_to, { headers: { cookie: bindingOf(res.headers) } });
     expect(cb.status).toBe(422);
     expect(((await cb.json()) as any).error.details.reason).toBe('expired');
   });
@@ -278,12 +424,18 @@ describe('SSO authorization-code round trip', () => {
     const user = await mintKey(server);
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const codeOf = async () => new URL((await startSso(server, user.key, { code_challenge: challenge, code_challenge_method: 'S256' })).body.redirect_to).searchParams.get('code')!;
-    const missing = await server.call('GET', `/api/auth/callback?code=${await codeOf()}&state=state-1234567`);
+    const codeOf = async () => {
+      const { url, cookie } = await started(server, user.key, { code_challenge: challenge, code_challenge_method: 'S256' });
+      return { code: url.searchParams.get('code')!, headers: { cookie } };
+    };
+    const a = await codeOf();
+    const missing = await server.call('GET', `/api/auth/callback?code=${a.code}&state=state-1234567`, { headers: a.headers });
     expect(missing.body.error.details.reason).toBe('verifier_required');
-    const wrong = await server.call('GET', `/api/auth/callback?code=${await codeOf()}&state=state-1234567&code_verifier=${randomBytes(32).toString('base64url')}`);
+    const b = await codeOf();
+    const wrong = await server.call('GET', `/api/auth/callback?code=${b.code}&state=state-1234567&code_verifier=${randomBytes(32).toString('base64url')}`, { headers: b.headers });
     expect(wrong.body.error.details.reason).toBe('verifier_mismatch');
-    const right = await server.call('GET', `/api/auth/callback?code=${await codeOf()}&state=state-1234567&code_verifier=${verifier}`);
+    const c = await codeOf();
+    const right = await server.call('GET', `/api/auth/callback?code=${c.code}&state=state-1234567&code_verifier=${verifier}`, { headers: c.headers });
     expect(right.status).toBe(200);
     expect(right.body.uid).toBe(user.uid);
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, signIn, startTestServer, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -189,13 +189,11 @@ describe('private machines and sessions', () => {
   it('serves a private machine page to a browser logged in with the session cookie, not to the proxy writes', async () => {
     const server = await startTestServer();
     servers.push(server);
-    const login = await server.call('POST', '/api/auth/login', { body: { email: 'ada@example.org' } });
-    expect(login.status).toBe(200);
-    const setCookie = login.headers.getSetCookie().find((c) => c.startsWith('core_session='))!;
-    const cookie = setCookie.slice(0, setCookie.indexOf(';'));
+    const login = await signIn(server, 'ada@example.org');
+    const cookie = login.cookie;
     const owner = await mintKey(server);
     await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'ada-lab', is_public: false } });
-    const member = await server.call('POST', '/api/chain/ada-lab/admins', { key: owner.key, body: { uid: login.body.uid, role: 'viewer' } });
+    const member = await server.call('POST', '/api/chain/ada-lab/admins', { key: owner.key, body: { uid: login.uid, role: 'viewer' } });
     expect(member.status, JSON.stringify(member.body)).toBe(200);
     await server.call('POST', '/api/chain/ada-lab/site/upload', { key: owner.key, body: { path: 'index.html', content: 'members only' } });
 

@@ -3,7 +3,8 @@ import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, signIn, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { signSession } from '../../src/domain/sessions/session-token.js';
 import { kineticProposal as proposal } from '../fixtures/community-operator.js';
 
 let server: TestServer;
@@ -36,10 +37,9 @@ const stake = (key: string, id: string, side: 'yes' | 'no', envelope_ids: string
 const envelope = async (slug: string, id: string) => (await server.call('GET', `/api/chain/${slug}/tally/token/${id}`)).body.token;
 const audit = () => server.core.store.logs.read<NodeAuditRow>('node/community-operators');
 
+/** A proven session (the address shown with its one-time code), as its cookie header. */
 async function sessionCookie(email: string): Promise<string> {
-  const res = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
-  expect(res.status).toBe(200);
-  return res.headers.get('set-cookie')!.split(';')[0]!;
+  return (await signIn(server, email)).cookie;
 }
 
 /** A proposal that passed its cases, with its vote open for `window` ticks. */
@@ -229,6 +229,16 @@ describe('promote (communityOperator.promote)', () => {
     const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: 'promote-mk' } })).body.api_key;
     expect((await server.call('POST', `/api/community-operators/${id}/promote`, { key: machineKey, body: { confirm: true } })).status).toBe(403);
     expect((await server.call('POST', `/api/community-operators/${id}/promote`, { body: { confirm: true } })).status).toBe(401);
+  });
+
+  it('refuses a session opened with an e-mail address alone (403): promotion needs a proven human', async () => {
+    const id = await accepted('KE_UNPROVEN');
+    // What a node in CORE_LOGIN_MODE=email hands anyone who types the address.
+    const { token } = await signSession(server.core.services.nodeKeys, { uid: 'uunprovenreview1', method: 'email', proven: false, issuer: server.url, nowMs: clock.now() });
+    const res = await server.call('POST', `/api/community-operators/${id}/promote`, { headers: { cookie: `core_session=${token}` }, body: { confirm: true } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/Promoting a community operator needs a proven identity/);
+    expect((await server.call('GET', `/api/community-operators/${id}`)).body.proposal.status).toBe('accepted');
   });
 
   it('adds an accepted proposal to the registry for a human session, where compute finds it, and refuses one not accepted', async () => {

@@ -38,7 +38,7 @@ if (databaseUrl === undefined) {
       // The vote itself is covered elsewhere; here the proposal is accepted directly in the shared store.
       await a.core.store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => p && { ...p, status: 'accepted' });
       expect((await b.call('GET', '/api/operators/KE_ACROSS')).status).toBe(404);
-      await a.core.services.communityOperators.promote(id, { uid: 'reviewer', credential: 'session' });
+      await a.core.services.communityOperators.promote(id, { uid: 'reviewer', credential: 'session', proven: true });
       let found = await b.call('GET', '/api/operators/KE_ACROSS');
       for (let i = 0; i < 100 && found.status !== 200; i++) {
         await sleep(20);

@@ -39,21 +39,42 @@ export async function tempDir(prefix = 'core-test-'): Promise<{ dir: string; cle
   };
 }
 
+/**
+ * Every test client mints its demo keys from 127.0.0.1, so the per-address demo-key quota is off unless
+ * a test sets `CORE_QUOTAS` itself; the other quotas keep their defaults.
+ */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ PORT: '0', HOST: '127.0.0.1', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...backendEnv(dataDir), ...env });
+  return loadConfig({ PORT: '0', HOST: '127.0.0.1', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', CORE_QUOTAS: 'demo_keys_per_address=off', ...backendEnv(dataDir), ...env });
 }
 
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** fetch relative to the server, JSON in and out. */
   call(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The last one-time login code the server wrote to its log for `email` (the delivery channel of `code` login). */
+  loginCode(email: string): string | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * A logger that prints nothing and keeps only the one-time login codes, which the server delivers
+ * through its log; `codeFor` reads the latest code for an address.
+ */
+export function loginCodeSink(): { log: ReturnType<typeof createLogger>; codeFor(email: string): string | undefined } {
+  const codes = new Map<string, string>();
+  const log = createLogger('warn', {}, (line) => {
+    if (!line.includes('"one-time login code"')) return;
+    const entry = JSON.parse(line) as { email: string; code: string };
+    codes.set(entry.email, entry.code);
+  });
+  return { log, codeFor: (email) => codes.get(email) };
 }
 
 /** A real HTTP server on an ephemeral port over a fresh data directory. */
 export async function startTestServer(env: Record<string, string> = {}, clock?: Clock): Promise<TestServer> {
   const { dir, cleanup } = await tempDir();
-  const running = await startHttpServer({ config: testConfig(dir, env), log: createLogger('silent'), ...(clock ? { clock } : {}) });
+  const codes = loginCodeSink();
+  const running = await startHttpServer({ config: testConfig(dir, env), log: codes.log, ...(clock ? { clock } : {}) });
   const call: TestServer['call'] = async (method, p, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -76,6 +97,7 @@ export async function startTestServer(env: Record<string, string> = {}, clock?: 
     ...running,
     dataDir: dir,
     call,
+    loginCode: codes.codeFor,
     close: async () => {
       await running.stop(1000);
       await cleanup();
@@ -88,6 +110,21 @@ export async function startTestCore(env: Record<string, string> = {}, clock?: Cl
   const { dir, cleanup } = await tempDir();
   const core = await createCore({ config: testConfig(dir, env), log: createLogger('silent'), ...(clock ? { clock } : {}) });
   return Object.assign(core, { cleanup: async () => { await core.close(); await cleanup(); } });
+}
+
+/**
+ * Signs in as `email` the default way, proving the address with the one-time code from the server log:
+ * the session token (also the cookie's value), the cookie header to send and the uid.
+ */
+export async function signIn(server: TestServer, email: string): Promise<{ token: string; cookie: string; uid: string }> {
+  const first = await server.call('POST', '/api/auth/login', { body: { email } });
+  if (first.status !== 200 || !first.body.code_required) throw new Error(`login: ${first.status} ${JSON.stringify(first.body)}`);
+  const code = server.loginCode(email);
+  const res = await server.call('POST', '/api/auth/login', { body: { email, one_time_code: code } });
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('core_session='));
+  if (res.status !== 200 || !set) throw new Error(`login with code: ${res.status} ${JSON.stringify(res.body)}`);
+  const token = set.slice('core_session='.length, set.indexOf(';'));
+  return { token, cookie: `core_session=${token}`, uid: res.body.uid as string };
 }
 
 export async function mintKey(server: TestServer): Promise<{ key: string; uid: string }> {

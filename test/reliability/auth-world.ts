@@ -156,7 +156,11 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     const viewer = await mint('viewer');
     const operator = await mint('operator');
     const admin = await mint('admin');
-    const login = await send('POST', '/api/auth/login', {}, { email: `session${n}-${tag}@example.org` });
+    // The default login proves the address with the one-time code the server writes to its log.
+    const email = `session${n}-${tag}@example.org`;
+    await must('POST', '/api/auth/login', {}, { email });
+    const code = logLines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'one-time login code' && e.email === email).pop()?.code as string;
+    const login = await send('POST', '/api/auth/login', {}, { email, one_time_code: code });
     const setCookie = login.headers.getSetCookie().find((c) => c.startsWith('core_session='));
     if (login.status !== 200 || !setCookie) throw new Error(`login: ${login.status} ${login.text}`);
     const cookie = secret(setCookie.slice(0, setCookie.indexOf(';')), 'the session cookie');

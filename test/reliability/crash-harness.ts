@@ -32,7 +32,7 @@ export interface Served {
 export function serve(env: Record<string, string>): Promise<Served> {
   const child = spawn(process.execPath, ['dist/src/cli.js', 'serve'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CORE_RATE_LIMIT: 'off', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CORE_RATE_LIMIT: 'off', CORE_QUOTAS: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // A test that times out must not leave its server running.

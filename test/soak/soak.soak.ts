@@ -33,7 +33,7 @@ describe('soak', () => {
     let served: Served | undefined;
     const controllers = new Set<AbortController>();
     try {
-      served = await serve({ CORE_DATA_DIR: dir, DATABASE_URL: '', DATABASE_SCHEMA: '', CORE_SSE_MAX_PER_CALLER: '50' });
+      served = await serve({ CORE_DATA_DIR: dir, DATABASE_URL: '', DATABASE_SCHEMA: '', CORE_SSE_MAX_PER_CALLER: '50', CORE_QUOTAS: 'off' });
       const url = served.url;
       const pid = served.child.pid!;
       const owner = await ok(url, 'POST', '/api/demo-key/mint', undefined, {});

@@ -98,11 +98,11 @@ export const machineSettingsTool = defineTool({
         expires_tick: Tick,
         expires_at: IsoDate,
       }),
-      handler: async ({ slug, password, ttl_ticks }, { services, caller }) => ({
+      handler: async ({ slug, password, ttl_ticks }, { services, caller, clientIp }) => ({
         ok: true as const,
         slug,
         scope: 'read' as const,
-        ...(await services.machineSettings.unlock(slug, caller, password, ttl_ticks)),
+        ...(await services.machineSettings.unlock(slug, caller, password, ttl_ticks, clientIp)),
       }),
     }),
     defineAction({

@@ -38,9 +38,9 @@ export const accountTool = defineTool({
         created_at: IsoDate,
         note: z.string().describe('Reminder that only the SHA-256 of the key is stored and it cannot be shown again'),
       }),
-      handler: async ({ label }, { services }) => ({
+      handler: async ({ label }, { services, clientIp }) => ({
         ok: true as const,
-        ...(await services.identity.mintDemoKey(label)),
+        ...(await services.identity.mintDemoKey(label, clientIp)),
         note: 'Only the SHA-256 of this key is stored: it cannot be shown again. Send it as "Authorization: Bearer <key>".',
       }),
     }),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { errors } from '../../src/errors.js';
 import { defineAction, defineTool, type ActionContext } from '../../src/registry/types.js';
-import type { IssuedSession } from '../../src/domain/sessions/sessions.service.js';
+import { SSO_BINDING_COOKIE } from '../../src/domain/sessions/session-credentials.js';
 import { IsoDate, NoInput, Uid } from '../../src/registry/common-schemas.js';
 
 /** Sessions are cookies: a transport without headers (MCP, core_http) cannot hand one over. */
-function deliver(ctx: ActionContext, session: IssuedSession): void {
-  ctx.setHeader!('Set-Cookie', session.set_cookie);
+function deliver(ctx: ActionContext, setCookie: string): void {
+  ctx.setHeader!('Set-Cookie', setCookie);
 }
 
 function needCookies(ctx: ActionContext, what: string): void {
@@ -35,7 +35,7 @@ export const authTool = defineTool({
   toolset: 'platform',
   title: 'Sessions and OIDC discovery',
   description:
-    "Portal sessions and the node's OpenID discovery documents. Log in by e-mail (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens. Actions: login, sso_start, callback, jwks, openid_configuration.",
+    "Portal sessions and the node's OpenID discovery documents. Log in by e-mail with a one-time code (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens. Actions: login, sso_start, callback, jwks, openid_configuration.",
   actions: [
     defineAction({
       id: 'auth.login',
@@ -45,7 +45,7 @@ export const authTool = defineTool({
       auth: 'public',
       area: 'identity',
       summary:
-        'Starts a portal session for an e-mail address (set as a signed cookie, never key material); when the node requires a one-time code, the first call reports code_required.',
+        'Starts a portal session for an e-mail address (set as a signed cookie, never key material): the first call reports code_required and writes a one-time code to the server log, the second sends it. A node in e-mail-only demo mode opens an unproven session at once, which cannot mint keys.',
       input: z.object({
         email: z.email().max(254).describe('E-mail address of the account'),
         one_time_code: z
@@ -53,21 +53,21 @@ export const authTool = defineTool({
           .min(4)
           .max(32)
           .optional()
-          .describe('One-time code from the server log, only when the node requires login codes'),
+          .describe('One-time code from the server log, sent in the second call'),
       }),
       output: z.object({
         ok: z.literal(true),
         session_issued: z.boolean(),
         code_required: z.boolean().describe('True when a one-time code must be sent in a second call'),
-        uid: Uid.nullable(),
+        uid: Uid.nullable().describe('The uid signed in as; null until the address is proven with its code'),
         expires_at: IsoDate.nullable(),
       }),
       handler: async (input, ctx) => {
         needCookies(ctx, 'POST /api/auth/login');
         const result = await ctx.services.sessions.login(input);
         if (!result.session) return { ok: true as const, session_issued: false, code_required: true, uid: null, expires_at: null };
-        deliver(ctx, result.session);
-        return { ok: true as const, session_issued: true, code_required: false, uid: result.session.uid, expires_at: result.session.expires_at };
+        deliver(ctx, result.session.set_cookie);
+        return { ok: true as const, session_issued: true, code_required: false, uid: result.uid, expires_at: result.session.expires_at };
       },
     }),
     defineAction({
@@ -78,9 +78,13 @@ export const authTool = defineTool({
       auth: 'public',
       area: 'identity',
       summary:
-        "Starts the authorization-code round trip for the signed-in user (user key or session) and returns the node's authorization URL to send the browser to.",
+        "Starts the authorization-code round trip for the signed-in user (user key or proven session) and returns the node's authorization URL to send the browser to; the answer sets a cookie that binds the round trip to this browser.",
       input: z.object({
-        redirect_uri: z.url({ protocol: /^https?$/ }).max(2048).describe('Where the callback sends the user afterwards'),
+        redirect_uri: z
+          .string()
+          .min(1)
+          .max(2048)
+          .describe('Where the callback sends the user afterwards: a path on this node (/explorer/), a URL on its public origin, or one of CORE_SSO_REDIRECTS'),
         state: State,
         code_challenge: z
           .string()
@@ -95,10 +99,12 @@ export const authTool = defineTool({
         state: z.string(),
         expires_at: IsoDate.describe('The code exchange must happen before this time'),
       }),
-      handler: async ({ redirect_uri, state, code_challenge }, { services, caller }) => ({
-        ok: true as const,
-        ...(await services.sessions.startSso(caller, { redirect_uri, state, code_challenge })),
-      }),
+      handler: async ({ redirect_uri, state, code_challenge }, ctx) => {
+        needCookies(ctx, 'GET /api/auth/sso-start');
+        const { binding_cookie, ...started } = await ctx.services.sessions.startSso(ctx.caller, { redirect_uri, state, code_challenge });
+        deliver(ctx, binding_cookie);
+        return { ok: true as const, ...started };
+      },
     }),
     defineAction({
       id: 'auth.handleCallback',
@@ -125,8 +131,9 @@ export const authTool = defineTool({
       }),
       handler: async (input, ctx) => {
         needCookies(ctx, 'GET /api/auth/callback');
-        const { session, redirect_to } = await ctx.services.sessions.callback(input);
-        deliver(ctx, session);
+        const { session, redirect_to, clear_binding } = await ctx.services.sessions.callback({ ...input, binding: ctx.cookie?.(SSO_BINDING_COOKIE) });
+        deliver(ctx, session.set_cookie);
+        deliver(ctx, clear_binding);
         return { ok: true as const, uid: session.uid, expires_at: session.expires_at, redirect_to };
       },
     }),

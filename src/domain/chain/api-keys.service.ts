@@ -6,6 +6,8 @@ import { hasRole } from '../identity/roles.js';
 import type { IdentityService, KeyRecord } from '../identity/identity.service.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService } from './machines.service.js';
+import type { QuotasService } from '../quotas/quotas.service.js';
+import { assertProven } from '../identity/proof.js';
 
 /** A machine key as listings show it: never the raw value nor its hash. */
 export interface ApiKeyView {
@@ -61,8 +63,9 @@ export function createApiKeysService(deps: {
   chain: ChainService;
   machines: MachinesService;
   identity: IdentityService;
+  quotas: QuotasService;
 }): ApiKeysService {
-  const { clock, chain, machines, identity } = deps;
+  const { clock, chain, machines, identity, quotas } = deps;
 
   return {
     async list(slug, caller) {
@@ -72,19 +75,22 @@ export function createApiKeysService(deps: {
 
     async create(slug, caller, input) {
       const { machine } = await machines.readable(slug, caller);
+      assertProven(caller, 'Minting an API key');
       if (input.expires_at !== undefined && Date.parse(input.expires_at) <= clock.now()) {
         throw errors.validation('expires_at must be in the future', {
           issues: [{ path: 'expires_at', message: 'must be in the future', code: 'custom' }],
         });
       }
-      const { key, record } = await identity.issueDeveloperKey({
-        machine: slug,
-        name: input.name,
-        scope: input.scope,
-        rate_limit_tier: input.rate_limit_tier ?? null,
-        expires_at: input.expires_at === undefined ? null : new Date(Date.parse(input.expires_at)).toISOString(),
-        created_by: caller.uid,
-      });
+      const { key, record } = await quotas.within('api_keys_per_machine', slug, () =>
+        identity.issueDeveloperKey({
+          machine: slug,
+          name: input.name,
+          scope: input.scope,
+          rate_limit_tier: input.rate_limit_tier ?? null,
+          expires_at: input.expires_at === undefined ? null : new Date(Date.parse(input.expires_at)).toISOString(),
+          created_by: caller.uid,
+        }),
+      );
       const payload = { key_id: record.key_id, name: input.name, scope: input.scope, rate_limit_tier: record.rate_limit_tier ?? null, expires_at: record.expires_at ?? null };
       await chain.append(machine, { type: 'api_key.created', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
       return { key: toKeyView(record), api_key: key };

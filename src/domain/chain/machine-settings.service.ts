@@ -1,4 +1,4 @@
-import { CoreError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { TICK_MS, type Clock } from '../../lib/clock.js';
 import { digestOf, randomToken, sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
@@ -7,6 +7,8 @@ import type { ChainService } from './chain.service.js';
 import type { MachinesService, MachineView } from './machines.service.js';
 import { MACHINES, READ_TOKENS, shareActive, type MachineRecord, type MachineStatus, type ReadTokenRecord } from './machine.js';
 import { checkPassword, hashPassword } from './read-password.js';
+import { createUnlockThrottle } from './unlock-throttle.js';
+import { assertProven } from '../identity/proof.js';
 
 export interface SettingsPatch {
   is_public?: boolean | undefined;
@@ -20,17 +22,17 @@ export interface MachineSettingsService {
   setStatus(slug: string, caller: Caller, status: MachineStatus, reason?: string): Promise<{ status: MachineStatus; previous_status: MachineStatus; tick: number }>;
   /** Applies only the fields given; audited as `machine.settings_changed` (the password only as set/cleared). */
   updateSettings(slug: string, caller: Caller, patch: SettingsPatch): Promise<MachineView>;
-  /** Trades the read password for a read-only token that lives `ttlTicks` ticks and dies with the password. */
-  unlock(slug: string, caller: Caller, password: string, ttlTicks: number): Promise<{ share_token: string; expires_tick: number; expires_at: string }>;
+  /**
+   * Trades the read password for a read-only token that lives `ttlTicks` ticks and dies with the
+   * password. Each guess is taken from the unlock throttle before the password is checked; callers
+   * who already hold a role on the machine are not throttled (the password tells them nothing).
+   */
+  unlock(slug: string, caller: Caller, password: string, ttlTicks: number, clientIp?: string): Promise<{ share_token: string; expires_tick: number; expires_at: string }>;
   /** Issues a new share token (shown once, stored as SHA-256), replacing any previous one. */
   setShare(slug: string, caller: Caller, expiresAt?: string): Promise<{ share_token: string; expires_at: string | null }>;
   /** Revokes the share token and every unlock token at once; false when neither was active. */
   disableShare(slug: string, caller: Caller): Promise<boolean>;
 }
-
-/** Wrong passwords allowed per machine within one window before unlock answers 429. */
-const UNLOCK_FAILURES = 5;
-const UNLOCK_WINDOW_MS = 60_000;
 
 export function createMachineSettingsService(deps: {
   store: Store;
@@ -39,7 +41,7 @@ export function createMachineSettingsService(deps: {
   machines: MachinesService;
 }): MachineSettingsService {
   const { store, clock, chain, machines } = deps;
-  const failures = new Map<string, { count: number; since: number }>();
+  const throttle = createUnlockThrottle({ store, clock });
   const iso = (ms = clock.now()): string => new Date(ms).toISOString();
 
   /** Read-modify-write of a machine record; `fn` returns the next record or undefined for no change. */
@@ -64,20 +66,6 @@ export function createMachineSettingsService(deps: {
       if ((await store.docs.delete(READ_TOKENS, token.token_hash)) && token.expires_ms > now) dropped++;
     }
     return dropped;
-  }
-
-  function throttle(slug: string): void {
-    const seen = failures.get(slug);
-    if (seen && clock.now() - seen.since < UNLOCK_WINDOW_MS && seen.count >= UNLOCK_FAILURES) {
-      const retry = Math.ceil((seen.since + UNLOCK_WINDOW_MS - clock.now()) / 1000);
-      throw new CoreError('RATE_LIMITED', `Too many wrong passwords for "${slug}"; try again in ${retry} s`, { retry_after_s: retry });
-    }
-  }
-
-  function recordFailure(slug: string): void {
-    const seen = failures.get(slug);
-    if (!seen || clock.now() - seen.since >= UNLOCK_WINDOW_MS) failures.set(slug, { count: 1, since: clock.now() });
-    else seen.count++;
   }
 
   return {
@@ -111,15 +99,13 @@ export function createMachineSettingsService(deps: {
       return machines.view(after);
     },
 
-    async unlock(slug, caller, password, ttlTicks) {
+    async unlock(slug, caller, password, ttlTicks, clientIp) {
       const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
       // A machine without a password and a missing machine answer alike: unlock never confirms a slug.
       if (!machine?.password_hash) throw errors.notFound(`No password-protected machine "${slug}"`, { slug });
-      throttle(slug);
-      if (!(await checkPassword(password, machine.password_hash))) {
-        recordFailure(slug);
-        throw errors.forbidden(`Wrong password for "${slug}"`);
-      }
+      const role = await machines.roleOf(slug, caller);
+      if (role === undefined || role === 'none') await throttle.take(slug, caller, clientIp);
+      if (!(await checkPassword(password, machine.password_hash))) throw errors.forbidden(`Wrong password for "${slug}"`);
       const token = `unl_${randomToken(40)}`;
       const expiresMs = clock.now() + ttlTicks * TICK_MS;
       const hash = sha256Hex(token);
@@ -138,6 +124,7 @@ export function createMachineSettingsService(deps: {
     },
 
     async setShare(slug, caller, expiresAt) {
+      assertProven(caller, 'Issuing a share token');
       if (expiresAt !== undefined && Date.parse(expiresAt) <= clock.now()) {
         throw errors.validation('expires_at must be in the future', {
           issues: [{ path: 'expires_at', message: 'must be in the future', code: 'custom' }],

@@ -6,6 +6,8 @@ import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { Caller, Role } from '../../registry/types.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
+import { assertProven } from '../identity/proof.js';
+import type { QuotasService } from '../quotas/quotas.service.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
 import {
@@ -81,8 +83,9 @@ export function createMachinesService(deps: {
   clock: Clock;
   chain: ChainService;
   identity: IdentityService;
+  quotas: QuotasService;
 }): MachinesService {
-  const { store, clock, chain, identity } = deps;
+  const { store, clock, chain, identity, quotas } = deps;
 
   /** What `roleBeforeHandler` found, for the same caller's next `readable` (see there). */
   const handedOn = new WeakMap<Caller, { slug: string; found: { machine: MachineRecord; role: Role | 'none' } }>();
@@ -153,6 +156,8 @@ export function createMachinesService(deps: {
       if (caller.machine !== undefined) {
         throw errors.forbidden('A machine key cannot create machines; use your user key (POST /api/demo-key/mint)');
       }
+      // Creating a machine mints its owner key, which outlives the session.
+      assertProven(caller, 'Creating a machine');
       const explicit = input.slug !== undefined;
       const slug = explicit ? input.slug! : await freeSlugFrom(caller.uid.toLowerCase());
       checkSlug(slug);
@@ -173,7 +178,7 @@ export function createMachinesService(deps: {
         share_token_hash: null,
       };
       try {
-        await store.docs.insert(MACHINES, slug, machine);
+        await quotas.within('machines', caller.uid, () => store.docs.insert(MACHINES, slug, machine));
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
         throw err;

@@ -1,4 +1,5 @@
 import { errors } from '../../errors.js';
+import { assertProven } from '../identity/proof.js';
 import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { randomToken } from '../../lib/hash.js';
@@ -216,6 +217,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       if (caller.credential !== 'session') {
         throw errors.forbidden('Promotion needs a human session (sign in with POST /api/auth/login); API keys, machine keys and agents cannot promote');
       }
+      assertProven(caller, 'Promoting a community operator');
       const p = await find(id);
       if (p.status !== 'accepted') throw errors.conflict(`Proposal ${id} is ${p.status}; only an accepted proposal can be promoted`, { status: p.status });
       const def = defOf(p);

@@ -1,5 +1,6 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import type { QuotasService } from '../quotas/quotas.service.js';
 import type { EventBus } from '../../lib/event-bus.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
@@ -39,6 +40,8 @@ export interface ContractsDeps {
   onError: (err: unknown) => void;
   /** Told the lag of each scheduled fire, ms after the start of its due tick (metrics). */
   onFireLag?: (ms: number) => void;
+  /** Per-identity quotas (`contracts_per_machine` at creation). */
+  quotas: QuotasService;
 }
 
 /** A contract as the API shows it. */

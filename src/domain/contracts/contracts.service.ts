@@ -80,7 +80,7 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
       anchor_tick: tick,
       skip_floor: {},
     };
-    await contracts.insert(record);
+    await core.deps.quotas.within('contracts_per_machine', slug, () => contracts.insert(record));
     await contracts.appendVersion(record, version(record, 1, caller, args.note, null));
     await core.auditRow(slug, args.audit, caller.uid, { contract_id: record.id, name: record.name, template_id: record.template_id, definition_hash: record.integrity_hash, version_no: 1 });
     await core.refresh(record);

@@ -9,6 +9,7 @@ import type { MachinesService } from '../chain/machines.service.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
 import { claimFingerprint, forensicScore, THETA, windowTicks } from './forensic.js';
 import { createThreatMesh, listenedEvents } from './threat-mesh.js';
+import type { QuotasService } from '../quotas/quotas.service.js';
 
 export interface Device {
   device_id: string;
@@ -63,7 +64,7 @@ export interface ClaimResult {
 /** Row types of claims: contracts listen to them like to any row type. */
 export const THREAT_DETECTED = 'av.threat.detected';
 export const CLAIM_RECORDED = 'av.claim.recorded';
-const DEVICES = 'av-devices';
+export const DEVICES = 'av-devices';
 /** Devices clocks drift; a capture tick further ahead than this is refused. */
 const MAX_FUTURE_TICKS = 10;
 const MAX_LISTED = 1000;
@@ -84,6 +85,7 @@ export function createThreatFeedService(deps: {
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
+  quotas: QuotasService;
   contracts: () => ContractsService | undefined;
 }): ThreatFeedService {
   const { store, clock, chain, machines } = deps;
@@ -110,19 +112,21 @@ export function createThreatFeedService(deps: {
     async registerDevice(slug, input, caller) {
       const { machine } = await machines.readable(slug, caller);
       chain.assertWritable(machine);
-      const device_id = `dev_${randomToken(16)}`;
-      const payload = { device_id, name: input.name, os: input.os };
-      const row = await chain.append(machine, { type: 'av.device.registered', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
-      const record: DeviceRecord = {
-        ...payload,
-        slug,
-        installed_tick: row.tick,
-        transition_id: row.transition_id,
-        registered_by: caller.uid,
-        created_at: row.created_at,
-      };
-      await store.docs.insert(DEVICES, device_id, record);
-      return { device_id, transition_id: row.transition_id };
+      return deps.quotas.within('devices_per_machine', slug, async () => {
+        const device_id = `dev_${randomToken(16)}`;
+        const payload = { device_id, name: input.name, os: input.os };
+        const row = await chain.append(machine, { type: 'av.device.registered', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
+        const record: DeviceRecord = {
+          ...payload,
+          slug,
+          installed_tick: row.tick,
+          transition_id: row.transition_id,
+          registered_by: caller.uid,
+          created_at: row.created_at,
+        };
+        await store.docs.insert(DEVICES, device_id, record);
+        return { device_id, transition_id: row.transition_id };
+      });
     },
 
     async listDevices(slug, caller) {

@@ -4,6 +4,7 @@ import type { Caller } from '../../registry/types.js';
 import { hashKey, looksLikeKey, newKeyId, newRawKey, newUid } from './keys.js';
 import { sha256Hex } from '../../lib/hash.js';
 import { DuplicateKeyError } from '../../storage/port.js';
+import type { QuotasService } from '../quotas/quotas.service.js';
 
 /** A stored key: the raw value is never kept, only its SHA-256. */
 export interface KeyRecord {
@@ -48,8 +49,8 @@ export interface DeveloperKeyInput {
 }
 
 export interface IdentityService {
-  /** Creates a new identity and its first key. */
-  mintDemoKey(label?: string): Promise<{ key: string; uid: string; key_id: string; created_at: string }>;
+  /** Creates a new identity and its first key; QUOTA_EXCEEDED past `demo_keys_per_address` an hour from one client address. */
+  mintDemoKey(label?: string, clientIp?: string): Promise<{ key: string; uid: string; key_id: string; created_at: string }>;
   /** Issues a key bound to a machine for `uid` (the raw value is returned once). */
   issueMachineKey(input: Omit<KeyRecord, 'key_id' | 'hash' | 'created_at'>): Promise<IssuedKey>;
   /**
@@ -106,8 +107,8 @@ export function isDeveloperUid(uid: string | null): boolean {
 /** How long a key's `last_used_at` may lag: writing it on every request would rewrite the key file each time. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function createIdentityService(deps: { store: Store; clock: Clock }): IdentityService {
-  const { store, clock } = deps;
+export function createIdentityService(deps: { store: Store; clock: Clock; quotas: QuotasService }): IdentityService {
+  const { store, clock, quotas } = deps;
   const iso = (): string => new Date(clock.now()).toISOString();
 
   const issue = async (
@@ -145,7 +146,8 @@ export function createIdentityService(deps: { store: Store; clock: Clock }): Ide
   }
 
   return {
-    async mintDemoKey(label) {
+    async mintDemoKey(label, clientIp) {
+      await quotas.takeDemoKey(clientIp);
       const uid = newUid();
       const user: UserRecord = { uid, created_at: iso(), created_tick: clock.tick() };
       await store.docs.insert(USERS, uid, user);

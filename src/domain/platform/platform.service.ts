@@ -120,6 +120,7 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       const result = await deps.pipeline().invokeAs(match.op, input, ctx.caller, {
         surface: 'core_http',
         validateFirst: true,
+        ...(ctx.clientIp ? { clientIp: ctx.clientIp } : {}),
         requestId: ctx.requestId,
         // Lazily: reading ctx.signal makes the caller's abort signal, which a cheap read never needs.
         signal: () => ctx.signal,

@@ -16,6 +16,11 @@ export interface SessionClaims {
   /** Session id (`sid`), random per session. */
   sid: string;
   method: SessionMethod;
+  /**
+   * Whether the holder proved control of the identity (the `prv` claim): true for a one-time code or a
+   * round trip started by a proven credential, false for an e-mail address alone.
+   */
+  proven: boolean;
   /** Expiry, unix seconds. */
   exp: number;
 }
@@ -26,11 +31,11 @@ export interface SessionClaims {
  */
 export async function signSession(
   keys: NodeKeys,
-  input: { uid: string; method: SessionMethod; issuer: string; nowMs: number },
+  input: { uid: string; method: SessionMethod; proven: boolean; issuer: string; nowMs: number },
 ): Promise<{ token: string; claims: SessionClaims }> {
   const iat = Math.floor(input.nowMs / 1000);
-  const claims: SessionClaims = { uid: input.uid, sid: `s_${randomToken(20)}`, method: input.method, exp: iat + SESSION_TTL_SECONDS };
-  const token = await new SignJWT({ sid: claims.sid, amr: [input.method] })
+  const claims: SessionClaims = { uid: input.uid, sid: `s_${randomToken(20)}`, method: input.method, proven: input.proven, exp: iat + SESSION_TTL_SECONDS };
+  const token = await new SignJWT({ sid: claims.sid, amr: [input.method], prv: input.proven })
     .setProtectedHeader({ alg: 'EdDSA', kid: keys.keyId, typ: 'JWT' })
     .setIssuer(input.issuer)
     .setSubject(input.uid)
@@ -56,10 +61,12 @@ export async function verifySession(keys: NodeKeys, token: string, nowMs: number
     });
     const method = Array.isArray(payload.amr) ? payload.amr[0] : undefined;
     if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return undefined;
+    // Only an explicit `prv: true` proves anything; a token without the claim is taken as unproven.
     return {
       uid: payload.sub,
       sid: payload.sid,
       method: method === 'otp' || method === 'sso' ? method : 'email',
+      proven: payload.prv === true,
       exp: payload.exp!,
     };
   } catch {

@@ -7,9 +7,11 @@ import type { Store } from '../../storage/port.js';
 import { emailHash, type IdentityService } from '../identity/identity.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { createLoginCodes } from './login-codes.js';
-import { sessionSetCookie } from './session-credentials.js';
+import { sessionSetCookie, ssoBindingSetCookie } from './session-credentials.js';
+import { redirectTarget } from './redirect-target.js';
+import { assertProven } from '../identity/proof.js';
 import { SESSION_TTL_SECONDS, signSession, verifySession, type SessionMethod } from './session-token.js';
-import { createSsoCodes, type SsoRefusal } from './sso-codes.js';
+import { createSsoCodes, SSO_CODE_TTL_MS, type SsoRefusal } from './sso-codes.js';
 
 /** A session ready to hand to the browser: only the cookie carries the token, never a response body. */
 export interface IssuedSession {
@@ -18,9 +20,10 @@ export interface IssuedSession {
   set_cookie: string;
 }
 
+/** `uid` is null for an unproven session: the answer never ties an address to its uid before proof. */
 export type LoginResult =
   | { code_required: true; session: null }
-  | { code_required: false; session: IssuedSession };
+  | { code_required: false; session: IssuedSession; uid: string | null };
 
 export interface SsoStartInput {
   redirect_uri: string;
@@ -34,12 +37,26 @@ export interface SessionsService {
   baseUrl(): string;
   /** Used when `CORE_PUBLIC_URL` is unset: the URL the HTTP server listens on, known only once it listens. */
   useListenUrl(url: string): void;
-  /** `auth/login`: in `email` mode the address suffices; in `code` mode a first call writes a code to the server log. */
+  /**
+   * `auth/login`: in `code` mode a first call writes a code to the server log and the second, with the
+   * code, opens a proven session; in `email` mode the address alone opens an unproven one.
+   */
   login(input: { email: string; one_time_code?: string | undefined }): Promise<LoginResult>;
-  /** `sso-start`: a signed-in user (user key or session) gets a one-time authorization code bound to state and redirect. */
-  startSso(caller: Caller, input: SsoStartInput): Promise<{ redirect_to: string; state: string; expires_at: string }>;
-  /** `callback`: exchanges a code (single use, short-lived, PKCE when started with a challenge) for a session. */
-  callback(input: { code: string; state: string; code_verifier?: string | undefined }): Promise<{ session: IssuedSession; redirect_to: string }>;
+  /**
+   * `sso-start`: a signed-in user (user key or proven session) gets a one-time authorization code bound
+   * to state, to a redirect target on this node (or `CORE_SSO_REDIRECTS`) and to the starting browser,
+   * which keeps `binding_cookie`.
+   */
+  startSso(caller: Caller, input: SsoStartInput): Promise<{ redirect_to: string; state: string; expires_at: string; binding_cookie: string }>;
+  /**
+   * `callback`: exchanges a code (single use, short-lived, PKCE when started with a challenge) for a
+   * session, only in the browser that started it (`binding`: its SSO cookie); `clear_binding` removes that cookie.
+   */
+  callback(input: { code: string; state: string; code_verifier?: string | undefined; binding: string | undefined }): Promise<{
+    session: IssuedSession;
+    redirect_to: string;
+    clear_binding: string;
+  }>;
   /** The caller a session token stands for, or undefined when it is not a live session of this node. */
   resolve(token: string): Promise<Caller | undefined>;
   jwks(): { keys: PublicJwk[] };
@@ -69,6 +86,7 @@ export interface OpenIdConfiguration {
 const REFUSAL: Record<SsoRefusal, string> = {
   unknown_code: 'This authorization code is unknown or was already used; start again with GET /api/auth/sso-start',
   expired: 'This authorization code expired; start again with GET /api/auth/sso-start',
+  other_browser: 'This authorization code was started in another browser (no matching core_sso cookie); the code is now void: start again with GET /api/auth/sso-start from this browser',
   state_mismatch: 'The state does not match the one given to sso-start; the code is now void, start again',
   verifier_required: 'This code was started with a PKCE code_challenge: send its code_verifier; the code is now void, start again',
   verifier_mismatch: 'The code_verifier does not match the code_challenge; the code is now void, start again',
@@ -84,6 +102,8 @@ export function createSessionsService(deps: {
   publicUrl: string | undefined;
   /** Base URL used until the server reports where it listens. */
   defaultUrl: string;
+  /** Origins besides the node's own that `sso-start` may redirect to (`CORE_SSO_REDIRECTS`). */
+  redirectOrigins?: readonly string[];
 }): SessionsService {
   const { store, clock, nodeKeys, identity, log } = deps;
   const loginCodes = createLoginCodes(store);
@@ -91,14 +111,18 @@ export function createSessionsService(deps: {
   let listenUrl: string | undefined;
   const baseUrl = () => deps.publicUrl ?? listenUrl ?? deps.defaultUrl;
 
+  const secure = () => baseUrl().startsWith('https:');
+
   async function issue(uid: string, method: SessionMethod): Promise<IssuedSession> {
     const issuer = baseUrl();
-    const { token, claims } = await signSession(nodeKeys, { uid, method, issuer, nowMs: clock.now() });
-    log.info('session issued', { uid, method, sid: claims.sid });
+    // An e-mail address alone proves nothing; a code, or a round trip only a proven caller can start, does.
+    const proven = method !== 'email';
+    const { token, claims } = await signSession(nodeKeys, { uid, method, proven, issuer, nowMs: clock.now() });
+    log.info('session issued', { uid, method, proven, sid: claims.sid });
     return {
       uid,
       expires_at: new Date(claims.exp * 1000).toISOString(),
-      set_cookie: sessionSetCookie(token, SESSION_TTL_SECONDS, issuer.startsWith('https:')),
+      set_cookie: sessionSetCookie(token, SESSION_TTL_SECONDS, secure()),
     };
   }
 
@@ -110,7 +134,7 @@ export function createSessionsService(deps: {
     },
 
     async login({ email, one_time_code }) {
-      if (deps.mode === 'email') return { code_required: false, session: await issue((await identity.userForEmail(email)).uid, 'email') };
+      if (deps.mode === 'email') return { code_required: false, session: await issue((await identity.userForEmail(email)).uid, 'email'), uid: null };
       const id = emailHash(email);
       if (one_time_code === undefined) {
         const { code, expires_ms } = await loginCodes.issue(id, clock.now());
@@ -121,7 +145,8 @@ export function createSessionsService(deps: {
       if (!(await loginCodes.redeem(id, one_time_code, clock.now()))) {
         throw errors.unprocessable('This login code is wrong, used or expired; call again without one_time_code to get a new one');
       }
-      return { code_required: false, session: await issue((await identity.userForEmail(email)).uid, 'otp') };
+      const session = await issue((await identity.userForEmail(email)).uid, 'otp');
+      return { code_required: false, session, uid: session.uid };
     },
 
     async startSso(caller, input) {
@@ -131,8 +156,11 @@ export function createSessionsService(deps: {
       if ((caller.credential !== 'user-key' && caller.credential !== 'session') || !(await identity.isUser(caller.uid))) {
         throw errors.forbidden('sso-start signs in a person: use your user key or a portal session, not a machine or developer key');
       }
-      const { code, expires_ms } = await ssoCodes.issue(
-        { uid: caller.uid, state: input.state, redirect_uri: input.redirect_uri, code_challenge: input.code_challenge ?? null },
+      // The round trip ends in a proven session: an unproven one may not start it.
+      assertProven(caller, 'Starting a sign-in round trip');
+      const redirect = redirectTarget(input.redirect_uri, baseUrl(), deps.redirectOrigins ?? []);
+      const { code, binding, expires_ms } = await ssoCodes.issue(
+        { uid: caller.uid, state: input.state, redirect_uri: redirect, code_challenge: input.code_challenge ?? null },
         clock.now(),
       );
       const query = new URLSearchParams({ code, state: input.state });
@@ -140,18 +168,23 @@ export function createSessionsService(deps: {
         redirect_to: `${baseUrl()}/api/auth/callback?${query.toString()}`,
         state: input.state,
         expires_at: new Date(expires_ms).toISOString(),
+        binding_cookie: ssoBindingSetCookie(binding, Math.ceil(SSO_CODE_TTL_MS / 1000), secure()),
       };
     },
 
     async callback(input) {
       const grant = await ssoCodes.exchange(input, clock.now());
-      if (typeof grant === 'string') throw errors.unprocessable(REFUSAL[grant], { reason: grant });
-      return { session: await issue(grant.uid, 'sso'), redirect_to: grant.redirect_uri };
+      if (typeof grant === 'string') {
+        // Another browser's code is a request this browser should never have made: a plain 400.
+        if (grant === 'other_browser') throw errors.validation(REFUSAL[grant], { reason: grant });
+        throw errors.unprocessable(REFUSAL[grant], { reason: grant });
+      }
+      return { session: await issue(grant.uid, 'sso'), redirect_to: grant.redirect_uri, clear_binding: ssoBindingSetCookie('', 0, secure()) };
     },
 
     async resolve(token) {
       const claims = await verifySession(nodeKeys, token, clock.now());
-      return claims ? { uid: claims.uid, credential: 'session' } : undefined;
+      return claims ? { uid: claims.uid, credential: 'session', proven: claims.proven } : undefined;
     },
 
     jwks: () => ({ keys: [{ ...nodeKeys.publicJwk, kty: nodeKeys.publicJwk.kty!, kid: nodeKeys.keyId }] }),

@@ -10,6 +10,8 @@ interface SsoCodeRecord {
   redirect_uri: string;
   /** PKCE S256 challenge, when the client sent one. */
   code_challenge: string | null;
+  /** SHA-256 of the binding cookie set in the browser that started the round trip. */
+  binding_hash: string;
   expires_ms: number;
 }
 
@@ -23,12 +25,16 @@ export interface SsoGrant {
 }
 
 /** Why an exchange was refused; every refusal has already consumed the code. */
-export type SsoRefusal = 'unknown_code' | 'expired' | 'state_mismatch' | 'verifier_required' | 'verifier_mismatch';
+export type SsoRefusal = 'unknown_code' | 'expired' | 'other_browser' | 'state_mismatch' | 'verifier_required' | 'verifier_mismatch';
 
 export interface SsoCodes {
-  issue(input: { uid: string; state: string; redirect_uri: string; code_challenge: string | null }, nowMs: number): Promise<{ code: string; expires_ms: number }>;
-  /** Consumes the code (single use whatever the outcome) and returns its grant, or why it was refused. */
-  exchange(input: { code: string; state: string; code_verifier?: string | undefined }, nowMs: number): Promise<SsoGrant | SsoRefusal>;
+  /** A code for the grant, and the binding value the starting browser keeps in a cookie. */
+  issue(input: { uid: string; state: string; redirect_uri: string; code_challenge: string | null }, nowMs: number): Promise<{ code: string; binding: string; expires_ms: number }>;
+  /**
+   * Consumes the code (single use whatever the outcome) and returns its grant, or why it was refused.
+   * `binding` is the cookie the completing browser sent: only the browser that started may finish.
+   */
+  exchange(input: { code: string; state: string; code_verifier?: string | undefined; binding: string | undefined }, nowMs: number): Promise<SsoGrant | SsoRefusal>;
 }
 
 /** The PKCE S256 challenge of a verifier: base64url(SHA-256(verifier)). */
@@ -46,9 +52,10 @@ export function createSsoCodes(store: Store): SsoCodes {
     async issue(input, nowMs) {
       await sweep(nowMs);
       const code = `ac_${randomToken(40)}`;
-      const record: SsoCodeRecord = { code_hash: sha256Hex(code), ...input, expires_ms: nowMs + SSO_CODE_TTL_MS };
+      const binding = randomToken(32);
+      const record: SsoCodeRecord = { code_hash: sha256Hex(code), ...input, binding_hash: sha256Hex(binding), expires_ms: nowMs + SSO_CODE_TTL_MS };
       await store.docs.insert(SSO_CODES, record.code_hash, record);
-      return { code, expires_ms: record.expires_ms };
+      return { code, binding, expires_ms: record.expires_ms };
     },
 
     async exchange(input, nowMs) {
@@ -57,6 +64,8 @@ export function createSsoCodes(store: Store): SsoCodes {
       // Of two concurrent exchanges only the one whose delete removed the record goes on.
       if (!record || !(await store.docs.delete(SSO_CODES, id))) return 'unknown_code';
       if (record.expires_ms <= nowMs) return 'expired';
+      // Login CSRF: a code started by someone else and handed to this browser finds no binding here.
+      if (input.binding === undefined || !record.binding_hash || !sameDigest(record.binding_hash, sha256Hex(input.binding))) return 'other_browser';
       if (!sameDigest(sha256Hex(record.state), sha256Hex(input.state))) return 'state_mismatch';
       if (record.code_challenge !== null) {
         if (input.code_verifier === undefined) return 'verifier_required';

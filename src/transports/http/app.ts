@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { cookieFrom } from '../../domain/sessions/session-credentials.js';
 import { randomUUID } from 'node:crypto';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -104,6 +105,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       headers: req.headers,
       body: req.body,
       credentials: credentialsOf(req),
+      ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
@@ -146,6 +148,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       surface: 'rest',
       ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       setHeader: (name, value) => void res.append(name, value),
+      cookie: (name) => cookieFrom(req.headers.cookie, name),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });

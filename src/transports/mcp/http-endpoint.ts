@@ -22,6 +22,8 @@ export interface McpHttpRequest {
   /** The parsed JSON body (undefined when there was none). */
   body: unknown;
   credentials: Credentials;
+  /** Client address, for per-address limits of anonymous callers (rate, demo keys, unlock guesses). */
+  clientIp?: string;
   requestId: string;
   /** The caller's abort signal, or a function that makes it on first use. */
   signal: AbortSignal | (() => AbortSignal);
@@ -107,6 +109,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
         try {
           const result = await callTool(surface, params.name, params.arguments, req.credentials, {
             surface: 'mcp-http',
+            ...(req.clientIp ? { clientIp: req.clientIp } : {}),
             requestId: req.requestId ?? randomUUID(),
             signal: req.signal,
           });
