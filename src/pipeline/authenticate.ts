@@ -1,6 +1,5 @@
-import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { ANONYMOUS, type Caller } from '../registry/types.js';
+import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../registry/types.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 
@@ -21,9 +20,11 @@ export function bearerFrom(header: string | undefined): string | undefined {
 }
 
 /**
- * Resolves credentials to a caller. No credential gives the anonymous caller; a credential that is
- * present but unknown, revoked or expired is refused outright, whatever the operation. A bearer value
- * may be a key or a session JWT; a session cookie counts only when no bearer value is sent.
+ * Resolves credentials to a caller. No credential gives the anonymous caller. A bearer value that is
+ * present but unknown, revoked or expired gives the anonymous caller marked `unknownCredential`: the
+ * pipeline refuses it every operation that needs an identity (401, saying the key is not known here)
+ * and answers public ones with a warning, so an agent with a stale key can still mint a new one.
+ * A bearer value may be a key or a session JWT; a session cookie counts only when no bearer value is sent.
  */
 export async function authenticate(services: Services, creds: Credentials): Promise<Caller> {
   if (creds.bearer === undefined) {
@@ -36,6 +37,6 @@ export async function authenticate(services: Services, creds: Credentials): Prom
     !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)
       ? await services.sessions.resolve(creds.bearer)
       : await services.identity.resolveKey(creds.bearer);
-  if (!caller) throw errors.unauthenticated();
-  return creds.shareToken ? { ...caller, shareToken: creds.shareToken } : caller;
+  const found = caller ?? UNKNOWN_BEARER;
+  return creds.shareToken ? { ...found, shareToken: creds.shareToken } : found;
 }

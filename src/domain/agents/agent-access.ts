@@ -36,7 +36,7 @@ export function createAgentAccess(deps: { machines: MachinesService }): AgentAcc
 
   return {
     async actFor(caller, uid, slug, options = {}) {
-      if (caller.uid === null) throw errors.unauthenticated();
+      if (caller.uid === null) throw errors.unauthenticated(caller);
       // A machine-bound key speaks for its machine, not for the agent's own stores.
       const isAgent = caller.uid === uid && caller.machine === undefined;
       if (slug === undefined) {
