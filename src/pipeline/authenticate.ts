@@ -1,3 +1,4 @@
+import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
 import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../registry/types.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
@@ -12,9 +13,13 @@ export interface Credentials {
   session?: string;
 }
 
-/** Parses an `Authorization` header value; anything but a well-formed bearer token yields undefined. */
+/**
+ * Parses an `Authorization` header value: the token of `Bearer <token>`; undefined for no header or a
+ * `Bearer` with no token (what a client config renders from an unset `${CORE_API_KEY}`); '' (refused)
+ * for anything else.
+ */
 export function bearerFrom(header: string | undefined): string | undefined {
-  if (!header) return undefined;
+  if (!header || /^Bearer\s*$/i.test(header)) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : header.trim() === '' ? undefined : '';
 }
@@ -32,6 +37,8 @@ export async function authenticate(services: Services, creds: Credentials): Prom
     const base = (creds.session !== undefined && (await services.sessions.resolve(creds.session))) || ANONYMOUS;
     return creds.shareToken ? { ...base, shareToken: creds.shareToken } : base;
   }
+  // A malformed Authorization header is a client bug, not a stale key: refused outright.
+  if (creds.bearer === '') throw errors.unauthenticated();
   // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
   const caller =
     !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)

@@ -106,8 +106,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const requestId = opts.requestId ?? randomUUID();
     const started = performance.now();
     let warning: string | undefined;
+    let who: Caller | undefined;
     try {
-      const who = typeof caller === 'function' ? await caller() : caller;
+      who = typeof caller === 'function' ? await caller() : caller;
       if (who.unknownCredential) {
         warning = UNKNOWN_KEY_WARNING;
         opts.setHeader?.(KEY_WARNING_HEADER, warning);
@@ -118,7 +119,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       log.debug('operation done', { request_id: requestId, op: op.id, surface: opts.surface, ms: Math.round(ms * 100) / 100 });
       return warning === undefined ? { ok: true, value, requestId } : { ok: true, value, requestId, warning };
     } catch (err) {
-      const error = toCoreError(err);
+      const error = refusalFor(toCoreError(err), who);
       deps.observe?.(op, error.status, performance.now() - started, opts.surface);
       if (error.code === 'INTERNAL') {
         log.error('operation failed', { request_id: requestId, op: op.id, surface: opts.surface, err, cause: error.cause });
@@ -151,6 +152,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ),
     invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
   };
+}
+
+/**
+ * A caller whose key was not counted may get NOT_FOUND only because of that (a private machine the key
+ * could read is hidden from an anonymous caller): it is told the key is the problem instead. The same
+ * answer for a machine that exists and one that does not, so nothing leaks.
+ */
+function refusalFor(error: CoreError, caller: Caller | undefined): CoreError {
+  return caller?.unknownCredential && error.code === 'NOT_FOUND' ? errors.unauthenticated(caller) : error;
 }
 
 /** The machine a role is checked on: `slug`, else `motherSlug` (the registry requires one of them). */

@@ -144,6 +144,28 @@ describe('a bearer key this server does not know', () => {
     expect(spin.body.error.message).toMatch(NOT_KNOWN);
   });
 
+  it('is told the key is the problem, not that a private machine it could read does not exist', async () => {
+    const owner = await spinUp(server, 'stale-private');
+    const dev = await server.call('POST', '/api/chain/stale-private/api-keys', { key: owner.key, body: { name: 'old', scope: 'read' } });
+    expect((await server.call('GET', '/api/chain/stale-private/activity', { key: dev.body.api_key })).status).toBe(200);
+    await server.call('DELETE', `/api/chain/stale-private/api-keys/${dev.body.key.id}`, { key: owner.key });
+    const read = await server.call('GET', '/api/chain/stale-private/activity', { key: dev.body.api_key });
+    expect(read.status).toBe(401);
+    expect(read.body.error.message).toMatch(NOT_KNOWN);
+    // The same answer for a machine that does not exist: nothing about the private one leaks.
+    const ghost = await server.call('GET', '/api/chain/no-such-machine-here/activity', { key: dev.body.api_key });
+    expect({ status: ghost.status, message: ghost.body.error.message }).toEqual({ status: read.status, message: read.body.error.message });
+  });
+
+  it('counts "Bearer" with no token (an unset ${CORE_API_KEY} in a client config) as no key, and still refuses a malformed header', async () => {
+    const empty = await server.call('POST', '/api/demo-key/mint', { headers: { authorization: 'Bearer ' }, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.headers.get('x-core-key-warning')).toBeNull();
+    const basic = await server.call('GET', '/api/pulse', { headers: { authorization: 'Basic abc' } });
+    expect(basic.status).toBe(401);
+    expect(basic.body.error.message).toBe('Missing or invalid key');
+  });
+
   it('leaves a valid key untouched: no warning', async () => {
     const { key } = await mintKey(server);
     const res = await server.call('GET', '/api/pulse', { key });
