@@ -52,7 +52,7 @@ describe('auth matrix', () => {
     }
     if (process.env.AUTHM_REPORT) console.log(JSON.stringify({ checked: report.checked, worlds: fx.worlds, noValidInput: report.noValidInput, suspects: report.suspects, domain: [...report.domainRefusals] }, null, 1));
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it('answers a caller who cannot read a private machine exactly as if it did not exist, on every operation taking a slug', async () => {
     const differ: string[] = [];
