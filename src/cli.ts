@@ -11,7 +11,8 @@ const USAGE = `Usage: core-server <command>
 
 Commands:
   serve               HTTP server: REST under /api and MCP at POST /api/mcp (PORT, HOST, CORE_DATA_DIR)
-  mcp                 MCP over stdio (CORE_API_KEY is the caller's key); logs go to stderr
+  mcp                 MCP over stdio (CORE_API_KEY is the caller's key); logs go to stderr. On a data
+                      directory a running \`serve\` holds, relays to that server's MCP endpoint
   catalog [--check]   write the generated catalog/ files, or with --check fail if they drifted
   verify FILE...      check a seal or an exported chain offline (verify --help for details); exit 0 or 1
   verify-manifest FILE --key KEYFILE [--since VERSION]
@@ -61,6 +62,19 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function mcp(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
+  // Decided before anything answers `initialize`: a client must never see a handshake succeed and then
+  // the connection close because another process holds the data directory.
+  const plan = await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
+  const exit = (code: number) => process.exit(code);
+  if (plan.kind === 'refuse') {
+    await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(plan.reason, exit);
+    return -1;
+  }
+  if (plan.kind === 'relay') {
+    await (await import('./transports/mcp/stdio-relay.js')).relayStdio({ mcpUrl: plan.mcpUrl, apiKey: config.apiKey, log, onDone: exit });
+    onSignals(async () => undefined);
+    return -1;
+  }
   const { serveStdio } = await import('./transports/mcp/stdio-server.js');
   // The transport starts at once; tools/list and tools/call wait for the core to finish loading.
   const corePromise = import('./compose.js').then(({ createCore }) => createCore({ config, log }));

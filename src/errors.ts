@@ -43,6 +43,13 @@ const HIDDEN_MESSAGE: Partial<Record<ErrorCode, string>> = {
 
 export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid key';
 
+/**
+ * Why a bearer value that was sent did not count, said so an agent holding an old key can recover on
+ * its own: minting a demo key needs no key.
+ */
+export const UNKNOWN_KEY_MESSAGE =
+  "The key sent is not known to this server's store (revoked, expired, or minted by another server or data directory); send a valid key, or mint a new demo key with POST /api/demo-key/mint (tool core_account, action mint_demo_key), which needs none";
+
 /** The one error class of the service. Expected failures are thrown as this; anything else becomes INTERNAL. */
 export class CoreError extends Error {
   readonly code: ErrorCode;
@@ -82,7 +89,9 @@ export function publicError(err: CoreError, requestId?: string): ErrorBody {
 
 export const errors = {
   validation: (message: string, details?: unknown) => new CoreError('VALIDATION_FAILED', message, details),
-  unauthenticated: () => new CoreError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE),
+  /** Pass the caller: one whose bearer value was unknown is told so, instead of "missing or invalid". */
+  unauthenticated: (caller?: { unknownCredential?: boolean }) =>
+    new CoreError('UNAUTHENTICATED', caller?.unknownCredential ? UNKNOWN_KEY_MESSAGE : UNAUTHENTICATED_MESSAGE),
   forbidden: (message: string) => new CoreError('FORBIDDEN', message),
   notFound: (message: string, details?: unknown) => new CoreError('NOT_FOUND', message, details),
   conflict: (message: string, details?: unknown) => new CoreError('CONFLICT', message, details),

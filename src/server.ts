@@ -7,6 +7,7 @@ import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
 import { createHostPolicy } from './transports/http/host-policy.js';
+import { publishMcpUrl } from './storage/lowdb/dir-holder.js';
 
 export interface RunningServer {
   core: Core;
@@ -56,6 +57,14 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   core.services.sessions.useListenUrl(url);
+  // The data directory is this process's alone: tell a `core-server mcp` started on it where to relay.
+  const unpublish =
+    core.store.backend === 'lowdb'
+      ? await publishMcpUrl(core.config.dataDir, `${reachableUrl(address)}/api/mcp`).catch((err: unknown) => {
+          core.log.warn('could not record the MCP endpoint in the data directory; `core-server mcp` there will refuse to start', { err });
+          return undefined;
+        })
+      : undefined;
   core.log.info('listening', { url, backend: core.store.backend, data_dir: core.config.dataDir });
 
   let stopping: Promise<void> | undefined;
@@ -72,9 +81,17 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
+      await unpublish?.();
       await core.close();
       core.log.info('stopped');
     })());
 
   return { core, server, url, stop };
+}
+
+/** The listening address as a local client reaches it: a wildcard address becomes loopback. */
+function reachableUrl(address: AddressInfo): string {
+  const host =
+    address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '[::1]' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

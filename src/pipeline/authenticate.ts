@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { ANONYMOUS, type Caller } from '../registry/types.js';
+import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../registry/types.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 
@@ -13,17 +13,23 @@ export interface Credentials {
   session?: string;
 }
 
-/** Parses an `Authorization` header value; anything but a well-formed bearer token yields undefined. */
+/**
+ * Parses an `Authorization` header value: the token of `Bearer <token>`; undefined for no header or a
+ * `Bearer` with no token (what a client config renders from an unset `${CORE_API_KEY}`); '' (refused)
+ * for anything else.
+ */
 export function bearerFrom(header: string | undefined): string | undefined {
-  if (!header) return undefined;
+  if (!header || /^Bearer\s*$/i.test(header)) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : header.trim() === '' ? undefined : '';
 }
 
 /**
- * Resolves credentials to a caller. No credential gives the anonymous caller; a credential that is
- * present but unknown, revoked or expired is refused outright, whatever the operation. A bearer value
- * may be a key or a session JWT; a session cookie counts only when no bearer value is sent.
+ * Resolves credentials to a caller. No credential gives the anonymous caller. A bearer value that is
+ * present but unknown, revoked or expired gives the anonymous caller marked `unknownCredential`: the
+ * pipeline refuses it every operation that needs an identity (401, saying the key is not known here)
+ * and answers public ones with a warning, so an agent with a stale key can still mint a new one.
+ * A bearer value may be a key or a session JWT; a session cookie counts only when no bearer value is sent.
  */
 export async function authenticate(services: Services, creds: Credentials): Promise<Caller> {
   if (creds.bearer === undefined) {
@@ -31,11 +37,13 @@ export async function authenticate(services: Services, creds: Credentials): Prom
     const base = (creds.session !== undefined && (await services.sessions.resolve(creds.session))) || ANONYMOUS;
     return creds.shareToken ? { ...base, shareToken: creds.shareToken } : base;
   }
+  // A malformed Authorization header is a client bug, not a stale key: refused outright.
+  if (creds.bearer === '') throw errors.unauthenticated();
   // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
   const caller =
     !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)
       ? await services.sessions.resolve(creds.bearer)
       : await services.identity.resolveKey(creds.bearer);
-  if (!caller) throw errors.unauthenticated();
-  return creds.shareToken ? { ...caller, shareToken: creds.shareToken } : caller;
+  const found = caller ?? UNKNOWN_BEARER;
+  return creds.shareToken ? { ...found, shareToken: creds.shareToken } : found;
 }

@@ -28,7 +28,20 @@ export interface InvokeOptions {
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
 }
 
-export type InvokeResult = { ok: true; value: unknown; requestId: string } | { ok: false; error: CoreError; requestId: string };
+/**
+ * `warning`: something the caller should know besides the answer (a bearer key this server does not
+ * know, on a public operation answered anonymously); REST sends it as `X-Core-Key-Warning`, MCP as a note.
+ */
+export type InvokeResult =
+  | { ok: true; value: unknown; requestId: string; warning?: string }
+  | { ok: false; error: CoreError; requestId: string; warning?: string };
+
+/** The response header that carries `InvokeResult.warning` over HTTP. */
+export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
+
+/** Told to a caller answered anonymously because its bearer value is unknown here. */
+export const UNKNOWN_KEY_WARNING =
+  "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint (core_account mint_demo_key).";
 
 export interface Pipeline {
   /** authenticate -> parse -> authorize -> handle -> check output. Never throws. */
@@ -56,7 +69,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
     const parsed = op.strictInput.safeParse(rawInput ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
-    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated();
+    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated(caller);
     if (!parsed.success) throw validationError(op, parsed.error);
     const input = parsed.data as Record<string, unknown>;
     if (deps.readOnly && op.method !== 'GET') {
@@ -80,7 +93,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
-    if (caller.uid === null) throw errors.unauthenticated();
+    if (caller.uid === null) throw errors.unauthenticated(caller);
     const slug = roleSlugOf(input);
     if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but has no slug input`);
     const role = await services.machines.roleBeforeHandler(slug, caller, machine?.slug === slug ? machine.record : undefined);
@@ -99,21 +112,28 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   ): Promise<InvokeResult> {
     const requestId = opts.requestId ?? randomUUID();
     const started = performance.now();
+    let warning: string | undefined;
+    let who: Caller | undefined;
     try {
-      const value = await run(op, rawInput, typeof caller === 'function' ? await caller() : caller, opts, requestId, machine);
+      who = typeof caller === 'function' ? await caller() : caller;
+      if (who.unknownCredential) {
+        warning = UNKNOWN_KEY_WARNING;
+        opts.setHeader?.(KEY_WARNING_HEADER, warning);
+      }
+      const value = await run(op, rawInput, who, opts, requestId, machine);
       const ms = performance.now() - started;
       deps.observe?.(op, 200, ms, opts.surface);
       log.debug('operation done', { request_id: requestId, op: op.id, surface: opts.surface, ms: Math.round(ms * 100) / 100 });
-      return { ok: true, value, requestId };
+      return warning === undefined ? { ok: true, value, requestId } : { ok: true, value, requestId, warning };
     } catch (err) {
-      const error = toCoreError(err);
+      const error = refusalFor(toCoreError(err), who);
       deps.observe?.(op, error.status, performance.now() - started, opts.surface);
       if (error.code === 'INTERNAL') {
         log.error('operation failed', { request_id: requestId, op: op.id, surface: opts.surface, err, cause: error.cause });
       } else {
         log.info('operation refused', { request_id: requestId, op: op.id, surface: opts.surface, code: error.code, status: error.status });
       }
-      return { ok: false, error, requestId };
+      return warning === undefined ? { ok: false, error, requestId } : { ok: false, error, requestId, warning };
     }
   }
 
@@ -139,6 +159,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ),
     invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
   };
+}
+
+/**
+ * A caller whose key was not counted may get NOT_FOUND only because of that (a private machine the key
+ * could read is hidden from an anonymous caller): it is told the key is the problem instead. The same
+ * answer for a machine that exists and one that does not, so nothing leaks.
+ */
+function refusalFor(error: CoreError, caller: Caller | undefined): CoreError {
+  return caller?.unknownCredential && error.code === 'NOT_FOUND' ? errors.unauthenticated(caller) : error;
 }
 
 /** The machine a role is checked on: `slug`, else `motherSlug` (the registry requires one of them). */

@@ -33,9 +33,17 @@ export interface Caller {
   shareToken?: string;
   /** The key's `rate_limit_tier`, which sets its request rate (absent: the node default). */
   rateTier?: string;
+  /**
+   * A bearer value was sent but this server's store does not know it (unknown, revoked, expired): the
+   * caller is anonymous, public operations answer with a warning, the others with 401 saying why.
+   */
+  unknownCredential?: true;
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
+
+/** The anonymous caller who sent a bearer value this server does not know. */
+export const UNKNOWN_BEARER: Caller = Object.freeze({ uid: null, credential: 'none', unknownCredential: true }) as Caller;
 
 export interface ProgressUpdate {
   progress: number;

@@ -7,6 +7,7 @@ import { createFakeClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer } from '../../src/server.js';
 import { loginCodeSink, mintKey, signIn, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 const servers: TestServer[] = [];
 const stops: Array<() => Promise<void>> = [];
@@ -189,7 +190,7 @@ describe('session tokens and discovery', () => {
     const tampered = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     const bearer = await server.call('POST', '/api/chain/state-machines', { key: tampered, body: { slug: 'x-lab' } });
     expect(bearer.status).toBe(401);
-    expect(bearer.body.error.message).toBe('Missing or invalid key');
+    expect(bearer.body.error.message).toBe(UNKNOWN_KEY_MESSAGE);
     const cookieOnly = await server.call('POST', '/api/chain/state-machines', { headers: { cookie: `core_session=${tampered}` }, body: { slug: 'x-lab' } });
     expect(cookieOnly.status).toBe(401);
     const publicRead = await server.call('GET', '/api/.well-known/jwks.json', { headers: { cookie: `core_session=${tampered}` } });

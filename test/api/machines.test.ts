@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -258,7 +259,7 @@ describe('developer API keys', () => {
     clock.advance(6_000);
     const late = await server.call('GET', '/api/chain/keys-three/activity', { key: temp });
     expect(late.status).toBe(401);
-    expect(late.body.error.message).toBe('Missing or invalid key');
+    expect(late.body.error.message).toBe(UNKNOWN_KEY_MESSAGE);
     const listed = (await server.call('GET', '/api/chain/keys-three/api-keys', { key })).body.keys;
     expect(listed.map((k: { name: string }) => k.name)).not.toContain('brief');
     const types3 = await types('keys-three', key);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 let server: TestServer;
 
@@ -26,14 +27,14 @@ describe('identity', () => {
     expect(stored).not.toContain(res.body.key);
   });
 
-  it('answers 401 "Missing or invalid key" on every bearer operation without a valid key', async () => {
+  it('answers 401 on every bearer operation without a valid key: "Missing or invalid key", or that the key sent is not known here', async () => {
     const bearer = server.core.registry.operations.filter((op) => op.def.auth === 'bearer');
     expect(bearer.length).toBeGreaterThan(50);
     for (const op of bearer) {
       for (const key of [undefined, 'core_notarealkeynotarealkeynotarealkey12']) {
         const res = await server.call(op.method, concrete(op.path), { ...(key ? { key } : {}), ...(op.method === 'GET' ? {} : { body: {} }) });
         expect(res.status, `${op.method} ${op.path}`).toBe(401);
-        expect(res.body.error).toMatchObject({ code: 'UNAUTHENTICATED', message: 'Missing or invalid key' });
+        expect(res.body.error).toMatchObject({ code: 'UNAUTHENTICATED', message: key ? UNKNOWN_KEY_MESSAGE : 'Missing or invalid key' });
       }
     }
   });

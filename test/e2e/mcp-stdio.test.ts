@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/server.js';
+import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const config = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
@@ -111,7 +112,7 @@ describe('MCP over stdio, started from mcp.json', () => {
     try {
       const res = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'stdio-demo' } });
       expect(res.isError).toBe(true);
-      expect(structured(res).error).toMatchObject({ code: 'UNAUTHENTICATED', message: 'Missing or invalid key' });
+      expect(structured(res).error).toMatchObject({ code: 'UNAUTHENTICATED', message: UNKNOWN_KEY_MESSAGE });
     } finally {
       await client.close();
     }

@@ -33,14 +33,18 @@ const GRANTED: Partial<Record<CallerKind, 'viewer' | 'operator' | 'admin' | 'own
 };
 const RANK = { viewer: 1, operator: 2, admin: 3, owner: 4 } as const;
 
+/** A bearer key the server's store does not know (never minted, revoked, expired). */
+export function isBadKey(kind: CallerKind): boolean {
+  return kind === 'invalid_key' || kind === 'revoked_key' || kind === 'expired_key';
+}
+
 /**
- * The outcome class the registry's rules promise: bad credentials are 401 everywhere; `bearer`
- * operations and role checks need an identity (401); a role check on a private machine the caller
- * cannot read is 404, on one it can read but lacks the role 403.
+ * The outcome class the registry's rules promise: a bad key counts as no key (public operations answer
+ * anonymously, with a warning); `bearer` operations and role checks need an identity (401); a role
+ * check on a private machine the caller cannot read is 404, on one it can read but lacks the role 403.
  */
 export function expectedClass(op: Operation, kind: CallerKind, machine: 'private' | 'public'): AuthClass {
-  if (kind === 'invalid_key' || kind === 'revoked_key' || kind === 'expired_key') return 'unauthenticated';
-  const anonymous = kind === 'none' || kind === 'share_token';
+  const anonymous = kind === 'none' || kind === 'share_token' || isBadKey(kind);
   if (op.def.auth === 'bearer' && anonymous) return 'unauthenticated';
   const required = op.def.role;
   if (!required) return 'passed';

@@ -121,10 +121,9 @@ describe.each(SURFACES)('auth matrix over %s', (surface) => {
         for (const machine of machinesFor(surface, op, kind)) {
           const slug = machine === 'private' ? world.priv : world.pub;
           const input = validInput(op, slug, fx.clock.now());
-          const badKey = kind === 'invalid_key' || kind === 'revoked_key' || kind === 'expired_key';
           // core_http checks the target's input before its auth; MCP like REST. Without a valid input
           // only the credential checks are observable.
-          if (!input && !badKey && !(surface === 'mcp' && op.def.auth === 'bearer' && expectedClass(op, kind, machine) === 'unauthenticated')) continue;
+          if (!input && !(surface === 'mcp' && op.def.auth === 'bearer' && expectedClass(op, kind, machine) === 'unauthenticated')) continue;
           const res = await callVia(surface, op, input ?? { slug }, slug, world.callers[kind]);
           cells.add(`${op.id}|${kind}`);
           const { ok, want } = judge(op, kind, machine, res.status, res.json, slug);

@@ -38,8 +38,7 @@ describe('auth matrix', () => {
           if (!input) {
             if (kind === 'none' && machine === 'private') report.noValidInput.push(op.id);
             // Without a valid input only the credential check is observable (it runs before validation).
-            const badKey = kind === 'invalid_key' || kind === 'revoked_key' || kind === 'expired_key';
-            if (!badKey && !(op.def.auth === 'bearer' && expectedClass(op, kind, machine) === 'unauthenticated')) continue;
+            if (!(op.def.auth === 'bearer' && expectedClass(op, kind, machine) === 'unauthenticated')) continue;
           }
           const res = await fx.callOp(op, input ?? { slug }, slug, world.callers[kind]);
           const { ok, want, got, nonReader } = judge(op, kind, machine, res.status, res.json, slug);

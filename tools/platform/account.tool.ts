@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, JsonObject, NoInput, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
-import { errors } from '../../src/errors.js';
+import { errors, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 import { badgeSvg } from '../../src/domain/general/badge-svg.js';
 
 const Artifact = z.object({
@@ -12,12 +12,28 @@ const Artifact = z.object({
   registry_version: z.string().describe('Registry version in which this artifact last changed'),
 });
 
+/** How many owned slugs `whoami` lists; `machines_owned_total` counts them all. */
+const OWNED_LISTED = 100;
+
+const Whoami = z.object({
+  ok: z.literal(true),
+  authenticated: z.boolean().describe('False when no key, or a key this server does not know, was sent'),
+  uid: Uid.nullable().describe('Your identity id, the {uid} of the agent, plan and sandbox paths; null when anonymous'),
+  credential: z.enum(['none', 'user-key', 'machine-key', 'session']).describe('What you authenticated with'),
+  key_id: z.string().nullable().describe('Id of the key in use (as listed and revoked by the key tools); null without a key'),
+  scope: z.enum(['read', 'write', 'admin']).nullable().describe('Scope of a developer key; null for other credentials'),
+  machine: Slug.nullable().describe('The machine a machine or developer key belongs to; null for a user key or session'),
+  machines_owned: z.array(Slug).describe(`Slugs of the machines you own, oldest first (at most ${OWNED_LISTED})`),
+  machines_owned_total: z.number().int().min(0),
+  note: z.string().optional().describe('What to do next when anonymous'),
+});
+
 export const accountTool = defineTool({
   name: 'core_account',
   toolset: 'platform',
   title: 'Keys, updates and general',
   description:
-    'Getting started and general account endpoints: mint a free demo key (the first step before spinning up a machine), read the signed update manifest, track an app event, send a contact message, and fetch the conformance badge. Actions: mint_demo_key, update_manifest, track_app, contact, badge.',
+    'Getting started and general account endpoints: mint a free demo key (the first step before spinning up a machine), ask who you are (uid, key, machines owned), read the signed update manifest, track an app event, send a contact message, and fetch the conformance badge. Actions: mint_demo_key, whoami, update_manifest, track_app, contact, badge.',
   actions: [
     defineAction({
       id: 'identity.mintDemoKey',
@@ -43,6 +59,39 @@ export const accountTool = defineTool({
         ...(await services.identity.mintDemoKey(label, clientIp)),
         note: 'Only the SHA-256 of this key is stored: it cannot be shown again. Send it as "Authorization: Bearer <key>".',
       }),
+    }),
+    defineAction({
+      id: 'identity.describeCaller',
+      action: 'whoami',
+      method: 'GET',
+      path: '/api/whoami',
+      auth: 'public',
+      area: 'identity',
+      summary:
+        'Says who you are as this server sees your credential: uid, key id and scope, the machine a machine key belongs to, and the machines you own; anonymous, with what to do, when no key or an unknown key was sent.',
+      input: NoInput,
+      output: Whoami,
+      idempotent: true,
+      handler: async (_input, { services, caller }) => {
+        const owned = caller.uid === null ? { slugs: [], total: 0 } : await services.machines.ownedBy(caller.uid, OWNED_LISTED);
+        const note = caller.uid !== null
+          ? undefined
+          : caller.unknownCredential
+            ? UNKNOWN_KEY_MESSAGE
+            : 'No key was sent: mint one with POST /api/demo-key/mint (core_account mint_demo_key) and send it as "Authorization: Bearer <key>" (CORE_API_KEY for the stdio server).';
+        return {
+          ok: true as const,
+          authenticated: caller.uid !== null,
+          uid: caller.uid,
+          credential: caller.credential,
+          key_id: caller.keyId ?? null,
+          scope: caller.scope ?? null,
+          machine: caller.machine ?? null,
+          machines_owned: owned.slugs,
+          machines_owned_total: owned.total,
+          ...(note === undefined ? {} : { note }),
+        };
+      },
     }),
     defineAction({
       id: 'identity.getUpdateManifest',

@@ -47,7 +47,7 @@ export function createAgentAccess(deps: { machines: MachinesService; delegations
 
   return {
     async authorize(caller, need, target) {
-      if (caller.uid === null) throw errors.unauthenticated();
+      if (caller.uid === null) throw errors.unauthenticated(caller);
       const uid = typeof target.uid === 'string' ? target.uid : caller.uid;
       const slug = typeof target.slug === 'string' ? target.slug : undefined;
       const isAgent = caller.uid === uid && caller.machine === undefined;

@@ -76,6 +76,8 @@ export interface MachinesService {
    */
   prefetch(slug: string): Promise<MachineRecord | undefined>;
   view(machine: MachineRecord): Promise<MachineView>;
+  /** Slugs of the machines `uid` owns, oldest first, at most `limit`, and how many it owns in all. */
+  ownedBy(uid: string, limit: number): Promise<{ slugs: string[]; total: number }>;
 }
 
 export function createMachinesService(deps: {
@@ -152,7 +154,7 @@ export function createMachinesService(deps: {
 
   return {
     async create(input, caller) {
-      if (caller.uid === null) throw errors.unauthenticated();
+      if (caller.uid === null) throw errors.unauthenticated(caller);
       if (caller.machine !== undefined) {
         throw errors.forbidden('A machine key cannot create machines; use your user key (POST /api/demo-key/mint)');
       }
@@ -239,5 +241,10 @@ export function createMachinesService(deps: {
     },
 
     view,
+
+    async ownedBy(uid, limit) {
+      const owned = await store.docs.list<MachineRecord>(MACHINES, (m) => m.owner_uid === uid);
+      return { slugs: owned.slice(0, limit).map((m) => m.slug), total: owned.length };
+    },
   };
 }

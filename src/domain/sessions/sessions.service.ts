@@ -151,7 +151,7 @@ export function createSessionsService(deps: {
 
     async startSso(caller, input) {
       if (caller.uid === null) {
-        throw errors.unauthenticated();
+        throw errors.unauthenticated(caller);
       }
       if ((caller.credential !== 'user-key' && caller.credential !== 'session') || !(await identity.isUser(caller.uid))) {
         throw errors.forbidden('sso-start signs in a person: use your user key or a portal session, not a machine or developer key');

@@ -88,7 +88,7 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
     }
     const { machine, role } = await machines.readable(slug, caller);
     if (role !== 'none' && hasRole(role, 'operator')) return { machine, actor: caller.uid };
-    if (caller.uid === null) throw errors.unauthenticated();
+    if (caller.uid === null) throw errors.unauthenticated(caller);
     throw errors.forbidden(`Uploading to the site of "${slug}" needs the operator role or the site publish key`);
   }
 

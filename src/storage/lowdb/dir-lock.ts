@@ -6,9 +6,12 @@ import { join } from 'node:path';
  * handle, so a second process on the same directory would lose writes. The lock file holds the owner's
  * pid; a lock whose process is gone (a crash) is taken over.
  */
+/** The lock file's name inside the data directory; it holds the owner's pid. */
+export const LOCK_FILE = '.lock';
+
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   await mkdir(dataDir, { recursive: true });
-  const file = join(dataDir, '.lock');
+  const file = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(file, 'wx');
@@ -31,7 +34,8 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   throw new Error(`Could not lock the data directory ${dataDir}`);
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (one we may not signal still counts). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

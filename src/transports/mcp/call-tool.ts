@@ -60,8 +60,24 @@ export async function callTool(
     input = rest;
   }
   const result = await surface.pipeline.invoke(op!, input, creds, opts);
+  if (result.warning !== undefined) {
+    const answer = result.ok ? await successResult(op!, result.value, input, opts.signal) : errorResult(result.error, result.requestId);
+    return withNote(answer, result.warning);
+  }
   if (!result.ok) return errorResult(result.error, result.requestId);
   return successResult(op!, result.value, input, opts.signal);
+}
+
+/**
+ * The answer with a warning the model should read (MCP has no response headers): a second text item,
+ * and `_meta["core/warning"]` for clients that act on it.
+ */
+function withNote(answer: CallToolResult, warning: string): CallToolResult {
+  return {
+    ...answer,
+    content: [...answer.content, { type: 'text', text: `Warning: ${warning}` }],
+    _meta: { ...answer._meta, 'core/warning': warning },
+  };
 }
 
 /** The tools a surface serves, computed once per surface: its registry and filter never change. */

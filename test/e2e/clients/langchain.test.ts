@@ -1,0 +1,41 @@
+import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { agentStory, type AgentClient, type ToolOutcome } from './agent-story.js';
+
+/** LangChain's MCP adapters, calling tools as an agent's tool node would (`invoke`). */
+agentStory({
+  name: 'LangChain',
+  async connect({ transport, stdio, http }): Promise<AgentClient> {
+    const client = new MultiServerMCPClient({
+      mcpServers: {
+        core: transport === 'stdio' ? { transport: 'stdio', ...stdio } : { transport: 'http', url: http.url, headers: http.headers },
+      },
+      throwOnLoadError: true,
+    });
+    const tools = await client.getTools();
+    return {
+      toolNames: tools.map((t) => t.name),
+      async call(name, args): Promise<ToolOutcome> {
+        const tool = tools.find((t) => t.name === name)!;
+        try {
+          const answer = (await tool.invoke(args)) as unknown;
+          return { isError: false, data: parsed(answer) };
+        } catch (err) {
+          // The adapter turns an isError result into a ToolException carrying the result's text; the
+          // agent's tool node shows the model that text.
+          return { isError: true, data: { error: String((err as Error).message) } };
+        }
+      },
+      close: () => client.close(),
+    };
+  },
+  knownFailures: {
+    contract:
+      "TODO(toolsurface, issue 18 item 2): LangChain merges the oneOf branches of the contract definition's trigger and post_actions (the last wins), so a cron trigger or an emit post-action is refused on the client; flip once the flattened schemas land",
+  },
+});
+
+/** The JSON the tool answered, from whatever shape of content the adapter returns. */
+function parsed(answer: unknown): unknown {
+  const text = typeof answer === 'string' ? answer : Array.isArray(answer) ? (answer[0] as { text?: string })?.text : (answer as { text?: string })?.text;
+  return text === undefined ? answer : JSON.parse(text);
+}
