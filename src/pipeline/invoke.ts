@@ -5,7 +5,8 @@ import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
-import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
+import type { ActionContext, Caller, ProgressUpdate, SseSource } from '../registry/types.js';
+import { isSseSource } from './collect-events.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -62,7 +63,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (op.def.role) await authorize(op, input, caller, machine);
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
     const value = await op.def.handler(input, new CallContext(caller, requestId, services, log, op.id, opts));
-    if (op.def.stream || op.def.produces || op.def.relaysOutput) return value;
+    if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
+    if (op.def.produces || op.def.relaysOutput) return value;
     const checked = op.def.output.safeParse(value);
     if (!checked.success) {
       throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {
@@ -70,6 +72,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     return checked.data;
+  }
+
+  /** A stream delivers only while the caller keeps the right checked above (see `delivery-guard.ts`). */
+  function guardStream(op: Operation, input: Record<string, unknown>, caller: Caller, source: SseSource): SseSource {
+    const slug = input.slug;
+    if (typeof slug !== 'string') throw new Error(`${op.id} streams but has no slug input to re-check its receiver on`);
+    return services.deliveryGuard.guard(source, { slug, caller, need: op.def.role ?? 'read' });
   }
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {

@@ -127,6 +127,10 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       if (def.role && !('slug' in def.input.shape) && !('motherSlug' in def.input.shape)) {
         throw new Error(`${def.id}: declares role ${def.role} but has no slug input to check it on`);
       }
+      // A stream re-checks its receiver's right on the machine it names at delivery: it must name one.
+      if (def.stream && !def.publicFeed && !('slug' in def.input.shape)) {
+        throw new Error(`${def.id}: a stream needs a slug input (its right is re-checked at delivery) or publicFeed for a feed of public rows only`);
+      }
       const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);
       byId.set(op.id, op);

@@ -27,6 +27,8 @@ export interface Caller {
   shareToken?: string;
   /** The key's `rate_limit_tier`, which sets its request rate (absent: the node default). */
   rateTier?: string;
+  /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
+  expiresAtMs?: number;
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
@@ -62,8 +64,12 @@ export interface SseEvent {
 
 /** What a stream action's handler returns: a source the transport subscribes to. */
 export interface SseSource {
-  /** Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops delivery. */
-  open(push: (event: SseEvent) => void, lastEventId?: string): () => void;
+  /**
+   * Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops
+   * delivery. A source that ends by itself (the receiver lost the right to read it) calls `end` after
+   * its last event; the transport then closes the stream.
+   */
+  open(push: (event: SseEvent) => void, lastEventId?: string, end?: () => void): () => void;
 }
 
 /** A response that is not JSON (an SVG badge, a text prompt, Prometheus metrics). */
@@ -94,8 +100,18 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** Path params, query and body as one object of JSON values. */
   input: I;
   output: O;
-  /** Server-sent events: the handler returns an `SseSource`. */
+  /**
+   * Server-sent events: the handler returns an `SseSource`. The pipeline wraps it so it delivers only
+   * while the caller still holds the right it was opened with (the route's role, else read access to the
+   * machine named by `slug`); see `delivery-guard.ts`.
+   */
   stream?: boolean;
+  /**
+   * A stream that names no machine and filters each event itself to public data (the aggregate feed):
+   * there is no per-machine right to re-check. The registry refuses a stream with neither a slug input
+   * nor this mark.
+   */
+  publicFeed?: boolean;
   /** Content type of a non-JSON response; the handler returns a `RawBody`. */
   produces?: string;
   /**

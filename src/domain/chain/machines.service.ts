@@ -61,6 +61,11 @@ export interface MachinesService {
    */
   roleOf(slug: string, caller: Caller): Promise<Role | 'none' | undefined>;
   /**
+   * `roleOf` read afresh (never a record handed on), with the time a read right that lapses by itself
+   * lapses (a share or unlock token's expiry; null when nothing does): for flows that re-check at delivery.
+   */
+  accessNow(slug: string, caller: Caller): Promise<{ role: Role | 'none'; untilMs: number | null } | undefined>;
+  /**
    * `roleOf` for the pipeline's role check before a handler runs: the machine it read is handed to this
    * caller's next `readable` of the same slug (the handler's, in the same request), which then skips
    * its own read. Callers are per request, so nothing outlives the request. `record` is the machine's
@@ -87,30 +92,40 @@ export function createMachinesService(deps: {
   /** What `roleBeforeHandler` found, for the same caller's next `readable` (see there). */
   const handedOn = new WeakMap<Caller, { slug: string; found: { machine: MachineRecord; role: Role | 'none' } }>();
 
+  /**
+   * The machine and the caller's role when the caller may read it, with when a read right that lapses by
+   * itself (a share or unlock token) lapses: null when nothing does.
+   */
   async function access(
     slug: string,
     caller: Caller,
     record: Promise<MachineRecord | undefined> = store.docs.get<MachineRecord>(MACHINES, slug),
-  ): Promise<{ machine: MachineRecord; role: Role | 'none' } | undefined> {
+  ): Promise<{ machine: MachineRecord; role: Role | 'none'; untilMs: number | null } | undefined> {
     const machine = await record;
     if (!machine) return undefined;
     const role = await roleFor(machine, caller);
-    if (role !== 'none' || machine.is_public) return { machine, role };
-    return caller.shareToken && (await shareGrantsRead(machine, caller.shareToken)) ? { machine, role } : undefined;
+    if (role !== 'none' || machine.is_public) return { machine, role, untilMs: null };
+    const untilMs = caller.shareToken ? await shareGrantsRead(machine, caller.shareToken) : false;
+    return untilMs === false ? undefined : { machine, role, untilMs };
   }
 
-  /** A share token (from share/set) or an unlock token (from unlock) that is live for this machine. */
-  async function shareGrantsRead(machine: MachineRecord, token: string): Promise<boolean> {
+  /**
+   * Whether a share token (from share/set) or an unlock token (from unlock) is live for this machine:
+   * false if not, else when it expires (null: never).
+   */
+  async function shareGrantsRead(machine: MachineRecord, token: string): Promise<number | null | false> {
     const hash = sha256Hex(token);
-    if (shareActive(machine, clock.now()) && hash === machine.share_token_hash) return true;
+    if (shareActive(machine, clock.now()) && hash === machine.share_token_hash) {
+      return machine.share_token_expires_at ? Date.parse(machine.share_token_expires_at) : null;
+    }
     if (!machine.password_hash) return false;
     const unlocked = await store.docs.get<ReadTokenRecord>(READ_TOKENS, hash);
-    return (
+    const live =
       unlocked !== undefined &&
       unlocked.slug === machine.slug &&
       unlocked.password_hash === machine.password_hash &&
-      unlocked.expires_ms > clock.now()
-    );
+      unlocked.expires_ms > clock.now();
+    return live ? unlocked.expires_ms : false;
   }
 
   async function roleFor(machine: MachineRecord, caller: Caller): Promise<Role | 'none'> {
@@ -218,6 +233,11 @@ export function createMachinesService(deps: {
 
     async roleOf(slug, caller) {
       return (await access(slug, caller))?.role;
+    },
+
+    async accessNow(slug, caller) {
+      const found = await access(slug, caller);
+      return found && { role: found.role, untilMs: found.untilMs };
     },
 
     prefetch(slug) {

@@ -151,7 +151,7 @@ export function createSessionsService(deps: {
 
     async resolve(token) {
       const claims = await verifySession(nodeKeys, token, clock.now());
-      return claims ? { uid: claims.uid, credential: 'session' } : undefined;
+      return claims ? { uid: claims.uid, credential: 'session', expiresAtMs: claims.exp * 1000 } : undefined;
     },
 
     jwks: () => ({ keys: [{ ...nodeKeys.publicJwk, kty: nodeKeys.publicJwk.kty!, kid: nodeKeys.keyId }] }),
