@@ -5,6 +5,7 @@ import { createHttpApp } from './transports/http/app.js';
 import { expressServerClasses } from './transports/http/express-classes.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
+import { createSseCap } from './transports/http/sse-cap.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
 
 export interface RunningServer {
@@ -18,16 +19,18 @@ export interface RunningServer {
 /** Starts the HTTP server (REST + `POST /api/mcp`) on the configured host and port. */
 export async function startHttpServer(opts: CoreOptions): Promise<RunningServer> {
   const core = await createCore(opts);
+  // One count of open streams per caller, whether opened through the API or a site's proxy.
+  const sseCap = createSseCap(core.config.sseMaxPerCaller);
   const app = createHttpApp({
     registry: core.registry,
     pipeline: core.pipeline,
     log: core.log,
     mcp: createMcpHttpHandler(core.surface, core.config.version),
-    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers }),
+    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers, sseCap }),
     onSiteRequest: core.services.cdnTraffic.record,
     onSseSubscriber: core.metrics.sseSubscribers,
     explorer: createExplorerRoute(),
-    sseMaxPerCaller: core.config.sseMaxPerCaller,
+    sseCap,
   });
   // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole
   // request has not arrived in time. Responses (event streams) are not bounded by these.

@@ -24,6 +24,12 @@ export interface InvokeOptions {
   validateFirst?: boolean;
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
+  /**
+   * For `invokeAs` on someone's behalf: whose request budgets the call takes from, in order (a site's
+   * write: the visitor, by key or else `clientIp`, then the site). Without it `invokeAs` takes none
+   * (`core_http`: the outer call already did).
+   */
+  chargeTo?: readonly Caller[];
 }
 
 export type InvokeResult = { ok: true; value: unknown; requestId: string } | { ok: false; error: CoreError; requestId: string };
@@ -139,7 +145,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         opts,
         prefetchMachine(op, rawInput, creds),
       ),
-    invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
+    invokeAs: (op, rawInput, caller, opts) =>
+      execute(
+        op,
+        opts.chargeTo === undefined || deps.rateLimiter === undefined
+          ? caller
+          : async () => {
+              for (const payer of opts.chargeTo!) deps.rateLimiter!.take(payer, opts.clientIp);
+              return caller;
+            },
+        rawInput,
+        opts,
+      ),
   };
 }
 

@@ -17,7 +17,8 @@ export type AuthRule = 'bearer' | 'public';
 export interface Caller {
   /** The identity behind the credential; null for an anonymous caller. */
   uid: string | null;
-  credential: 'none' | 'user-key' | 'machine-key' | 'session';
+  /** `site`: a visitor's write through a machine's site proxy, run as the site (`site:<slug>`), never as its owner. */
+  credential: 'none' | 'user-key' | 'machine-key' | 'session' | 'site';
   keyId?: string;
   /** Scope of a machine developer key. */
   scope?: 'read' | 'write' | 'admin';

@@ -8,6 +8,7 @@ import { isDeveloperUid, type IdentityService } from '../identity/identity.servi
 import { minRole, roleOfScope } from '../identity/roles.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
+import { isSiteUid } from '../site/site-proxy.js';
 import {
   GRANTS,
   MACHINES,
@@ -132,8 +133,8 @@ export function createMachinesService(deps: {
     if (caller.uid === null) return 'none';
     // A key bound to one machine carries no authority on any other.
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
-    // A developer key is its own identity: its scope alone sets its role on its machine.
-    if (isDeveloperUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
+    // A developer key and a site are their own identities: the scope alone sets the role on their machine.
+    if (isDeveloperUid(caller.uid) || isSiteUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
     let role: Role | 'none' = 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
     else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
