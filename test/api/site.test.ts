@@ -195,7 +195,7 @@ describe('site proxy: who a write is, and what it costs', () => {
     const t = await setup();
     await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
     const visitor = await mintKey(t.server);
-    for (const headers of [{}, { authorization: `Bearer ${visitor.key}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${visitor.key}` }] as Array<Record<string, string>>) {
       const res = await post(t.server, { type: 'click' }, headers);
       expect(res.status).toBe(200);
       const row = (await t.server.call('GET', '/api/chain/site-demo/activity?limit=1')).body.rows[0];

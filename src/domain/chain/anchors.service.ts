@@ -81,8 +81,11 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
   let secret: Promise<Buffer> | undefined;
   /** The machine's pseudonym under the node's anchor secret (made once, kept in the store). */
   async function pseudonymOf(slug: string, genesisHash: string): Promise<string> {
-    secret ??= storedSecret(store, ANCHOR_ID_SECRET, clock.now);
-    secret.catch(() => (secret = undefined));
+    if (secret === undefined) {
+      secret = storedSecret(store, ANCHOR_ID_SECRET, clock.now);
+      // A failed read is not kept: the next call tries again.
+      secret.catch(() => (secret = undefined));
+    }
     return anchorIdHash(await secret, slug, genesisHash);
   }
 
