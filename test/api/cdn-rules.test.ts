@@ -275,10 +275,14 @@ describe('headers that act beyond the page', () => {
 
   it('no longer serves a reporting header from a rule stored before the allow-list', async () => {
     const t = await setup();
-    const rule = await t.rule({ kind: 'header', match_pattern: '*', action_json: { name: 'X-Edge', value: 'ok' }, priority: 1 });
-    await t.server.core.services.store.docs.update<Record<string, unknown>>('cdn-rules', rule.rule_id, (current) =>
+    await t.rule({ kind: 'header', match_pattern: '*', action_json: { name: 'X-Edge', value: 'ok' }, priority: 1 });
+    // Rules are stored by site and priority.
+    const stored = await t.server.core.services.store.docs.update<Record<string, unknown>>('cdn-rules', `${t.id}|1`, (current) =>
       current ? { ...current, action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' } } : undefined,
     );
+    expect(stored).toMatchObject({ action_json: { name: 'NEL' } });
+    // What a rule write does: the edge reads the rules afresh on the next page.
+    t.server.core.services.cdnEdge.invalidate('edge-lab');
     const page = await t.visit('/');
     expect(page.status).toBe(200);
     expect(page.headers.get('nel')).toBeNull();
