@@ -12,6 +12,7 @@ import { createCheckpointsService } from './domain/chain/checkpoints.service.js'
 import { createIntegrityService } from './domain/chain/integrity.service.js';
 import { createAnchorsService } from './domain/chain/anchors.service.js';
 import { createStreamsService } from './domain/chain/streams.service.js';
+import { createDeliveryGuard } from './domain/chain/delivery-guard.js';
 import { createAppendRelay } from './domain/chain/append-relay.js';
 import { createSiteService } from './domain/site/site.service.js';
 import { createAgentsService } from './domain/agents/agents.service.js';
@@ -126,6 +127,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
   const anchors = createAnchorsService({ store, clock, chain, machines });
   const streams = createStreamsService({ store, bus, chain, onError: (err) => log.error('stream delivery failed', { err }) });
+  const deliveryGuard = createDeliveryGuard({ bus, clock, machines, identity, onError: (err) => log.error('stream access check failed', { err }) });
   // Only a shared store has other processes to hear appends from.
   const appendRelay = store.backend === 'lowdb' ? undefined : createAppendRelay({ store, bus, onError: (err) => log.error('append relay failed', { err }) });
   const site = createSiteService({ store, clock, chain, machines });
@@ -207,7 +209,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
+  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
   registry = buildRegistry(allTools);
   pipeline = createPipeline({
     services,

@@ -5,6 +5,7 @@ import { createHttpApp } from './transports/http/app.js';
 import { expressServerClasses } from './transports/http/express-classes.js';
 import { createMcpHttpHandler } from './transports/mcp/http-endpoint.js';
 import { createSiteRoute } from './transports/http/site-route.js';
+import { createSseCap } from './transports/http/sse-cap.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
 import { createHostPolicy } from './transports/http/host-policy.js';
 import { publishMcpUrl } from './storage/lowdb/dir-holder.js';
@@ -21,16 +22,18 @@ export interface RunningServer {
 export async function startHttpServer(opts: CoreOptions): Promise<RunningServer> {
   const core = await createCore(opts);
   const hosts = createHostPolicy({ bindHost: core.config.host, publicUrl: core.config.publicUrl, allowedHosts: core.config.allowedHosts });
+  // One count of open streams per caller, whether opened through the API or a site's proxy.
+  const sseCap = createSseCap(core.config.sseMaxPerCaller);
   const app = createHttpApp({
     registry: core.registry,
     pipeline: core.pipeline,
     log: core.log,
     mcp: createMcpHttpHandler(core.surface, core.config.version, hosts),
-    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers }),
+    site: createSiteRoute({ services: core.services, registry: core.registry, pipeline: core.pipeline, onSseSubscriber: core.metrics.sseSubscribers, sseCap }),
     onSiteRequest: core.services.cdnTraffic.record,
     onSseSubscriber: core.metrics.sseSubscribers,
     explorer: createExplorerRoute(),
-    sseMaxPerCaller: core.config.sseMaxPerCaller,
+    sseCap,
     hosts,
   });
   // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole

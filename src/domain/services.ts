@@ -19,6 +19,7 @@ import type { CheckpointsService } from './chain/checkpoints.service.js';
 import type { IntegrityService } from './chain/integrity.service.js';
 import type { AnchorsService } from './chain/anchors.service.js';
 import type { StreamsService } from './chain/streams.service.js';
+import type { DeliveryGuard } from './chain/delivery-guard.js';
 import type { SiteService } from './site/site.service.js';
 import type { AgentsService } from './agents/agents.service.js';
 import type { SandboxService } from './sandbox/sandbox.service.js';
@@ -85,6 +86,8 @@ export interface Services {
   anchors: AnchorsService;
   /** Live SSE sources of audit rows (one machine, or every public machine). */
   streams: StreamsService;
+  /** Re-checks a stream's receiver at delivery, so revoking a right ends the flows it opened. */
+  deliveryGuard: DeliveryGuard;
   /** A machine's static site: content-addressed files, publish key, pages. */
   site: SiteService;
   /** Agents: who may act for one, plans, state, files, skills and the public directory. */

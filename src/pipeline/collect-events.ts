@@ -9,7 +9,7 @@ export interface CollectOptions {
 
 /**
  * Reads a stream for a bounded time: resolves with what arrived once `maxEvents` events came, `maxMs`
- * passed or the signal aborted, whichever is first. Used where a caller cannot hold a stream open
+ * passed, the signal aborted or the stream ended, whichever is first. Used where a caller cannot hold a stream open
  * (MCP tool calls, `core_http`).
  */
 export function collectEvents(source: SseSource, opts: CollectOptions): Promise<{ events: SseEvent[]; complete: boolean }> {
@@ -28,11 +28,16 @@ export function collectEvents(source: SseSource, opts: CollectOptions): Promise<
     const onAbort = () => finish(false);
     const timer = setTimeout(() => finish(false), opts.maxMs);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    stop = source.open((event) => {
-      if (done) return;
-      events.push(event);
-      if (events.length >= opts.maxEvents) finish(true);
-    }, opts.lastEventId);
+    stop = source.open(
+      (event) => {
+        if (done) return;
+        events.push(event);
+        if (events.length >= opts.maxEvents) finish(true);
+      },
+      opts.lastEventId,
+      // The stream ended (its receiver lost the right to read it): what arrived, ending with why, is all.
+      () => finish(true),
+    );
     if (done) stop();
   });
 }

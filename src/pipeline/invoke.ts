@@ -7,6 +7,8 @@ import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
 import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
 import type { AgentActor } from '../domain/agents/agent-access.js';
+import type { SseSource } from '../registry/types.js';
+import { isSseSource } from './collect-events.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -26,6 +28,12 @@ export interface InvokeOptions {
   validateFirst?: boolean;
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
+  /**
+   * For `invokeAs` on someone's behalf: whose request budgets the call takes from, in order (a site's
+   * write: the visitor, by key or else `clientIp`, then the site). Without it `invokeAs` takes none
+   * (`core_http`: the outer call already did).
+   */
+  chargeTo?: readonly Caller[];
 }
 
 /**
@@ -82,7 +90,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const ctx = new CallContext(caller, requestId, services, log, op.id, opts);
     if (agent) ctx.agent = agent;
     const value = await op.def.handler(input, ctx);
-    if (op.def.stream || op.def.produces || op.def.relaysOutput) return value;
+    if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
+    if (op.def.produces || op.def.relaysOutput) return value;
     const checked = op.def.output.safeParse(value);
     if (!checked.success) {
       throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {
@@ -90,6 +99,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     return checked.data;
+  }
+
+  /** A stream delivers only while the caller keeps the right checked above (see `delivery-guard.ts`). */
+  function guardStream(op: Operation, input: Record<string, unknown>, caller: Caller, source: SseSource): SseSource {
+    const slug = input.slug;
+    if (typeof slug !== 'string') throw new Error(`${op.id} streams but has no slug input to re-check its receiver on`);
+    return services.deliveryGuard.guard(source, { slug, caller, need: op.def.role ?? 'read' });
   }
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
@@ -157,7 +173,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         opts,
         prefetchMachine(op, rawInput, creds),
       ),
-    invokeAs: (op, rawInput, caller, opts) => execute(op, caller, rawInput, opts),
+    invokeAs: (op, rawInput, caller, opts) =>
+      execute(
+        op,
+        opts.chargeTo === undefined || deps.rateLimiter === undefined
+          ? caller
+          : async () => {
+              for (const payer of opts.chargeTo!) deps.rateLimiter!.take(payer, opts.clientIp);
+              return caller;
+            },
+        rawInput,
+        opts,
+      ),
   };
 }
 

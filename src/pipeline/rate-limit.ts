@@ -85,7 +85,8 @@ export function createRateLimiter(
       if (b.tokens < 1) {
         const wait = Math.max(1, Math.ceil((1 - b.tokens) / spec.perSecond));
         const tier = caller.rateTier ? ` (tier ${caller.rateTier})` : '';
-        throw new CoreError('RATE_LIMITED', `Too many requests for this key${tier}; at most ${spec.perSecond} a second (bursts of ${spec.burst}); retry in ${wait} s`, {
+        const whose = caller.keyId ? `this key${tier}` : caller.uid ? `${caller.uid}${tier}` : 'this address';
+        throw new CoreError('RATE_LIMITED', `Too many requests for ${whose}; at most ${spec.perSecond} a second (bursts of ${spec.burst}); retry in ${wait} s`, {
           retry_after_s: wait,
         });
       }

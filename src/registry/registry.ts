@@ -130,6 +130,10 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       // An agent's store answers only to the agent or its delegate: no agent route may skip that check.
       if (def.path.startsWith('/api/agent/') && !def.agentStore) throw new Error(`${def.id}: a path under /api/agent/ must declare agentStore`);
       if (def.agentStore && !('uid' in def.input.shape)) throw new Error(`${def.id}: declares agentStore but has no uid input naming the agent`);
+      // A stream re-checks its receiver's right on the machine it names at delivery: it must name one.
+      if (def.stream && !def.publicFeed && !('slug' in def.input.shape)) {
+        throw new Error(`${def.id}: a stream needs a slug input (its right is re-checked at delivery) or publicFeed for a feed of public rows only`);
+      }
       const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);
       byId.set(op.id, op);

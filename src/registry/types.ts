@@ -18,7 +18,8 @@ export type AuthRule = 'bearer' | 'public';
 export interface Caller {
   /** The identity behind the credential; null for an anonymous caller. */
   uid: string | null;
-  credential: 'none' | 'user-key' | 'machine-key' | 'session';
+  /** `site`: a visitor's write through a machine's site proxy, run as the site (`site:<slug>`), never as its owner. */
+  credential: 'none' | 'user-key' | 'machine-key' | 'session' | 'site';
   /**
    * A session only: whether its holder proved control of the identity (one-time code, or a round trip
    * started by a proven credential). A session opened with an e-mail address alone is unproven.
@@ -38,6 +39,8 @@ export interface Caller {
    * caller is anonymous, public operations answer with a warning, the others with 401 saying why.
    */
   unknownCredential?: true;
+  /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
+  expiresAtMs?: number;
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
@@ -80,8 +83,12 @@ export interface SseEvent {
 
 /** What a stream action's handler returns: a source the transport subscribes to. */
 export interface SseSource {
-  /** Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops delivery. */
-  open(push: (event: SseEvent) => void, lastEventId?: string): () => void;
+  /**
+   * Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops
+   * delivery. A source that ends by itself (the receiver lost the right to read it) calls `end` after
+   * its last event; the transport then closes the stream.
+   */
+  open(push: (event: SseEvent) => void, lastEventId?: string, end?: () => void): () => void;
 }
 
 /** A response that is not JSON (an SVG badge, a text prompt, Prometheus metrics). */
@@ -119,8 +126,18 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** Path params, query and body as one object of JSON values. */
   input: I;
   output: O;
-  /** Server-sent events: the handler returns an `SseSource`. */
+  /**
+   * Server-sent events: the handler returns an `SseSource`. The pipeline wraps it so it delivers only
+   * while the caller still holds the right it was opened with (the route's role, else read access to the
+   * machine named by `slug`); see `delivery-guard.ts`.
+   */
   stream?: boolean;
+  /**
+   * A stream that names no machine and filters each event itself to public data (the aggregate feed):
+   * there is no per-machine right to re-check. The registry refuses a stream with neither a slug input
+   * nor this mark.
+   */
+  publicFeed?: boolean;
   /** Content type of a non-JSON response; the handler returns a `RawBody`. */
   produces?: string;
   /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signAnchor, ANCHOR_KEYS, type AnchorKeyRecord } from '../../src/domain/chain/anchor.js';
+import { signAnchor, ANCHOR_KEYS, ANCHOR_CONFIGS, ANCHORED, ANCHOR_ID_SECRET, anchorIdHash, legacyAnchorIdHash, newAnchorKey, type AnchorConfigRecord, type AnchorKeyRecord } from '../../src/domain/chain/anchor.js';
+import { storedSecret } from '../../src/domain/identity/stored-secret.js';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -19,7 +20,8 @@ async function setup() {
   expect(child.status).toBe(200);
   expect(mother.status).toBe(200);
   const genesis = child.body.machine.genesis_hash as string;
-  const idHash = createHash('sha256').update(`secret-child|${genesis}`).digest('hex');
+  // The pseudonym is keyed by a node secret: only the node (holding it in its store) can compute it.
+  const idHash = anchorIdHash(await storedSecret(server.core.store, ANCHOR_ID_SECRET, clock.now), 'secret-child', genesis);
   const configure = (body: Record<string, unknown> = {}) =>
     server.call('PUT', '/api/chain/state-machines/secret-child/anchor-config', {
       key: owner.key,
@@ -98,12 +100,12 @@ describe('anchor reads', () => {
     const t = await setup();
     await t.configure();
     const anon = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`);
-    expect(anon.body).toMatchObject({ id_hash: t.idHash, recomputed: true, anchored: true, match: null });
-    expect(anon.body.anchors[0]).toMatchObject({ mother_slug: 'mother', head_matches: null });
+    expect(anon.status).toBe(404);
     const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`, { key: t.owner.key });
-    expect(owner.body).toMatchObject({ match: true });
+    expect(owner.body).toMatchObject({ match: true, id_hash: t.idHash, recomputed: true, anchored: true });
+    expect(owner.body.anchors[0]).toMatchObject({ mother_slug: 'mother' });
     expect(owner.body.anchors[0].head_matches).toBe(true);
-    const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`);
+    const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`, { key: t.owner.key });
     expect(mismatch.body).toMatchObject({ match: false, id_hash: t.idHash });
     const byId = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${t.idHash}`);
     expect(byId.body).toMatchObject({ recomputed: false, anchored: true });
@@ -162,5 +164,71 @@ describe('POST anchor', () => {
       body: { ...claim, key_id: key.key_id, signature: signAnchor(key, { ...claim, mother_slug: 'mother' }) },
     });
     expect(res.status).toBe(422);
+  });
+});
+
+describe('keyed pseudonyms', () => {
+  it('publishes an id_hash that is not sha256 of the slug and genesis hash, and recomputes it only for readers of the machine', async () => {
+    const t = await setup();
+    const config = (await t.configure()).body.config;
+    expect(config.id_hash).toBe(t.idHash);
+    const anchored = await t.server.call('GET', '/api/chain/mother/anchored');
+    const published = anchored.body.machines[0].id_hash as string;
+    expect(published).toBe(t.idHash);
+    // What an attacker computes from a guessed slug and genesis tick no longer names the machine.
+    expect(published).not.toBe(createHash('sha256').update(`secret-child|${t.genesis}`).digest('hex'));
+    const stranger = await mintKey(t.server);
+    for (const key of [undefined, stranger.key]) {
+      const guess = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`, key ? { key } : {});
+      expect(guess.status).toBe(404);
+      expect(JSON.stringify(guess.body)).not.toContain(published);
+    }
+    const viaHttp = await t.server.call('POST', '/api/http', {
+      key: stranger.key,
+      body: { method: 'GET', path: `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}` },
+    });
+    expect(viaHttp.status).toBe(404);
+    const rpc = await t.server.call('POST', '/api/mcp', {
+      key: stranger.key,
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'core_anchors', arguments: { action: 'verify', slug: 'secret-child', genesis_hash: t.genesis } } },
+    });
+    expect(rpc.body.result.isError).toBe(true);
+    expect(rpc.body.result.structuredContent.error.code).toBe('NOT_FOUND');
+    // Whoever was given the id_hash still verifies by it.
+    const byId = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${published}`);
+    expect(byId.body).toMatchObject({ anchored: true, recomputed: false });
+  });
+
+  it('keeps anchors made under the old unkeyed pseudonym verifiable, and replaces the old key on the next anchor', async () => {
+    const t = await setup();
+    const store = t.server.core.store;
+    // A child anchored before the change: its key and its anchors carry sha256("<slug>|<genesis>").
+    const legacy = legacyAnchorIdHash('secret-child', t.genesis);
+    const oldKey = newAnchorKey('secret-child', legacy, t.clock.tick());
+    await store.docs.insert(ANCHOR_KEYS, oldKey.key_id, oldKey);
+    await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, 'secret-child', () => ({
+      slug: 'secret-child', enabled: false, mother_slug: null, every_ticks: 10, key_id: oldKey.key_id,
+      last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
+    }));
+    const head = (await rowsOf(t.server, 'secret-child', t.owner.key))[0]!;
+    const claim = { id_hash: legacy, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
+    const old = await t.server.call('POST', '/api/chain/mother/anchor', {
+      body: { ...claim, key_id: oldKey.key_id, signature: signAnchor(oldKey, { ...claim, mother_slug: 'mother' }) },
+    });
+    expect(old.status).toBe(200);
+    expect(await store.docs.get(ANCHORED, `mother|${legacy}`)).toBeDefined();
+
+    // Enabling anchoring now retires the old key and anchors under the keyed pseudonym.
+    const config = (await t.configure()).body.config;
+    expect(config.key_id).not.toBe(oldKey.key_id);
+    expect(config.id_hash).toBe(t.idHash);
+    expect((await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, oldKey.key_id))!.retired_tick).not.toBeNull();
+    expect((await rowsOf(t.server, 'secret-child', t.owner.key)).map((r) => r.type)).toContain('anchor.key.rotated');
+
+    const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${legacy}`, { key: t.owner.key });
+    expect(owner.body).toMatchObject({ match: true, id_hash: t.idHash, anchored: true });
+    const ids = (owner.body.anchors as Array<{ id_hash: string; head_matches: boolean }>).map((a) => [a.id_hash, a.head_matches]);
+    expect(ids).toEqual(expect.arrayContaining([[legacy, true], [t.idHash, true]]));
   });
 });

@@ -212,3 +212,79 @@ describe('private machines and sessions', () => {
     expect(write.status).toBe(404);
   });
 });
+
+describe('headers that act beyond the page', () => {
+  const refusedNames = [
+    'NEL', 'Report-To', 'Reporting-Endpoints', 'Content-Security-Policy-Report-Only', 'Set-Cookie', 'Expect-CT',
+    'Access-Control-Allow-Origin', 'Cross-Origin-Opener-Policy', 'Service-Worker-Allowed', 'Accept-CH', 'Link', 'X-Accel-Redirect',
+  ];
+
+  it('refuses reporting, cookie, CORS and origin-wide headers with a VALIDATION_FAILED that names what is allowed', async () => {
+    const t = await setup();
+    for (const name of refusedNames) {
+      const res = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
+        key: t.owner.key,
+        body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name, value: '{"report_to":"x","max_age":86400}' }, priority: 5 },
+      });
+      expect(res.status, name).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.message).toContain(`cannot set ${name}`);
+      expect(res.body.error.message).toContain('it may set X-Frame-Options, Referrer-Policy');
+    }
+    const nel = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
+      key: t.owner.key,
+      body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' }, priority: 5 },
+    });
+    expect(nel.body.error.message).toMatch(/report every URL of this node \(share tokens included\)/);
+  });
+
+  it('refuses a reporting endpoint inside an allowed header value', async () => {
+    const t = await setup();
+    const res = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
+      key: t.owner.key,
+      body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name: 'Permissions-Policy', value: 'camera=(), report-to=collector' }, priority: 5 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/Invalid action_json\.value: no reporting endpoints/);
+  });
+
+  it('refuses NEL through core_cdn_sites over MCP and through core_http as well', async () => {
+    const t = await setup();
+    const action_json = { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' };
+    const viaHttp = await t.server.call('POST', '/api/http', {
+      key: t.owner.key,
+      body: { method: 'POST', path: `/api/cf/sites/${t.id}/rules`, body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json, priority: 5 } },
+    });
+    expect(viaHttp.status).toBe(400);
+    expect(viaHttp.body.error.code).toBe('VALIDATION_FAILED');
+    const rpc = await t.server.call('POST', '/api/mcp', {
+      key: t.owner.key,
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: {
+        jsonrpc: '2.0', id: 1, method: 'tools/call',
+        params: { name: 'core_cdn_sites', arguments: { action: 'upsert_rule', id: t.id, slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json, priority: 5 } },
+      },
+    });
+    expect(rpc.status).toBe(200);
+    expect(rpc.body.result.isError).toBe(true);
+    expect(rpc.body.result.structuredContent.error.code).toBe('VALIDATION_FAILED');
+    expect(rpc.body.result.structuredContent.error.message).toContain('cannot set NEL');
+  });
+
+  it('no longer serves a reporting header from a rule stored before the allow-list', async () => {
+    const t = await setup();
+    await t.rule({ kind: 'header', match_pattern: '*', action_json: { name: 'X-Edge', value: 'ok' }, priority: 1 });
+    // Rules are stored by site and priority.
+    const stored = await t.server.core.services.store.docs.update<Record<string, unknown>>('cdn-rules', `${t.id}|1`, (current) =>
+      current ? { ...current, action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' } } : undefined,
+    );
+    expect(stored).toMatchObject({ action_json: { name: 'NEL' } });
+    // What a rule write does: the edge reads the rules afresh on the next page.
+    t.server.core.services.cdnEdge.invalidate('edge-lab');
+    const page = await t.visit('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('nel')).toBeNull();
+    // The stored rule did change (it is the NEL rule now, not X-Edge), and was dropped when loaded.
+    expect(page.headers.get('x-edge')).toBeNull();
+  });
+});

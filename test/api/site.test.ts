@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -182,5 +184,83 @@ describe('the site proxy /s/{slug}/sdk/core/{op}', () => {
     const write = await t.raw('/s/site-demo/sdk/core/chain.appendEvent', { 'content-type': 'application/json' }, { method: 'POST', body: '{}' });
     expect(write.status).toBe(404);
     expect((await t.raw('/s/site-demo/sdk/core/chain.getState', { authorization: `Bearer ${t.owner.key}` })).status).toBe(200);
+  });
+});
+
+describe('site proxy: who a write is, and what it costs', () => {
+  const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/s/site-demo/sdk/core/chain.appendEvent`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  it('records a write through the site as the site, never as the owner', async () => {
+    const t = await setup();
+    await t.server.call('POST', '/api/chain/site-demo/site/publish-key', { key: t.owner.key });
+    const visitor = await mintKey(t.server);
+    for (const headers of [{}, { authorization: `Bearer ${visitor.key}` }] as Array<Record<string, string>>) {
+      const res = await post(t.server, { type: 'click' }, headers);
+      expect(res.status).toBe(200);
+      const row = (await t.server.call('GET', '/api/chain/site-demo/activity?limit=1')).body.rows[0];
+      expect(row).toMatchObject({ type: 'site.click', actor_uid: 'site:site-demo' });
+      expect(row.actor_uid).not.toBe(t.owner.uid);
+    }
+    // The site's authority is operator on its own machine: it holds no role on the owner's other machines.
+    await t.server.call('POST', '/api/chain/state-machines', { key: t.owner.key, body: { slug: 'owner-private' } });
+    const site = await t.server.core.services.site.siteAuthority('site-demo', { uid: null, credential: 'none' });
+    expect(site).toMatchObject({ uid: 'site:site-demo', credential: 'site', machine: 'site-demo' });
+    expect(await t.server.core.services.machines.roleOf('site-demo', site)).toBe('operator');
+    expect(await t.server.core.services.machines.roleOf('owner-private', site)).toBeUndefined();
+  });
+
+  it('limits writes through the site per visitor address and per site, apart from the owner\'s own budget', async () => {
+    // The clock stands still, so no bucket refills during the test.
+    const clock = createFakeClock();
+    const server = await startTestServer({ CORE_RATE_LIMIT: '1/8' }, clock);
+    servers.push(server);
+    const owner = await mintKey(server); // address bucket: 1 of 8
+    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    expect((await server.call('POST', '/api/chain/site-demo/site/publish-key', { key: owner.key })).status).toBe(200);
+    const a = await mintKey(server); // address bucket: 2
+    const b = await mintKey(server); // address bucket: 3
+    // Anonymous visitors share their address's budget: 5 left.
+    const anonymous: number[] = [];
+    for (let i = 0; i < 6; i++) anonymous.push((await post(server, { type: 'anon' })).status);
+    expect(anonymous).toEqual([200, 200, 200, 200, 200, 429]);
+    const limited = await post(server, { type: 'anon' });
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as any).error.message).toMatch(/Too many requests for this address/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A visitor with a key has its own budget, but the site's (8, of which 5 are spent) runs out for everyone.
+    const keyed: number[] = [];
+    for (let i = 0; i < 4; i++) keyed.push((await post(server, { type: 'keyed' }, { authorization: `Bearer ${a.key}` })).status);
+    expect(keyed).toEqual([200, 200, 200, 429]);
+    const other = await post(server, { type: 'keyed' }, { authorization: `Bearer ${b.key}` });
+    expect(other.status).toBe(429);
+    expect(((await other.json()) as any).error.message).toMatch(/Too many requests for site:site-demo/);
+    // The owner's own writes are not held back by the site's traffic.
+    expect((await server.call('POST', '/api/chain/site-demo/event', { key: owner.key, body: { type: 'own' } })).status).toBe(200);
+  });
+
+  it('limits reads through the site per visitor address', async () => {
+    const clock = createFakeClock();
+    const server = await startTestServer({ CORE_RATE_LIMIT: '1/4' }, clock);
+    servers.push(server);
+    const owner = await mintKey(server); // address bucket: 1 of 4
+    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    const reads: number[] = [];
+    for (let i = 0; i < 4; i++) reads.push((await fetch(`${server.url}/s/site-demo/sdk/core/chain.getState`)).status);
+    expect(reads).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('site proxy streams', () => {
+  it('counts a stream opened through the site against the same per-caller cap as the API', async () => {
+    const server = await startTestServer({ CORE_SSE_MAX_PER_CALLER: '1' });
+    servers.push(server);
+    const owner = await mintKey(server);
+    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    const first = await openSse(`${server.url}/api/chain/site-demo/explore/sse`);
+    expect(first.res.status).toBe(200);
+    const second = await fetch(`${server.url}/s/site-demo/sdk/core/chain.streamExplore`);
+    expect(second.status).toBe(429);
+    expect(((await second.json()) as any).error.message).toMatch(/event streams may be open at once per caller/);
   });
 });

@@ -96,8 +96,11 @@ describe('visibility changes', () => {
     await t.write('turns-private', 2);
     await explore.settle();
     const ids = (events: Array<{ id?: string | undefined }>) => events.map((e) => e.id);
-    // The settings row was written while the machine was public; the rows after it are not delivered.
-    expect(ids(explore.events).every((id) => Number(id) <= 2)).toBe(true);
+    // The settings row was written while the machine was public; the rows after it are not delivered,
+    // and the explore stream ends with the reason (the aggregate feed just stops carrying the machine).
+    await explore.ended;
+    expect(explore.events[explore.events.length - 1]?.event).toBe('access.revoked');
+    expect(ids(explore.events.slice(0, -1)).every((id) => Number(id) <= 2)).toBe(true);
     expect(ids(aggregate.events).every((id) => Number(id!.split(':')[1]) <= 2)).toBe(true);
   });
 });

@@ -10,6 +10,8 @@ export interface OpenSse {
   until(n: number, timeoutMs?: number): Promise<void>;
   /** Gives the server time to deliver anything further (no event expected). */
   settle(): Promise<void>;
+  /** Resolves when the server ends the stream (or the test aborts it). */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -28,8 +30,9 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     },
     onComment: (comment) => comments.push(comment),
   });
+  let ended: Promise<void> = Promise.resolve();
   if (res.ok && res.body) {
-    void (async () => {
+    ended = (async () => {
       const decoder = new TextDecoder();
       try {
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
@@ -57,5 +60,5 @@ export async function openSse(url: string, headers: Record<string, string> = {})
           waiters.add(waiter);
         });
   const settle = () => new Promise<void>((r) => setTimeout(r, 150));
-  return { res, events, comments, until, settle, close: () => controller.abort() };
+  return { res, events, comments, until, settle, ended, close: () => controller.abort() };
 }

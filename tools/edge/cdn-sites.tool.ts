@@ -143,7 +143,7 @@ export const cdnSitesTool = defineTool({
           .max(1024)
           .describe('Glob over the page path below /s/{slug}, starting with "/" or "*"; "*" matches any characters, "/" included, e.g. "/blog/*"'),
         action_json: JsonObject.describe(
-          'What the rule does: redirect {url, status?}, header {name, value}, block {status?, reason?}, page_rule {cache?, cache_ttl_s?, always_https?}',
+          'What the rule does: redirect {url, status?}, header {name, value} (name: X-Frame-Options, Referrer-Policy, X-Robots-Tag, Content-Language, Content-Disposition, Permissions-Policy or a custom X- header), block {status?, reason?}, page_rule {cache?, cache_ttl_s?, always_https?}',
         ),
         priority: z.number().int().min(0).max(100_000).describe('Unique per site, lower wins; an existing rule at this priority is replaced'),
         enabled: z.boolean().default(true),

@@ -3,9 +3,10 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { MachineSlug } from './machines.schemas.js';
 
-// A private child is known to its mother only by id_hash = sha256(slug + "|" + genesis_hash), so a
-// mother can list what it holds without learning slugs; verify-anchor recomputes the same hash.
-const IdHash = Hex64.describe('Pseudonymous machine id: sha256 of "<slug>|<genesis_hash>"');
+// A private child is known to its mother only by id_hash, an HMAC of slug and genesis_hash under a node
+// secret, so a mother can list what it holds without learning slugs, and nobody can test a guessed slug
+// against it; verify-anchor recomputes it for readers of the machine.
+const IdHash = Hex64.describe('Pseudonymous machine id, keyed by a secret of this node (get_config shows your machine\'s)');
 const MotherSlug = Slug.describe('Slug of the mother machine that records anchors');
 
 const Anchor = z.object({
@@ -25,6 +26,7 @@ const AnchorConfig = z.object({
   every_ticks: z.number().int().min(1).describe('How often the head is anchored'),
   key_id: z.string().nullable().describe('Id of the current anchor key'),
   public_key: z.string().nullable().describe('Ed25519 public key (base64url) that signs anchors'),
+  id_hash: Hex64.nullable().describe('The pseudonym anchors of this machine carry; give it to whoever should verify them'),
   last_anchor_tick: Tick.nullable(),
   last_anchor_seq: z.number().int().min(0).nullable().describe('Child head seq covered by the last anchor'),
   last_error: z.string().nullable().describe('Why the last periodic anchor failed, if it did'),
@@ -187,9 +189,9 @@ export const anchorsTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Recomputes id_hash from slug and genesis_hash (or takes id_hash), then reports whether and where that machine is anchored and its latest anchored head.',
+        'Recomputes id_hash from slug and genesis_hash for a machine you can read (or takes id_hash), then reports whether and where that machine is anchored and its latest anchored head.',
       input: z.object({
-        slug: Slug.optional().describe('Machine slug; give with genesis_hash'),
+        slug: Slug.optional().describe('Machine slug (one you can read); give with genesis_hash'),
         genesis_hash: Hex64.optional().describe("The machine's genesis_hash; give with slug"),
         id_hash: IdHash.optional().describe('Alternative to slug + genesis_hash'),
       }),

@@ -34,7 +34,7 @@ export const streamTool = defineTool({
   toolset: 'machines',
   title: 'Live streams',
   description:
-    "Reads a live server-sent event stream for up to max_events events or max_ms milliseconds and returns what arrived: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Actions: explore, aggregate, events, contract_transitions. Pass the last id back as last_event_id to continue without gaps.",
+    "Reads a live server-sent event stream for up to max_events events or max_ms milliseconds and returns what arrived: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Actions: explore, aggregate, events, contract_transitions. Pass the last id back as last_event_id to continue without gaps. A stream ends with an access.revoked event when your access is revoked.",
   actions: [
     defineAction({
       id: 'chain.streamExplore',
@@ -47,7 +47,7 @@ export const streamTool = defineTool({
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the row seq'),
-        event: z.string().describe('"audit.appended", or "replay.skipped" when more than 10,000 rows were missed (read those with explore)'),
+        event: z.string().describe('"audit.appended"; "replay.skipped" when more than 10,000 rows were missed (read those with explore); "access.revoked" (data: code, message) as the last event when your right to read ends'),
         data: z.union([AuditRow, ReplaySkipped, Heartbeat]),
       }),
       stream: true,
@@ -73,6 +73,7 @@ export const streamTool = defineTool({
         data: z.union([MachineAuditRow, Heartbeat]),
       }),
       stream: true,
+      publicFeed: true,
       idempotent: true,
       handler: async (_input, { services }) => services.streams.aggregate(),
     }),
@@ -88,7 +89,7 @@ export const streamTool = defineTool({
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the contract event id'),
-        event: z.string().describe('"event.emitted" or "heartbeat"'),
+        event: z.string().describe('"event.emitted", "heartbeat", or "access.revoked" (last event) when your right to read ends'),
         data: z.union([ContractEvent, Heartbeat]),
       }),
       stream: true,
@@ -107,7 +108,7 @@ export const streamTool = defineTool({
       input: z.object({ slug: MachineSlug, id: Id.describe('Contract id'), ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the transition id'),
-        event: z.string().describe('"contract.transitioned" or "heartbeat"'),
+        event: z.string().describe('"contract.transitioned", "heartbeat", or "access.revoked" (last event) when your right to read ends'),
         data: z.union([Transition, Heartbeat]),
       }),
       stream: true,

@@ -19,7 +19,7 @@ const Whoami = z.object({
   ok: z.literal(true),
   authenticated: z.boolean().describe('False when no key, or a key this server does not know, was sent'),
   uid: Uid.nullable().describe('Your identity id, the {uid} of the agent, plan and sandbox paths; null when anonymous'),
-  credential: z.enum(['none', 'user-key', 'machine-key', 'session']).describe('What you authenticated with'),
+  credential: z.enum(['none', 'user-key', 'machine-key', 'session', 'site']).describe('What you authenticated with (`site`: a write through a site proxy)'),
   key_id: z.string().nullable().describe('Id of the key in use (as listed and revoked by the key tools); null without a key'),
   scope: z.enum(['read', 'write', 'admin']).nullable().describe('Scope of a developer key; null for other credentials'),
   machine: Slug.nullable().describe('The machine a machine or developer key belongs to; null for a user key or session'),

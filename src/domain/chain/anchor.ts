@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createHmac, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
 import { keyIdOf, publicKeyFromRaw, rawPublicKeyOf, verifySignature } from './checkpoint.js';
 
@@ -7,8 +7,24 @@ import { keyIdOf, publicKeyFromRaw, rawPublicKeyOf, verifySignature } from './ch
  * anchor keys (Ed25519, one current key per machine, held by the server).
  */
 
-/** `sha256("<slug>|<genesis_hash>")`: how a mother knows a child without learning its slug. */
-export function anchorIdHash(slug: string, genesisHash: string): string {
+/** Id of the node secret (in `node-keys`) that keys anchor pseudonyms. */
+export const ANCHOR_ID_SECRET = 'anchor-id';
+
+/**
+ * How a mother knows a child without learning its slug: `HMAC-SHA256(node secret, "anchor-id|<slug>|<genesis_hash>")`.
+ * Keyed because a genesis hash derives from the slug and a creation tick: an unkeyed hash of them can be
+ * reversed by guessing a slug and a few hundred ticks. Only the node (and, through it, readers of the
+ * machine) can compute it.
+ */
+export function anchorIdHash(secret: Buffer, slug: string, genesisHash: string): string {
+  return createHmac('sha256', secret).update(`anchor-id|${slug}|${genesisHash.toLowerCase()}`).digest('hex');
+}
+
+/**
+ * The pseudonym anchors used before it was keyed, `sha256("<slug>|<genesis_hash>")`: still recognised
+ * when a reader of the machine verifies, so anchors made before the change stay verifiable.
+ */
+export function legacyAnchorIdHash(slug: string, genesisHash: string): string {
   return sha256Hex(`${slug}|${genesisHash.toLowerCase()}`);
 }
 

@@ -8,8 +8,10 @@ import type { LogRow, Store } from '../../storage/port.js';
 import {
   ANCHOR_CONFIGS,
   ANCHOR_KEYS,
+  ANCHOR_ID_SECRET,
   ANCHORED,
   anchorIdHash,
+  legacyAnchorIdHash,
   DEFAULT_ANCHOR_EVERY_TICKS,
   newAnchorKey,
   signAnchor,
@@ -24,13 +26,14 @@ import type { ChainService, WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from './machine.js';
 import type { MachinesService } from './machines.service.js';
+import { storedSecret } from '../identity/stored-secret.js';
 
 /** How often due anchors are looked for. */
 const POLL_MS = 5_000;
 
 interface AnchorRow extends LogRow, AnchorView {}
 
-export type ConfigView = Omit<AnchorConfigRecord, 'last_sent_seq'> & { public_key: string | null };
+export type ConfigView = Omit<AnchorConfigRecord, 'last_sent_seq'> & { public_key: string | null; id_hash: string | null };
 
 export function anchorStream(mother: string): string {
   return `anchors/${mother}`;
@@ -72,17 +75,40 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
   async function view(config: AnchorConfigRecord): Promise<ConfigView> {
     const { last_sent_seq: _internal, ...rest } = config;
     const key = config.key_id ? await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id) : undefined;
-    return { ...rest, public_key: key?.public_key ?? null };
+    return { ...rest, public_key: key?.public_key ?? null, id_hash: key?.id_hash ?? null };
   }
 
-  /** The machine's current anchor key, created on first use. */
+  let secret: Promise<Buffer> | undefined;
+  /** The machine's pseudonym under the node's anchor secret (made once, kept in the store). */
+  async function pseudonymOf(slug: string, genesisHash: string): Promise<string> {
+    if (secret === undefined) {
+      secret = storedSecret(store, ANCHOR_ID_SECRET, clock.now);
+      // A failed read is not kept: the next call tries again.
+      secret.catch(() => (secret = undefined));
+    }
+    return anchorIdHash(await secret, slug, genesisHash);
+  }
+
+  /**
+   * The machine's current anchor key, created on first use. A key made before pseudonyms were keyed
+   * is retired and replaced (an `anchor.key.rotated` row says so): its anchors stay verifiable, and
+   * the new ones can no longer be matched to a guessed slug.
+   */
   async function currentKey(machine: MachineRecord): Promise<AnchorKeyRecord> {
     const config = await configOf(machine.slug);
     const existing = config.key_id ? await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id) : undefined;
-    if (existing && existing.retired_tick === null) return existing;
-    const key = newAnchorKey(machine.slug, anchorIdHash(machine.slug, machine.genesis_hash), clock.tick());
+    const idHash = await pseudonymOf(machine.slug, machine.genesis_hash);
+    if (existing && existing.retired_tick === null && existing.id_hash === idHash) return existing;
+    const tick = clock.tick();
+    const upgraded = existing !== undefined && existing.retired_tick === null;
+    if (upgraded) await store.docs.update<AnchorKeyRecord>(ANCHOR_KEYS, existing.key_id, (k) => (k ? { ...k, retired_tick: tick } : undefined));
+    const key = newAnchorKey(machine.slug, idHash, tick);
     await store.docs.insert(ANCHOR_KEYS, key.key_id, key);
     await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
+    if (upgraded) {
+      const payload = { key_id: key.key_id, previous_key_id: existing.key_id, reason: 'keyed pseudonym' };
+      await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: null, payload_digest: digestOf(payload) });
+    }
     return key;
   }
 
@@ -204,20 +230,27 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       if (!(q.slug !== undefined && genesis !== undefined) && q.id_hash === undefined) {
         throw errors.validation('Give slug with genesis_hash, or id_hash', { issues: [{ path: 'genesis_hash', message: 'required with slug', code: 'custom' }] });
       }
-      const computed = q.slug !== undefined && genesis !== undefined ? anchorIdHash(q.slug, genesis) : undefined;
-      const idHash = (computed ?? q.id_hash!).toLowerCase();
+      // Recomputing a pseudonym is for the machine's readers: for anyone else it would be a guessing oracle.
+      if (q.slug !== undefined && child === undefined && q.id_hash === undefined) {
+        throw errors.notFound(`No machine "${q.slug}" you can read; without access, verify by the id_hash its owner gives you`, { slug: q.slug });
+      }
+      const recomputed = child !== undefined && genesis !== undefined ? [await pseudonymOf(child.slug, genesis), legacyAnchorIdHash(child.slug, genesis)] : undefined;
+      const given = q.id_hash?.toLowerCase();
+      const idHash = recomputed?.[0] ?? given!;
       let match: boolean | null = null;
-      if (computed !== undefined && q.id_hash !== undefined) match = computed === q.id_hash.toLowerCase();
+      if (recomputed !== undefined && given !== undefined) match = recomputed.includes(given);
       else if (child !== undefined && q.genesis_hash !== undefined) match = child.genesis_hash === q.genesis_hash.toLowerCase();
-      const mine = child !== undefined && anchorIdHash(child.slug, child.genesis_hash) === idHash ? child : undefined;
+      const own = child === undefined ? [] : [await pseudonymOf(child.slug, child.genesis_hash), legacyAnchorIdHash(child.slug, child.genesis_hash)];
+      const wanted = new Set(recomputed ?? [idHash]);
       const anchors = [];
-      for (const rec of await store.docs.list<AnchoredRecord>(ANCHORED, (r) => r.id_hash === idHash)) {
+      for (const rec of await store.docs.list<AnchoredRecord>(ANCHORED, (r) => wanted.has(r.id_hash))) {
         const readable = await machines.readable(rec.mother_slug, caller).then(() => true, () => false);
         if (!readable) continue;
+        const mine = child !== undefined && own.includes(rec.id_hash) ? child : undefined;
         const row = mine ? await store.logs.get<ChainRow>(chainStream(mine.slug), rec.last.head_seq) : undefined;
         anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
       }
-      return { id_hash: idHash, recomputed: computed !== undefined, match, anchored: anchors.length > 0, anchors };
+      return { id_hash: idHash, recomputed: recomputed !== undefined, match, anchored: anchors.length > 0, anchors };
     },
 
     async runDue() {
@@ -260,9 +293,10 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     const config = await configOf(slug);
     const child = await machineDoc(slug);
     if (!child || !config.mother_slug) return false;
+    // The key first: replacing a key made before pseudonyms were keyed appends a row, which is then anchored.
+    const key = await currentKey(child);
     const head = await chain.head(slug);
     if (!head || head.seq === config.last_anchor_seq || head.seq === config.last_sent_seq) return false;
-    const key = await currentKey(child);
     const claim: AnchorClaim = { mother_slug: config.mother_slug, id_hash: key.id_hash, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
     const { mother_slug, ...rest } = claim;
     await service.anchor(mother_slug, { ...rest, key_id: key.key_id, signature: signAnchor(key, claim) });

@@ -10,6 +10,7 @@ import { assertProven } from '../identity/proof.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
+import { isSiteUid } from '../site/site-proxy.js';
 import {
   GRANTS,
   MACHINES,
@@ -63,6 +64,11 @@ export interface MachinesService {
    */
   roleOf(slug: string, caller: Caller): Promise<Role | 'none' | undefined>;
   /**
+   * `roleOf` read afresh (never a record handed on), with the time a read right that lapses by itself
+   * lapses (a share or unlock token's expiry; null when nothing does): for flows that re-check at delivery.
+   */
+  accessNow(slug: string, caller: Caller): Promise<{ role: Role | 'none'; untilMs: number | null } | undefined>;
+  /**
    * `roleOf` for the pipeline's role check before a handler runs: the machine it read is handed to this
    * caller's next `readable` of the same slug (the handler's, in the same request), which then skips
    * its own read. Callers are per request, so nothing outlives the request. `record` is the machine's
@@ -92,38 +98,48 @@ export function createMachinesService(deps: {
   /** What `roleBeforeHandler` found, for the same caller's next `readable` (see there). */
   const handedOn = new WeakMap<Caller, { slug: string; found: { machine: MachineRecord; role: Role | 'none' } }>();
 
+  /**
+   * The machine and the caller's role when the caller may read it, with when a read right that lapses by
+   * itself (a share or unlock token) lapses: null when nothing does.
+   */
   async function access(
     slug: string,
     caller: Caller,
     record: Promise<MachineRecord | undefined> = store.docs.get<MachineRecord>(MACHINES, slug),
-  ): Promise<{ machine: MachineRecord; role: Role | 'none' } | undefined> {
+  ): Promise<{ machine: MachineRecord; role: Role | 'none'; untilMs: number | null } | undefined> {
     const machine = await record;
     if (!machine) return undefined;
     const role = await roleFor(machine, caller);
-    if (role !== 'none' || machine.is_public) return { machine, role };
-    return caller.shareToken && (await shareGrantsRead(machine, caller.shareToken)) ? { machine, role } : undefined;
+    if (role !== 'none' || machine.is_public) return { machine, role, untilMs: null };
+    const untilMs = caller.shareToken ? await shareGrantsRead(machine, caller.shareToken) : false;
+    return untilMs === false ? undefined : { machine, role, untilMs };
   }
 
-  /** A share token (from share/set) or an unlock token (from unlock) that is live for this machine. */
-  async function shareGrantsRead(machine: MachineRecord, token: string): Promise<boolean> {
+  /**
+   * Whether a share token (from share/set) or an unlock token (from unlock) is live for this machine:
+   * false if not, else when it expires (null: never).
+   */
+  async function shareGrantsRead(machine: MachineRecord, token: string): Promise<number | null | false> {
     const hash = sha256Hex(token);
-    if (shareActive(machine, clock.now()) && hash === machine.share_token_hash) return true;
+    if (shareActive(machine, clock.now()) && hash === machine.share_token_hash) {
+      return machine.share_token_expires_at ? Date.parse(machine.share_token_expires_at) : null;
+    }
     if (!machine.password_hash) return false;
     const unlocked = await store.docs.get<ReadTokenRecord>(READ_TOKENS, hash);
-    return (
+    const live =
       unlocked !== undefined &&
       unlocked.slug === machine.slug &&
       unlocked.password_hash === machine.password_hash &&
-      unlocked.expires_ms > clock.now()
-    );
+      unlocked.expires_ms > clock.now();
+    return live ? unlocked.expires_ms : false;
   }
 
   async function roleFor(machine: MachineRecord, caller: Caller): Promise<Role | 'none'> {
     if (caller.uid === null) return 'none';
     // A key bound to one machine carries no authority on any other.
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
-    // A developer key is its own identity: its scope alone sets its role on its machine.
-    if (isDeveloperUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
+    // A developer key and a site are their own identities: the scope alone sets the role on their machine.
+    if (isDeveloperUid(caller.uid) || isSiteUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
     let role: Role | 'none' = 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
     else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
@@ -225,6 +241,11 @@ export function createMachinesService(deps: {
 
     async roleOf(slug, caller) {
       return (await access(slug, caller))?.role;
+    },
+
+    async accessNow(slug, caller) {
+      const found = await access(slug, caller);
+      return found && { role: found.role, untilMs: found.untilMs };
     },
 
     prefetch(slug) {

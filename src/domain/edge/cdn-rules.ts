@@ -3,25 +3,53 @@ import { errors } from '../../errors.js';
 export type RuleKind = 'page_rule' | 'redirect' | 'header' | 'block';
 
 /** Headers an edge rule may not set: they describe the message itself or carry credentials. */
-const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'set-cookie', 'cookie', 'authorization']);
+const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'cookie', 'authorization']);
 /**
- * Headers a header rule may not set either, each with what to do instead: the CSP and `nosniff`
- * keep pages sandboxed (a page under its own CSP would run scripts with the node's origin, next to
- * the API and the session cookie), a few describe the stored content or belong to another rule
- * kind, and the last ones would act on the whole node, not on one machine's pages.
+ * What a header rule may set: an allow-list, because the dangerous headers are an open class. A page of
+ * `/s/{slug}` is served from the node's own origin, so a header that acts on the origin rather than on
+ * the page (reporting endpoints, client hints, service-worker scope, CORS, cookies) would reach every
+ * URL of the node, share tokens in query strings included. Allowed: these page-scoped headers, plus
+ * custom `X-...` headers outside `X_REFUSED`.
  */
-const GUARDED_HEADERS: Record<string, string> = {
+const ALLOWED_HEADERS = new Set(['x-frame-options', 'referrer-policy', 'x-robots-tag', 'content-language', 'content-disposition', 'permissions-policy']);
+/** Custom-looking headers that proxies or browsers act on: prefixes, lowercase. */
+const X_REFUSED = ['x-accel-', 'x-sendfile', 'x-lighttpd-', 'x-litespeed-', 'x-forwarded-', 'x-real-ip', 'x-xss-protection', 'x-permitted-cross-domain-policies', 'x-dns-prefetch-control'];
+/** Why a well-known header is refused, so the message says what to do instead. */
+const REFUSED_BECAUSE: Record<string, string> = {
   'content-security-policy': 'the node sets it to keep site pages sandboxed',
+  'content-security-policy-report-only': 'the node sets the page CSP, and its reports would send URLs of this node elsewhere',
   'x-content-type-options': 'the node sets it to keep site pages sandboxed',
   'content-type': 'it comes from the uploaded file; upload the file again with another content_type',
   'content-encoding': 'pages are served as stored',
   etag: 'the node derives it from the content',
   'cache-control': 'use a page_rule with cache or cache_ttl_s',
+  expires: 'use a page_rule with cache or cache_ttl_s',
   location: 'use a redirect rule',
+  'set-cookie': 'cookies would apply to the whole node, next to its session cookie',
   'strict-transport-security': 'it would apply to the whole node; use a page_rule with always_https',
   'clear-site-data': 'it would apply to the whole node',
   'alt-svc': 'it would apply to the whole node',
+  nel: 'it would make browsers report every URL of this node (share tokens included) to another server',
+  'report-to': 'it would make browsers report URLs of this node (share tokens included) to another server',
+  'reporting-endpoints': 'it would make browsers report URLs of this node (share tokens included) to another server',
+  'expect-ct': 'it reports URLs of this node to another server',
 };
+const REFUSED_PREFIXES: Array<[prefix: string, reason: string]> = [
+  ['access-control-', 'CORS headers would let other sites read pages with a visitor\'s credentials'],
+  ['cross-origin-', 'cross-origin policies change how other sites may embed or open this node, and can report to other servers'],
+];
+
+/** Why `name` (lowercase) may not be set by a header rule, or undefined when it may. */
+function refusedHeader(name: string): string | undefined {
+  const known = REFUSED_BECAUSE[name] ?? REFUSED_PREFIXES.find(([prefix]) => name.startsWith(prefix))?.[1];
+  if (known !== undefined) return known;
+  if (ALLOWED_HEADERS.has(name)) return undefined;
+  if (name.startsWith('x-') && name.length > 2 && !X_REFUSED.some((prefix) => name.startsWith(prefix))) return undefined;
+  return 'it is not on the allow-list of page-scoped headers';
+}
+/** A header value naming a reporting endpoint (`report-to=`, `report-uri`, `report=`) would send URLs elsewhere. */
+const REPORTING_VALUE = /report(?:-to|-uri)?\s*=|report-uri|report-to/i;
+const ALLOWED_TEXT = 'X-Frame-Options, Referrer-Policy, X-Robots-Tag, Content-Language, Content-Disposition, Permissions-Policy, or a custom X-... header';
 const REDIRECT_STATUS = [301, 302, 307, 308];
 const BLOCK_STATUS = [403, 404, 410, 429, 451];
 const CACHE_MODES = ['bypass', 'standard', 'everything'];
@@ -33,8 +61,8 @@ const invalid = (field: string, message: string) =>
 /**
  * Checks a rule's `action_json` for its kind and returns it with defaults filled:
  * - redirect: `{ url (absolute http(s) URL, or a path below the site starting with "/"), status: 301|302|307|308 = 302 }`;
- * - header: `{ name, value }` (no hop-by-hop, length or credential headers, none the node sets to
- *   sandbox pages, none that act on the whole node; no line breaks);
+ * - header: `{ name, value }`, name on the allow-list of page-scoped headers (see `ALLOWED_HEADERS`),
+ *   value printable ASCII naming no reporting endpoint;
  * - block: `{ status: 403|404|410|429|451 = 403, reason? }`;
  * - page_rule: any of `{ cache: bypass|standard|everything, cache_ttl_s, always_https }` (no
  *   positive cache_ttl_s with bypass).
@@ -64,12 +92,13 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
       if (typeof name !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
         throw invalid('name', `a header name of letters, digits and "-", not one of ${[...RESERVED_HEADERS].join(', ')}`);
       }
-      const guarded = GUARDED_HEADERS[name.toLowerCase()];
-      if (guarded !== undefined) throw invalid('name', `a header rule cannot set ${name}: ${guarded}`);
+      const refused = refusedHeader(name.toLowerCase());
+      if (refused !== undefined) throw invalid('name', `a header rule cannot set ${name}: ${refused}; it may set ${ALLOWED_TEXT}`);
       // Node refuses to send other characters in a header: they would turn the page into a 500.
       if (typeof value !== 'string' || value.length > 1024 || /[^\t\x20-\x7e]/.test(value)) {
         throw invalid('value', 'a string of at most 1024 printable ASCII characters, without line breaks or control characters');
       }
+      if (REPORTING_VALUE.test(value)) throw invalid('value', 'no reporting endpoints (report-to, report-uri, report=): browsers would send URLs of this node to them');
       return { name, value };
     }
     case 'block': {

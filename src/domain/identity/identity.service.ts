@@ -224,6 +224,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       if (record.machine) caller.machine = record.machine;
       if (record.scope) caller.scope = record.scope;
       if (record.rate_limit_tier) caller.rateTier = record.rate_limit_tier;
+      if (record.expires_at) caller.expiresAtMs = Date.parse(record.expires_at);
       return caller;
     },
   };

@@ -184,7 +184,7 @@ export function createSessionsService(deps: {
 
     async resolve(token) {
       const claims = await verifySession(nodeKeys, token, clock.now());
-      return claims ? { uid: claims.uid, credential: 'session', proven: claims.proven } : undefined;
+      return claims ? { uid: claims.uid, credential: 'session', proven: claims.proven, expiresAtMs: claims.exp * 1000 } : undefined;
     },
 
     jwks: () => ({ keys: [{ ...nodeKeys.publicJwk, kty: nodeKeys.publicJwk.kty!, kid: nodeKeys.keyId }] }),

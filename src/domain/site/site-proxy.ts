@@ -7,8 +7,9 @@ import type { ActionDef } from '../../registry/types.js';
  *   `GET`, public and need no role; they run with the visitor's own credentials (a share token
  *   still opens a private machine, nothing more);
  * - writes: only the operations listed in `SITE_WRITES`, and only while the machine has an active
- *   publish key; the proxy runs them with the key's authority (operator on this machine alone), so
- *   the key never reaches the browser, and revoking the key stops them at once;
+ *   publish key; the proxy runs them as the site (`siteUid`: operator on this machine alone, recorded
+ *   as the site, not the owner), so the key never reaches the browser, and revoking the key stops them
+ *   at once; each takes from the visitor's request budget (key, else address) and the site's own;
  * - everything else (other machines, roles, keys, settings, contracts, deletions) is refused.
  */
 export type ProxyRule =
@@ -18,6 +19,21 @@ export type ProxyRule =
 
 /** Row types written through a site are prefixed, so they stand apart from the owner's own rows. */
 export const SITE_ROW_PREFIX = 'site.';
+
+const SITE_UID_PREFIX = 'site:';
+
+/**
+ * The identity a site's proxied writes run and are recorded as: the site itself (`site:<slug>`), never
+ * its owner. It holds the operator role on its own machine only (see `MachinesService`), and has its
+ * own request budget, apart from the owner's.
+ */
+export function siteUid(slug: string): string {
+  return `${SITE_UID_PREFIX}${slug}`;
+}
+
+export function isSiteUid(uid: string | null): boolean {
+  return uid !== null && uid.startsWith(SITE_UID_PREFIX);
+}
 
 const SITE_WRITES: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = {
   'chain.appendEvent': (input) => ({

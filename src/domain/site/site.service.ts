@@ -8,6 +8,7 @@ import type { ChainService, WriteResult } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';
+import { siteUid } from './site-proxy.js';
 import { checkSitePath, MAX_FILE_BYTES, MAX_FILES, MAX_SITE_BYTES, normalizeContentType } from './site-rules.js';
 
 export interface SiteFile {
@@ -67,7 +68,7 @@ export interface SiteService {
   revokePublishKey(slug: string, caller: Caller): Promise<boolean>;
   /** A page for a visitor: NOT_FOUND for a private machine the visitor cannot read, as for a missing file. */
   page(slug: string, path: string, caller: Caller): Promise<{ contentType: string; body: Buffer; sha: string; isPublic: boolean }>;
-  /** The caller a site's proxied writes run as: operator on this machine alone, while a publish key is active. */
+  /** The caller a site's proxied writes run as: the site itself, operator on this machine alone, while a publish key is active. */
   siteAuthority(slug: string, visitor: Caller): Promise<Caller>;
 }
 
@@ -194,7 +195,7 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
       const { machine } = await machines.readable(slug, visitor);
       const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
       if (!key) throw errors.forbidden(`The site of "${slug}" has no active publish key, so writes through it are off`);
-      return { uid: machine.owner_uid, credential: 'machine-key', machine: slug, scope: 'write', keyId: key.key_prefix };
+      return { uid: siteUid(machine.slug), credential: 'site', machine: slug, scope: 'write' };
     },
   };
 }

@@ -13,6 +13,7 @@ import { rpcErrorBody } from '../mcp/http-endpoint.js';
 import { createHostPolicy, type HostPolicy } from './host-policy.js';
 import { restInput } from './rest-input.js';
 import { createJsonBodyReader } from './json-body.js';
+import { createSseCap, type SseCap } from './sse-cap.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
@@ -40,6 +41,8 @@ export interface HttpDeps {
   sseMaxPerCaller?: number;
   /** The names this node answers to and the origins that may write with its cookie; loopback only when absent. */
   hosts?: HostPolicy;
+  /** The open-stream count shared with the site proxy; made from `sseMaxPerCaller` when absent. */
+  sseCap?: SseCap;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -122,8 +125,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     sendError(res, error);
   });
 
-  /** Open event streams per holder, for `sseMaxPerCaller`. */
-  const openStreams = new Map<string, number>();
+  const sseCap = deps.sseCap ?? createSseCap(deps.sseMaxPerCaller);
 
   async function dispatch(req: Request, res: Response): Promise<void> {
     const match = safeMatch(registry, req.method, req.path);
@@ -154,17 +156,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
     if (!result.ok) return sendError(res, result.error);
     if (op.def.stream && isSseSource(result.value)) {
-      const holder = streamHolderOf(req);
-      const open = openStreams.get(holder) ?? 0;
-      if (deps.sseMaxPerCaller !== undefined && open >= deps.sseMaxPerCaller) {
-        return sendError(res, new CoreError('RATE_LIMITED', `At most ${deps.sseMaxPerCaller} event streams may be open at once per caller; close one first`, { retry_after_s: 5 }));
-      }
-      openStreams.set(holder, open + 1);
-      res.once('close', () => {
-        const left = (openStreams.get(holder) ?? 1) - 1;
-        if (left > 0) openStreams.set(holder, left);
-        else openStreams.delete(holder);
-      });
+      const refused = sseCap.admit(req, res);
+      if (refused) return sendError(res, refused);
       return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
     }
     if (op.def.produces) {
@@ -187,11 +180,6 @@ function safeMatch(registry: Registry, method: string, path: string) {
 }
 
 /** Who holds a stream, as far as the transport can tell before the pipeline: the credential, else the client address. */
-function streamHolderOf(req: Request): string {
-  const creds = credentialsOf(req);
-  return creds.bearer ? `b:${creds.bearer}` : creds.session ? `s:${creds.session}` : `ip:${req.socket.remoteAddress ?? ''}`;
-}
-
 function hasBody(req: Request): boolean {
   const length = req.header('content-length');
   return (length !== undefined && length !== '0') || req.header('transfer-encoding') !== undefined;

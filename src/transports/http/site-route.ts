@@ -12,6 +12,7 @@ import type { RawBody } from '../../registry/types.js';
 import { credentialsOf } from './credentials.js';
 import { restInput } from './rest-input.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
+import type { SseCap } from './sse-cap.js';
 
 export type SiteRoute = (req: Request, res: Response) => Promise<void>;
 
@@ -29,7 +30,7 @@ const PROXY = '/sdk/core/';
  * `allow-same-origin`), so a page's scripts never act with this origin's storage; the proxy answers
  * CORS requests from any origin, sandboxed pages having an opaque one.
  */
-export function createSiteRoute(deps: { services: Services; registry: Registry; pipeline: Pipeline; onSseSubscriber?: SseSubscriberHook }): SiteRoute {
+export function createSiteRoute(deps: { services: Services; registry: Registry; pipeline: Pipeline; onSseSubscriber?: SseSubscriberHook; sseCap?: SseCap }): SiteRoute {
   const { services, registry, pipeline } = deps;
 
   return async (req, res) => {
@@ -105,7 +106,8 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
     const input = restInput(op, { slug }, req.query as Record<string, unknown>, req.body);
     if (input instanceof CoreError) return sendError(res, input);
     const creds = credentialsOf(req);
-    const opts = { surface: 'rest' as const, requestId: res.locals.requestId as string };
+    // Visitors are limited per key, else per address, like any other REST caller.
+    const opts = { surface: 'rest' as const, requestId: res.locals.requestId as string, ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}) };
     let result: InvokeResult;
     if (rule.kind === 'read') {
       result = await pipeline.invoke(op, input, creds, opts);
@@ -117,13 +119,19 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
         delete explicit.session;
         const visitor = await authenticate(services, explicit);
         const site = await services.site.siteAuthority(slug, visitor);
-        result = await pipeline.invokeAs(op, rule.prepare(input), site, opts);
+        // Run as the site, charged to the visitor and to the site's own budget: many visitors cannot
+        // write through one site faster than the node lets one caller write.
+        result = await pipeline.invokeAs(op, rule.prepare(input), site, { ...opts, chargeTo: [visitor, site] });
       } catch (err) {
         return sendError(res, toCoreError(err));
       }
     }
     if (!result.ok) return sendError(res, result.error);
-    if (op.def.stream && isSseSource(result.value)) return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
+    if (op.def.stream && isSseSource(result.value)) {
+      const refused = deps.sseCap?.admit(req, res);
+      if (refused) return sendError(res, refused);
+      return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
+    }
     if (op.def.produces) {
       const raw = result.value as RawBody;
       res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
@@ -146,5 +154,7 @@ function sendError(res: Response, error: CoreError): void {
     return;
   }
   if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }

@@ -22,15 +22,31 @@ export function streamSse(req: Request, res: Response, source: SseSource, heartb
   res.flushHeaders();
   res.write(': connected\n\n');
   const lastEventId = req.header('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
-  const stop = source.open((event) => {
-    res.write(formatEvent(event));
-  }, lastEventId);
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
   heartbeat.unref();
-  onSubscriber?.(1);
-  res.on('close', () => {
-    onSubscriber?.(-1);
+  let stopped = false;
+  let counted = false;
+  let stop: (() => void) | undefined;
+  const finish = () => {
+    if (stopped) return;
+    stopped = true;
     clearInterval(heartbeat);
-    stop();
-  });
+    if (counted) onSubscriber?.(-1);
+    stop?.();
+  };
+  // A source that ends (its receiver lost the right to read it) closes the response after its last event.
+  stop = source.open(
+    (event) => {
+      res.write(formatEvent(event));
+    },
+    lastEventId,
+    () => {
+      finish();
+      res.end();
+    },
+  );
+  if (stopped) return stop();
+  counted = true;
+  onSubscriber?.(1);
+  res.on('close', finish);
 }

@@ -1,6 +1,6 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { anchorIdHash, anchorMessage, newAnchorKey, signAnchor, verifyAnchor } from '../../../src/domain/chain/anchor.js';
+import { anchorIdHash, anchorMessage, legacyAnchorIdHash, newAnchorKey, signAnchor, verifyAnchor } from '../../../src/domain/chain/anchor.js';
 import {
   checkpointMessage,
   keyIdOf,
@@ -102,10 +102,28 @@ describe('seals', () => {
 });
 
 describe('anchors', () => {
-  it('derives the id hash from slug and genesis hash, case-insensitively in the hash', () => {
+  it('derives the id hash from the node secret, slug and genesis hash, case-insensitively in the hash', () => {
+    const secret = randomBytes(32);
     const genesis = genesisSeed('child', 7);
-    expect(anchorIdHash('child', genesis)).toBe(anchorIdHash('child', genesis.toUpperCase()));
-    expect(anchorIdHash('child', genesis)).not.toBe(anchorIdHash('child2', genesis));
+    expect(anchorIdHash(secret, 'child', genesis)).toBe(anchorIdHash(secret, 'child', genesis.toUpperCase()));
+    expect(anchorIdHash(secret, 'child', genesis)).not.toBe(anchorIdHash(secret, 'child2', genesis));
+    expect(legacyAnchorIdHash('child', genesis)).toBe(legacyAnchorIdHash('child', genesis.toUpperCase()));
+  });
+
+  it('cannot be reproduced from the slug and a guessed genesis tick without the node secret', () => {
+    const secret = randomBytes(32);
+    const genesisTick = 2_287_000_123;
+    const pseudonym = anchorIdHash(secret, 'child', genesisSeed('child', genesisTick));
+    // The attack: guess the slug and try every tick in a window around the creation (~400 hashes).
+    const guesses = new Set<string>();
+    for (let tick = genesisTick - 200; tick <= genesisTick + 200; tick++) {
+      const genesis = genesisSeed('child', tick);
+      guesses.add(legacyAnchorIdHash('child', genesis));
+      guesses.add(createHash('sha256').update(`anchor-id|child|${genesis}`).digest('hex'));
+      guesses.add(anchorIdHash(randomBytes(32), 'child', genesis));
+    }
+    expect(guesses.has(legacyAnchorIdHash('child', genesisSeed('child', genesisTick)))).toBe(true);
+    expect(guesses.has(pseudonym)).toBe(false);
   });
 
   it('signs and verifies an anchor claim, which any change breaks', () => {

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createDeliveryGuard } from '../../../src/domain/chain/delivery-guard.js';
+import type { IdentityService } from '../../../src/domain/identity/identity.service.js';
+import type { MachinesService } from '../../../src/domain/chain/machines.service.js';
+import { createFakeClock } from '../../../src/lib/clock.js';
+import { createEventBus } from '../../../src/lib/event-bus.js';
+import type { Caller, SseEvent } from '../../../src/registry/types.js';
+
+type Access = { role: 'viewer' | 'none'; untilMs: number | null } | undefined;
+
+/** A guard over a machine whose access answers are released by the test, one check at a time. */
+function rig() {
+  const bus = createEventBus();
+  const clock = createFakeClock();
+  const pending: Array<(a: Access) => void> = [];
+  const machines = { accessNow: () => new Promise<Access>((resolve) => pending.push(resolve)) } as unknown as MachinesService;
+  const guard = createDeliveryGuard({ bus, clock, machines, identity: {} as IdentityService });
+  let push: (e: SseEvent) => void = () => undefined;
+  const source = { open: (p: (e: SseEvent) => void) => ((push = p), () => undefined) };
+  const got: SseEvent[] = [];
+  let ended = 0;
+  const caller: Caller = { uid: 'u1', credential: 'user-key', keyId: 'k1' };
+  guard.guard(source, { slug: 'm', caller, need: 'read' }).open((e) => got.push(e), undefined, () => ended++);
+  const row = (n: number): SseEvent => ({ id: String(n), event: 'audit.appended', data: { seq: n } });
+  const answer = async (a: Access) => {
+    await waitFor(() => pending.length > 0);
+    pending.shift()!(a);
+    await new Promise((r) => setImmediate(r));
+  };
+  const appended = (slug: string, type: string) => bus.emit('audit.appended', { slug, isPublic: true, row: { type } });
+  return { clock, pending, got, ended: () => ended, row, deliver: (e: SseEvent) => push(e), answer, appended };
+}
+
+async function waitFor(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setImmediate(r));
+  if (!ok()) throw new Error('never happened');
+}
+
+describe('delivery guard', () => {
+  it('holds events until the first check passes, then delivers them in order', async () => {
+    const r = rig();
+    r.deliver(r.row(1));
+    r.deliver(r.row(2));
+    expect(r.got).toEqual([]);
+    await r.answer({ role: 'viewer', untilMs: null });
+    r.deliver(r.row(3));
+    expect(r.got.map((e) => e.id)).toEqual(['1', '2', '3']);
+  });
+
+  it('checks again when access changes during a check, and drops what it held when the second check fails', async () => {
+    const r = rig();
+    await r.answer({ role: 'viewer', untilMs: null });
+    r.appended('m', 'admin.revoked');
+    r.deliver(r.row(1));
+    r.appended('m', 'machine.share_disabled');
+    await r.answer({ role: 'viewer', untilMs: null });
+    expect(r.got).toEqual([]);
+    await r.answer(undefined);
+    expect(r.got.map((e) => e.event)).toEqual(['access.revoked']);
+    expect(r.got[0]!.data).toMatchObject({ code: 'NOT_FOUND' });
+    expect(r.ended()).toBe(1);
+    r.deliver(r.row(2));
+    expect(r.got).toHaveLength(1);
+  });
+
+  it('ignores rows that change nobody\'s access and rows of other machines', async () => {
+    const r = rig();
+    await r.answer({ role: 'viewer', untilMs: null });
+    r.appended('m', 'tick');
+    r.appended('m', 'site.click');
+    r.appended('other', 'admin.revoked');
+    r.deliver(r.row(1));
+    expect(r.got.map((e) => e.id)).toEqual(['1']);
+    expect(r.pending).toHaveLength(0);
+  });
+
+  it('re-checks at the first delivery after the right lapses, without a timer', async () => {
+    const r = rig();
+    await r.answer({ role: 'none', untilMs: r.clock.now() + 1000 });
+    r.deliver(r.row(1));
+    expect(r.pending).toHaveLength(0);
+    r.clock.advance(1000);
+    r.deliver(r.row(2));
+    expect(r.pending).toHaveLength(1);
+    await r.answer(undefined);
+    expect(r.got.map((e) => e.event)).toEqual(['audit.appended', 'access.revoked']);
+  });
+});
