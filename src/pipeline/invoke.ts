@@ -69,7 +69,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         cause: checked.error.issues,
       });
     }
-    return checked.data;
+    // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
+    return op.stripSecrets ? op.stripSecrets(checked.data) : checked.data;
   }
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
