@@ -113,7 +113,7 @@ function evaluate(expression: string, input: Record<string, unknown>, what: stri
   return { ok: true, value: out.value };
 }
 
-/** Input names an expression reads (`input.x` and bare `x`), for matching template parameters. */
+/** Input names an expression reads (`input.x` and bare `x`, not `secrets`), for matching template parameters. */
 export function conditionNames(expression: string): string[] {
   const names = new Set<string>();
   const walk = (node: unknown): void => {
@@ -121,7 +121,7 @@ export function conditionNames(expression: string): string[] {
     if (!node || typeof node !== 'object' || !('op' in node)) return;
     const n = node as ASTNode;
     if (n.op === 'id') {
-      if (n.args !== 'input') names.add(n.args);
+      if (n.args !== 'input' && n.args !== 'secrets') names.add(n.args);
       return;
     }
     if (n.op === '.' && n.args[0].op === 'id' && n.args[0].args === 'input') {

@@ -1,5 +1,6 @@
 import type { Caller } from '../../registry/types.js';
 import type { MachinesService } from '../chain/machines.service.js';
+import { isDeveloperUid } from '../identity/identity.service.js';
 import type { ContractRecord, ListenerPrincipal } from './contract.types.js';
 
 /**
@@ -30,8 +31,13 @@ export function principalOf(caller: Caller): ListenerPrincipal {
   };
 }
 
+/**
+ * A contract's principal. A contract written before principals were kept listens as its creator; a
+ * developer key (bound to the contract's machine, at least operator to create it) as such a key.
+ */
 export function listenerOf(record: ContractRecord): ListenerPrincipal {
-  return record.listener ?? { uid: record.created_by };
+  if (record.listener) return record.listener;
+  return isDeveloperUid(record.created_by) ? { uid: record.created_by, machine: record.slug, scope: 'write' } : { uid: record.created_by };
 }
 
 /** The principal as a caller of the machines service (so the role rules stay in one place). */

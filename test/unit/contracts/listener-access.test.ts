@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src/registry/types.js';
+import type { ContractRecord } from '../../../src/domain/contracts/contract.types.js';
+import { listenerOf } from '../../../src/domain/contracts/listener-access.js';
 import { harness, OWNER, type Harness } from './harness.js';
 
 /**
@@ -151,5 +153,14 @@ describe('listeners after revocation (finding 3)', () => {
     await h.core.services.contracts.crud.update('shared', contract.id, ALICE, { ...listener('reading'), version: '2' });
     await post(h, 'src', 'reading', { pin: 2 });
     expect((await h.rows(contract.id, 'shared')).map((r) => r.input)).toEqual([{ pin: 1 }, { payload_withheld: true }]);
+  });
+});
+
+describe('the principal of a contract written before principals were kept', () => {
+  const legacy = (created_by: string) => ({ id: 'ct_x', slug: 'm1', created_by }) as ContractRecord;
+
+  it('is its creator, and a developer key stays bound to the machine it was issued for', () => {
+    expect(listenerOf(legacy('uowner0000000001'))).toEqual({ uid: 'uowner0000000001' });
+    expect(listenerOf(legacy('key:k1'))).toEqual({ uid: 'key:k1', machine: 'm1', scope: 'write' });
   });
 });
