@@ -63,14 +63,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!op.def.handler) throw errors.notImplemented(op.def.area);
     const value = await op.def.handler(input, new CallContext(caller, requestId, services, log, op.id, opts));
     if (op.def.stream || op.def.produces || op.def.relaysOutput) return value;
-    const checked = op.def.output.safeParse(value);
+    // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
+    const checked = op.def.output.safeParse(op.stripSecrets ? op.stripSecrets(value) : value);
     if (!checked.success) {
       throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {
         cause: checked.error.issues,
       });
     }
-    // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
-    return op.stripSecrets ? op.stripSecrets(checked.data) : checked.data;
+    return checked.data;
   }
 
   async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {

@@ -18,7 +18,7 @@ export function isSecret(schema: z.ZodType): boolean {
   return false;
 }
 
-/** Removes an output value's secret fields; returns the value itself when there are none. */
+/** Removes the secret fields of a handler's answer; returns the value itself when there are none. */
 export type Stripper = (value: unknown) => unknown;
 
 const plans = new WeakMap<z.ZodType, Stripper | null>();
@@ -53,7 +53,8 @@ function build(schema: z.ZodType): Stripper | null {
     case 'catch':
       return planOf(def.innerType as z.ZodType);
     case 'pipe':
-      return planOf(def.out as z.ZodType);
+      // Secrets are removed from the value as the handler returned it, before the output check.
+      return planOf(def.in as z.ZodType);
     case 'lazy':
       return planOf((def.getter as () => z.ZodType)());
     case 'object': {
