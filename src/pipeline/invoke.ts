@@ -92,7 +92,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const value = await op.def.handler(input, ctx);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
     if (op.def.produces || op.def.relaysOutput) return value;
-    const checked = op.def.output.safeParse(value);
+    // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
+    const checked = op.def.output.safeParse(op.stripSecrets ? op.stripSecrets(value) : value);
     if (!checked.success) {
       throw new CoreError('INTERNAL', `output of ${op.id} does not match its schema`, undefined, {
         cause: checked.error.issues,

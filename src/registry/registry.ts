@@ -2,6 +2,7 @@ import FindMyWay from 'find-my-way';
 import type { z } from 'zod';
 import type { ActionDef, HttpMethod, ToolDef } from './types.js';
 import { propertyTypes, toJsonSchema, type JsonSchema } from './json-schema.js';
+import { secretStripper, type Stripper } from './secret-fields.js';
 
 /** An action of a tool, resolved and precompiled for dispatch. */
 export interface Operation {
@@ -19,6 +20,8 @@ export interface Operation {
   outputSchema: JsonSchema;
   /** JSON type of each top-level input field, for coercing query strings. */
   fieldTypes: Record<string, string>;
+  /** Removes the output's `Secret` fields (the output rule every read path goes through); undefined when it has none. */
+  stripSecrets: Stripper | undefined;
 }
 
 /** Routes served by a transport rather than by a tool action (listed so the catalog is complete). */
@@ -75,6 +78,7 @@ function lazyOperation(def: ActionDef, tool: ToolDef, action: string, pathParams
   let inputSchema: JsonSchema | undefined;
   let outputSchema: JsonSchema | undefined;
   let fieldTypes: Record<string, string> | undefined;
+  let stripSecrets: { fn: Stripper | undefined } | undefined;
   return {
     id: def.id,
     tool,
@@ -94,6 +98,9 @@ function lazyOperation(def: ActionDef, tool: ToolDef, action: string, pathParams
     },
     get fieldTypes() {
       return (fieldTypes ??= propertyTypes(this.inputSchema));
+    },
+    get stripSecrets() {
+      return (stripSecrets ??= { fn: secretStripper(def.output) }).fn;
     },
   };
 }

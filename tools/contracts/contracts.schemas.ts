@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { Secret } from '../../src/registry/secret-fields.js';
 
 /**
  * Schemas shared by the contracts toolset. Definition schemas are loose on purpose: definitions are
@@ -142,6 +143,11 @@ export const ContractDefinition = z
       'Oracle settings; contracts with one are listed by the oracles read. `field` names the input value each successful fire records as a reading (default: the operator output)',
     ),
     defaults: JsonObject.optional().describe('Input values used when the caller or the event does not give them; template parameters land here'),
+    secrets: Secret(
+      JsonObject.describe(
+        'Write-only values conditions read as secrets.<name>, e.g. {"expected_token": "..."}: stored and used by the server, never returned by any read or export. An edit without secrets keeps the current ones; {} clears them',
+      ),
+    ).optional(),
     observers: z.array(z.unknown()).optional(),
     audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock in the audit chain'),
     tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),

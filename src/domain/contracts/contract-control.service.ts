@@ -1,8 +1,8 @@
 import { errors } from '../../errors.js';
 import type { Caller } from '../../registry/types.js';
-import { evaluateCondition } from './condition.js';
+import { evaluateCondition, overBudget } from './condition.js';
 import type { ContractsCore } from './contracts-core.js';
-import type { ContractRecord, ContractStatus, TransitionRecord } from './contract.types.js';
+import { secretsOf, type ContractRecord, type ContractStatus, type TransitionRecord } from './contract.types.js';
 import { nextScheduled } from './schedule.js';
 import { isTimeTrigger } from './triggers.js';
 
@@ -141,7 +141,8 @@ export function createContractControl(core: ContractsCore): ContractControl {
         const scope = { ...(record.definition.defaults ?? {}), ...input };
         const passing = candidates.find(([, t]) => {
           if (t.condition === undefined) return true;
-          const outcome = evaluateCondition(t.condition, scope);
+          const outcome = evaluateCondition(t.condition, scope, secretsOf(record.definition));
+          if (!outcome.ok && outcome.overBudget) throw overBudget(outcome.error);
           return outcome.ok && outcome.value;
         });
         const [index] = passing ?? candidates[0]!;

@@ -7,7 +7,7 @@ import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import { evaluateCondition } from './condition.js';
 import type { ContractHub } from './contract-hub.js';
 import type { ContractStore } from './contract-store.js';
-import { eventsStream, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
+import { eventsStream, secretsOf, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
 import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
 import { oneShotTick, transitionKey } from './triggers.js';
@@ -110,8 +110,8 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
 
       let failure: { code: string; message: string } | undefined;
       if (transition.condition !== undefined) {
-        const outcome = evaluateCondition(transition.condition, scope);
-        if (!outcome.ok) failure = { code: 'condition_failed', message: outcome.error };
+        const outcome = evaluateCondition(transition.condition, scope, secretsOf(record.definition));
+        if (!outcome.ok) failure = { code: outcome.overBudget ? 'condition_over_budget' : 'condition_failed', message: outcome.error };
         else if (!outcome.value) failure = { code: 'condition_failed', message: `condition is false: ${transition.condition}` };
       }
       const ids = transition.operators ?? (transition.operator !== undefined ? [transition.operator] : []);

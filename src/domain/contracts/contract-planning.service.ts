@@ -2,10 +2,10 @@ import { errors } from '../../errors.js';
 import { tickStartMs } from '../../lib/clock.js';
 import type { Caller } from '../../registry/types.js';
 import { evaluateAggregate } from './aggregate.js';
-import { evaluateCondition } from './condition.js';
+import { evaluateCondition, overBudget } from './condition.js';
 import { initialState } from './contract-store.js';
 import type { ContractsCore } from './contracts-core.js';
-import type { ContractRecord, Definition, Runtime, TransitionRecord, TransitionSpec } from './contract.types.js';
+import { secretsOf, type ContractRecord, type Definition, type Runtime, type TransitionRecord, type TransitionSpec } from './contract.types.js';
 import { predictFires, watermarkOf } from './schedule.js';
 import { describeTrigger, isEventTrigger, isTimeTrigger, nextDue, transitionKey } from './triggers.js';
 
@@ -65,7 +65,8 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
         results.push({ ...base, outcome: 'pass', reason: gate.reason });
         continue;
       }
-      const checked = t.condition === undefined ? { ok: true as const, value: true } : evaluateCondition(t.condition, { ...scope, ...gate.extra });
+      const checked = t.condition === undefined ? { ok: true as const, value: true } : evaluateCondition(t.condition, { ...scope, ...gate.extra }, secretsOf(ctx.definition));
+      if (!checked.ok && checked.overBudget) throw overBudget(checked.error);
       if (!checked.ok) results.push({ ...base, outcome: 'filtered', reason: checked.error });
       else if (!checked.value) results.push({ ...base, outcome: 'filtered', reason: `condition is false: ${t.condition}` });
       else results.push({ ...base, outcome: 'fire', reason: gate.reason });

@@ -57,7 +57,19 @@ export interface Definition {
   oracle?: Record<string, unknown>;
   /** Input values used when a caller or an event does not give them (template parameters). */
   defaults?: Record<string, unknown>;
+  /**
+   * Write-only values the contract's conditions read as `secrets.<name>`: stored and used server-side,
+   * never answered (the output rule strips them; see `Secret` in `src/registry/secret-fields.ts`) and
+   * never exported. A new definition without `secrets` keeps the current ones.
+   */
+  secrets?: Record<string, unknown>;
   [key: string]: unknown;
+}
+
+/** The definition's secrets as conditions see them: an object, empty when there are none. */
+export function secretsOf(definition: Definition): Record<string, unknown> {
+  const secrets = definition.secrets;
+  return typeof secrets === 'object' && secrets !== null && !Array.isArray(secrets) ? secrets : {};
 }
 
 /** A contract as stored (collection `contracts`). Runtime state lives in its transition rows, not here. */
@@ -80,6 +92,21 @@ export interface ContractRecord {
   /** Due ticks passed over by skip-next, by transition key: fires at or before them never happen. */
   skip_floor: Record<string, number>;
   killed?: { tick: number; reason: string; by: string } | undefined;
+  /**
+   * Whose right to read decides what the contract's event triggers receive: the identity that set the
+   * current definition (create, edit, rollback, import). Absent on contracts written before it existed:
+   * `created_by` then. See `listener-access.ts`.
+   */
+  listener?: ListenerPrincipal;
+}
+
+/** The identity a listening contract reads other machines' events as; never a share token. */
+export interface ListenerPrincipal {
+  uid: string;
+  /** The machine a machine key was bound to: such a key carries no authority elsewhere. */
+  machine?: string;
+  /** A key's scope, which caps its role. */
+  scope?: 'read' | 'write' | 'admin';
 }
 
 /** The fields of a transition row (see `TransitionRecord`). */

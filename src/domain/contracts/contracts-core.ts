@@ -14,9 +14,10 @@ import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractStore, type ContractStore } from './contract-store.js';
-import type { ContractRecord, Definition, Runtime } from './contract.types.js';
+import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
+import { callerOf, createListenerAccess, principalOf } from './listener-access.js';
 import type { ContractReceipts, OperatorRegistry } from './operator-run.js';
 import { nextScheduled } from './schedule.js';
 import { createScheduleRelay } from './contract-schedule-relay.js';
@@ -164,7 +165,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
           input = { ...delivery.payload, aggregate: agg.value, aggregate_events: agg.events };
         }
         if (transition.condition !== undefined) {
-          const outcome = evaluateCondition(transition.condition, { ...defaults, ...input });
+          const outcome = evaluateCondition(transition.condition, { ...defaults, ...input }, secretsOf(current.definition));
           if (!outcome.ok || !outcome.value) {
             filtered ??= { index, input };
             continue;
@@ -180,7 +181,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     if (record) await refresh(record);
   }
 
-  router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, onError: deps.onError });
+  router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, reach: createListenerAccess(deps.machines), onError: deps.onError });
 
   /**
    * Contracts another process changed, as announced on the schedule channel (see `contract-schedule-relay.ts`),
@@ -280,13 +281,16 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
       for (const [i, transition] of valid.transitions.entries()) {
         const source = transition.trigger?.machine;
         if (source === undefined) continue;
-        const role = await deps.machines.roleOf(source, caller);
+        // The contract listens as the caller's identity, so that is what must read the machine: a share
+        // token the request carried is not kept, and does not count.
+        const role = await deps.machines.roleOf(source, callerOf(principalOf(caller)));
         if (role === undefined) {
           const path = `transitions[${i}].trigger.machine`;
-          throw errors.validation(`Invalid contract definition: ${path}: no machine "${source}" that you can read`, {
+          const message = `no machine "${source}" that you can read as yourself (a share token does not carry over to a listening contract)`;
+          throw errors.validation(`Invalid contract definition: ${path}: ${message}`, {
             code: 'invalid_definition',
             path,
-            issues: [{ path, message: `no machine "${source}" that you can read` }],
+            issues: [{ path, message }],
           });
         }
       }

@@ -5,6 +5,7 @@ import { digestOf, randomToken } from '../../lib/hash.js';
 import type { Caller } from '../../registry/types.js';
 import type { ContractsCore, ContractView } from './contracts-core.js';
 import type { ContractRecord, ContractStatus, Definition, VersionFields, VersionRecord } from './contract.types.js';
+import { principalOf } from './listener-access.js';
 import { applyParams, type TemplateCatalogue } from './template-catalogue.js';
 
 export interface CreateInput {
@@ -50,6 +51,15 @@ export interface ContractsCrud {
   importContract(slug: string, caller: Caller, envelope: ExportEnvelope, name?: string): Promise<ContractView>;
 }
 
+/**
+ * Secrets are write-only: no read answers them, so an edit made from a read definition would drop them.
+ * An edit without `secrets` keeps the current ones (send `"secrets": {}` to clear them); a rollback
+ * restores the version's own.
+ */
+function keepSecrets(next: Definition, current: Definition, edit: boolean): Definition {
+  return edit && next.secrets === undefined && current.secrets !== undefined ? { ...next, secrets: current.secrets } : next;
+}
+
 /** Definition members never carried by an export. */
 const NOT_EXPORTED = ['secrets', 'watermarks'];
 
@@ -74,6 +84,7 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
       status: 'active',
       current_version_no: 1,
       created_by: caller.uid!,
+      listener: principalOf(caller),
       created_at: now,
       updated_at: now,
       created_tick: tick,
@@ -107,7 +118,7 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
       const record = await core.find(slug, id);
       if (record.status === 'killed' || record.status === 'frozen') throw errors.conflict(`Contract "${id}" is ${record.status}; its definition can no longer change`, { status: record.status });
       chain.assertWritable(await core.machine(slug));
-      const definition = await core.validate(raw, caller);
+      const definition = keepSecrets(await core.validate(raw, caller), record.definition, rolledBackFrom === null);
       const { state } = await contracts.runtime(record);
       if (!Object.hasOwn(definition.states, state)) {
         throw errors.validation(`Invalid contract definition: states: the contract is in state "${state}"; keep that state in the new definition`, {
@@ -122,6 +133,8 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
         definition,
         integrity_hash: digestOf(definition),
         current_version_no: next,
+        // Whoever sets the definition chooses what it listens to: it listens with their right to read.
+        listener: principalOf(caller),
         anchor_tick: clock.tick(),
         updated_at: iso(),
       }));

@@ -65,6 +65,7 @@ export function definitionIssues(raw: unknown, deps: ValidateDeps): DefinitionIs
   raw.transitions.forEach((tr, i) => transitionIssues(tr, `transitions[${i}]`, states, deps, add));
   if (raw.defaults !== undefined && !isObject(raw.defaults)) add('defaults', 'defaults is an object of input values');
   if (raw.oracle !== undefined && !isObject(raw.oracle)) add('oracle', 'oracle is an object');
+  if (raw.secrets !== undefined && !isObject(raw.secrets)) add('secrets', 'secrets is an object of write-only values, e.g. {"api_token": "..."}');
   return issues;
 }
 

@@ -5,8 +5,9 @@ import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import { inboxType } from './aggregate.js';
-import { inboxStream, type ContractRecord, type InboxRecord } from './contract.types.js';
+import { inboxStream, type ContractRecord, type InboxRecord, type ListenerPrincipal } from './contract.types.js';
 import type { EmittedEvent } from './contract-engine.js';
+import { listenerOf, principalKey, WITHHELD, type EventOrigin, type Reach } from './listener-access.js';
 import { isEventTrigger, triggerEvents } from './triggers.js';
 
 /** Emitted events cascade through listening contracts at most this deep (a contract loop stops here). */
@@ -38,6 +39,8 @@ export interface RouterDeps {
   clock: Clock;
   /** Offers an event to one contract (which decides, under its lock, whether a transition fires). */
   offer(contractId: string, delivery: Delivery): Promise<void>;
+  /** What a listener's principal may receive of an event from `source`, asked at each delivery. */
+  reach(principal: ListenerPrincipal, source: string, origin: EventOrigin): Promise<Reach>;
   onError(err: unknown): void;
 }
 
@@ -46,14 +49,15 @@ export interface RouterDeps {
  * machine (`POST /api/chain/{slug}/event`, any row type a trigger names) and events emitted by
  * contracts, on the same machine or, for triggers naming another `machine`, across machines. Events of
  * one source machine are delivered in order. Aggregated events are first kept in the listening
- * machine's inbox log so windows survive restarts.
+ * machine's inbox log so windows survive restarts. Each listener receives what its principal may read
+ * at the moment of delivery (see `listener-access.ts`): revoking a right stops flows already set up.
  */
 export function createEventRouter(deps: RouterDeps): EventRouter {
   const { store, chain } = deps;
   /** source slug → event name → listening contract ids. */
   const listeners = new Map<string, Map<string, Set<string>>>();
   /** contract id → what it is indexed under, for re-indexing. */
-  const entries = new Map<string, { slug: string; keys: Array<[string, string]>; aggregates: string[] }>();
+  const entries = new Map<string, { slug: string; keys: Array<[string, string]>; aggregates: string[]; principal: ListenerPrincipal }>();
   /** listening slug → inbox row type → how many contracts aggregate it. */
   const aggregated = new Map<string, Map<string, number>>();
   const queues = new Map<string, Promise<void>>();
@@ -96,16 +100,41 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
       if (!counts) aggregated.set(record.slug, (counts = new Map()));
       counts.set(type, (counts.get(type) ?? 0) + 1);
     }
-    entries.set(record.id, { slug: record.slug, keys, aggregates: [...new Set(aggregates)] });
+    entries.set(record.id, { slug: record.slug, keys, aggregates: [...new Set(aggregates)], principal: listenerOf(record) });
   }
 
-  async function route(source: string, name: string, payload: Record<string, unknown>, tick: number, depth: number, origin: string | null) {
+  /** An event's payload, read (decrypted, for a chain row) only when some listener may receive it. */
+  interface Content {
+    origin: EventOrigin;
+    payload: () => Promise<Record<string, unknown>>;
+  }
+
+  async function route(source: string, name: string, content: Content, tick: number, depth: number, origin: string | null) {
     const targets = [...(listeners.get(source)?.get(name) ?? [])].filter((id) => id !== origin);
     if (targets.length === 0) return;
-    const slugs = new Set(targets.map((id) => entries.get(id)?.slug).filter((s): s is string => s !== undefined));
+    // One check per principal and event, made now: a right revoked since the listener was set up counts.
+    const checks = new Map<string, Promise<Reach>>();
+    const reachOf = (id: string): Promise<Reach> => {
+      const entry = entries.get(id);
+      if (!entry) return Promise.resolve('none');
+      const key = principalKey(entry.principal);
+      let check = checks.get(key);
+      if (!check) checks.set(key, (check = deps.reach(entry.principal, source, content.origin)));
+      return check;
+    };
+    const reaches = new Map<string, Reach>();
+    for (const id of targets) reaches.set(id, await reachOf(id));
+    let full: Promise<Record<string, unknown>> | undefined;
+    const payloadFor = (reach: Reach) => (reach === 'payload' ? (full ??= content.payload()) : Promise.resolve({ ...WITHHELD }));
     const type = inboxType(source, name);
+    const slugs = new Set(targets.map((id) => entries.get(id)?.slug).filter((s): s is string => s !== undefined));
     for (const slug of slugs) {
       if (!aggregated.get(slug)?.get(type)) continue;
+      // The inbox of a machine is shared by its aggregating contracts: it keeps the payload only when
+      // every one of them may read it, and the event only when one of them may.
+      const here = targets.filter((id) => entries.get(id)?.slug === slug && entries.get(id)?.aggregates.includes(type)).map((id) => reaches.get(id)!);
+      if (!here.some((r) => r !== 'none')) continue;
+      const payload = await payloadFor(here.every((r) => r === 'payload') ? 'payload' : 'event');
       await store.logs.append<InboxRecord>(inboxStream(slug), (head) => ({
         tick: Math.max(tick, head?.tick ?? 0),
         type,
@@ -114,7 +143,12 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
         payload,
       }) as RowInput<InboxRecord>);
     }
-    for (const id of targets) await deps.offer(id, { source, name, payload, tick, depth }).catch(deps.onError);
+    for (const id of targets) {
+      const reach = reaches.get(id)!;
+      if (reach === 'none') continue;
+      const payload = await payloadFor(reach);
+      await deps.offer(id, { source, name, payload, tick, depth }).catch(deps.onError);
+    }
   }
 
   /** Runs `job` after earlier jobs of the same source machine. */
@@ -136,8 +170,9 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
     enqueue(slug, async () => {
       const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
       if (!machine) return;
-      const { payload } = await chain.payloadOf(machine, row as unknown as ChainRow);
-      await route(slug, type, payload ?? {}, (row as unknown as ChainRow).tick, 0, null);
+      const chainRow = row as unknown as ChainRow;
+      const payload = async () => (await chain.payloadOf(machine, chainRow)).payload ?? {};
+      await route(slug, type, { origin: 'chain', payload }, chainRow.tick, 0, null);
     });
   });
 
@@ -145,7 +180,8 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
     index,
     deliver(event) {
       if (event.depth > MAX_CASCADE) return;
-      enqueue(event.source, () => route(event.source, event.name, event.payload, deps.clock.tick(), event.depth, event.origin));
+      const content: Content = { origin: 'contract', payload: () => Promise.resolve(event.payload) };
+      enqueue(event.source, () => route(event.source, event.name, content, deps.clock.tick(), event.depth, event.origin));
     },
     async settled() {
       while (pending.size > 0) await Promise.allSettled([...pending]);

@@ -1,5 +1,5 @@
 import { evaluateCondition } from './condition.js';
-import type { ContractRecord, Runtime, TransitionSpec, TriggerSpec } from './contract.types.js';
+import { secretsOf, type ContractRecord, type Runtime, type TransitionSpec, type TriggerSpec } from './contract.types.js';
 import { collapse, isTimeTrigger, nextDue, transitionKey } from './triggers.js';
 
 /** A scheduled transition of the current state and the tick it is due. */
@@ -69,7 +69,7 @@ export function predictFires(record: ContractRecord, runtime: Runtime, count: nu
     sim.watermarks[next.key] = fireDue;
     const condition = next.transition.condition;
     const passes = condition === undefined || (() => {
-      const outcome = evaluateCondition(condition, input);
+      const outcome = evaluateCondition(condition, input, secretsOf(record.definition));
       return outcome.ok && outcome.value;
     })();
     if (!passes) continue;
