@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { keyRequired } from '../../src/registry/auth-rule.js';
 import type { Operation } from '../../src/registry/registry.js';
 import { FIXTURE_SLUG, fromSchema } from './arbitraries.js';
 
@@ -34,14 +35,15 @@ const GRANTED: Partial<Record<CallerKind, 'viewer' | 'operator' | 'admin' | 'own
 const RANK = { viewer: 1, operator: 2, admin: 3, owner: 4 } as const;
 
 /**
- * The outcome class the registry's rules promise: bad credentials are 401 everywhere; `bearer`
- * operations and role checks need an identity (401); a role check on a private machine the caller
- * cannot read is 404, on one it can read but lacks the role 403.
+ * The outcome class the registry's rules promise, as the catalogue and OpenAPI state them: bad
+ * credentials are 401 everywhere; an operation that needs a key (`keyRequired`: bearer, a role check,
+ * or a caller the operation acts for) answers 401 to an anonymous caller; a role check on a private
+ * machine the caller cannot read is 404, on one it can read but lacks the role 403.
  */
 export function expectedClass(op: Operation, kind: CallerKind, machine: 'private' | 'public'): AuthClass {
   if (kind === 'invalid_key' || kind === 'revoked_key' || kind === 'expired_key') return 'unauthenticated';
   const anonymous = kind === 'none' || kind === 'share_token';
-  if (op.def.auth === 'bearer' && anonymous) return 'unauthenticated';
+  if (keyRequired(op.def) && anonymous) return 'unauthenticated';
   const required = op.def.role;
   if (!required) return 'passed';
   if (anonymous) return 'unauthenticated';

@@ -17,7 +17,7 @@ export const agentPlanWriteTool = defineTool({
       path: '/api/agent/{uid}/plans/draft',
       auth: 'bearer',
       area: 'agents',
-      summary: 'Creates or overwrites the agent\'s single draft plan for the machine and returns it.',
+      summary: "Creates or overwrites the agent's single draft plan for the machine; returns it.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug.describe('Machine the plan belongs to'),
@@ -37,7 +37,7 @@ export const agentPlanWriteTool = defineTool({
       path: '/api/agent/{uid}/plans/lock',
       auth: 'bearer',
       area: 'agents',
-      summary: 'Locks the draft, or the plan given, as version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
+      summary: 'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug.describe('Machine the plan belongs to'),
