@@ -18,7 +18,7 @@ export function firstClause(text: string, keepUpTo = 60): string {
   if (sentence.length <= keepUpTo) return sentence;
   const plain = sentence.replace(/\s+\([^()]*\)/g, '');
   if (plain.length <= keepUpTo) return plain;
-  const cut = [...plain.matchAll(/[;:]\s/g)].find((m) => m.index >= 20 && outsideQuotes(plain.slice(0, m.index)));
+  const cut = [...plain.matchAll(/[;:]\s/g)].find((m) => m.index >= 12 && outsideQuotes(plain.slice(0, m.index)));
   return cut ? plain.slice(0, cut.index) : plain;
 }
 

@@ -123,7 +123,7 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       area: 'chain',
       summary:
-        'Writes nothing: answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition).',
+        'Answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
       input: z.object({
         slug: MachineSlug,
         tx: JsonObject.optional().describe('Ignored; accepted so that old clients get the explanation instead of an error'),
