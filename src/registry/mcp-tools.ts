@@ -85,7 +85,7 @@ function annotationsOf(ops: Operation[], reads: (op: Operation) => boolean): Mcp
   return hints;
 }
 
-/** An action's input as the descriptor shows it: portable, shared shapes resolved, no per-field `default` noise. */
+/** An action's input as the descriptor shows it: portable, compact, shared shapes resolved to pointers. */
 function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): JsonSchema {
   const marked = toJsonSchema(op.def.input, 'input', { markSharedShapes: true });
   const compact = compactSchema(portableSchema(marked), homeFieldsOf(marked, tool.name));
