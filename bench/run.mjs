@@ -2,7 +2,7 @@
 // appended as a dated section to docs/benchmarks.md, against the built server (dist/).
 //   node bench/run.mjs [--quick] [--only <workload,...>] [--out <file>] [--note "<conditions>"]
 // Naming suites runs the older per-area suites instead and prints their JSON:
-//   npm run bench -- spine | solvers | chain | sandbox | operators | contracts | storage | postgres
+//   npm run bench -- tokens | spine | solvers | chain | sandbox | operators | contracts | storage | postgres
 import os from 'node:os';
 import path from 'node:path';
 import { cheapRead, mcpInitialize } from './spine.mjs';
@@ -14,6 +14,7 @@ import { contractsFireLag } from './contracts.mjs';
 import { storageAppends } from './storage.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
 import { FULL, QUICK, runTable } from './table.mjs';
+import { toolListTokens } from './tool-tokens.mjs';
 
 // The benchmarks measure the server, not the per-key rate limit (docs/decisions.md): every server they start inherits this.
 process.env.CORE_RATE_LIMIT ??= 'off';
@@ -23,6 +24,7 @@ import { renderSection, writeReport } from './report.mjs';
 import { root } from './lib.mjs';
 
 const suites = {
+  tokens: () => toolListTokens(),
   chain: () => chainAppends(),
   async spine() {
     return { mcp_initialize: await mcpInitialize(), constants_read_vs_bare_express: await cheapRead() };

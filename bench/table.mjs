@@ -10,6 +10,7 @@ import { sandboxOverhead } from './sandbox.mjs';
 import { sseFanOut } from './sse.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
 import { mcpInitialize } from './spine.mjs';
+import { toolListTokens } from './tool-tokens.mjs';
 
 export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000 };
 export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300 };
@@ -48,7 +49,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -192,9 +193,15 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('mcp_cold_start', '`npm run mcp` cold start to `initialize` answered, median', r.median_ms, 'ms', `${base.median_ms} ms (node -e printing a line)`, +(r.median_ms / base.median_ms).toFixed(2), '< 500 ms', r.median_ms < 500, `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`));
   }, [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']]);
 
-  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+  await attempt('tools_list_tokens', async () => {
+    const r = toolListTokens();
+    raw.tools_list_tokens = r;
+    rows.push(row('tools_list_tokens', `\`tools/list\` of the ${r.tools} default tools, tokens (o200k_base)`, r.tokens, 'tokens', '42,831 before issue 18', +(r.tokens / 42831).toFixed(3), '≤ 15,000, no tool > 2,000', r.tokens <= 15000 && r.largest_tool.tokens <= 2000, `largest ${r.largest_tool.name} ${r.largest_tool.tokens}; read-only ${r.read_only_tokens}; ${r.bytes} bytes`));
+  }, [['tools_list_tokens', '`tools/list` of the default tools, tokens (o200k_base)', '≤ 15,000']]);
+
+  const order = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
 }
 
-export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+export const ROW_IDS = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];

@@ -95,22 +95,29 @@ describe('the MCP tool descriptors', () => {
     }
   });
 
-  it('carry all four annotation hints derived from their actions', () => {
+  it('carry the four annotation hints derived from their actions, each given where it differs from the MCP default', () => {
+    // MCP defaults: readOnly false, destructive true, idempotent false, openWorld true.
+    const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
     for (const tool of tools) {
-      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
-      for (const hint of [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]) expect(typeof hint, tool.name).toBe('boolean');
+      const given = tool.annotations as Record<string, boolean>;
+      for (const [hint, value] of Object.entries(given)) expect(value, `${tool.name} ${hint}`).not.toBe(defaults[hint as keyof typeof defaults]);
+      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = { ...defaults, ...given };
       const ops = [...registry.actionsOf(registry.toolByName.get(tool.name)!).values()];
-      expect(readOnlyHint).toBe(ops.every((op) => op.method === 'GET'));
-      if (readOnlyHint) expect(destructiveHint).toBe(false);
+      expect(readOnlyHint, tool.name).toBe(ops.every((op) => op.method === 'GET'));
+      if (!readOnlyHint) {
+        expect(destructiveHint, tool.name).toBe(ops.some((op) => op.def.destructive === true || op.method === 'DELETE'));
+        expect(idempotentHint, tool.name).toBe(ops.every((op) => op.method === 'GET' || op.def.idempotent === true));
+      }
+      expect(openWorldHint, tool.name).toBe(ops.some((op) => op.def.openWorld === true));
     }
   });
 
-  it('hide the tools of other toolsets and the writing tools under the surface controls', () => {
+  it('hide the tools of other toolsets and the writing actions under the surface controls', () => {
     const compute = mcpToolsOf(registry, { toolsets: ['compute'] });
     expect(new Set(compute.map((t) => registry.toolByName.get(t.name)!.toolset))).toEqual(new Set(['platform', 'compute']));
     const readOnly = mcpToolsOf(registry, { readOnly: true });
     expect(readOnly.length).toBeGreaterThan(0);
-    for (const t of readOnly) expect(t.annotations.readOnlyHint).toBe(true);
+    for (const t of readOnly) expect(t.annotations.readOnlyHint, t.name).toBe(true);
   });
 });
 

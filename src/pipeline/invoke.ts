@@ -77,10 +77,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
     const parsed = op.strictInput.safeParse(rawInput ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
-    if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated(caller);
+    if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
     if (!parsed.success) throw validationError(op, parsed.error);
     const input = parsed.data as Record<string, unknown>;
-    if (deps.readOnly && op.method !== 'GET') {
+    // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
+    if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
     if (op.def.role) await authorize(op, input, caller, machine);

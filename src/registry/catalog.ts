@@ -1,3 +1,4 @@
+import { effectiveAuth } from './auth-rule.js';
 import type { Operation, Registry } from './registry.js';
 import { TRANSPORT_ROUTES } from './registry.js';
 import type { JsonSchema } from './json-schema.js';
@@ -34,7 +35,7 @@ export function entryOf(op: Operation, withSchema: boolean): EndpointEntry {
     id: op.id,
     method: op.method,
     path: op.path,
-    auth: op.def.auth,
+    auth: effectiveAuth(op.def),
     role: op.def.role ?? null,
     summary: op.def.summary,
     tool: op.tool.name,
@@ -98,4 +99,25 @@ function pathMatches(template: string, query: string): boolean {
   if (template.startsWith(query)) return true;
   const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}`);
   return pattern.test(query);
+}
+
+/** The map `core_api_catalog` gives when called with no arguments: toolsets, counts, and how to search. */
+export function catalogMap(registry: Registry, version: string) {
+  const toolsets = [...new Set(registry.tools.map((t) => t.toolset))].map((toolset) => {
+    const tools = registry.tools.filter((t) => t.toolset === toolset);
+    return { toolset, operations: tools.reduce((n, t) => n + t.actions.length, 0), tools: tools.map((t) => t.name) };
+  });
+  return {
+    ok: true as const,
+    version,
+    tools: registry.tools.length,
+    operations: registry.operations.length,
+    toolsets,
+    how_to_search: [
+      '{"action": "search", "q": "contract pause"}: operations whose id, path, summary or tool has every word',
+      '{"action": "search", "tag": "machines"}: by toolset, area or tool name',
+      '{"action": "search", "path": "/api/chain/my-machine/event", "include_schemas": true}: the operation behind a path, with its input schema',
+      '{"action": "openapi"}: the OpenAPI 3.1 document',
+    ],
+  };
 }

@@ -18,9 +18,9 @@ export const Id = z.string().min(1).max(128).describe('Identifier');
 
 export const Hex64 = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters (a SHA-256 digest)');
 
-export const Limit = z.number().int().min(1).max(1000).describe('Maximum number of items to return');
+export const Limit = z.number().int().min(1).max(1000).describe('Page size');
 
-export const Cursor = z.string().max(512).describe('Opaque cursor from a previous page (`next_cursor`)');
+export const Cursor = z.string().max(512).describe('`next_cursor` of the previous page');
 
 export const IsoDate = z.iso.datetime({ offset: true }).describe('ISO-8601 date-time');
 

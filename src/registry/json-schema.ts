@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SHAPE_MARK, sharedShapeOf } from './shared-shapes.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -6,10 +7,21 @@ export type JsonSchema = Record<string, unknown>;
  * JSON Schema of a zod schema, from zod 4's own converter. `io: 'input'` describes what a caller
  * may send (defaults optional); `io: 'output'` what the server returns.
  */
-export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', opts: { markSharedShapes?: boolean } = {}): JsonSchema {
+  const out = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    ...(opts.markSharedShapes ? { override: markShape } : {}),
+  }) as JsonSchema;
   delete out.$schema;
   return out;
+}
+
+/** Tags the JSON Schema of a shared shape with its name, for the tool descriptors (see `shared-shapes.ts`). */
+function markShape(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const shape = sharedShapeOf(ctx.zodSchema as z.ZodType);
+  if (shape) ctx.jsonSchema[SHAPE_MARK] = shape;
 }
 
 /** The JSON type a top-level property of an object schema expects, for query-string coercion. */

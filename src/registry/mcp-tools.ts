@@ -1,125 +1,163 @@
-import type { JsonSchema } from './json-schema.js';
+import { Cursor, Limit, Slug } from './common-schemas.js';
+import { toJsonSchema, type JsonSchema } from './json-schema.js';
+import { firstClause } from './gist.js';
+import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.js';
 import type { Operation, Registry } from './registry.js';
+import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
 import type { ToolDef } from './types.js';
 
 /** A tool as `tools/list` shows it. */
 export interface McpToolDescriptor {
   name: string;
-  title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  /** The hints that differ from the MCP defaults (readOnly false, destructive true, idempotent false, openWorld true). */
   annotations: {
-    title: string;
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
-    openWorldHint: boolean;
+    readOnlyHint?: true;
+    destructiveHint?: false;
+    idempotentHint?: true;
+    openWorldHint?: false;
   };
 }
 
 export interface SurfaceFilter {
   /** Only tools of these toolsets (`CORE_TOOLSETS`); `platform` is always kept. */
   toolsets?: string[];
-  /** Only tools whose every action is a read (`CORE_READ_ONLY`). */
+  /** Only the reading actions (`CORE_READ_ONLY`): a tool shows its GET actions, and `core_http` only GET. */
   readOnly?: boolean;
 }
 
-/** The tools a client sees under the surface controls. */
+/**
+ * Whether an action is served under the filter. Read-only keeps every GET and the relay (`core_http`),
+ * whose calls go through the same pipeline, which refuses every non-GET target in read-only mode.
+ */
+export function actionVisible(op: Operation, filter: SurfaceFilter = {}): boolean {
+  return !filter.readOnly || op.method === 'GET' || op.def.relaysOutput === true;
+}
+
+/** The actions of a tool a client sees under the surface controls, keyed by action name. */
+export function visibleActions(registry: Registry, tool: ToolDef, filter: SurfaceFilter = {}): Operation[] {
+  return [...registry.actionsOf(tool).values()].filter((op) => actionVisible(op, filter));
+}
+
+/** The tools a client sees under the surface controls: those with at least one visible action. */
 export function visibleTools(registry: Registry, filter: SurfaceFilter = {}): ToolDef[] {
   return registry.tools.filter((tool) => {
     if (filter.toolsets && tool.toolset !== 'platform' && !filter.toolsets.includes(tool.toolset)) return false;
-    if (filter.readOnly && !tool.actions.every((a) => a.method === 'GET')) return false;
-    return true;
+    return visibleActions(registry, tool, filter).length > 0;
   });
 }
 
 export function mcpToolsOf(registry: Registry, filter: SurfaceFilter = {}): McpToolDescriptor[] {
-  return visibleTools(registry, filter).map((tool) => descriptorOf(registry, tool));
+  return visibleTools(registry, filter).map((tool) => descriptorOf(registry, tool, filter));
 }
 
-export function descriptorOf(registry: Registry, tool: ToolDef): McpToolDescriptor {
-  const ops = [...registry.actionsOf(tool).values()];
-  const readOnly = ops.every((op) => op.method === 'GET');
+/**
+ * The descriptor of one tool, which every agent session pays for in tokens: the tool's description,
+ * one line per action (name, fields, summary), and a portable input schema. Paths, auth rules and the
+ * full per-action schemas are in `core_api_catalog`; a shared shape is spelled out in its home tool only.
+ */
+export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceFilter = {}): McpToolDescriptor {
+  const all = registry.actionsOf(tool);
+  const ops = visibleActions(registry, tool, filter);
+  const schemas = ops.map((op) => inputSchemaOf(op, tool, filter));
+  const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.def.relaysOutput === true);
   return {
     name: tool.name,
-    title: tool.title,
-    description: describe(tool, ops),
-    inputSchema: ops.length === 1 ? singleSchema(ops[0]!) : mergedSchema(ops),
-    annotations: {
-      title: tool.title,
-      readOnlyHint: readOnly,
-      destructiveHint: !readOnly && ops.some((op) => op.def.destructive === true || op.method === 'DELETE'),
-      idempotentHint: ops.every((op) => op.method === 'GET' || op.def.idempotent === true),
-      openWorldHint: ops.some((op) => op.def.openWorld === true),
-    },
+    description: all.size === 1 ? tool.description : describe(tool, ops, schemas),
+    inputSchema: all.size === 1 ? { ...schemas[0]!, type: 'object' } : mergedSchema(tool, ops, schemas),
+    annotations: annotationsOf(ops, reads),
   };
 }
 
-function describe(tool: ToolDef, ops: Operation[]): string {
-  if (ops.length === 1) {
-    const op = ops[0]!;
-    return `${tool.description}\n\n${op.method} ${op.path}${authNote(op)}`;
+/**
+ * The hints, each given only where it differs from the MCP default; destructive and idempotent mean
+ * something only for a tool that writes, so a reading tool leaves them out.
+ */
+function annotationsOf(ops: Operation[], reads: (op: Operation) => boolean): McpToolDescriptor['annotations'] {
+  const hints: McpToolDescriptor['annotations'] = {};
+  if (ops.every(reads)) hints.readOnlyHint = true;
+  else {
+    if (!ops.some((op) => op.def.destructive === true || op.method === 'DELETE')) hints.destructiveHint = false;
+    if (ops.every((op) => reads(op) || op.def.idempotent === true)) hints.idempotentHint = true;
   }
-  const lines = ops.map((op) => `- ${op.action}: ${op.def.summary} (${op.method} ${op.path}${authNote(op)})`);
-  return `${tool.description}\n\nActions (pass "action" plus that action's fields):\n${lines.join('\n')}`;
+  if (!ops.some((op) => op.def.openWorld === true)) hints.openWorldHint = false;
+  return hints;
 }
 
-function authNote(op: Operation): string {
-  const parts: string[] = [];
-  if (op.def.auth === 'bearer') parts.push('key required');
-  if (op.def.role) parts.push(`${op.def.role} role`);
-  return parts.length > 0 ? `; ${parts.join(', ')}` : '';
+/** An action's input as the descriptor shows it: portable, compact, shared shapes resolved to pointers. */
+function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): JsonSchema {
+  const marked = toJsonSchema(op.def.input, 'input', { markSharedShapes: true });
+  const compact = compactSchema(portableSchema(marked), homeFieldsOf(marked, tool.name));
+  const schema = withoutSharedNotes(resolveShapes(compact, tool.name) as JsonSchema);
+  // The relay keeps its own method field; under read-only it may only name GET targets.
+  if (filter.readOnly && op.def.relaysOutput && op.method !== 'GET') {
+    const props = schema.properties as Record<string, JsonSchema> | undefined;
+    if (props?.method) props.method = { ...props.method, enum: ['GET'] };
+  }
+  return schema;
 }
 
-function singleSchema(op: Operation): McpToolDescriptor['inputSchema'] {
-  return { ...op.inputSchema, type: 'object', additionalProperties: false };
+/** Descriptions of the shared fields, which the server instructions explain once. */
+const SHARED_NOTES = new Set([Slug.description, Limit.description, Cursor.description]);
+
+function withoutSharedNotes(schema: JsonSchema): JsonSchema {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const kept = Object.entries(props).map(([name, field]) => {
+    if (!SHARED_NOTES.has(field.description as string)) return [name, field];
+    const { description: _shared, ...rest } = field;
+    return [name, rest];
+  });
+  return { ...schema, properties: Object.fromEntries(kept) };
+}
+
+/** The top-level fields of an input that hold a shared shape this tool spells out (they keep their notes). */
+function homeFieldsOf(schema: JsonSchema, toolName: string): Set<string> {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  return new Set(Object.keys(props).filter((name) => {
+    const shape = props[name]![SHAPE_MARK] as SharedShape | undefined;
+    return shape !== undefined && isHomeOf(shape, toolName);
+  }));
+}
+
+/** Replaces each shared shape by a pointer to where it is spelled out (its home keeps it). */
+function resolveShapes(node: unknown, toolName: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => resolveShapes(n, toolName));
+  if (node === null || typeof node !== 'object') return node;
+  const record = node as JsonSchema;
+  const shape = record[SHAPE_MARK] as SharedShape | undefined;
+  if (shape && !isHomeOf(shape, toolName)) return shapePointer(shape, record.description);
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== SHAPE_MARK).map(([k, v]) => [k, resolveShapes(v, toolName)]));
+}
+
+/** One line per action, `name(required fields): summary`; a field every action requires is said once. */
+function describe(tool: ToolDef, ops: Operation[], schemas: JsonSchema[]): string {
+  const required = schemas.map((schema) => (schema.required ?? []) as string[]);
+  // A field every action requires (the machine's slug, most often) is said once.
+  const common = ops.length > 1 ? required[0]!.filter((f) => required.every((r) => r.includes(f))) : [];
+  const lines = ops.map((op, i) => {
+    const fields = required[i]!.filter((f) => !common.includes(f));
+    return `${op.action}${fields.length > 0 ? `(${fields.join(', ')})` : ''}: ${firstClause(op.def.summary)}`;
+  });
+  const every = common.length > 0 ? ` (all require ${common.join(', ')})` : '';
+  return `${firstClause(tool.description, 100)}.\nActions${every}:\n${lines.join('\n')}`;
 }
 
 /**
  * A flat object with an `action` enum: MCP needs `type: object` at the top, so the actions' fields are
- * merged; a field whose schema differs between actions becomes `anyOf`. Which fields each action needs
- * is stated in the field descriptions; the action's own schema checks the call.
+ * merged into one schema each (see `mergeSchemas`), and nothing is required but `action`. Which fields
+ * each action takes is in the description; the action's own zod schema checks the call and refuses an
+ * unknown field by name, so the descriptor does not spend `additionalProperties: false` on it.
  */
-function withoutDescriptions(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutDescriptions);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'description').map(([k, v]) => [k, withoutDescriptions(v)]));
-}
-
-function mergedSchema(ops: Operation[]): McpToolDescriptor['inputSchema'] {
-  const properties: Record<string, JsonSchema> = {
-    action: {
-      type: 'string',
-      enum: ops.map((op) => op.action),
-      description: 'Which action to run; see the tool description.',
-    },
-  };
-  const variants = new Map<string, JsonSchema[]>();
-  const usedBy = new Map<string, { required: string[]; optional: string[] }>();
-  for (const op of ops) {
-    const props = (op.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
-    const required = new Set((op.inputSchema.required ?? []) as string[]);
-    for (const [name, schema] of Object.entries(props)) {
-      const list = variants.get(name) ?? [];
-      // Schemas that differ only in their descriptions are one schema: an agent reads each once.
-      if (!list.some((s) => JSON.stringify(withoutDescriptions(s)) === JSON.stringify(withoutDescriptions(schema)))) list.push(schema);
-      variants.set(name, list);
-      const use = usedBy.get(name) ?? { required: [], optional: [] };
-      (required.has(name) ? use.required : use.optional).push(op.action);
-      usedBy.set(name, use);
+function mergedSchema(tool: ToolDef, ops: Operation[], schemas: JsonSchema[]): McpToolDescriptor['inputSchema'] {
+  const action: JsonSchema = { type: 'string', enum: ops.map((op) => op.action) };
+  const byDefault = tool.defaultAction !== undefined && ops.some((op) => op.action === tool.defaultAction);
+  if (byDefault) action.default = tool.defaultAction;
+  const properties: Record<string, JsonSchema> = { action };
+  for (const schema of schemas) {
+    for (const [name, field] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      properties[name] = properties[name] && name !== 'action' ? mergeSchemas(properties[name], field) : field;
     }
   }
-  for (const [name, list] of variants) {
-    const use = usedBy.get(name)!;
-    const note = [
-      use.required.length > 0 ? `required by ${use.required.join(', ')}` : '',
-      use.optional.length > 0 ? `optional for ${use.optional.join(', ')}` : '',
-    ]
-      .filter(Boolean)
-      .join('; ');
-    const base: JsonSchema = list.length === 1 ? { ...list[0] } : { anyOf: list };
-    const description = typeof list[0]?.description === 'string' ? `${list[0].description} (${note})` : `(${note})`;
-    properties[name] = { ...base, description };
-  }
-  return { type: 'object', properties, required: ['action'], additionalProperties: false };
+  return { type: 'object', properties, ...(byDefault ? {} : { required: ['action'] }) };
 }

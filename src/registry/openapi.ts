@@ -3,6 +3,7 @@ import { ERROR_CODES, STATUS_OF } from '../errors.js';
 import type { JsonSchema } from './json-schema.js';
 import { TRANSPORT_ROUTES, type Operation, type Registry } from './registry.js';
 import { tagsOf } from './catalog.js';
+import { keyRequired } from './auth-rule.js';
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
@@ -73,7 +74,7 @@ function operationObject(op: Operation): Record<string, unknown> {
     'x-mcp-action': op.action,
     'x-area': op.def.area,
     ...(op.def.role ? { 'x-required-role': op.def.role } : {}),
-    security: op.def.auth === 'bearer' ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+    security: keyRequired(op.def) ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
     parameters,
     responses: responsesOf(op),
   };
@@ -102,7 +103,7 @@ function responsesOf(op: Operation): Record<string, unknown> {
     '200': { description: 'Success', content: ok },
     '400': { description: 'VALIDATION_FAILED: the input does not match the schema', content: errorRef },
   };
-  if (op.def.auth === 'bearer' || op.def.role) responses['401'] = { description: 'Missing or invalid key', content: errorRef };
+  if (keyRequired(op.def)) responses['401'] = { description: 'Missing or invalid key', content: errorRef };
   if (op.def.role) responses['403'] = { description: `FORBIDDEN: needs the ${op.def.role} role`, content: errorRef };
   if (op.pathParams.length > 0) responses['404'] = { description: 'NOT_FOUND', content: errorRef };
   if (!op.def.handler) responses['501'] = { description: `NOT_IMPLEMENTED: the ${op.def.area} area is not built yet`, content: errorRef };

@@ -109,7 +109,13 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   method: HttpMethod;
   /** Path exactly as the spec writes it, with `{param}` placeholders. */
   path: string;
+  /** The spec's auth column; what the surfaces state is `effectiveAuth` (see `auth-rule.ts`). */
   auth: AuthRule;
+  /**
+   * The spec lists the route as public, but the operation acts for a known caller (creates something
+   * the caller owns, signs the caller in): without a key the pipeline answers 401 before the input.
+   */
+  callerRequired?: boolean;
   /** Minimum role on the machine named by the `slug` (or `motherSlug`) input. */
   role?: Role;
   /**
@@ -165,6 +171,8 @@ export interface ToolDef {
   /** What the tool is for, written for an agent choosing among tools. */
   description: string;
   actions: ActionDef[];
+  /** The action a call that names none runs (e.g. the catalogue's map); absent: `action` is required. */
+  defaultAction?: string;
 }
 
 /** Declares an action with its handler typed from its schemas. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const WORKLOADS = [
+  /`tools\/list` of the 57 default tools/,
   /vs bare Express 5/,
   /vs bare `node:http`/,
   /MCP `tools\/call`/,
@@ -67,7 +68,7 @@ describe('npm run bench -- --quick', () => {
 
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
-      'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
+      'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
       'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth',
     ]);
   });

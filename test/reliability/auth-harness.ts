@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { keyRequired } from '../../src/registry/auth-rule.js';
 import type { Operation } from '../../src/registry/registry.js';
 import { FIXTURE_SLUG, fromSchema } from './arbitraries.js';
 
@@ -39,13 +40,14 @@ export function isBadKey(kind: CallerKind): boolean {
 }
 
 /**
- * The outcome class the registry's rules promise: a bad key counts as no key (public operations answer
- * anonymously, with a warning); `bearer` operations and role checks need an identity (401); a role
- * check on a private machine the caller cannot read is 404, on one it can read but lacks the role 403.
+ * The outcome class the registry's rules promise, as the catalogue and OpenAPI state them: a bad
+ * key counts as no key (public operations answer anonymously, with a warning); an operation that needs a key (`keyRequired`: bearer, a role check,
+ * or a caller the operation acts for) answers 401 to an anonymous caller; a role check on a private
+ * machine the caller cannot read is 404, on one it can read but lacks the role 403.
  */
 export function expectedClass(op: Operation, kind: CallerKind, machine: 'private' | 'public'): AuthClass {
   const anonymous = kind === 'none' || kind === 'share_token' || isBadKey(kind);
-  if (op.def.auth === 'bearer' && anonymous) return 'unauthenticated';
+  if (keyRequired(op.def) && anonymous) return 'unauthenticated';
   const required = op.def.role;
   if (!required) return 'passed';
   if (anonymous) return 'unauthenticated';

@@ -49,10 +49,17 @@ export function classify(status: number, json: any, slug: string): AuthClass {
 }
 
 /**
+ * Public operations that take a credential of their own instead of a key (the site publish key): an
+ * anonymous call without it is 401, with it allowed, so the catalogue rightly calls them public.
+ */
+const ALTERNATE_CREDENTIAL = new Set(['chain.uploadSitePage']);
+
+/**
  * Whether an answer is the one the registry's rules allow for this caller. A domain refusal (unknown
  * id, missing field) is fine where "passed" is expected; a role refusal, a 401 or a hidden machine are
- * not. Operations without a declared role may check identity or readability in their handler: that may
- * refuse an anonymous caller (401) or a caller who can read the machine (403), and must hide a private
+ * not: an operation that answers 401 to an anonymous caller must say it needs a key (`keyRequired`), as
+ * the catalogue and OpenAPI then state. Operations without a declared role may check readability in
+ * their handler: that may refuse a caller who can read the machine (403), and must hide a private
  * machine from a caller who cannot read it.
  */
 export function judge(op: Operation, kind: CallerKind, machine: 'private' | 'public', status: number, json: any, slug: string) {
@@ -63,7 +70,7 @@ export function judge(op: Operation, kind: CallerKind, machine: 'private' | 'pub
   const anonymous = kind === 'none' || kind === 'share_token' || isBadKey(kind);
   const ok =
     (want === 'passed'
-      ? got === 'passed' || (got === 'unauthenticated' && anonymous) || (got === 'forbidden' && !roleRefusal) || (got === 'forbidden' && !nonReader) || (got === 'hidden' && nonReader)
+      ? got === 'passed' || (got === 'unauthenticated' && anonymous && ALTERNATE_CREDENTIAL.has(op.id)) || (got === 'forbidden' && !roleRefusal) || (got === 'forbidden' && !nonReader) || (got === 'hidden' && nonReader)
       : got === want) &&
     // A 401 for a bad key says the key is not known here, so an agent knows to mint a new one.
     !(got === 'unauthenticated' && isBadKey(kind) && !/not known to this server's store/.test(String(json?.error?.message)));

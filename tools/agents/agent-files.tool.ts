@@ -47,7 +47,7 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists the paths in the agent\'s file store under a prefix, with their latest version, size and digest.',
+      summary: "Lists the paths in the agent's file store under a prefix; with their latest version, size and digest.",
       input: z.object({
         ...StoreRef,
         prefix: z.string().max(512).optional().describe('Only paths starting with this, e.g. "notes/"'),
@@ -82,7 +82,7 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads a file\'s latest version, or the version given, with its content, encoding and digest.',
+      summary: "Reads a file's latest version, or the version given; with its content, encoding and digest.",
       input: z.object({
         ...StoreRef,
         path: FilePath,

@@ -40,7 +40,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads the agent\'s current locked plan for the machine, or null when none was locked yet.',
+      summary: "Reads the agent's current locked plan for the machine; null when none was locked yet.",
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
@@ -72,7 +72,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists the agent\'s locked plan versions for the machine, newest first, including superseded ones.',
+      summary: "Lists the agent's locked plan versions for the machine; newest first, including superseded ones.",
       input: PlanScope.extend({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({
         ok: z.literal(true),

@@ -19,7 +19,7 @@ export const agentPlanWriteTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Creates or overwrites the agent\'s single draft plan for the machine and returns it.',
+      summary: "Creates or overwrites the agent's single draft plan for the machine; returns it.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug.describe('Machine the plan belongs to'),
@@ -40,7 +40,7 @@ export const agentPlanWriteTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Locks the draft, or the plan given, as version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
+      summary: 'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug.describe('Machine the plan belongs to'),

@@ -86,7 +86,7 @@ export const agentSkillsTool = defineTool({
       path: '/api/skills/preview',
       auth: 'public',
       area: 'agents',
-      summary: 'Returns the full Markdown body of a catalogue skill exactly as attach would persist it.',
+      summary: 'Returns the full Markdown body of a catalogue skill; exactly as attach would persist it.',
       input: z.object({ name: SkillName }),
       output: z.object({
         ok: z.literal(true),

@@ -26,7 +26,7 @@ export const agentsTool = defineTool({
       path: '/api/agents',
       auth: 'public',
       area: 'agents',
-      summary: 'Lists agents in the public directory with display name, skills and public machines, one page at a time.',
+      summary: 'Lists agents in the public directory; with display name, skills and public machines, one page at a time.',
       input: z.object({
         q: z.string().max(200).optional().describe('Case-insensitive text to match in uid or display name'),
         limit: Limit.default(50),

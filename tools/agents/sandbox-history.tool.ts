@@ -18,7 +18,7 @@ export const sandboxHistoryTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists the agent\'s sandbox runs, newest first, with exit code, captured output (64 KB per stream) and units.',
+      summary: "Lists the agent's sandbox runs; newest first, with exit code, captured output (64 KB per stream) and units.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
         limit: z.number().int().min(1).max(100).default(20).describe('Maximum number of runs to return'),
@@ -45,7 +45,7 @@ export const sandboxHistoryTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reports runs and units used in the rolling 24 h window against the limits, and when the next run frees up.',
+      summary: "Reports the agent's sandbox quota; runs and units used in the rolling 24 h window against the limits, and when the next run frees up.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),

@@ -51,7 +51,7 @@ export const communityOperatorProposeTool = defineTool({
       path: '/api/community-operators/{id}/open-vote',
       auth: 'bearer',
       area: 'economy',
-      summary: 'Opens the staking window of the caller\'s own proposal and returns it with the tick at which voting closes.',
+      summary: "Opens the staking window of the caller's own proposal; returns it with the tick at which voting closes.",
       input: z.object({
         id: ProposalId,
         window_ticks: z

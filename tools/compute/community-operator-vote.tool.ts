@@ -19,7 +19,7 @@ export const communityOperatorVoteTool = defineTool({
       path: '/api/community-operators/{id}/stake',
       auth: 'bearer',
       area: 'economy',
-      summary: 'Stakes the caller\'s envelopes yes or no on an open proposal, locking them until resolve, and returns the running tally.',
+      summary: "Stakes the caller's envelopes yes or no on an open proposal; locks them until resolve and returns the running tally.",
       input: z.object({
         id: ProposalId,
         side: z.enum(['yes', 'no']),
@@ -43,7 +43,7 @@ export const communityOperatorVoteTool = defineTool({
       path: '/api/community-operators/{id}/resolve',
       auth: 'bearer',
       area: 'economy',
-      summary: 'Tallies a proposal\'s vote after its window closed, sets accepted or rejected, and returns every staked envelope to its owner.',
+      summary: "Tallies a proposal's vote after its window closed; sets accepted or rejected and returns every staked envelope to its owner.",
       input: z.object({ id: ProposalId }),
       output: z.object({
         ok: z.literal(true),

@@ -17,7 +17,7 @@ export const communityOperatorsTool = defineTool({
       path: '/api/community-operators',
       auth: 'public',
       area: 'economy',
-      summary: 'Lists community operator proposals, newest first, optionally filtered by status or text.',
+      summary: 'Lists community operator proposals; newest first, optionally filtered by status or text.',
       input: z.object({
         status: ProposalStatus.optional(),
         q: z.string().max(200).optional().describe('Case-insensitive text to match in operator id, name or category'),
@@ -39,7 +39,7 @@ export const communityOperatorsTool = defineTool({
       path: '/api/community-operators/{id}',
       auth: 'public',
       area: 'economy',
-      summary: 'Reads one community operator proposal with its formula, cited source, verification record, status and vote tally.',
+      summary: 'Reads one community operator proposal: formula, cited source, verification record, status and vote tally.',
       input: z.object({ id: ProposalId }),
       output: z.object({ ok: z.literal(true), proposal: Proposal }),
       idempotent: true,

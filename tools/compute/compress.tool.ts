@@ -26,7 +26,7 @@ export const compressTool = defineTool({
       path: '/api/compress',
       auth: 'public',
       area: 'compute',
-      summary: 'Compresses text or base64 data with brotli, gzip or the better of both, returning base64 output, sizes, ratio and the original SHA-256.',
+      summary: 'Compresses text or base64 data with brotli, gzip or the better of both; returns base64 output, sizes, ratio and the original SHA-256.',
       input: z.object({
         data: Data,
         encoding: Encoding,
@@ -52,7 +52,7 @@ export const compressTool = defineTool({
       path: '/api/decompress',
       auth: 'public',
       area: 'compute',
-      summary: 'Decompresses base64 brotli or gzip data and checks it against the original SHA-256 when one is given.',
+      summary: 'Decompresses base64 brotli or gzip data; checks it against the original SHA-256 when one is given.',
       input: z.object({
         compressed: z.string().min(1).describe('Compressed bytes, base64, as `compress` returned them'),
         algorithm: Algorithm,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { sharedShape } from '../../src/registry/shared-shapes.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -20,20 +21,23 @@ export const SolverId = z
  * Proof receipt of one solve or compute. The HMAC covers every other field, so a receipt can be
  * checked later by `POST /api/proof/verify` without the server keeping it.
  */
-export const Receipt = z
-  .object({
-    kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
-    solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
-    operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
-    solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
-    input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
-    output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
-    tick: Tick.describe('Tick at which the result was produced'),
-    phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
-    key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
-    hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
-  })
-  .describe('Proof receipt binding inputs, outputs, solver or operator chain and time');
+export const Receipt = sharedShape(
+  z
+    .object({
+      kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
+      solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
+      operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
+      solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
+      input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
+      output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
+      tick: Tick.describe('Tick at which the result was produced'),
+      phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
+      key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
+      hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
+    })
+    .describe('Proof receipt binding inputs, outputs, solver or operator chain and time'),
+  { name: 'receipt', returnedBy: 'core_solve or core_compute' },
+);
 
 export const SolverInput = z.object({
   name: z.string(),

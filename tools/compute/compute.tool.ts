@@ -44,7 +44,7 @@ export const computeTool = defineTool({
       path: '/api/compute',
       auth: 'public',
       area: 'compute',
-      summary: 'Evaluates KO42 plus 1 to 3 operators on the inputs and returns value, unit, per-operator results, a receipt and a signed claim.',
+      summary: 'Evaluates KO42 plus 1 to 3 operators on the inputs; returns value, unit, per-operator results, a receipt and a signed claim.',
       input: z.object({
         operators: z
           .array(OperatorId)
@@ -95,7 +95,7 @@ export const computeTool = defineTool({
       path: '/api/compute/usage',
       auth: 'bearer',
       area: 'compute',
-      summary: 'Reports how many solves and computes the caller has made, in total and per solver or operator.',
+      summary: 'Reports how many solves and computes the caller has made; in total and per solver or operator.',
       input: z.object({
         since_tick: Tick.optional().describe('Count only calls at or after this tick; default all time'),
       }),

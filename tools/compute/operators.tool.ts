@@ -17,7 +17,7 @@ export const operatorsTool = defineTool({
       path: '/api/operators',
       auth: 'public',
       area: 'compute',
-      summary: 'Searches operators by text, id and category, returning id, name, category, formula and tier, one page at a time.',
+      summary: 'Searches operators by text, id and category; returns id, name, category, formula and tier, one page at a time.',
       input: z.object({
         q: z.string().max(200).optional().describe('Case-insensitive text to match in id, name, formula or description'),
         category: z.string().max(64).optional().describe('Category key, snake_case, from `categories`'),

@@ -16,7 +16,7 @@ export const solversTool = defineTool({
       path: '/api/solvers',
       auth: 'public',
       area: 'compute',
-      summary: 'Lists the sealed solvers with domain, numerical method, operator chain, unit and version, optionally filtered.',
+      summary: 'Lists the sealed solvers: domain, numerical method, operator chain, unit and version, optionally filtered.',
       input: z.object({
         domain: z.string().max(64).optional().describe('Only solvers of this domain, e.g. "ode" or "orbital_mechanics"'),
         q: z.string().max(200).optional().describe('Case-insensitive text to match in id, name, method or domain'),

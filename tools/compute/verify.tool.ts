@@ -17,7 +17,7 @@ export const verifyTool = defineTool({
       path: '/api/proof/verify',
       auth: 'public',
       area: 'compute',
-      summary: 'Verifies a receipt\'s HMAC and digests, optionally re-running the solve or compute, and reports which checks passed.',
+      summary: "Verifies a receipt's HMAC and digests; optionally re-runs the solve or compute, and reports which checks passed.",
       input: z.object({
         receipt: Receipt,
         recompute: z.boolean().default(false).describe('Re-run the solve or compute and compare the output digest'),
@@ -46,7 +46,7 @@ export const verifyTool = defineTool({
       path: '/api/attest',
       auth: 'public',
       area: 'compute',
-      summary: 'Checks a compute claim signed by another node against its public key, re-derives it, and returns a signed verdict.',
+      summary: 'Checks a compute claim signed by another node; verifies it against its public key, re-derives it, and returns a signed verdict.',
       input: z.object({
         claim: JsonObject.describe('The `signed.claim` object of a compute answer'),
         signature: z.string().min(1).max(512).describe('Ed25519 signature of the canonical claim, base64url'),

@@ -8,7 +8,7 @@ export const contractAuditTool = defineTool({
   toolset: 'contracts',
   title: 'Contract audit',
   description:
-    "Reads and checks a contract's transition history: page through every transition row (driven, triggered, failed), or verify the whole proof chain and that it ends in the contract's current state. Actions: history, verify.",
+    "Reads and checks a contract's transition history: page through every transition row (driven, triggered, failed), or verify the whole proof chain and that it ends in the contract's current state.",
   actions: [
     defineAction({
       id: 'contracts.listAudit',
@@ -18,7 +18,7 @@ export const contractAuditTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Lists the full transition history of the contract, oldest first, one page at a time.',
+      summary: 'Lists the full transition history of the contract; oldest first, one page at a time.',
       input: z.object({
         slug: Slug,
         id: ContractId,
@@ -43,7 +43,7 @@ export const contractAuditTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: "Walks every successful transition, checking hash links and that each starts where the previous ended and the last ends in the current state; returns the verdict.",
+      summary: "Verifies the contract's transition chain; checks hash links, that each transition starts where the previous ended and that the last ends in the current state; returns the verdict.",
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({
         ok: z.literal(true),

@@ -35,7 +35,7 @@ export const contractControlTool = defineTool({
   toolset: 'contracts',
   title: 'Control a contract',
   description:
-    "Controls when a contract's scheduled triggers fire: pause and resume scheduling, skip the next due fire, fire a scheduled trigger now, freeze it for good, or kill it (owner only, with a reason). Use core_contract_schedule first to see what is due. Actions: pause, resume, freeze, skip_next, fire_now, kill.",
+    "Controls when a contract's scheduled triggers fire: pause and resume scheduling, skip the next due fire, fire a scheduled trigger now, freeze it for good, or kill it (owner only, with a reason). Use core_contract_schedule first to see what is due.",
   actions: [
     control('pause', 'contracts.pauseContract', 'Pauses scheduling: due fires are skipped until resumed; driven transitions still work.'),
     control('resume', 'contracts.resumeContract', 'Resumes scheduling of a paused contract and returns its next fire tick.'),
@@ -53,7 +53,7 @@ export const contractControlTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Skips the next scheduled fire of the contract and returns the skipped tick and the new next fire.',
+      summary: 'Skips the next scheduled fire of the contract; returns the skipped tick and the new next fire.',
       input: Target,
       output: StatusAnswer.extend({ skipped_tick: Tick.nullable().describe('Tick that will not fire; null when nothing was scheduled') }),
       handler: async ({ slug, id }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control.skipNext(slug, id, caller)) }),
@@ -66,7 +66,7 @@ export const contractControlTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: "Fires the contract's scheduled trigger immediately instead of waiting for its due tick and returns the resulting transition row.",
+      summary: "Fires the contract's scheduled trigger now instead of at its due tick; returns the resulting transition row.",
       input: Target.extend({
         to: StateName.optional().describe('Target state, when several scheduled transitions leave the current state'),
         input: JsonObject.optional().describe('Extra input scope for the condition and operators'),
@@ -93,7 +93,7 @@ export const contractControlTool = defineTool({
       auth: 'public',
       role: 'owner',
       area: 'contracts',
-      summary: "Stops a contract at once on its owner's word, recording the reason in the audit chain; it stays readable but never fires again.",
+      summary: "Stops a contract at once on its owner's word; records the reason in the audit chain; it stays readable but never fires again.",
       input: z.object({
         id: ContractId,
         slug: Slug.describe('Machine that holds the contract; the caller must be its owner'),

@@ -8,7 +8,7 @@ export const contractEventsTool = defineTool({
   toolset: 'contracts',
   title: 'Contract events',
   description:
-    "Polls the machine's feed of contract events (what contracts emitted, e.g. threshold_breached, invoice_due), filtered by name and a since_tick watermark. Members only and read-only; for a live push use core_stream on the events stream. Action: list.",
+    "Polls the machine's feed of contract events (what contracts emitted, e.g. threshold_breached, invoice_due), filtered by name and a since_tick watermark. For a live push use core_stream on the events stream.",
   actions: [
     defineAction({
       id: 'contracts.listEvents',

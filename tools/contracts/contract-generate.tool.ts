@@ -8,7 +8,7 @@ export const contractGenerateTool = defineTool({
   toolset: 'contracts',
   title: 'Draft a contract',
   description:
-    'Turns a plain-language description ("alert when the 60-tick average reading exceeds 100") into a draft contract definition, starting from the closest catalogue template. Nothing is deployed: review the draft, then create it with core_contract_deploy. Action: generate.',
+    'Turns a plain-language description ("alert when the 60-tick average reading exceeds 100") into a draft contract definition, starting from the closest catalogue template. Nothing is deployed: review the draft, then create it with core_contract_deploy.',
   actions: [
     defineAction({
       id: 'contracts.generateDraft',

@@ -8,7 +8,7 @@ export const contractScheduleTool = defineTool({
   toolset: 'contracts',
   title: 'Contract schedule',
   description:
-    "Owner-only, free views of a contract's schedule: predict its next fires (one_shot, recurring and cron triggers), or read a cheap live preview meant to be polled about every 5 ticks. Actions: next_fires, preview.",
+    "Owner-only, free views of a contract's schedule: predict its next fires (one_shot, recurring and cron triggers), or read a cheap live preview meant to be polled about every 5 ticks.",
   actions: [
     defineAction({
       id: 'contracts.predictNextFires',

@@ -15,7 +15,7 @@ export const contractSimulateTool = defineTool({
   toolset: 'contracts',
   title: 'Simulate transitions',
   description:
-    'Answers "would this fire?" without side effects: no audit row, no fire, no watermark, no compute, no charge. Dry-run a deployed contract, or simulate an inline definition (or a stored contract) from a chosen state with a given input. Actions: dry_run, simulate.',
+    'Answers "would this fire?" without side effects: no audit row, no fire, no watermark, no compute, no charge. Dry-run a deployed contract, or simulate an inline definition (or a stored contract) from a chosen state with a given input.',
   actions: [
     defineAction({
       id: 'contracts.dryRunContract',
@@ -25,7 +25,7 @@ export const contractSimulateTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: "Reports which of the contract's transitions would fire, be filtered or pass for the given input, writing and computing nothing.",
+      summary: "Reports which of the contract's transitions would fire for the given input; each fires, is filtered or passes; writes and computes nothing.",
       input: z.object({
         slug: Slug,
         id: ContractId,
@@ -44,7 +44,7 @@ export const contractSimulateTool = defineTool({
       path: '/api/contracts/simulate',
       auth: 'bearer',
       area: 'contracts',
-      summary: 'Evaluates an inline definition, or a stored contract named by slug and contract_id, from a state with an input and reports what would fire.',
+      summary: 'Reports what an inline definition or a stored contract would fire; from a state with an input; a stored one is named by slug and contract_id.',
       input: z.object({
         definition: ContractDefinition.optional().describe('Definition to evaluate; give this or slug and contract_id'),
         slug: Slug.optional().describe('Machine of a stored contract to evaluate (membership required)'),

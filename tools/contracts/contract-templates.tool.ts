@@ -27,7 +27,7 @@ export const contractTemplatesTool = defineTool({
   toolset: 'contracts',
   title: 'Contract templates',
   description:
-    'Browses the catalogue of ready-made state-contract templates (heartbeats, threshold monitors, approvals, timelocks, physics watches) in 12 categories. Use it to find a template, read its definition, parameters and a worked example, then deploy it with core_contract_deploy. Actions: list, categories, get.',
+    'Browses the catalogue of ready-made state-contract templates (heartbeats, threshold monitors, approvals, timelocks, physics watches) in 12 categories. Use it to find a template, read its definition, parameters and a worked example, then deploy it with core_contract_deploy.',
   actions: [
     defineAction({
       id: 'contracts.listTemplates',
@@ -36,7 +36,7 @@ export const contractTemplatesTool = defineTool({
       path: '/api/contracts/templates',
       auth: 'public',
       area: 'contracts',
-      summary: 'Lists contract templates, optionally filtered by category or text, with their states, operators and trigger kinds.',
+      summary: 'Lists contract templates; optionally filtered by category or text, with their states, operators and trigger kinds.',
       input: z.object({
         category: CategoryId.optional(),
         q: z

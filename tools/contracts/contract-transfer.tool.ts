@@ -8,7 +8,7 @@ export const contractTransferTool = defineTool({
   toolset: 'contracts',
   title: 'Export and import contracts',
   description:
-    'Moves a contract between machines as a portable envelope: export gives the definition plus metadata (never audit history, watermarks or secrets; owner only, free), and import creates a new contract from an envelope with clean runtime state. Actions: export, import.',
+    'Moves a contract between machines as a portable envelope: export gives the definition plus metadata (never audit history, watermarks or secrets; owner only, free), and import creates a new contract from an envelope with clean runtime state.',
   actions: [
     defineAction({
       id: 'contracts.exportContract',
@@ -32,7 +32,7 @@ export const contractTransferTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Creates a contract on the machine from an export envelope, starting in its initial state with clean runtime state, and returns it.',
+      summary: 'Creates a contract on the machine from an export envelope; it starts in its initial state with clean runtime state and is returned.',
       input: z.object({
         slug: Slug.describe('Machine to import into'),
         envelope: ExportEnvelope.describe('Envelope exactly as returned by export'),

@@ -8,7 +8,7 @@ export const contractTransitionTool = defineTool({
   toolset: 'contracts',
   title: 'Drive a transition',
   description:
-    'Drives a contract from its current state to a named target state: checks the condition against your input, runs the operators, proves and verifies the result, writes a transition row and an audit row, and mints a tally token when it can. Use core_contract_simulate first to check without writing. Action: transition.',
+    'Drives a contract from its current state to a named target state: checks the condition against your input, runs the operators, proves and verifies the result, writes a transition row and an audit row, and mints a tally token when it can. Use core_contract_simulate first to check without writing.',
   actions: [
     defineAction({
       id: 'contracts.runTransition',

@@ -26,7 +26,7 @@ export const contractUpdateTool = defineTool({
   toolset: 'contracts',
   title: 'Edit contract versions',
   description:
-    "Edits a contract's definition and manages its version history. Every edit and every rollback adds a numbered version and bumps current_version_no; history is never rewritten. Owner only for changes. Actions: update, rollback, versions, version.",
+    "Edits a contract's definition and manages its version history. Every edit and every rollback adds a numbered version and bumps current_version_no; history is never rewritten. Owner only for changes.",
   actions: [
     defineAction({
       id: 'contracts.updateContract',
@@ -36,7 +36,7 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'contracts',
-      summary: 'Replaces the live definition with a new one, bumps current_version_no and returns the updated contract.',
+      summary: 'Replaces the live definition with a new one; bumps current_version_no and returns the updated contract.',
       input: z.object({
         slug: Slug,
         id: ContractId,
@@ -57,7 +57,7 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'contracts',
-      summary: "Restores an earlier version's definition as a new version row (history stays linear) and returns the contract.",
+      summary: "Restores an earlier version's definition as a new version row (history stays linear); returns the contract.",
       input: z.object({
         slug: Slug,
         id: ContractId,
@@ -77,7 +77,7 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Lists the numbered versions of a contract definition, newest first, without their definitions.',
+      summary: 'Lists the numbered versions of a contract definition; newest first, without their definitions.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), current_version_no: VersionNo, versions: z.array(Version) }),
       idempotent: true,

@@ -35,7 +35,7 @@ export const contractsPublicTool = defineTool({
   toolset: 'contracts',
   title: 'Public contracts',
   description:
-    'Reads contracts on public machines without a key: a searchable directory, one contract with its status, its recent transitions, its next 10 fires, its cross-machine subscribers, and a superposition view of where it can go next. Private machines never appear. Actions: list, get, audit, next_fires, subscribers, superposition.',
+    'Reads contracts on public machines without a key: a searchable directory, one contract with its status, its recent transitions, its next 10 fires, its cross-machine subscribers, and a superposition view of where it can go next. Private machines never appear.',
   actions: [
     defineAction({
       id: 'contracts.listPublic',
@@ -44,7 +44,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public',
       auth: 'public',
       area: 'contracts',
-      summary: 'Lists contracts on public machines, filterable by text, machine, template and current state, one page at a time.',
+      summary: 'Lists contracts on public machines; filterable by text, machine, template and current state, one page at a time.',
       input: z.object({
         q: z.string().max(200).optional().describe('Case-insensitive text to match in contract name or machine slug'),
         slug: Slug.optional().describe('Only contracts of this machine'),
@@ -140,7 +140,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/superposition',
       auth: 'public',
       area: 'contracts',
-      summary: 'Shows every transition the public contract could take from its current state, unresolved; computes and writes nothing.',
+      summary: 'Shows every transition the public contract could take from its current state; unresolved; computes and writes nothing.',
       input: ById,
       output: z.object({
         ok: z.literal(true),

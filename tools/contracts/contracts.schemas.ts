@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { Secret } from '../../src/registry/secret-fields.js';
+import { sharedShape } from '../../src/registry/shared-shapes.js';
 
 /**
  * Schemas shared by the contracts toolset. Definition schemas are loose on purpose: definitions are
@@ -132,8 +133,8 @@ export const TransitionSpec = z
   })
   .loose();
 
-export const ContractDefinition = z
-  .object({
+export const ContractDefinition = sharedShape(
+  z.object({
     name: z.string().min(1).max(255).describe('Definition name, snake_case by convention'),
     version: z.string().max(32).optional().describe('Author version label, e.g. "1.0"'),
     created_by: Uid.optional(),
@@ -152,8 +153,10 @@ export const ContractDefinition = z
     audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock in the audit chain'),
     tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),
   })
-  .loose()
-  .describe('State-contract definition: states, transitions with operators, conditions and triggers');
+    .loose()
+    .describe('State-contract definition: states, transitions with operators, conditions and triggers'),
+  { name: 'contract definition', home: 'core_contract_deploy', field: 'definition' },
+);
 
 export const Contract = z.object({
   id: ContractId,
@@ -217,13 +220,16 @@ export const DryRunResult = z.object({
 });
 
 /** Portable form of a contract; omits runtime state, audit, watermarks and secrets. */
-export const ExportEnvelope = z.object({
-  format: z.literal('core.contract/1').describe('Envelope format and version'),
-  exported_at: IsoDate,
-  exported_tick: Tick,
-  source: z.object({ slug: Slug, contract_id: ContractId, version_no: z.number().int().min(1) }),
-  name: z.string().min(1).max(255),
-  template_id: z.string().nullable(),
-  definition: ContractDefinition,
-  definition_hash: Hex64.describe('SHA-256 of the canonical JSON of definition'),
-});
+export const ExportEnvelope = sharedShape(
+  z.object({
+    format: z.literal('core.contract/1').describe('Envelope format and version'),
+    exported_at: IsoDate,
+    exported_tick: Tick,
+    source: z.object({ slug: Slug, contract_id: ContractId, version_no: z.number().int().min(1) }),
+    name: z.string().min(1).max(255),
+    template_id: z.string().nullable(),
+    definition: ContractDefinition,
+    definition_hash: Hex64.describe('SHA-256 of the canonical JSON of definition'),
+  }),
+  { name: 'export envelope', returnedBy: 'core_contract_transfer export' },
+);

@@ -10,7 +10,7 @@ export const contractsTool = defineTool({
   toolset: 'contracts',
   title: 'Machine contracts',
   description:
-    "Reads the state contracts deployed on a machine: list them, read one with its recent transitions, check a contract's integrity hash for tampering, or list the oracle contracts with their latest readings. Use it to find a contract id before driving, controlling or auditing it. Actions: list, get, integrity, oracles.",
+    "Reads the state contracts deployed on a machine: list them, read one with its recent transitions, check a contract's integrity hash for tampering, or list the oracle contracts with their latest readings. Use it to find a contract id before driving, controlling or auditing it.",
   actions: [
     defineAction({
       id: 'contracts.listContracts',
@@ -20,7 +20,7 @@ export const contractsTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Lists the contracts of a machine, optionally filtered by status or template, newest first.',
+      summary: 'Lists the contracts of a machine; optionally filtered by status or template, newest first.',
       input: z.object({
         slug: Slug,
         status: ContractStatus.optional(),
@@ -56,7 +56,7 @@ export const contractsTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/integrity',
       auth: 'public',
       area: 'contracts',
-      summary: "Re-hashes the contract's live definition and compares it with the stored integrity hash and the version log; a mismatch means tampering.",
+      summary: 'Checks a contract for tampering; re-hashes its live definition and compares it with the stored integrity hash and the version log.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({
         ok: z.literal(true),
@@ -83,7 +83,7 @@ export const contractsTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: "Lists the machine's contracts whose definition has an oracle, each with its latest reading and a short recent series.",
+      summary: "Lists the machine's oracle contracts; those whose definition has an oracle, each with its latest reading and a short recent series.",
       input: z.object({
         slug: Slug,
         series: z.number().int().min(0).max(100).default(20).describe('How many recent readings to include per oracle'),

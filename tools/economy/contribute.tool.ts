@@ -18,7 +18,7 @@ export const contributeTool = defineTool({
   toolset: 'economy',
   title: 'Contribution seats',
   description:
-    'Contribution seats: bond envelopes (tally token rows) in place to hold a seat, keep it alive with heartbeats, choose its mode and release the bond; read the public policy and the anonymous census. Actions: policy, census, status, bond, heartbeat, set_mode, release.',
+    'Contribution seats: bond envelopes (tally token rows) in place to hold a seat, keep it alive with heartbeats, choose its mode and release the bond; read the public policy and the anonymous census.',
   actions: [
     defineAction({
       id: 'contribute.getPolicy',
@@ -82,7 +82,7 @@ export const contributeTool = defineTool({
       auth: 'bearer',
       area: 'economy',
       summary:
-        "Bonds the caller's envelopes to a seat, marking them immovable in place without changing their owner; opens a seat when the caller has none.",
+        "Bonds the caller's envelopes to a seat; marks them immovable in place without changing their owner; opens a seat when the caller has none.",
       input: z.object({
         token_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).describe('Ids of envelopes the caller owns'),
         mode: Mode.optional().describe('Mode of a newly opened seat; the policy default when absent'),

@@ -31,7 +31,7 @@ export const creditsTool = defineTool({
   toolset: 'economy',
   title: 'Compute credits',
   description:
-    "The caller's compute-credit balance: the periodic free claim, the conversion rate and converting credits into the caller's own wallet, plus the Ed25519-signed peer calls nodes use for the same. Actions: status, claim, get_conversion, convert, peer_conversion, peer_convert.",
+    "The caller's compute-credit balance: the periodic free claim, the conversion rate and converting credits into the caller's own wallet, plus the Ed25519-signed peer calls nodes use for the same.",
   actions: [
     defineAction({
       id: 'credits.getStatus',
@@ -40,7 +40,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/status',
       auth: 'bearer',
       area: 'economy',
-      summary: 'Tells whether the claim period is open, what a claim is worth, and lists past claims.',
+      summary: "Reports the caller's free-credit claims: whether the period is open, what a claim is worth, and past claims.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -80,7 +80,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/conversion',
       auth: 'bearer',
       area: 'economy',
-      summary: "Reads the caller's credit balance and the current conversion rate, without changing anything.",
+      summary: "Reads the caller's credit balance and the current conversion rate; changes nothing.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Hex64, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { sharedShape } from '../../src/registry/shared-shapes.js';
 
 /** Amount of tally tokens; plain JSON numbers, never negative. */
 export const Amount = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -36,19 +37,22 @@ export const TokenInfo = z.object({
 });
 
 /** One issued token row (an envelope): minted by a solve, a compute or a contract fire. */
-export const TallyToken = z.object({
-  token_id: z.string(),
-  token_hash: Hex64.describe('SHA-256 over machine, tick, result digest and operator chain'),
-  machine_slug: Slug,
-  tick: Tick.describe('Tick at which the token was minted'),
-  value: Amount,
-  source: z.enum(['solve', 'compute', 'contract_fire']).describe('What minted the token'),
-  result_digest: Hex64.describe('SHA-256 of the result the token stands for'),
-  issued_to: Uid.nullable(),
-  signature: z.string().describe('Ed25519 signature of the node over token_hash'),
-  bonded: z.boolean().describe('Marked immovable by a contribution bond'),
-  locked_for_vote: z.boolean().describe('Staked on an open community-operator vote'),
-});
+export const TallyToken = sharedShape(
+  z.object({
+    token_id: z.string(),
+    token_hash: Hex64.describe('SHA-256 over machine, tick, result digest and operator chain'),
+    machine_slug: Slug,
+    tick: Tick.describe('Tick at which the token was minted'),
+    value: Amount,
+    source: z.enum(['solve', 'compute', 'contract_fire']).describe('What minted the token'),
+    result_digest: Hex64.describe('SHA-256 of the result the token stands for'),
+    issued_to: Uid.nullable(),
+    signature: z.string().describe('Ed25519 signature of the node over token_hash'),
+    bonded: z.boolean().describe('Marked immovable by a contribution bond'),
+    locked_for_vote: z.boolean().describe('Staked on an open community-operator vote'),
+  }),
+  { name: 'token row', returnedBy: 'core_tally (get_token, list_tokens)' },
+);
 
 export const Seat = z.object({
   seat_id: z.string(),

@@ -20,7 +20,7 @@ export const tallyTool = defineTool({
   toolset: 'economy',
   title: 'Machine token tally',
   description:
-    "A machine's own token: one-shot genesis with a lifetime ceiling (max_supply), the mint rate that refills tokens_remaining every tick, supply, issued token rows and their verification. Actions: get_mint_rate, set_mint_rate, get_supply, get_token_info, get_token, list_tokens, verify, genesis, get_avatar, upload_avatar.",
+    "A machine's own token: one-shot genesis with a lifetime ceiling (max_supply), the mint rate that refills tokens_remaining every tick, supply, issued token rows and their verification.",
   actions: [
     defineAction({
       id: 'tally.getMintRate',
@@ -91,7 +91,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/{tokenId}',
       auth: 'public',
       area: 'economy',
-      summary: 'Reads one issued token row of the machine by id, with its value, tick, hash and signature.',
+      summary: 'Reads one issued token row of the machine by id; with its value, tick, hash and signature.',
       input: z.object({ slug: MachineSlug, tokenId: z.string().min(1).max(128).describe('Id of an issued token') }),
       output: z.object({ ok: z.literal(true), token: TallyToken }),
       idempotent: true,
@@ -117,7 +117,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/verify',
       auth: 'public',
       area: 'economy',
-      summary: "Checks a token's hash and node signature, given either its id or the full token row; returns valid and why.",
+      summary: "Checks a token's hash and node signature; given either its id or the full token row; returns valid and why.",
       input: z.object({
         slug: MachineSlug,
         token_id: z.string().min(1).max(128).optional().describe('Id of a token stored on this machine; give this or `token`'),

@@ -11,7 +11,7 @@ export const cdnSitesTool = defineTool({
   toolset: 'edge',
   title: 'CDN site manager',
   description:
-    "Content-delivery sites of a machine: register a hostname in front of an origin, read sites and their request analytics, manage edge rules (page rule, redirect, header, block) and purge cached paths. Writes need admin on the machine. Actions: list, register, get, analytics, upsert_rule, delete_rule, purge.",
+    "Content-delivery sites of a machine: register a hostname in front of an origin, read sites and their request analytics, manage edge rules (page rule, redirect, header, block) and purge cached paths. Writes need admin on the machine.",
   actions: [
     defineAction({
       id: 'cdn.listSites',
@@ -96,7 +96,7 @@ export const cdnSitesTool = defineTool({
       auth: 'public',
       area: 'edge',
       summary:
-        "Counts the requests served for the site's machine pages (/s/{slug}/...) over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
+        "Counts the requests served for the site's machine pages (/s/{slug}/...); over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
       input: z.object({
         id: SiteId,
         slug: OptionalSlug,
@@ -132,7 +132,7 @@ export const cdnSitesTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'edge',
-      summary: 'Creates a rule on a site, or replaces the rule that already holds the same priority.',
+      summary: 'Creates a rule on a site; replaces the rule that already holds the same priority.',
       input: z.object({
         id: SiteId,
         slug: MachineSlug,

@@ -19,7 +19,7 @@ export const chatTool = defineTool({
   toolset: 'edge',
   title: 'Free chat',
   description:
-    "An OpenAI-shaped chat assistant grounded in this server's catalogue, operators, contract templates and kernel prompt, with a daily quota per caller. Use it to ask how to do something with the service. Actions: complete, quota.",
+    "An OpenAI-shaped chat assistant grounded in this server's catalogue, operators, contract templates and kernel prompt, with a daily quota per caller. Use it to ask how to do something with the service.",
   actions: [
     defineAction({
       id: 'chat.complete',
@@ -28,7 +28,7 @@ export const chatTool = defineTool({
       path: '/api/chat/free',
       auth: 'bearer',
       area: 'edge',
-      summary: 'Answers a conversation with one assistant message (an OpenAI chat.completion) and counts against the daily quota.',
+      summary: 'Answers a conversation with one assistant message (an OpenAI chat.completion); counts against the daily quota.',
       input: z.object({
         messages: z
           .array(ChatMessage)

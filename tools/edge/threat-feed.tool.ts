@@ -10,7 +10,7 @@ export const threatFeedTool = defineTool({
   toolset: 'edge',
   title: 'Threat feed',
   description:
-    "A machine's threat feed: register devices, submit device claims that are scored, audited and may fire the machine's event-triggered contracts, and read recent threats or the peer threats the machine follows. To follow another machine's threats, deploy a contract whose trigger is {\"kind\": \"on_event\", \"machine\": \"<their slug>\", \"event\": \"av.threat.detected\"}. Actions: register_device, list_devices, claim, list_threats, mesh_feed.",
+    "A machine's threat feed: register devices, submit device claims that are scored, audited and may fire the machine's event-triggered contracts, and read recent threats or the peer threats the machine follows. To follow another machine's threats, deploy a contract whose trigger is {\"kind\": \"on_event\", \"machine\": \"<their slug>\", \"event\": \"av.threat.detected\"}.",
   actions: [
     defineAction({
       id: 'threat.registerDevice',
@@ -20,7 +20,7 @@ export const threatFeedTool = defineTool({
       auth: 'bearer',
       role: 'admin',
       area: 'edge',
-      summary: 'Registers a device on the machine and returns its device_id and the audit transition.',
+      summary: 'Registers a device on the machine; returns its device_id and the audit transition.',
       input: z.object({
         slug: MachineSlug,
         name: z.string().min(1).max(128).describe('Device name'),
@@ -96,7 +96,7 @@ export const threatFeedTool = defineTool({
       path: '/api/av/threats',
       auth: 'public',
       area: 'edge',
-      summary: 'Lists the threats claimed on a machine within a time window such as 24h, newest first.',
+      summary: 'Lists the threats claimed on a machine within a time window; such as 24h, newest first.',
       input: z.object({
         slug: MachineSlug,
         window: z
@@ -128,7 +128,7 @@ export const threatFeedTool = defineTool({
       auth: 'public',
       area: 'edge',
       summary:
-        'Lists the peer machines whose threats this machine follows (a contract of this machine listening to their av.* events), with how often each fired and when last.',
+        'Lists the peer machines whose threats this machine follows; a contract of this machine listens to their av.* events; with how often each fired and when last.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -8,7 +8,7 @@ export const activityTool = defineTool({
   toolset: 'machines',
   title: 'Machine activity',
   description:
-    "Reads a machine's audit rows: a newest-first feed filterable by transition type (activity), or every row within a tick range in chain order (explore). Actions: activity, explore. Public machines are readable by anyone; private ones by members or with a share token.",
+    "Reads a machine's audit rows: a newest-first feed filterable by transition type (activity), or every row within a tick range in chain order (explore). Public machines are readable by anyone; private ones by members or with a share token.",
   actions: [
     defineAction({
       id: 'chain.listActivity',
@@ -17,7 +17,7 @@ export const activityTool = defineTool({
       path: '/api/chain/{slug}/activity',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the machine's audit rows newest first, a page at a time, optionally only one transition type.",
+      summary: "Lists the machine's audit rows newest first; a page at a time, optionally only one transition type.",
       input: z.object({
         slug: MachineSlug,
         type: z.string().min(1).max(64).optional().describe('Only rows of this transition type, e.g. "event", "contract", "file"'),
@@ -44,7 +44,7 @@ export const activityTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Returns the audit rows between two ticks (inclusive) in chain order, oldest first, with the response format version.',
+        'Returns the audit rows between two ticks (inclusive) in chain order; oldest first, with the response format version.',
       input: z.object({
         slug: MachineSlug,
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),

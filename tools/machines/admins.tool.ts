@@ -10,7 +10,7 @@ export const adminsTool = defineTool({
   toolset: 'machines',
   title: 'Machine members',
   description:
-    "Manages who may act on a machine: list its members, grant a uid the admin, operator or viewer role, change a member's role, or remove a member. Actions: list, add, update, remove. Listing needs the viewer role; changes need admin or higher; the owner is never a grant and cannot be removed.",
+    "Manages who may act on a machine: list its members, grant a uid the admin, operator or viewer role, change a member's role, or remove a member. Listing needs the viewer role; changes need admin or higher; the owner is never a grant and cannot be removed.",
   actions: [
     defineAction({
       id: 'chain.listAdmins',

@@ -37,7 +37,7 @@ export const anchorsTool = defineTool({
   toolset: 'machines',
   title: 'Chain anchors',
   description:
-    "Anchors a machine's chain head into another (mother) machine so a rewritten or truncated history becomes detectable, and checks anchors. Actions: anchor, anchored, list, get_config, set_config, rotate_key, verify. Private machines appear at the mother only under a pseudonymous id_hash.",
+    "Anchors a machine's chain head into another (mother) machine so a rewritten or truncated history becomes detectable, and checks anchors. Private machines appear at the mother only under a pseudonymous id_hash.",
   actions: [
     defineAction({
       id: 'chain.anchorHead',
@@ -78,7 +78,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/{motherSlug}/anchored',
       auth: 'public',
       area: 'chain',
-      summary: 'Lists the machines anchoring into this mother by pseudonymous id_hash, with anchor counts and latest anchored head.',
+      summary: 'Lists the machines anchoring into this mother by pseudonymous id_hash; with anchor counts and latest anchored head.',
       input: z.object({ motherSlug: MotherSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -107,7 +107,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/{motherSlug}/anchors',
       auth: 'public',
       area: 'chain',
-      summary: 'Lists the anchors recorded by this mother, newest first, optionally for one id_hash.',
+      summary: 'Lists the anchors recorded by this mother; newest first, optionally for one id_hash.',
       input: z.object({
         motherSlug: MotherSlug,
         id_hash: IdHash.optional(),
@@ -168,7 +168,7 @@ export const anchorsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        "Replaces the machine's anchor signing key with a new Ed25519 key kept server-side and returns its id and public key; later anchors must use it.",
+        "Replaces the machine's anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -189,7 +189,7 @@ export const anchorsTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Recomputes id_hash from slug and genesis_hash for a machine you can read (or takes id_hash), then reports whether and where that machine is anchored and its latest anchored head.',
+        'Reports whether and where a machine is anchored; recomputes id_hash from slug and genesis_hash (a machine you can read) or takes id_hash, and gives its latest anchored head.',
       input: z.object({
         slug: Slug.optional().describe('Machine slug (one you can read); give with genesis_hash'),
         genesis_hash: Hex64.optional().describe("The machine's genesis_hash; give with slug"),

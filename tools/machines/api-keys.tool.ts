@@ -8,7 +8,7 @@ export const apiKeysTool = defineTool({
   toolset: 'machines',
   title: 'Machine API keys',
   description:
-    "Manages a machine's developer API keys: list them (never with raw values), mint one with a scope (read, write or admin), optional rate-limit tier and expiry, or revoke one. Actions: list, create, revoke. Needs the admin role or higher; a new key's raw value is returned only once.",
+    "Manages a machine's developer API keys: list them (never with raw values), mint one with a scope (read, write or admin), optional rate-limit tier and expiry, or revoke one. Needs the admin role or higher; a new key's raw value is returned only once.",
   actions: [
     defineAction({
       id: 'chain.listApiKeys',
@@ -18,7 +18,7 @@ export const apiKeysTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: "Lists the machine's active API keys with name, scope, tier, expiry and prefix, never the raw key.",
+      summary: "Lists the machine's active API keys: name, scope, tier, expiry and prefix, never the raw key.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), keys: z.array(ApiKey) }),
       idempotent: true,
@@ -32,7 +32,7 @@ export const apiKeysTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Mints a developer API key for the machine and returns its metadata and the raw key, which is shown only this once.',
+      summary: 'Mints a developer API key for the machine; returns its metadata and the raw key, which is shown only this once.',
       input: z.object({
         slug: MachineSlug,
         name: z.string().min(1).max(100).describe('Label to recognise the key by'),

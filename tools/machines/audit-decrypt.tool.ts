@@ -8,7 +8,7 @@ export const auditDecryptTool = defineTool({
   toolset: 'machines',
   title: 'Decrypt audit payloads',
   description:
-    "Lets a machine's owner read the encrypted payloads behind audit rows, which otherwise expose only a payload digest. Owner only (the admin role does not suffice); every decryption is itself recorded in the chain.",
+    "Lets a machine's owner read the encrypted payloads behind audit rows, which otherwise expose only a payload digest. Every decryption is itself recorded in the chain.",
   actions: [
     defineAction({
       id: 'chain.decryptAudit',

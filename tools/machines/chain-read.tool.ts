@@ -11,7 +11,7 @@ export const chainReadTool = defineTool({
   toolset: 'machines',
   title: 'Read machine state',
   description:
-    "Reads summaries of one machine's chain: latest state and head, statistics, which row types it emitted, its sources, integrity counters and an activity sparkline. Actions: get_state, get_stats, get_coverage, list_sources, awareness_status, analytics. Public machines are readable by anyone; private ones by members or with a share token.",
+    "Reads summaries of one machine's chain: latest state and head, statistics, which row types it emitted, its sources, integrity counters and an activity sparkline. Public machines are readable by anyone; private ones by members or with a share token.",
   actions: [
     defineAction({
       id: 'chain.getState',
@@ -47,7 +47,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/stats',
       auth: 'public',
       area: 'chain',
-      summary: `Returns row counts in total, per type and over the last 60 ticks, with first and last row ticks; ${readGate}.`,
+      summary: `Returns the machine's row counts; in total, per type and over the last 60 ticks, with first and last row ticks; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -73,7 +73,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/coverage',
       auth: 'public',
       area: 'chain',
-      summary: `Lists the row types this machine has emitted, grouped by family, with counts and first and last ticks; ${readGate}.`,
+      summary: `Lists the row types this machine has emitted; grouped by family, with counts and first and last ticks; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -98,7 +98,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/sources',
       auth: 'public',
       area: 'chain',
-      summary: `Lists the sources (keys, devices, apps, contracts) that wrote to the machine, with events seen, events stamped and liveness; ${readGate}.`,
+      summary: `Lists the sources that wrote to the machine (keys, devices, apps, contracts); with events seen, events stamped and liveness; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -10,7 +10,7 @@ export const chainWriteTool = defineTool({
   toolset: 'machines',
   title: 'Write to a machine chain',
   description:
-    "Appends one hash-chained row to a machine's audit log: a generic event, a state-hash snapshot, a file hash, a connection open/close, or an owner-only mini-app event; rows carry only payload digests. Actions: append_event, append_state, append_file, append_connection, append_app_event, submit_tx (explains that transitions go through contracts), log_rejection. Each append returns the new row's tick, transition_id, seq and state_hash.",
+    "Appends one hash-chained row to a machine's audit log: a generic event, a state-hash snapshot, a file hash, a connection open/close, or an owner-only mini-app event; rows carry only payload digests. Each append returns the new row's tick, transition_id, seq and state_hash.",
   actions: [
     defineAction({
       id: 'chain.appendEvent',
@@ -80,7 +80,7 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'chain',
-      summary: 'Records a network connection opening or closing, with the peer identified only by a hash.',
+      summary: 'Records a network connection opening or closing; the peer is identified only by a hash.',
       input: z.object({
         slug: MachineSlug,
         direction: z.enum(['inbound', 'outbound']).describe('Who opened the connection'),
@@ -123,7 +123,7 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       area: 'chain',
       summary:
-        'Writes nothing: answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition).',
+        'Answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
       input: z.object({
         slug: MachineSlug,
         tx: JsonObject.optional().describe('Ignored; accepted so that old clients get the explanation instead of an error'),
@@ -153,7 +153,7 @@ export const chainWriteTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Records a submission that was rejected before reaching a chain (by a client library, proxy or validator) in the node's rejection log, never in a machine's chain; without a key at most 10 rows a minute per client address, 60 per key.",
+        "Records a submission rejected before reaching a chain in the node's rejection log; rejected by a client library, proxy or validator, never written in a machine's chain; without a key at most 10 rows a minute per client address, 60 per key.",
       input: z.object({
         slug: Slug.optional().describe('Machine the submission was meant for, when known'),
         reason: z.string().min(1).max(500).describe('Why it was rejected'),

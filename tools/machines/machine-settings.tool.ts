@@ -10,7 +10,7 @@ export const machineSettingsTool = defineTool({
   toolset: 'machines',
   title: 'Machine settings',
   description:
-    "Changes how a machine behaves and who can read it: set its status (active, paused, archived), edit visibility, name, purpose and read password, unlock a password-protected machine, and turn share-token access on or off. Actions: set_status, update_settings, unlock, share_set, share_disable. All but unlock need the admin role or higher.",
+    "Changes how a machine behaves and who can read it: set its status (active, paused, archived), edit visibility, name, purpose and read password, unlock a password-protected machine, and turn share-token access on or off. All but unlock need the admin role or higher.",
   actions: [
     defineAction({
       id: 'chain.setMachineStatus',
@@ -21,7 +21,7 @@ export const machineSettingsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        'Sets the machine status to active, paused (writes refused, chain kept) or archived (read-only), records the change in the chain and returns old and new status.',
+        'Sets the machine status to active, paused or archived; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.',
       input: z.object({
         slug: MachineSlug,
         status: MachineStatus.describe('New status: active, paused or archived'),
@@ -78,7 +78,7 @@ export const machineSettingsTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Exchanges the read password of a password-protected private machine for a short-lived read-only share token; wrong passwords are refused and rate limited.',
+        "Exchanges a private machine's read password for a short-lived read-only share token; wrong passwords are refused and rate limited.",
       input: z.object({
         slug: MachineSlug,
         password: z.string().min(1).max(256).describe('The read password set in the machine settings'),
@@ -114,7 +114,7 @@ export const machineSettingsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        'Issues a new read-only share token for the machine, replacing any previous one, and returns it with its expiry.',
+        'Issues a new read-only share token for the machine; replaces any previous one and returns it with its expiry.',
       input: z.object({
         slug: MachineSlug,
         expires_at: IsoDate.optional().describe('When the token stops working; never when omitted'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
-export const MachineSlug = Slug.describe('Slug of the machine');
+export const MachineSlug = Slug;
 
 /** A machine as its owner and members see it. */
 export const Machine = z.object({

@@ -15,7 +15,7 @@ export const machinesTool = defineTool({
   toolset: 'machines',
   title: 'Find machines',
   description:
-    'Finds state machines and reads their metadata: your own and public machines, one machine by slug, every public machine, the most active or newest public machines, the recent cross-machine feed and node-wide fleet counts. Actions: list, get, list_public, active, newest, recent, fleet. Private machines never appear in the public lists.',
+    'Finds state machines and reads their metadata: your own and public machines, one machine by slug, every public machine, the most active or newest public machines, the recent cross-machine feed and node-wide fleet counts. Private machines never appear in the public lists.',
   actions: [
     defineAction({
       id: 'chain.listMachines',
@@ -24,7 +24,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/state-machines',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the caller's private machines mixed with public ones, a page at a time, with status and chain head.",
+      summary: "Lists the caller's private machines mixed with public ones; a page at a time, with status and chain head.",
       input: z.object({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), machines: z.array(Machine), next_cursor: z.string().nullable() }),
       idempotent: true,
@@ -73,7 +73,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/active',
       auth: 'public',
       area: 'chain',
-      summary: 'Ranks public machines by how many audit rows they wrote over the last window_ticks ticks (default 60, about 47 s).',
+      summary: 'Ranks public machines by audit rows written recently; over the last window_ticks ticks (default 60, about 47 s).',
       input: z.object({
         window_ticks: z.number().int().min(1).max(111_197).default(60).describe('Window length in ticks (111,197 ticks is about a day)'),
         limit: Limit.default(10),
@@ -112,7 +112,7 @@ export const machinesTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Returns the newest audit rows across all public machines, newest first, optionally of one transition type; cached for one tick.',
+        'Returns the newest audit rows across all public machines; newest first, optionally of one transition type; cached for one tick.',
       input: z.object({
         limit: Limit.default(50),
         type: z.string().min(1).max(64).optional().describe('Only rows of this transition type, e.g. "event" or "contract"'),

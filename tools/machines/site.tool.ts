@@ -18,7 +18,7 @@ export const siteTool = defineTool({
   toolset: 'machines',
   title: 'Machine site',
   description:
-    "Manages the small static site a machine serves: list its files, read one file's metadata by content hash, upload a page, and read, issue or revoke the site publish key. Actions: list, get_file, upload, get_publish_key, issue_publish_key, revoke_publish_key. Issuing and revoking the key needs the admin role; the plaintext key is returned only when issued.",
+    "Manages the small static site a machine serves: list its files, read one file's metadata by content hash, upload a page, and read, issue or revoke the site publish key. Issuing and revoking the key needs the admin role; the plaintext key is returned only when issued.",
   actions: [
     defineAction({
       id: 'chain.getSiteFile',
@@ -40,7 +40,7 @@ export const siteTool = defineTool({
       path: '/api/chain/{slug}/site/list',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the current files of the machine's site, one per path, with content hash, type and size.",
+      summary: "Lists the current files of the machine's site; one per path, with content hash, type and size.",
       input: z.object({ slug: MachineSlug, limit: Limit.default(100), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), slug: z.string(), files: z.array(SiteFile), next_cursor: z.string().nullable() }),
       idempotent: true,
@@ -54,7 +54,7 @@ export const siteTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Uploads one page or asset (at most 512 KiB, allow-listed content types) to the site, replacing the file at that path, records its hash in the chain, and returns the file metadata; needs the site publish key or the operator role.',
+        'Uploads one page or asset to the site; at most 512 KiB, allow-listed content types; replaces the file at that path, records its hash in the chain, and returns the file metadata; needs the site publish key or the operator role.',
       input: z.object({
         slug: MachineSlug,
         path: z
@@ -114,7 +114,7 @@ export const siteTool = defineTool({
       auth: 'bearer',
       role: 'admin',
       area: 'chain',
-      summary: 'Issues a new site publish key, replacing any previous one, and returns its plaintext this once.',
+      summary: 'Issues a new site publish key; replaces any previous one and returns its plaintext this once.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -16,6 +16,7 @@ export const spinUpTool = defineTool({
       method: 'POST',
       path: '/api/chain/state-machines',
       auth: 'public',
+      callerRequired: true,
       area: 'chain',
       summary:
         'Creates a machine owned by the caller and returns the machine plus its admin-scope API key, whose raw value is shown only in this answer.',

@@ -34,7 +34,7 @@ export const streamTool = defineTool({
   toolset: 'machines',
   title: 'Live streams',
   description:
-    "Reads a live server-sent event stream for up to max_events events or max_ms milliseconds and returns what arrived: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Actions: explore, aggregate, events, contract_transitions. Pass the last id back as last_event_id to continue without gaps. A stream ends with an access.revoked event when your access is revoked.",
+    "Reads a live server-sent event stream for up to max_events events or max_ms milliseconds and returns what arrived: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Pass the last id back as last_event_id to continue without gaps. A stream ends with access.revoked when your access is revoked.",
   actions: [
     defineAction({
       id: 'chain.streamExplore',
@@ -85,7 +85,7 @@ export const streamTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'chain',
-      summary: 'Streams every contract event inserted on the machine (`event.emitted`), with a heartbeat every 25 s; owner only.',
+      summary: 'Streams every contract event inserted on the machine (`event.emitted`); with a heartbeat every 25 s; owner only.',
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the contract event id'),

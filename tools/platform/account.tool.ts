@@ -33,7 +33,7 @@ export const accountTool = defineTool({
   toolset: 'platform',
   title: 'Keys, updates and general',
   description:
-    'Getting started and general account endpoints: mint a free demo key (the first step before spinning up a machine), ask who you are (uid, key, machines owned), read the signed update manifest, track an app event, send a contact message, and fetch the conformance badge. Actions: mint_demo_key, whoami, update_manifest, track_app, contact, badge.',
+    'Getting started and general account endpoints: mint a free demo key (the first step before spinning up a machine), ask who you are, read the signed update manifest, track an app event, send a contact message, and fetch the conformance badge.',
   actions: [
     defineAction({
       id: 'identity.mintDemoKey',
@@ -180,7 +180,7 @@ export const accountTool = defineTool({
       path: '/api/conformance/badge.svg',
       auth: 'public',
       area: 'platform',
-      summary: "Returns an SVG badge showing how many operations pass the node's built-in self-check.",
+      summary: "Returns an SVG badge; it shows how many operations pass the node's built-in self-check.",
       input: NoInput,
       output: z.string(),
       produces: 'image/svg+xml',

@@ -35,7 +35,7 @@ export const authTool = defineTool({
   toolset: 'platform',
   title: 'Sessions and OIDC discovery',
   description:
-    "Portal sessions and the node's OpenID discovery documents. Log in by e-mail with a one-time code (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens. Actions: login, sso_start, callback, jwks, openid_configuration.",
+    "Portal sessions and the node's OpenID discovery documents. Log in by e-mail with a one-time code (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens.",
   actions: [
     defineAction({
       id: 'auth.login',
@@ -76,9 +76,10 @@ export const authTool = defineTool({
       method: 'GET',
       path: '/api/auth/sso-start',
       auth: 'public',
+      callerRequired: true,
       area: 'identity',
       summary:
-        "Starts the authorization-code round trip for the signed-in user (user key or proven session) and returns the node's authorization URL to send the browser to; the answer sets a cookie that binds the round trip to this browser.",
+        "Starts the authorization-code round trip for the signed-in user (user key or proven session); returns the node's authorization URL and sets a cookie binding the round trip to this browser.",
       input: z.object({
         redirect_uri: z
           .string()
@@ -144,7 +145,7 @@ export const authTool = defineTool({
       path: '/api/.well-known/jwks.json',
       auth: 'public',
       area: 'identity',
-      summary: "Returns the node's public signing keys as a JSON Web Key Set, to verify session JWTs.",
+      summary: "Returns the node's public signing keys as a JSON Web Key Set; to verify session JWTs.",
       input: NoInput,
       output: z.object({ ok: z.literal(true), keys: z.array(Jwk) }),
       idempotent: true,

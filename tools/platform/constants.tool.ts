@@ -28,7 +28,7 @@ export const constantsTool = defineTool({
       path: '/api/constants',
       auth: 'public',
       area: 'platform',
-      summary: 'Lists the CODATA 2018 physical constants, optionally filtered by text, with units and uncertainties.',
+      summary: 'Lists the CODATA 2018 physical constants; optionally filtered by text, with units and uncertainties.',
       input: z.object({
         q: z.string().max(200).optional().describe('Case-insensitive text to match in key, name, symbol or alias'),
         limit: Limit.optional(),
@@ -51,7 +51,7 @@ export const constantsTool = defineTool({
       path: '/api/constants/{key}',
       auth: 'public',
       area: 'platform',
-      summary: 'Reads one physical constant by key, symbol or alias, with value, unit and standard uncertainty.',
+      summary: 'Reads one physical constant by key, symbol or alias; with value, unit and standard uncertainty.',
       input: z.object({ key: z.string().min(1).max(200).describe('Key, symbol or alias, e.g. "c" or "planck_constant"') }),
       output: z.object({ ok: z.literal(true), source: z.string(), constant: Constant }),
       idempotent: true,

@@ -7,7 +7,7 @@ export const pulseTool = defineTool({
   toolset: 'platform',
   title: 'Pulse, health and status',
   description:
-    "The node's tick clock (1.287 Hz, 777 ms per tick) and its operational state. Read the pulse to learn the current tick before writing tick-based fields; check health, status or Prometheus metrics to see whether the node is ready. Actions: pulse, health, status, metrics.",
+    "The node's tick clock (1.287 Hz, 777 ms per tick) and its operational state. Read the pulse to learn the current tick before writing tick-based fields; check health, status or Prometheus metrics to see whether the node is ready.",
   actions: [
     defineAction({
       id: 'platform.getPulse',
@@ -57,7 +57,7 @@ export const pulseTool = defineTool({
       path: '/api/status',
       auth: 'public',
       area: 'platform',
-      summary: 'Reports the server version, uptime, storage backend, current tick, start time and Node.js version.',
+      summary: "Reports the server's state: version, uptime, storage backend, current tick, start time and Node.js version.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),

@@ -2,7 +2,7 @@ import { CoreError, errors } from '../../errors.js';
 import { ALPHA, PULSE_HZ, TICK_MS, type Clock } from '../../lib/clock.js';
 import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
 import type { Pipeline } from '../../pipeline/invoke.js';
-import { searchEndpoints, type EndpointEntry, type EndpointQuery } from '../../registry/catalog.js';
+import { catalogMap, searchEndpoints, type EndpointEntry, type EndpointQuery } from '../../registry/catalog.js';
 import { openApiOf } from '../../registry/openapi.js';
 import type { Registry } from '../../registry/registry.js';
 import type { ActionContext, RawBody } from '../../registry/types.js';
@@ -27,6 +27,8 @@ export interface PlatformService {
   metrics(): Promise<RawBody>;
   searchEndpoints(query: EndpointQuery): { ok: true; count: number; version: string; endpoints: EndpointEntry[] };
   openapi(): OpenApiDocument;
+  /** What `core_api_catalog` answers to a call without arguments. */
+  endpointMap(): ReturnType<typeof catalogMap>;
   /** `core_http`: validates against the matched operation first, then runs it as the caller. */
   callHttp(call: HttpCall, ctx: ActionContext): Promise<Record<string, unknown>>;
   /** Marks the node as shutting down (health answers stopping). */
@@ -100,6 +102,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     openapi: () => (openapi ??= openApiOf(deps.registry())),
+
+    endpointMap: () => catalogMap(deps.registry(), deps.version),
 
     async callHttp(call, ctx) {
       // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.

@@ -46,7 +46,7 @@ export async function callTool(
   if (actions.size === 1) {
     op = actions.values().next().value;
   } else {
-    const { action, ...rest } = input;
+    const { action = tool.defaultAction, ...rest } = input;
     op = typeof action === 'string' ? actions.get(action) : undefined;
     if (!op) {
       const names = [...actions.keys()].join(', ');

@@ -15,6 +15,7 @@ describe('platform toolset declarations', () => {
   describeToolset('platform', tools, {
     tools: ['core_api_catalog', 'core_http', 'core_pulse', 'core_kernel', 'core_constants', 'core_account', 'core_auth'],
     operations: [
+      'GET /api/endpoints/map public',
       'GET /api/endpoints public',
       'GET /api/openapi.json public',
       'POST /api/http public',
