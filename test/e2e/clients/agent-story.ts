@@ -65,14 +65,7 @@ export type Transport = 'stdio' | 'http';
 export interface ClientUnderTest {
   name: string;
   connect(target: { transport: Transport; stdio: ReturnType<typeof stdioEntry>; http: ReturnType<typeof httpEntry> }): Promise<AgentClient>;
-  /**
-   * Steps this client cannot pass yet, with the reason (the dependency that fixes it). The step is run
-   * with `it.fails`: it fails loudly once fixed, so the mark is removed then.
-   */
-  knownFailures?: Partial<Record<StoryStep, string>>;
 }
-
-export type StoryStep = 'contract';
 
 /** A contract that fires at 03:00 UTC each day and emits an event when it does. */
 export const CRON_CONTRACT = {
@@ -148,9 +141,8 @@ export function agentStory(client: ClientUnderTest): void {
       expect(activity.data.rows.map((r: { type: string }) => r.type)).toContain('agent.note');
     }, 60_000);
 
-    const reason = client.knownFailures?.contract;
-    (reason ? it.fails : it)(
-      `deploys an inline contract with a cron trigger and an emit post-action, and reads its schedule${reason ? ` (known failure: ${reason})` : ''}`,
+    it(
+      'deploys an inline contract with a cron trigger and an emit post-action, and reads its schedule',
       async () => {
         expect(key, 'needs the key and machine of the steps before').toBeDefined();
         const deployed = await call('core_contract_deploy', { action: 'create', slug, definition: CRON_CONTRACT });

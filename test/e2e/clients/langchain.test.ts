@@ -28,10 +28,6 @@ agentStory({
       close: () => client.close(),
     };
   },
-  knownFailures: {
-    contract:
-      "TODO(toolsurface, issue 18 item 2): LangChain merges the oneOf branches of the contract definition's trigger and post_actions (the last wins), so a cron trigger or an emit post-action is refused on the client; flip once the flattened schemas land",
-  },
 });
 
 /** The JSON the tool answered, from whatever shape of content the adapter returns. */
