@@ -70,7 +70,9 @@ export function judge(op: Operation, kind: CallerKind, machine: 'private' | 'pub
   const anonymous = kind === 'none' || kind === 'share_token' || isBadKey(kind);
   const ok =
     (want === 'passed'
-      ? got === 'passed' || (got === 'unauthenticated' && anonymous && ALTERNATE_CREDENTIAL.has(op.id)) || (got === 'forbidden' && !roleRefusal) || (got === 'forbidden' && !nonReader) || (got === 'hidden' && nonReader)
+      ? got === 'passed' ||
+        // A bad key turns a not-found into 401 "key not known" (the key is the problem), so it may stand for a 404.
+        (got === 'unauthenticated' && anonymous && (ALTERNATE_CREDENTIAL.has(op.id) || isBadKey(kind))) || (got === 'forbidden' && !roleRefusal) || (got === 'forbidden' && !nonReader) || (got === 'hidden' && nonReader)
       : got === want) &&
     // A 401 for a bad key says the key is not known here, so an agent knows to mint a new one.
     !(got === 'unauthenticated' && isBadKey(kind) && !/not known to this server's store/.test(String(json?.error?.message)));

@@ -29,11 +29,13 @@ export interface Harness {
  * A core on a temp dir with a fake clock and machine `m1`. The scheduler's own timer is stopped: tests
  * drive passes with `runDue`, so nothing fires behind their back.
  */
-export async function harness(opts: { clock?: FakeClock; machines?: Array<{ slug: string; is_public?: boolean }> } = {}): Promise<Harness> {
+export async function harness(
+  opts: { clock?: FakeClock; machines?: Array<{ slug: string; is_public?: boolean }>; env?: Record<string, string> } = {},
+): Promise<Harness> {
   const clock = opts.clock ?? createFakeClock(tickStartMs(T0));
   const { dir, cleanup } = await tempDir('core-contracts-');
   const open = async () => {
-    const core = await createCore({ config: testConfig(dir), log: createLogger('silent'), clock });
+    const core = await createCore({ config: testConfig(dir, opts.env), log: createLogger('silent'), clock });
     await core.services.contracts.scheduler.stop();
     return core;
   };

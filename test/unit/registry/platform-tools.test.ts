@@ -24,6 +24,7 @@ describe('platform toolset declarations', () => {
       'GET /api/pulse public',
       'GET /api/health public',
       'GET /api/status public',
+      'GET /api/whoami public',
       'GET /api/metrics public',
       'GET /api/kernel public',
       'GET /api/kernel/prompt public',

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBwrapRunner, statusOf } from '../../../src/domain/sandbox/sandbox-runner.js';
 import { DEFAULT_LIMITS } from '../../../src/domain/sandbox/bwrap-command.js';
 import { utf8Boundary } from '../../../src/domain/sandbox/byte-capture.js';
@@ -95,12 +95,19 @@ describe('the Python sandbox', () => {
     expect(res.exit_code).toBe(124);
     expect(res.reason).toBe('timeout');
     await new Promise((r) => setTimeout(r, 200));
-    const survivors: string[] = [];
-    for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-      const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-      if (comm.trim() === marker) survivors.push(pid);
-    }
-    expect(survivors).toEqual([]);
+    // SIGKILLed processes leave /proc once the kernel has torn them down, which takes a moment on a busy
+    // machine: wait for that (the limit only catches a process that really survived).
+    const survivors = async (): Promise<string[]> => {
+      const found: string[] = [];
+      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        // `comm` is the second field, in parentheses; a zombie (state Z) holds no memory and is already dead.
+        const m = /^\d+ \((.*)\) (\S)/.exec(stat);
+        if (m && m[1] === marker && m[2] !== 'Z' && m[2] !== 'X') found.push(pid);
+      }
+      return found;
+    };
+    await vi.waitFor(async () => expect(await survivors()).toEqual([]), { timeout: 20_000, interval: 50 });
   });
 
   it('kills a growing allocation at the memory limit with 137', async () => {
@@ -137,12 +144,19 @@ describe('the Python sandbox', () => {
     const res = await small.run({ code: herd, timeoutMs: 20_000 });
     expect(res).toMatchObject({ exit_code: 137, reason: 'memory', stdout: '' });
     expect(res.stderr).toContain('together held more than 192 MiB');
-    const survivors: string[] = [];
-    for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-      const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-      if (comm.trim() === marker) survivors.push(pid);
-    }
-    expect(survivors).toEqual([]);
+    // SIGKILLed processes leave /proc once the kernel has torn them down, which takes a moment on a busy
+    // machine: wait for that (the limit only catches a process that really survived).
+    const survivors = async (): Promise<string[]> => {
+      const found: string[] = [];
+      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        // `comm` is the second field, in parentheses; a zombie (state Z) holds no memory and is already dead.
+        const m = /^\d+ \((.*)\) (\S)/.exec(stat);
+        if (m && m[1] === marker && m[2] !== 'Z' && m[2] !== 'X') found.push(pid);
+      }
+      return found;
+    };
+    await vi.waitFor(async () => expect(await survivors()).toEqual([]), { timeout: 20_000, interval: 50 });
     // One process holding less than the budget runs to its end.
     const one = await small.run({ code: 'held = b"\\x01" * (64 * 1024 * 1024)\nprint(len(held))', timeoutMs: 20_000 });
     expect(one).toMatchObject({ exit_code: 0, stdout: `${64 * 1024 * 1024}\n` });
