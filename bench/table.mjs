@@ -7,12 +7,13 @@ import { contractsFireLag } from './contracts.mjs';
 import { load, startProcess, stop, tempDataDir } from './lib.mjs';
 import { coreHttpVsTool, mcpVsRest } from './mcp.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
+import { linalgVsLapack } from './linalg.mjs';
 import { sseFanOut } from './sse.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
 import { mcpInitialize } from './spine.mjs';
 
-export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000 };
-export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300 };
+export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000, linalgRuns: 30 };
+export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300, linalgRuns: 5 };
 // PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
@@ -48,7 +49,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, linalg, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -185,6 +186,23 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('sandbox', 'sandbox `print(1)` through the API, median', r.api_median_ms, 'ms', `${r.bare_median_ms} ms (bare python3 -c spawn)`, r.ratio, '≤ 2x', r.ratio <= 2, `${r.runs} runs each; inside the runner ${r.sandbox_spawn_median_ms} ms`));
   }, [['sandbox', 'sandbox `print(1)` through the API, median', '≤ 2x']]);
 
+  await attempt('linalg', async () => {
+    const r = await linalgVsLapack({ runs: sizes.linalgRuns });
+    raw.linalg = r;
+    const versus = (id, workload, ours, base, label) => {
+      const ratio = typeof base === 'number' ? +(ours.solver_ms / base).toFixed(1) : 'n/a';
+      const lapack = r.lapack.error ?? `numpy ${r.lapack.numpy}, SciPy ${r.lapack.scipy}, one thread each`;
+      rows.push(row(id, workload, ours.solver_ms, 'ms', typeof base === 'number' ? `${base.toFixed(2)} ms (${label})` : 'n/a', ratio, '≤ 10x', typeof ratio === 'number' ? ratio <= 10 : null, `${lapack}; ${r.runs} runs; whole in-process solve with its receipt ${ours.call_ms} ms`));
+    };
+    versus('eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median solver time', r.ours.eigen_values, r.lapack.eigvalsh_ms, 'numpy eigvalsh');
+    versus('eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median solver time', r.ours.eigen_vectors, r.lapack.eigh_ms, 'numpy eigh');
+    versus('lu_vs_lapack', '`linear-lu` 200×200 solve, median solver time', r.ours.lu, r.lapack.lu_solve_ms, 'SciPy lu_factor + lu_solve');
+  }, [
+    ['eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median', '≤ 10x'],
+    ['eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median', '≤ 10x'],
+    ['lu_vs_lapack', '`linear-lu` 200×200 solve, median', '≤ 10x'],
+  ]);
+
   await attempt('mcp_cold_start', async () => {
     const r = await mcpInitialize(sizes.coldStarts);
     const base = await nodeEStart(sizes.coldStarts);
@@ -192,9 +210,9 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('mcp_cold_start', '`npm run mcp` cold start to `initialize` answered, median', r.median_ms, 'ms', `${base.median_ms} ms (node -e printing a line)`, +(r.median_ms / base.median_ms).toFixed(2), '< 500 ms', r.median_ms < 500, `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`));
   }, [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']]);
 
-  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+  const order = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
 }
 
-export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+export const ROW_IDS = ['constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];

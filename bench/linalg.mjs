@@ -1,0 +1,102 @@
+// Dense linear algebra against LAPACK (issue 21): eigen-symmetric on a 150×150 and linear-lu on a 200×200
+// matrix through the solvers service (validation, run, receipt), beside numpy/SciPy on the same matrices in
+// the same run. Both sides single-threaded (OPENBLAS_NUM_THREADS=1): the solvers use one core.
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { percentile } from './lib.mjs';
+
+/** A fixed xorshift32 sequence in [-1, 1): the same matrices every run. */
+function randoms(seed) {
+  let x = seed >>> 0;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 31 - 1;
+  };
+}
+
+function symmetric(n, seed) {
+  const next = randoms(seed);
+  const a = Array.from({ length: n }, () => new Array(n).fill(0));
+  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i][j] = a[j][i] = next();
+  return a;
+}
+
+function general(n, seed) {
+  const next = randoms(seed);
+  return Array.from({ length: n }, () => Array.from({ length: n }, next));
+}
+
+const PYTHON = `
+import json, sys, time
+import numpy as np, scipy, scipy.linalg as sl
+data = json.load(sys.stdin)
+S = np.array(data["S"]); B = np.array(data["B"]); b = np.array(data["b"]); runs = data["runs"]
+def median_ms(f):
+    for _ in range(3): f()
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter(); f(); ts.append((time.perf_counter() - t) * 1000)
+    ts.sort(); return ts[len(ts) // 2]
+print(json.dumps({
+    "numpy": np.__version__, "scipy": scipy.__version__,
+    "eigvalsh_ms": median_ms(lambda: np.linalg.eigvalsh(S)),
+    "eigh_ms": median_ms(lambda: np.linalg.eigh(S)),
+    "lu_solve_ms": median_ms(lambda: sl.lu_solve(sl.lu_factor(B), b)),
+}))
+`;
+
+async function service() {
+  const { createSolversService } = await import('../dist/src/domain/solvers/solvers.service.js');
+  const { createReceiptsService } = await import('../dist/src/domain/receipts/receipts.service.js');
+  const { createClock } = await import('../dist/src/lib/clock.js');
+  const nodeKeys = { receiptKeyId: 'bench', hmac: (d) => createHmac('sha256', 'bench').update(d).digest('hex') };
+  return createSolversService({ receipts: createReceiptsService({ nodeKeys, clock: createClock() }) });
+}
+
+/**
+ * Median milliseconds of each solve and of its LAPACK counterpart. The LAPACK side is absent (with the
+ * reason) when python3 with numpy and scipy is not installed.
+ */
+export async function linalgVsLapack({ runs = 30 } = {}) {
+  const S = symmetric(150, 150);
+  const B = general(200, 200);
+  const b = new Array(200).fill(1);
+  const solvers = await service();
+  const caller = { uid: null, credential: 'none' };
+  // The figure is the solver time the answer reports (`diagnostics.duration_ms`: input checks and the
+  // numerics); `call_ms` adds the receipt over the whole input and output, which grows with the matrix.
+  const time = async (id, inputs, options) => {
+    for (let i = 0; i < 2; i++) await solvers.solve(id, inputs, options, { caller });
+    const solver = [];
+    const call = [];
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      const answer = await solvers.solve(id, inputs, options, { caller });
+      call.push(performance.now() - t);
+      solver.push(answer.diagnostics.duration_ms);
+    }
+    const round = (x) => Math.round(x * 100) / 100;
+    return { solver_ms: round(percentile(solver, 50)), call_ms: round(percentile(call, 50)) };
+  };
+  const ours = {
+    eigen_values: await time('eigen-symmetric', { A: S }, { eigenvectors: false }),
+    eigen_vectors: await time('eigen-symmetric', { A: S }, { eigenvectors: true }),
+    lu: await time('linear-lu', { A: B, b }),
+  };
+  let lapack;
+  try {
+    const out = execFileSync('python3', ['-c', PYTHON], {
+      input: JSON.stringify({ S, B, b, runs }),
+      env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    lapack = JSON.parse(out.toString());
+  } catch (err) {
+    lapack = { error: `python3 with numpy and scipy is needed for the LAPACK side: ${String(err?.message ?? err).split('\n')[0]}` };
+  }
+  return { runs, ours, lapack };
+}
