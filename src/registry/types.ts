@@ -111,6 +111,11 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   openWorld?: boolean;
   /** Only for human sessions; e.g. community operator promotion. */
   tags?: string[];
+  /**
+   * Largest request body the HTTP transport reads for this operation, in bytes (default: the node's
+   * 1 MiB). For operations whose declared inputs are larger, e.g. a solver's 400×400 matrix.
+   */
+  maxBodyBytes?: number;
   /** Absent while the area is not built: the pipeline answers NOT_IMPLEMENTED naming `area`. */
   handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<unknown>;
 }

@@ -3,8 +3,11 @@ import { RESERVED_NAMES } from './numeric/expr.js';
 import type { Args, InputSpec } from './solver-def.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
-/** Guards every solver against inputs that would hold the event loop for minutes. */
-const MAX_ELEMENTS = 250_000;
+/**
+ * Most elements a matrix input may have, whatever its declared row count: guards every solver against
+ * inputs that would hold the event loop for minutes.
+ */
+export const MAX_ELEMENTS = 250_000;
 
 type Where = 'input' | 'option';
 
