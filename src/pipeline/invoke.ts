@@ -9,6 +9,7 @@ import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
+import { applyAliases } from '../registry/aliases.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -51,7 +52,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
-    const parsed = op.strictInput.safeParse(rawInput ?? {});
+    const named = op.def.aliases ? applyAliases(op, rawInput) : rawInput;
+    if (named instanceof CoreError) throw named;
+    const parsed = op.strictInput.safeParse(named ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
     if (op.def.auth === 'bearer' && caller.uid === null) throw errors.unauthenticated();
     if (!parsed.success) throw validationError(op, parsed.error);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { defineAction, defineTool, SOLVERS_TAG } from '../../src/registry/types.js';
 import { JsonObject } from '../../src/registry/common-schemas.js';
 import { MintedEnvelope, Receipt, SolverId } from './compute.schemas.js';
 import { envelopeValue } from '../../src/domain/economy/tally-token.js';
@@ -26,6 +26,7 @@ export const solveTool = defineTool({
       action: 'solve',
       method: 'POST',
       path: '/api/solvers/{id}/solve',
+      tags: [SOLVERS_TAG],
       auth: 'public',
       maxBodyBytes: SOLVE_BODY_BYTES,
       area: 'compute',
