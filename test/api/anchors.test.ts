@@ -98,13 +98,16 @@ describe('anchor reads', () => {
     const t = await setup();
     await t.configure();
     const anon = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`);
-    expect(anon.body).toMatchObject({ id_hash: t.idHash, recomputed: true, anchored: true, match: null });
+    expect(anon.body).toMatchObject({ valid: true, reason: null, id_hash: t.idHash, recomputed: true, anchored: true, match: null });
     expect(anon.body.anchors[0]).toMatchObject({ mother_slug: 'mother', head_matches: null });
     const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}`, { key: t.owner.key });
     expect(owner.body).toMatchObject({ match: true });
     expect(owner.body.anchors[0].head_matches).toBe(true);
     const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`);
-    expect(mismatch.body).toMatchObject({ match: false, id_hash: t.idHash });
+    expect(mismatch.status).toBe(200);
+    expect(mismatch.body).toMatchObject({ valid: false, reason: 'id_hash is not the hash of slug and genesis_hash', match: false, id_hash: t.idHash });
+    const nowhere = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${'b'.repeat(64)}`);
+    expect(nowhere.body).toMatchObject({ valid: false, anchored: false, reason: 'no anchor of this machine is recorded in a machine you can read' });
     const byId = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${t.idHash}`);
     expect(byId.body).toMatchObject({ recomputed: false, anchored: true });
     const missing = await t.server.call('GET', '/api/chain/verify-anchor?slug=secret-child');

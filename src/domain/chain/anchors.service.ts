@@ -44,7 +44,10 @@ export interface AnchorsService {
   getConfig(slug: string): Promise<ConfigView>;
   setConfig(slug: string, input: { enabled: boolean; mother_slug: string; every_ticks: number }, caller: Caller): Promise<ConfigView>;
   rotateKey(slug: string, caller: Caller): Promise<{ key_id: string; public_key: string; previous_key_id: string | null; rotated_tick: number }>;
+  /** A verdict like every verify operation's: `valid`, and `reason` naming the first check that failed. */
   verify(q: { slug?: string | undefined; genesis_hash?: string | undefined; id_hash?: string | undefined }, caller: Caller): Promise<{
+    valid: boolean;
+    reason: string | null;
     id_hash: string;
     recomputed: boolean;
     match: boolean | null;
@@ -217,7 +220,20 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         const row = mine ? await store.logs.get<ChainRow>(chainStream(mine.slug), rec.last.head_seq) : undefined;
         anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
       }
-      return { id_hash: idHash, recomputed: computed !== undefined, match, anchored: anchors.length > 0, anchors };
+      const anchored = anchors.length > 0;
+      const cut = anchors.find((a) => a.head_matches === false);
+      // The same verdict fields as every verify operation: valid, and the first check that failed.
+      const reason =
+        match === false
+          ? q.id_hash !== undefined && computed !== undefined
+            ? 'id_hash is not the hash of slug and genesis_hash'
+            : `genesis_hash is not the genesis hash of machine "${q.slug}"`
+          : !anchored
+            ? 'no anchor of this machine is recorded in a machine you can read'
+            : cut
+              ? `the machine's chain no longer holds the head anchored in "${cut.mother_slug}" (seq ${cut.head_seq}): its tail was cut or rewritten`
+              : null;
+      return { valid: reason === null, reason, id_hash: idHash, recomputed: computed !== undefined, match, anchored, anchors };
     },
 
     async runDue() {
