@@ -46,6 +46,11 @@ describe('anchor configuration', () => {
     expect(res.body.config.last_anchor_seq).toBe(childRows[1]!.seq);
     const motherRows = await rowsOf(t.server, 'mother', t.owner.key);
     expect(motherRows[0]!.type).toBe('anchor.recorded');
+    // Each anchor row keeps its payload beside the digest: audit/decrypt shows it and checks it.
+    for (const [slug, rows] of [['secret-child', childRows.slice(0, 2)], ['mother', motherRows.slice(0, 1)]] as const) {
+      const opened = await t.server.call('POST', `/api/chain/${slug}/audit/decrypt`, { key: t.owner.key, body: { seqs: rows.map((r) => r.seq) } });
+      for (const row of opened.body.rows) expect(row, `${slug} ${row.row.type}`).toMatchObject({ payload: expect.any(Object), digest_matches: true });
+    }
   });
 
   it('needs a key and the admin role, hides a private child, and refuses a private mother', async () => {

@@ -117,7 +117,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       chain.assertWritable(child);
       const anchorId = randomUUID();
       const record = { id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash, key_id: key.key_id };
-      const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), transition_id: anchorId });
+      const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), payload: record, transition_id: anchorId });
       const anchorView: AnchorView = {
         anchor_id: anchorId, id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash,
         anchored_tick: motherRow.tick, mother_seq: motherRow.seq,
@@ -132,12 +132,8 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         last_tick: motherRow.tick,
         last: anchorView,
       }));
-      const sent = await chain.append(child, {
-        type: 'anchor.sent',
-        actor_uid: null,
-        payload_digest: digestOf({ mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record }),
-        transition_id: anchorId,
-      });
+      const sentPayload = { mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record };
+      const sent = await chain.append(child, { type: 'anchor.sent', actor_uid: null, payload_digest: digestOf(sentPayload), payload: sentPayload, transition_id: anchorId });
       await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, child.slug, (c) => ({
         ...(c ?? emptyConfig(child.slug)),
         last_anchor_tick: motherRow.tick,
@@ -184,7 +180,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         mother_slug: mother.slug,
         every_ticks: input.every_ticks,
       }));
-      await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input) });
+      await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input), payload: { ...input } });
       // Enabling anchors at once, so the first anchor does not wait a whole period.
       if (input.enabled) await anchorNow(slug).catch((err: unknown) => recordError(slug, err));
       return view((await store.docs.get<AnchorConfigRecord>(ANCHOR_CONFIGS, slug)) ?? config!);
