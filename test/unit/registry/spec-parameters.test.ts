@@ -19,6 +19,6 @@ describe('parameter names the spec gives', () => {
     const op = match.op;
     // Accepted: the schema declares the name, or declares an alias for it; either way strict parsing keeps it.
     const input = applyAliases(op, { [name]: undefined });
-    expect(input instanceof Error ? input.message : Object.keys(input).filter((k) => !(k in op.def.input.shape))).toEqual([]);
+    expect(input instanceof Error ? input.message : Object.keys(input as object).filter((k) => !(k in op.def.input.shape))).toEqual([]);
   });
 });
