@@ -7,13 +7,14 @@ import { contractsFireLag } from './contracts.mjs';
 import { load, startProcess, stop, tempDataDir } from './lib.mjs';
 import { coreHttpVsTool, mcpVsRest } from './mcp.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
+import { linalgVsLapack } from './linalg.mjs';
 import { sseFanOut } from './sse.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
 import { mcpInitialize } from './spine.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
 
-export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000 };
-export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300 };
+export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000, linalgRuns: 30 };
+export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300, linalgRuns: 5 };
 // PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
@@ -49,7 +50,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, linalg, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -186,6 +187,24 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('sandbox', 'sandbox `print(1)` through the API, median', r.api_median_ms, 'ms', `${r.bare_median_ms} ms (bare python3 -c spawn)`, r.ratio, '≤ 2x', r.ratio <= 2, `${r.runs} runs each; inside the runner ${r.sandbox_spawn_median_ms} ms`));
   }, [['sandbox', 'sandbox `print(1)` through the API, median', '≤ 2x']]);
 
+  await attempt('linalg', async () => {
+    const r = await linalgVsLapack({ runs: sizes.linalgRuns });
+    raw.linalg = r;
+    const versus = (id, workload, ours, base, label) => {
+      const ratio = typeof base === 'number' ? +(ours.cpu_ms / base).toFixed(1) : 'n/a';
+      const lapack = r.lapack.error ?? `numpy ${r.lapack.numpy}, SciPy ${r.lapack.scipy}, one thread each`;
+      rows.push(row(id, workload, ours.cpu_ms, 'ms', typeof base === 'number' ? `${base.toFixed(2)} ms (${label})` : 'n/a', ratio, '≤ 10x', typeof ratio === 'number' ? ratio <= 10 : null, `${lapack}; ${r.runs} runs; wall: solver time ${ours.solver_ms} ms, whole in-process solve with its receipt ${ours.call_ms} ms`));
+    };
+    versus('eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median CPU time', r.ours.eigen_values, r.lapack.eigvalsh_ms, 'numpy eigvalsh');
+    versus('eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', r.ours.eigen_vectors, r.lapack.eigh_ms, 'numpy eigh');
+    // linear-lu also answers the exact 1-norm condition number (the inverse's columns), so its baseline does the same.
+    versus('lu_vs_lapack', '`linear-lu` 200×200 solve with exact condition number, median CPU time', r.ours.lu, r.lapack.lu_solve_cond_ms, `SciPy lu_factor + lu_solve + exact cond₁; bare factor + solve ${r.lapack.lu_solve_ms?.toFixed?.(2) ?? 'n/a'} ms`);
+  }, [
+    ['eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median CPU time', '≤ 10x'],
+    ['eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', '≤ 10x'],
+    ['lu_vs_lapack', '`linear-lu` 200×200 solve with exact condition number, median CPU time', '≤ 10x'],
+  ]);
+
   await attempt('mcp_cold_start', async () => {
     const r = await mcpInitialize(sizes.coldStarts);
     const base = await nodeEStart(sizes.coldStarts);
@@ -199,9 +218,9 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     rows.push(row('tools_list_tokens', `\`tools/list\` of the ${r.tools} default tools, tokens (o200k_base)`, r.tokens, 'tokens', '42,831 before issue 18', +(r.tokens / 42831).toFixed(3), '≤ 15,000, no tool > 2,000', r.tokens <= 15000 && r.largest_tool.tokens <= 2000, `largest ${r.largest_tool.name} ${r.largest_tool.tokens}; read-only ${r.read_only_tokens}; ${r.bytes} bytes`));
   }, [['tools_list_tokens', '`tools/list` of the default tools, tokens (o200k_base)', '≤ 15,000']]);
 
-  const order = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+  const order = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
 }
 
-export const ROW_IDS = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth'];
+export const ROW_IDS = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];

@@ -12,6 +12,7 @@ import { isSseSource } from './collect-events.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
+import { applyAliases } from '../registry/aliases.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -75,7 +76,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
-    const parsed = op.strictInput.safeParse(rawInput ?? {});
+    const named = op.def.aliases ? applyAliases(op, rawInput) : rawInput;
+    if (named instanceof CoreError) throw named;
+    const parsed = op.strictInput.safeParse(named ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
     if (!parsed.success) throw validationError(op, parsed.error);

@@ -4,6 +4,7 @@ import type { JsonSchema } from './json-schema.js';
 import { TRANSPORT_ROUTES, type Operation, type Registry } from './registry.js';
 import { tagsOf } from './catalog.js';
 import { keyRequired } from './auth-rule.js';
+import { SOLVERS_TAG } from './types.js';
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
@@ -43,7 +44,10 @@ export function openApiOf(registry: Registry): OpenApiDocument {
         'Every operation is also an action of one of the 57 MCP tools (see x-mcp-tool), served at POST /api/mcp and over stdio.',
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(registry.tools.map((t) => t.toolset))].map((name) => ({ name })),
+    tags: [
+      ...[...new Set(registry.tools.map((t) => t.toolset))].map((name) => ({ name })),
+      { name: SOLVERS_TAG, description: 'The 32 sealed numerical solvers: list, describe, solve.' },
+    ],
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key of the form core_<random>' } },
@@ -63,8 +67,11 @@ function operationObject(op: Operation): Record<string, unknown> {
   }));
   const rest = Object.keys(props).filter((k) => !op.pathParams.includes(k));
   const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
+  // An alias is listed beside the field it names, never required: either name may be sent.
+  const aliases = Object.entries(op.def.aliases ?? {}).map(([alias, name]) => [alias, { ...props[name], description: `Alias of ${name} (the spec's name); send one of the two` }] as const);
   if (!hasBody) {
     for (const name of rest) parameters.push({ name, in: 'query', required: required.has(name), schema: props[name] });
+    for (const [name, schema] of aliases) parameters.push({ name, in: 'query', required: false, schema });
   }
   const result: Record<string, unknown> = {
     operationId: op.id,
@@ -74,6 +81,7 @@ function operationObject(op: Operation): Record<string, unknown> {
     'x-mcp-action': op.action,
     'x-area': op.def.area,
     ...(op.def.role ? { 'x-required-role': op.def.role } : {}),
+    ...(op.def.maxBodyBytes ? { 'x-max-body-bytes': op.def.maxBodyBytes } : {}),
     security: keyRequired(op.def) ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
     parameters,
     responses: responsesOf(op),
@@ -81,7 +89,7 @@ function operationObject(op: Operation): Record<string, unknown> {
   if (hasBody && rest.length > 0) {
     const bodySchema: JsonSchema = {
       ...op.inputSchema,
-      properties: Object.fromEntries(rest.map((k) => [k, props[k]])),
+      properties: Object.fromEntries([...rest.map((k) => [k, props[k]] as const), ...aliases]),
       required: [...required].filter((k) => rest.includes(k)),
     };
     result.requestBody = {

@@ -97,7 +97,12 @@ function lazyOperation(def: ActionDef, tool: ToolDef, action: string, pathParams
       return (outputSchema ??= toJsonSchema(def.output, 'output'));
     },
     get fieldTypes() {
-      return (fieldTypes ??= propertyTypes(this.inputSchema));
+      if (!fieldTypes) {
+        fieldTypes = propertyTypes(this.inputSchema);
+        // A query-string alias is coerced as the field it names.
+        for (const [alias, name] of Object.entries(def.aliases ?? {})) if (fieldTypes[name]) fieldTypes[alias] = fieldTypes[name];
+      }
+      return fieldTypes;
     },
     get stripSecrets() {
       return (stripSecrets ??= { fn: secretStripper(def.output) }).fn;
@@ -129,6 +134,10 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       const pathParams = paramsOf(def.path);
       for (const p of pathParams) {
         if (!(p in def.input.shape)) throw new Error(`${def.id}: path param {${p}} missing from input`);
+      }
+      for (const [alias, name] of Object.entries(def.aliases ?? {})) {
+        if (!(name in def.input.shape)) throw new Error(`${def.id}: alias ${alias} names no input field ${name}`);
+        if (alias in def.input.shape) throw new Error(`${def.id}: alias ${alias} is also a declared input field`);
       }
       // The pipeline authorizes a role on the machine named by `slug` (or `motherSlug`).
       if (def.role && !('slug' in def.input.shape) && !('motherSlug' in def.input.shape)) {

@@ -8,6 +8,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Roles on a machine, highest first. */
 export type Role = 'owner' | 'admin' | 'operator' | 'viewer';
 
+/** The tag the spec gives the sealed solvers' operations ("grouped under the tag 'Solvers'"). */
+export const SOLVERS_TAG = 'Solvers';
+
 export const TOOLSETS = ['platform', 'compute', 'machines', 'contracts', 'agents', 'economy', 'edge'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
@@ -131,6 +134,11 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   summary: string;
   /** Path params, query and body as one object of JSON values. */
   input: I;
+  /**
+   * Other names accepted for input fields, alias -> declared field: the spec's spelling where it differs
+   * from ours (`windowTicks` for `window_ticks`). Every transport accepts them; schemas list the declared name.
+   */
+  aliases?: Readonly<Record<string, string>>;
   output: O;
   /**
    * Server-sent events: the handler returns an `SseSource`. The pipeline wraps it so it delivers only
@@ -157,8 +165,16 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   idempotent?: boolean;
   /** The operation reaches beyond this server (an upstream, a peer). */
   openWorld?: boolean;
-  /** Only for human sessions; e.g. community operator promotion. */
+  /**
+   * Extra tags beside the toolset, area and tool ones: e.g. `human-session` (community operator
+   * promotion), `Solvers` (the spec groups the sealed solvers under that tag).
+   */
   tags?: string[];
+  /**
+   * Largest request body the HTTP transport reads for this operation, in bytes (default: the node's
+   * 1 MiB). For operations whose declared inputs are larger, e.g. a solver's 400×400 matrix.
+   */
+  maxBodyBytes?: number;
   /** Absent while the area is not built: the pipeline answers NOT_IMPLEMENTED naming `area`. */
   handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<unknown>;
 }

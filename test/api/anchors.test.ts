@@ -48,6 +48,11 @@ describe('anchor configuration', () => {
     expect(res.body.config.last_anchor_seq).toBe(childRows[1]!.seq);
     const motherRows = await rowsOf(t.server, 'mother', t.owner.key);
     expect(motherRows[0]!.type).toBe('anchor.recorded');
+    // Each anchor row keeps its payload beside the digest: audit/decrypt shows it and checks it.
+    for (const [slug, rows] of [['secret-child', childRows.slice(0, 2)], ['mother', motherRows.slice(0, 1)]] as const) {
+      const opened = await t.server.call('POST', `/api/chain/${slug}/audit/decrypt`, { key: t.owner.key, body: { seqs: rows.map((r) => r.seq) } });
+      for (const row of opened.body.rows) expect(row, `${slug} ${row.row.type}`).toMatchObject({ payload: expect.any(Object), digest_matches: true });
+    }
   });
 
   it('needs a key and the admin role, hides a private child, and refuses a private mother', async () => {
@@ -106,7 +111,10 @@ describe('anchor reads', () => {
     expect(owner.body.anchors[0]).toMatchObject({ mother_slug: 'mother' });
     expect(owner.body.anchors[0].head_matches).toBe(true);
     const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`, { key: t.owner.key });
-    expect(mismatch.body).toMatchObject({ match: false, id_hash: t.idHash });
+    expect(mismatch.status).toBe(200);
+    expect(mismatch.body).toMatchObject({ valid: false, reason: 'id_hash is not the hash of slug and genesis_hash', match: false, id_hash: t.idHash });
+    const nowhere = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${'b'.repeat(64)}`);
+    expect(nowhere.body).toMatchObject({ valid: false, anchored: false, reason: 'no anchor of this machine is recorded in a machine you can read' });
     const byId = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${t.idHash}`);
     expect(byId.body).toMatchObject({ recomputed: false, anchored: true });
     const missing = await t.server.call('GET', '/api/chain/verify-anchor?slug=secret-child');

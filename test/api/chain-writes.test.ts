@@ -123,6 +123,17 @@ describe('payloads at rest and audit/decrypt', () => {
     expect(byId.body.rows[0].payload).toEqual(payload);
   });
 
+  it('decrypts the machine.created row and checks it against its digest', async () => {
+    const { key, uid, genesis } = await machine('w-created');
+    const res = await server.call('POST', '/api/chain/w-created/audit/decrypt', { key, body: { seqs: [0] } });
+    expect(res.status).toBe(200);
+    expect(res.body.rows[0]).toMatchObject({
+      row: { seq: 0, type: 'machine.created' },
+      payload: { slug: 'w-created', owner_uid: uid, is_public: expect.any(Boolean), genesis_tick: genesis },
+      digest_matches: true,
+    });
+  });
+
   it('refuses decryption to an admin (403), a stranger (404) and an anonymous caller (401)', async () => {
     const { key } = await machine('w-secret-2');
     await server.call('POST', '/api/chain/w-secret-2/event', { key, body: { payload: { a: 1 } } });

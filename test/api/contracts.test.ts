@@ -251,6 +251,19 @@ describe('scheduling controls and planning', () => {
     const preview = await server.call('GET', `${t.base}/${id}/preview`, { key: t.owner.key });
     expect(preview.body).toMatchObject({ fire_count: 3, current_state: 'running', next_fire: ticks[2] + 4, last_transition: { tick_number: ticks[2] } });
   });
+
+  it('notes in the singular when a single scheduled fire follows', async () => {
+    const t = await setup();
+    const once = {
+      name: 'once',
+      states: { waiting: { initial: true }, done: { terminal: true } },
+      transitions: [{ from: 'waiting', to: 'done', operator: 'KO42', trigger: { kind: 'one_shot', at_tick: nowTick() + 5 } }],
+    };
+    const id = await t.create(once);
+    const next = await server.call('GET', `${t.base}/${id}/next-fires?count=3`, { key: t.owner.key });
+    expect(next.body.fires).toHaveLength(1);
+    expect(next.body.note).toBe('Only 1 scheduled fire follows; after it no scheduled transition is due');
+  });
 });
 
 describe('audit, verify, export and import', () => {

@@ -223,6 +223,16 @@ describe('developer API keys', () => {
     expect(await types('keys-one', key)).toContain('api_key.created');
   });
 
+  it("keeps every listed scope to the spec's read, write and admin: the machine key has kind machine, no scope, and the owner role", async () => {
+    const { key } = await machine('keys-scope');
+    await server.call('POST', '/api/chain/keys-scope/api-keys', { key, body: { name: 'a', scope: 'admin' } });
+    await server.call('POST', '/api/chain/keys-scope/api-keys', { key, body: { name: 'r', scope: 'read' } });
+    const keys = (await server.call('GET', '/api/chain/keys-scope/api-keys', { key })).body.keys as Array<{ kind: string; scope: string | null; role: string }>;
+    for (const k of keys) expect([null, 'read', 'write', 'admin']).toContain(k.scope);
+    expect(keys.find((k) => k.kind === 'machine')).toMatchObject({ scope: null, role: 'owner' });
+    expect(keys.filter((k) => k.kind === 'developer').map((k) => [k.scope, k.role]).sort()).toEqual([['admin', 'admin'], ['read', 'viewer']]);
+  });
+
   it('lets a developer key act only with its scope, on its own machine, as its own identity', async () => {
     const { key } = await machine('keys-two');
     await machine('keys-other');

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
 import { startHttpServer } from '../../src/server.js';
@@ -118,19 +120,47 @@ describe('proof.verifyReceipt (POST /api/proof/verify)', () => {
     expect(full.body.checks).toEqual(['hmac', 'input_sha256', 'output_sha256', 'recompute']);
   });
 
-  it('refuses a receipt with one changed byte with 422 naming the field', async () => {
+  it('answers a receipt with one changed byte with a verdict (200, valid: false) naming the field', async () => {
     const solved = await server.call('POST', '/api/solvers/root-brent/solve', { body: BRENT });
     const receipt = solved.body.receipt;
     const digit = receipt.output_sha256[10] === '0' ? '1' : '0';
     const tampered = { ...receipt, output_sha256: receipt.output_sha256.slice(0, 10) + digit + receipt.output_sha256.slice(11) };
     const res = await server.call('POST', '/api/proof/verify', { body: { receipt: tampered } });
-    expect(res.status).toBe(422);
-    expect(res.body.error.details).toMatchObject({ field: 'output_sha256', expected: receipt.output_sha256 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: false, checks: [], failed: { check: 'hmac', field: 'output_sha256', expected: receipt.output_sha256 } });
+    expect(res.body.reason).toMatch(/^output_sha256: /);
     const recomputed = await server.call('POST', '/api/proof/verify', { body: { receipt: tampered, inputs: BRENT.inputs, recompute: true } });
-    expect(recomputed.status).toBe(422);
-    expect(recomputed.body.error.details.field).toBe('output_sha256');
+    expect(recomputed.status).toBe(200);
+    expect(recomputed.body).toMatchObject({ valid: false, checks: ['input_sha256'], failed: { check: 'recompute', field: 'output_sha256' } });
     const wrongInputs = await server.call('POST', '/api/proof/verify', { body: { receipt, inputs: { ...BRENT.inputs, b: 4 } } });
-    expect(wrongInputs.body.error.details.field).toBe('input_sha256');
+    expect(wrongInputs.body).toMatchObject({ valid: false, failed: { check: 'input_sha256', field: 'input_sha256' } });
+    const good = await server.call('POST', '/api/proof/verify', { body: { receipt } });
+    expect(good.body).toMatchObject({ valid: true, failed: null, reason: null, checks: ['hmac'] });
+  });
+
+  it('keeps 400 for a body that is not a receipt at all', async () => {
+    const res = await server.call('POST', '/api/proof/verify', { body: { receipt: { output_sha256: 'a'.repeat(64) } } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('gives the same verdict through MCP (core_verify) and core_http as over REST', async () => {
+    const solved = await server.call('POST', '/api/solvers/root-brent/solve', { body: BRENT });
+    const tampered = { ...solved.body.receipt, output_sha256: 'c'.repeat(64) };
+    const rest = await server.call('POST', '/api/proof/verify', { body: { receipt: tampered } });
+    const client = new Client({ name: 'verify', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`)));
+    try {
+      const tool = await client.callTool({ name: 'core_verify', arguments: { action: 'verify_receipt', receipt: tampered } });
+      expect(tool.isError).toBeFalsy();
+      const viaHttp = await client.callTool({ name: 'core_http', arguments: { method: 'POST', path: '/api/proof/verify', body: { receipt: tampered } } });
+      expect(viaHttp.isError).toBeFalsy();
+      const { verified_at_tick: _a, age_ticks: _b, ...verdict } = rest.body;
+      expect(tool.structuredContent).toMatchObject({ ...verdict, valid: false });
+      expect(JSON.stringify(viaHttp.structuredContent)).toContain('"valid":false');
+    } finally {
+      await client.close();
+    }
   });
 
   it('needs the inputs to recompute', async () => {

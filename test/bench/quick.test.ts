@@ -21,6 +21,9 @@ const WORKLOADS = [
   /SSE:/,
   /sandbox `print\(1\)`/,
   /cold start/,
+  /`eigen-symmetric` 150×150, eigenvalues only/,
+  /`eigen-symmetric` 150×150 with eigenvectors/,
+  /`linear-lu` 200×200/,
   /idle RSS/,
   /RSS growth/,
 ];
@@ -69,7 +72,8 @@ describe('npm run bench -- --quick', () => {
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
       'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
-      'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'memory_idle', 'memory_growth',
+      'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack',
+      'memory_idle', 'memory_growth',
     ]);
   });
 });

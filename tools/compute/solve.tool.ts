@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { defineAction, defineTool, SOLVERS_TAG } from '../../src/registry/types.js';
 import { JsonObject } from '../../src/registry/common-schemas.js';
 import { MintedEnvelope, Receipt, SolverId } from './compute.schemas.js';
 import { envelopeValue } from '../../src/domain/economy/tally-token.js';
 import { withEnvelope } from '../../src/domain/economy/envelope-attach.js';
+import { SOLVE_BODY_BYTES } from '../../src/domain/solvers/body-bytes.js';
 
 /** Common method options; a solver may accept more, listed in its `options`. */
 const SolveOptions = z
@@ -25,7 +26,9 @@ export const solveTool = defineTool({
       action: 'solve',
       method: 'POST',
       path: '/api/solvers/{id}/solve',
+      tags: [SOLVERS_TAG],
       auth: 'public',
+      maxBodyBytes: SOLVE_BODY_BYTES,
       area: 'compute',
       summary: 'Runs the solver on the given inputs and returns the result, its unit, method diagnostics and an HMAC proof receipt.',
       input: z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../../src/registry/types.js';
+import { defineAction, defineTool, SOLVERS_TAG } from '../../src/registry/types.js';
 import { Solver, SolverId, SolverSummary } from './compute.schemas.js';
 
 export const solversTool = defineTool({
@@ -14,6 +14,7 @@ export const solversTool = defineTool({
       action: 'list',
       method: 'GET',
       path: '/api/solvers',
+      tags: [SOLVERS_TAG],
       auth: 'public',
       area: 'compute',
       summary: 'Lists the sealed solvers: domain, numerical method, operator chain, unit and version, optionally filtered.',
@@ -34,6 +35,7 @@ export const solversTool = defineTool({
       action: 'get',
       method: 'GET',
       path: '/api/solvers/{id}',
+      tags: [SOLVERS_TAG],
       auth: 'public',
       area: 'compute',
       summary: 'Reads one solver: its method, operator chain, inputs with units and bounds, options and an example input.',

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, JsonObject, Tick } from '../../src/registry/common-schemas.js';
 import { Receipt } from './compute.schemas.js';
+import { SOLVE_BODY_BYTES } from '../../src/domain/solvers/body-bytes.js';
 
 export const verifyTool = defineTool({
   name: 'core_verify',
   toolset: 'compute',
   title: 'Verify receipts and claims',
   description:
-    'Checks proofs. `verify_receipt` checks a solve or compute receipt issued by this node (HMAC, and with recompute re-runs it and compares output digests); a mismatch is refused naming the field that differs. `attest` checks an Ed25519-signed compute claim from another node and returns a verdict signed by this node.',
+    'Checks proofs. `verify_receipt` checks a solve or compute receipt issued by this node (HMAC, and with recompute re-runs it and compares output digests) and answers a verdict: valid, or valid false with the check and field that failed. `attest` checks an Ed25519-signed compute claim from another node and returns a verdict signed by this node.',
   actions: [
     defineAction({
       id: 'proof.verifyReceipt',
@@ -17,7 +18,8 @@ export const verifyTool = defineTool({
       path: '/api/proof/verify',
       auth: 'public',
       area: 'compute',
-      summary: "Verifies a receipt's HMAC and digests; optionally re-runs the solve or compute, and reports which checks passed.",
+      summary: "Verifies a receipt's HMAC and digests, optionally re-running the solve or compute; answers valid, or the check and field that failed.",
+      maxBodyBytes: 2 * SOLVE_BODY_BYTES,
       input: z.object({
         receipt: Receipt,
         recompute: z.boolean().default(false).describe('Re-run the solve or compute and compare the output digest'),
@@ -27,10 +29,21 @@ export const verifyTool = defineTool({
       }),
       output: z.object({
         ok: z.literal(true),
-        valid: z.literal(true).describe('A receipt that fails any check is refused with 422 naming the field'),
+        valid: z.boolean().describe('Whether every check passed; a well-formed receipt that fails one is a verdict, not an error'),
         checks: z
           .array(z.enum(['hmac', 'input_sha256', 'output_sha256', 'recompute']))
           .describe('Checks that were performed and passed'),
+        failed: z
+          .object({
+            check: z.enum(['key_id', 'tick', 'phase', 'expected', 'solver', 'hmac', 'input_sha256', 'output_sha256', 'recompute']).describe('The first check that failed'),
+            field: z.string().describe('The receipt field it concerns'),
+            reason: z.string(),
+            expected: z.unknown().optional().describe('What the field should hold, when known'),
+            actual: z.unknown().optional().describe('What the receipt says'),
+          })
+          .nullable()
+          .describe('null when valid'),
+        reason: z.string().nullable().describe('"<field>: <why>" when not valid; null when valid'),
         recomputed: z.boolean(),
         key_id: z.string(),
         age_ticks: z.number().int().min(0).describe('Ticks elapsed since the receipt was issued'),

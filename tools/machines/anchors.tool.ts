@@ -197,6 +197,8 @@ export const anchorsTool = defineTool({
       }),
       output: z.object({
         ok: z.literal(true),
+        valid: z.boolean().describe('Anchored where you can read it, hashes matching, and every anchored head still in the chain'),
+        reason: z.string().nullable().describe('The first check that failed; null when valid'),
         id_hash: Hex64.describe('The id hash that was looked up'),
         recomputed: z.boolean().describe('True when id_hash was computed from slug and genesis_hash'),
         match: z

@@ -158,6 +158,7 @@ export const chainReadTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary: `Returns a sparkline: audit-row counts in equal buckets over the last window_ticks ticks, oldest first; ${readGate}.`,
+      aliases: { windowTicks: 'window_ticks' },
       input: z.object({
         slug: MachineSlug,
         buckets: z.number().int().min(1).max(240).default(24).describe('Number of buckets'),

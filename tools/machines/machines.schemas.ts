@@ -67,8 +67,10 @@ export const ApiKey = z.object({
   kind: z.enum(['machine', 'developer']).describe('machine: the key returned by spin-up; developer: minted here'),
   name: z.string(),
   scope: z
-    .enum(['read', 'write', 'admin', 'owner'])
-    .describe('What the key may do on this machine; "owner" only for the machine key, which acts as the owner'),
+    .enum(['read', 'write', 'admin'])
+    .nullable()
+    .describe('Scope of a developer key; null for the machine key, which has no scope'),
+  role: z.enum(['owner', 'admin', 'operator', 'viewer']).describe('Role the key acts with here: owner for the machine key; admin, operator or viewer for scope admin, write or read'),
   rate_limit_tier: z.string().nullable(),
   expires_at: IsoDate.nullable(),
   key_prefix: z.string().describe('First characters of the key, enough to recognise it'),

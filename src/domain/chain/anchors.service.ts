@@ -47,7 +47,10 @@ export interface AnchorsService {
   getConfig(slug: string): Promise<ConfigView>;
   setConfig(slug: string, input: { enabled: boolean; mother_slug: string; every_ticks: number }, caller: Caller): Promise<ConfigView>;
   rotateKey(slug: string, caller: Caller): Promise<{ key_id: string; public_key: string; previous_key_id: string | null; rotated_tick: number }>;
+  /** A verdict like every verify operation's: `valid`, and `reason` naming the first check that failed. */
   verify(q: { slug?: string | undefined; genesis_hash?: string | undefined; id_hash?: string | undefined }, caller: Caller): Promise<{
+    valid: boolean;
+    reason: string | null;
     id_hash: string;
     recomputed: boolean;
     match: boolean | null;
@@ -140,7 +143,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       chain.assertWritable(child);
       const anchorId = randomUUID();
       const record = { id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash, key_id: key.key_id };
-      const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), transition_id: anchorId });
+      const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), payload: record, transition_id: anchorId });
       const anchorView: AnchorView = {
         anchor_id: anchorId, id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash,
         anchored_tick: motherRow.tick, mother_seq: motherRow.seq,
@@ -155,12 +158,8 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         last_tick: motherRow.tick,
         last: anchorView,
       }));
-      const sent = await chain.append(child, {
-        type: 'anchor.sent',
-        actor_uid: null,
-        payload_digest: digestOf({ mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record }),
-        transition_id: anchorId,
-      });
+      const sentPayload = { mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record };
+      const sent = await chain.append(child, { type: 'anchor.sent', actor_uid: null, payload_digest: digestOf(sentPayload), payload: sentPayload, transition_id: anchorId });
       await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, child.slug, (c) => ({
         ...(c ?? emptyConfig(child.slug)),
         last_anchor_tick: motherRow.tick,
@@ -207,7 +206,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         mother_slug: mother.slug,
         every_ticks: input.every_ticks,
       }));
-      await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input) });
+      await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input), payload: { ...input } });
       // Enabling anchors at once, so the first anchor does not wait a whole period.
       if (input.enabled) await anchorNow(slug).catch((err: unknown) => recordError(slug, err));
       return view((await store.docs.get<AnchorConfigRecord>(ANCHOR_CONFIGS, slug)) ?? config!);
@@ -250,7 +249,20 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         const row = mine ? await store.logs.get<ChainRow>(chainStream(mine.slug), rec.last.head_seq) : undefined;
         anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
       }
-      return { id_hash: idHash, recomputed: recomputed !== undefined, match, anchored: anchors.length > 0, anchors };
+      const anchored = anchors.length > 0;
+      const cut = anchors.find((a) => a.head_matches === false);
+      // The same verdict fields as every verify operation: valid, and the first check that failed.
+      const reason =
+        match === false
+          ? q.id_hash !== undefined && recomputed !== undefined
+            ? 'id_hash is not the hash of slug and genesis_hash'
+            : `genesis_hash is not the genesis hash of machine "${q.slug}"`
+          : !anchored
+            ? 'no anchor of this machine is recorded in a machine you can read'
+            : cut
+              ? `the machine's chain no longer holds the head anchored in "${cut.mother_slug}" (seq ${cut.head_seq}): its tail was cut or rewritten`
+              : null;
+      return { valid: reason === null, reason, id_hash: idHash, recomputed: recomputed !== undefined, match, anchored, anchors };
     },
 
     async runDue() {

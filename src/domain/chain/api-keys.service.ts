@@ -1,8 +1,8 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
-import { hasRole } from '../identity/roles.js';
+import type { Caller, Role } from '../../registry/types.js';
+import { hasRole, roleOfScope } from '../identity/roles.js';
 import type { IdentityService, KeyRecord } from '../identity/identity.service.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService } from './machines.service.js';
@@ -12,9 +12,13 @@ import { assertProven } from '../identity/proof.js';
 /** A machine key as listings show it: never the raw value nor its hash. */
 export interface ApiKeyView {
   id: string;
+  /** `machine`: the spin-up key, which acts as the owner; `developer`: minted with a scope. */
   kind: 'machine' | 'developer';
   name: string;
-  scope: 'read' | 'write' | 'admin' | 'owner';
+  /** The spec's scope of a developer key; null for the machine key, which has none. */
+  scope: 'read' | 'write' | 'admin' | null;
+  /** The role the key acts with on this machine: owner for the machine key, its scope's role otherwise. */
+  role: Role;
   rate_limit_tier: string | null;
   expires_at: string | null;
   key_prefix: string;
@@ -48,7 +52,8 @@ export function toKeyView(record: KeyRecord): ApiKeyView {
     id: record.key_id,
     kind: machineKey ? 'machine' : 'developer',
     name: record.name ?? (machineKey ? 'machine key' : record.key_id),
-    scope: machineKey ? 'owner' : (record.scope ?? 'read'),
+    scope: machineKey ? null : (record.scope ?? 'read'),
+    role: machineKey ? 'owner' : roleOfScope(record.scope ?? 'read'),
     rate_limit_tier: record.rate_limit_tier ?? null,
     expires_at: record.expires_at ?? null,
     key_prefix: record.key_prefix ?? 'core_',

@@ -201,11 +201,9 @@ export function createMachinesService(deps: {
         if (err instanceof DuplicateKeyError) throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
         throw err;
       }
-      await chain.append(machine, {
-        type: 'machine.created',
-        actor_uid: caller.uid,
-        payload_digest: digestOf({ slug, owner_uid: caller.uid, is_public: machine.is_public, genesis_tick: tick }),
-      });
+      // The payload is kept (encrypted) beside its digest, so audit/decrypt can show and check it.
+      const created = { slug, owner_uid: caller.uid, is_public: machine.is_public, genesis_tick: tick };
+      await chain.append(machine, { type: 'machine.created', actor_uid: caller.uid, payload_digest: digestOf(created), payload: created });
       const { key, record } = await identity.issueMachineKey({ uid: caller.uid, kind: 'machine', machine: slug });
       return { machine: await view(machine), api_key: key, api_key_id: record.key_id };
     },

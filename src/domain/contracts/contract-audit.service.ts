@@ -68,12 +68,8 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     const input = receiptInput(row.operators, row.input);
     const receipts = core.deps.receipts();
     if (receipts?.verifyReceipt) {
-      try {
-        await receipts.verifyReceipt(row.receipt as never, { input, output });
-        return undefined;
-      } catch (err) {
-        return `receipt does not verify: ${(err as Error).message}`;
-      }
+      const verdict = await receipts.verifyReceipt(row.receipt as never, { input, output });
+      return verdict.valid ? undefined : `receipt does not verify: ${verdict.reason}`;
     }
     const { hmac, ...body } = row.receipt;
     if (body.input_sha256 !== digestOf(input) || body.output_sha256 !== digestOf(output)) return 'receipt does not bind the row input and result';

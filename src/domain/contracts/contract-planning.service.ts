@@ -134,7 +134,7 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
       const eventDriven = record.definition.transitions.some((t) => isEventTrigger(t.trigger));
       const why = fires.length === 0
         ? `No scheduled transition leaves state "${runtime.state}"${eventDriven ? '; this contract moves on events, which cannot be predicted' : '; it moves only when a caller drives it'}`
-        : `Only ${fires.length} scheduled fires follow; after them no scheduled transition is due`;
+        : `Only ${fires.length} scheduled ${fires.length === 1 ? 'fire follows' : 'fires follow'}; after ${fires.length === 1 ? 'it' : 'them'} no scheduled transition is due`;
       return { fires, note: why };
     },
 

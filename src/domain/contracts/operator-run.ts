@@ -11,7 +11,7 @@ const SUBSTRATE = 'KO42';
 
 /** The receipts area as contracts use it: compute receipts, and their verification when offered. */
 export interface ContractReceipts extends ReceiptIssuer {
-  verifyReceipt?(receipt: never, opts: { input?: unknown; output?: unknown }): Promise<unknown>;
+  verifyReceipt?(receipt: never, opts: { input?: unknown; output?: unknown }): Promise<{ valid: boolean; reason: string | null }>;
 }
 
 /** The value a transition receipt's `input_sha256` digests. */

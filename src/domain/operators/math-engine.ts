@@ -1,6 +1,7 @@
 import type { EvalFunction, MathJsInstance, Unit } from 'mathjs';
 import type { OperatorDef } from './operator.types.js';
 import { REGISTRY_CONSTANTS } from './registry-constants.js';
+import { applyExactUnits } from './exact-units.js';
 
 /**
  * Evaluates operator expressions with mathjs. mathjs takes about half a second to import, so it is
@@ -30,9 +31,13 @@ export interface CompiledOperator {
 
 let loading: Promise<MathEngine> | undefined;
 
-/** The shared engine; the first call imports mathjs. */
+/** The shared engine; the first call imports mathjs. Its units carry exact SI values (`exact-units.ts`). */
 export function loadMathEngine(): Promise<MathEngine> {
-  return (loading ??= import('mathjs').then((m) => createMathEngine(m.create(m.all!))));
+  return (loading ??= import('mathjs').then((m) => {
+    const math = m.create(m.all!);
+    applyExactUnits(math);
+    return createMathEngine(math);
+  }));
 }
 
 interface Affine {

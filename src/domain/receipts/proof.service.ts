@@ -40,13 +40,11 @@ export function createProofService(deps: {
       const opts: VerifyOptions = {};
       if (req.output !== undefined) opts.output = req.output;
       if (receipt.kind === 'solve') {
-        if (receipt.solver === null) throw errors.unprocessable('Receipt check failed on solver: a solve receipt must name its solver', { field: 'solver', checks_passed: [] });
-        const solver = deps.solvers.find(receipt.solver);
+        const solver = receipt.solver === null ? undefined : deps.solvers.find(receipt.solver);
         if (req.inputs !== undefined) opts.input = deps.solvers.receiptInput(req.inputs, req.options);
-        if (req.recompute) {
-          if (!solver) {
-            throw errors.unprocessable(`Receipt check failed on solver: this node has no solver "${receipt.solver}" to re-run`, { field: 'solver', actual: receipt.solver, checks_passed: [] });
-          }
+        if (req.recompute && receipt.solver !== null && !solver) {
+          opts.failed = { check: 'solver', field: 'solver', reason: `this node has no solver "${receipt.solver}" to re-run`, actual: receipt.solver };
+        } else if (req.recompute && solver) {
           // A different version may legitimately give other bits: re-running only proves something for the same version.
           opts.expect = { solver_version: solver.version };
           const { inputs, options } = req;

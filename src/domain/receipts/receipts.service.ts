@@ -1,4 +1,3 @@
-import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { phaseOf, tickOf, TICK_MS } from '../../lib/clock.js';
 import { digestOf, sameDigest } from '../../lib/hash.js';
@@ -31,34 +30,47 @@ export interface VerifyOptions {
   expect?: Partial<Pick<Receipt, 'kind' | 'solver' | 'operator_chain' | 'solver_version'>>;
   /** Re-runs the work and returns the output to compare with `output_sha256`. */
   recompute?: () => Promise<unknown>;
+  /** A check the caller made that failed (e.g. the receipt names a solver this node lacks): the verdict after key and plausibility checks. */
+  failed?: ReceiptMismatch;
 }
 
 export type ReceiptCheck = 'hmac' | 'input_sha256' | 'output_sha256' | 'recompute';
+/** Every check a receipt goes through, in order; the first that fails is the verdict's `failed.check`. */
+export type ReceiptCheckName = 'key_id' | 'tick' | 'phase' | 'expected' | 'solver' | ReceiptCheck;
 
+/**
+ * A verdict on a well-formed receipt: `valid`, the checks that passed and, when one failed, which
+ * check, on which field, and why. A receipt that fails is an answer, not an error.
+ */
 export interface VerifyResult {
   ok: true;
-  valid: true;
+  valid: boolean;
+  /** Checks that passed, in order. */
   checks: ReceiptCheck[];
+  /** The first check that failed; null when valid. */
+  failed: ReceiptMismatch | null;
+  /** `failed.reason` prefixed with the field; null when valid. */
+  reason: string | null;
   recomputed: boolean;
   key_id: string;
   age_ticks: number;
   verified_at_tick: number;
 }
 
-/** Details of a refused receipt (422): the field that differs, why, and the checks that passed before it. */
+/** The check that failed, the field it concerns, why, and what was expected against what the receipt says. */
 export interface ReceiptMismatch {
+  check: ReceiptCheckName;
   field: SignedField | 'hmac';
   reason: string;
   expected?: unknown;
   actual?: unknown;
-  checks_passed: ReceiptCheck[];
 }
 
 /**
  * Issues and checks proof receipts. Guarantees: a receipt binds its kind, solver, operator chain,
  * version, the SHA-256 of the canonical input and output, the tick and phase of issue and the key id,
  * under HMAC-SHA256 with the node's receipt key (kept in the store, so receipts verify across restarts).
- * Any altered field is refused with 422 naming it.
+ * A receipt that fails a check gets a verdict (`valid: false`) naming the check and the field.
  */
 export interface ReceiptsService {
   issueReceipt(args: IssueArgs): Receipt;
@@ -70,10 +82,6 @@ export interface ReceiptsService {
 
 export function createReceiptsService(deps: { nodeKeys: NodeKeys; clock: Clock }): ReceiptsService {
   const { nodeKeys, clock } = deps;
-
-  const refuse = (m: ReceiptMismatch): never => {
-    throw errors.unprocessable(`Receipt check failed on ${m.field}: ${m.reason}`, m);
-  };
 
   return {
     digest: digestOf,
@@ -98,46 +106,67 @@ export function createReceiptsService(deps: { nodeKeys: NodeKeys; clock: Clock }
 
     async verifyReceipt(receipt, opts = {}) {
       const passed: ReceiptCheck[] = [];
-      if (receipt.key_id !== nodeKeys.receiptKeyId) {
-        refuse({ field: 'key_id', reason: 'the receipt was issued under another receipt key; only the issuing node can check it', expected: nodeKeys.receiptKeyId, actual: receipt.key_id, checks_passed: passed });
-      }
       const now = clock.tick();
-      if (receipt.tick > now) refuse({ field: 'tick', reason: `the receipt claims tick ${receipt.tick}, after the current tick ${now}`, actual: receipt.tick, checks_passed: passed });
+      const verdict = (failed: ReceiptMismatch | null, recomputed = false): VerifyResult => ({
+        ok: true,
+        valid: failed === null,
+        checks: passed,
+        failed,
+        reason: failed ? `${failed.field}: ${failed.reason}` : null,
+        recomputed,
+        key_id: receipt.key_id,
+        age_ticks: Math.max(0, now - receipt.tick),
+        verified_at_tick: now,
+      });
+      if (receipt.key_id !== nodeKeys.receiptKeyId) {
+        return verdict({ check: 'key_id', field: 'key_id', reason: 'the receipt was issued under another receipt key; only the issuing node can check it', expected: nodeKeys.receiptKeyId, actual: receipt.key_id });
+      }
+      if (receipt.tick > now) return verdict({ check: 'tick', field: 'tick', reason: `the receipt claims tick ${receipt.tick}, after the current tick ${now}`, actual: receipt.tick });
       // Phases are whole milliseconds of a 777 ms tick, so phase · 777 is an integer.
       const ms = Math.round(receipt.phase * TICK_MS);
-      if (ms / TICK_MS !== receipt.phase) refuse({ field: 'phase', reason: 'the phase is not a whole millisecond of a tick, so it was not issued by this service', actual: receipt.phase, checks_passed: passed });
+      if (ms / TICK_MS !== receipt.phase) return verdict({ check: 'phase', field: 'phase', reason: 'the phase is not a whole millisecond of a tick, so it was not issued by this service', actual: receipt.phase });
+      if (receipt.kind === 'solve' && receipt.solver === null) return verdict({ check: 'solver', field: 'solver', reason: 'a solve receipt must name its solver', actual: null });
+      if (opts.failed) return verdict(opts.failed);
       for (const [field, value] of Object.entries(opts.expect ?? {}) as Array<[keyof Receipt, unknown]>) {
         if (digestOf(value) !== digestOf(receipt[field])) {
-          refuse({ field: field as SignedField, reason: `expected ${JSON.stringify(value)}, the receipt says ${JSON.stringify(receipt[field])}`, expected: value, actual: receipt[field], checks_passed: passed });
+          return verdict({ check: 'expected', field: field as SignedField, reason: `expected ${JSON.stringify(value)}, the receipt says ${JSON.stringify(receipt[field])}`, expected: value, actual: receipt[field] });
         }
       }
       if (opts.input !== undefined) {
         const d = digestOf(opts.input);
-        if (!sameDigest(d, receipt.input_sha256)) refuse({ field: 'input_sha256', reason: 'the SHA-256 of the given inputs differs from the receipt', expected: d, actual: receipt.input_sha256, checks_passed: passed });
+        if (!sameDigest(d, receipt.input_sha256)) return verdict({ check: 'input_sha256', field: 'input_sha256', reason: 'the SHA-256 of the given inputs differs from the receipt', expected: d, actual: receipt.input_sha256 });
         passed.push('input_sha256');
       }
       if (opts.output !== undefined) {
         const d = digestOf(opts.output);
-        if (!sameDigest(d, receipt.output_sha256)) refuse({ field: 'output_sha256', reason: 'the SHA-256 of the given output differs from the receipt', expected: d, actual: receipt.output_sha256, checks_passed: passed });
+        if (!sameDigest(d, receipt.output_sha256)) return verdict({ check: 'output_sha256', field: 'output_sha256', reason: 'the SHA-256 of the given output differs from the receipt', expected: d, actual: receipt.output_sha256 });
         passed.push('output_sha256');
       }
       let recomputed = false;
       if (opts.recompute) {
         const d = digestOf(await opts.recompute());
-        if (!sameDigest(d, receipt.output_sha256)) refuse({ field: 'output_sha256', reason: 're-running gives an output whose SHA-256 differs from the receipt', expected: d, actual: receipt.output_sha256, checks_passed: passed });
+        if (!sameDigest(d, receipt.output_sha256)) return verdict({ check: 'recompute', field: 'output_sha256', reason: 're-running gives an output whose SHA-256 differs from the receipt', expected: d, actual: receipt.output_sha256 });
         recomputed = true;
       }
       if (!sameDigest(nodeKeys.hmac(signedPayload(receipt)), receipt.hmac)) {
         const found = locateTamper(receipt, nodeKeys.hmac);
         if (found) {
           const reason = found.field === 'hmac' ? 'the hmac itself was altered' : `${found.field} was altered: restoring it makes the HMAC valid`;
-          refuse({ field: found.field, reason, ...(found.original !== undefined ? { expected: found.original } : {}), actual: found.field === 'hmac' ? receipt.hmac : receipt[found.field], checks_passed: passed });
+          return verdict({ check: 'hmac', field: found.field, reason, ...(found.original !== undefined ? { expected: found.original } : {}), actual: found.field === 'hmac' ? receipt.hmac : receipt[found.field] }, recomputed);
         }
-        refuse({ field: 'hmac', reason: `the HMAC does not match the signed fields (${SIGNED_FIELDS.join(', ')}); the receipt was altered in more than one place or was not issued by this node`, checks_passed: passed });
+        // A one-character change would have been located above; a wider change to any one field lands here too.
+        return verdict(
+          {
+            check: 'hmac',
+            field: 'hmac',
+            reason: `the HMAC does not match the signed fields (${SIGNED_FIELDS.join(', ')}): at least one of them was changed, or the receipt was signed with another key. Present the original inputs or output to learn whether a digest is the field that changed`,
+          },
+          recomputed,
+        );
       }
       passed.unshift('hmac');
       if (recomputed) passed.push('recompute');
-      return { ok: true, valid: true, checks: passed, recomputed, key_id: receipt.key_id, age_ticks: Math.max(0, now - receipt.tick), verified_at_tick: now };
+      return verdict(null, recomputed);
     },
   };
 }

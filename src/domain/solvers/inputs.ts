@@ -3,8 +3,11 @@ import { RESERVED_NAMES } from './numeric/expr.js';
 import type { Args, InputSpec } from './solver-def.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
-/** Guards every solver against inputs that would hold the event loop for minutes. */
-const MAX_ELEMENTS = 250_000;
+/**
+ * Most elements a matrix input may have, whatever its declared row count: guards every solver against
+ * inputs that would hold the event loop for minutes.
+ */
+export const MAX_ELEMENTS = 250_000;
 
 type Where = 'input' | 'option';
 
@@ -54,11 +57,13 @@ function check(spec: InputSpec, value: unknown, where: Where): void {
   const wrong = (expected: string): never => {
     throw errors.validation(`The ${where} "${spec.name}" must be ${expected}; got ${kindOf(value)}`, { [where]: spec.name });
   };
-  const range = (x: number, at = ''): void => {
+  const bounded = spec.min !== null || spec.max !== null;
+  // `at` names the element only once one is out of range: a 400×400 matrix has 160,000 of them.
+  const range = (x: number, at: () => string = () => ''): void => {
     if ((spec.min !== null && x < spec.min) || (spec.max !== null && x > spec.max)) {
       const unit = spec.unit ? ` ${spec.unit}` : '';
       throw errors.unprocessable(
-        `The ${where} "${spec.name}"${at} is ${x}${unit}, outside its valid range${bounds(spec).replace(/^, /, ' ')}${unit}`,
+        `The ${where} "${spec.name}"${at()} is ${x}${unit}, outside its valid range${bounds(spec).replace(/^, /, ' ')}${unit}`,
         { [where]: spec.name, value: x, min: spec.min, max: spec.max },
       );
     }
@@ -90,7 +95,7 @@ function check(spec: InputSpec, value: unknown, where: Where): void {
       if (!Array.isArray(value) || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) wrong('an array of finite numbers');
       const v = value as number[];
       count(v.length, 'elements');
-      v.forEach((x, i) => range(x, `[${i}]`));
+      if (bounded) v.forEach((x, i) => range(x, () => `[${i}]`));
       return;
     }
     case 'matrix': {
@@ -105,7 +110,7 @@ function check(spec: InputSpec, value: unknown, where: Where): void {
         if (!row.every((x) => typeof x === 'number' && Number.isFinite(x))) wrong('a matrix of finite numbers');
       }
       if (rows.length * width > MAX_ELEMENTS) wrong(`a matrix of at most ${MAX_ELEMENTS} elements`);
-      (rows as number[][]).forEach((row, i) => row.forEach((x, j) => range(x, `[${i}][${j}]`)));
+      if (bounded) (rows as number[][]).forEach((row, i) => row.forEach((x, j) => range(x, () => `[${i}][${j}]`)));
       return;
     }
     case 'list':

@@ -21,7 +21,7 @@ import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
-/** `BODY_LIMIT` in bytes, as body-parser reads it. */
+/** `BODY_LIMIT` in bytes, as body-parser reads it: the limit of every operation that declares no `maxBodyBytes`. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface HttpDeps {
@@ -60,10 +60,18 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('etag');
   app.set('query parser', 'simple');
 
-  const json = createJsonBodyReader(
-    BODY_LIMIT_BYTES,
-    express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }),
-  );
+  // One reader per body limit: the default, and each larger one an operation declares (`maxBodyBytes`).
+  const readers = new Map<number, ReturnType<typeof createJsonBodyReader>>();
+  const jsonReader = (limit: number) => {
+    let reader = readers.get(limit);
+    if (!reader) {
+      reader = createJsonBodyReader(limit, express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] }));
+      readers.set(limit, reader);
+    }
+    return reader;
+  };
+  // JSON-RPC names its tool inside the body, so the MCP endpoint reads up to the largest operation limit.
+  const mcpBodyLimit = Math.max(BODY_LIMIT_BYTES, ...registry.operations.map((op) => op.def.maxBodyBytes ?? 0));
 
   // One middleware does everything: each extra Express layer costs measurable throughput.
   app.use((req, res, next) => {
@@ -74,17 +82,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     // Before the body is read: a DNS-rebinding page reaches a loopback server under a foreign name.
     const host = req.headers.host;
     if (!hosts.hostAllowed(host)) return refuseHost(req, res, host!);
+    const mcp = req.path === '/api/mcp';
+    const site = !mcp && deps.site !== undefined && isSitePath(req.path);
+    const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
+    // An operation's route is matched before its body is read: the operation sets the body limit.
+    const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
     const route = () =>
-      (req.path === '/api/mcp'
-        ? serveMcp(req, res)
-        : deps.site && isSitePath(req.path)
-          ? serveSite(req, res)
-          : deps.explorer && isExplorerPath(req.path)
-            ? deps.explorer(req, res)
-            : dispatch(req, res)
-      ).catch(next);
+      (mcp ? serveMcp(req, res) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!)).catch(next);
     if (!hasBody(req)) return void route();
-    json(req, res, (err?: unknown) => (err ? next(err) : void route()));
+    const limit = mcp ? mcpBodyLimit : match?.kind === 'found' ? (match.op.def.maxBodyBytes ?? BODY_LIMIT_BYTES) : BODY_LIMIT_BYTES;
+    jsonReader(limit)(req, res, (err?: unknown) => (err ? next(err) : void route()));
   });
 
   function refuseHost(req: Request, res: Response, host: string): void {
@@ -127,8 +134,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   const sseCap = deps.sseCap ?? createSseCap(deps.sseMaxPerCaller);
 
-  async function dispatch(req: Request, res: Response): Promise<void> {
-    const match = safeMatch(registry, req.method, req.path);
+  async function dispatch(req: Request, res: Response, match: ReturnType<typeof safeMatch>): Promise<void> {
     if (match.kind === 'not-found') {
       return sendError(res, errors.notFound(`No route ${req.method} ${req.path}; GET /api/endpoints lists them`));
     }
@@ -235,12 +241,19 @@ function sendError(res: Response, error: CoreError): void {
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }
 
+/** `1048576` -> `1 MiB`; `7340032` -> `7 MiB`. */
+function mebibytes(bytes: number): string {
+  return `${+(bytes / 2 ** 20).toFixed(2)} MiB`;
+}
+
 /** body-parser failures carry a `type`; each becomes a stable code. */
 function bodyParserError(err: unknown): CoreError | undefined {
   const type = (err as { type?: unknown })?.type;
   switch (type) {
-    case 'entity.too.large':
-      return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}`);
+    case 'entity.too.large': {
+      const limit = (err as { limit?: unknown }).limit;
+      return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${typeof limit === 'number' ? mebibytes(limit) : BODY_LIMIT}`);
+    }
     case 'entity.too.deep':
       return errors.validation((err as Error).message, {
         issues: [{ path: '(body)', message: (err as Error).message, code: 'too_deep' }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReceiptsService, type Receipt } from '../../../src/domain/receipts/receipts.service.js';
+import { createReceiptsService, type Receipt, type VerifyResult } from '../../../src/domain/receipts/receipts.service.js';
 import { signedPayload } from '../../../src/domain/receipts/receipt.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { digestOf } from '../../../src/lib/hash.js';
@@ -14,13 +14,11 @@ function setup() {
   return { clock, receipts, receipt, input, output };
 }
 
-async function failure(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('the receipt was accepted');
+/** The verdict on a receipt expected to fail a check: it must be an answer (valid: false), never a throw. */
+async function failure(promise: Promise<VerifyResult>): Promise<VerifyResult> {
+  const verdict = await promise;
+  if (verdict.valid) throw new Error('the receipt was accepted');
+  return verdict;
 }
 
 /** Changes one character of the field's JSON text (a digit, a hex digit or a letter). */
@@ -56,45 +54,54 @@ describe('receipts', () => {
     const { receipts, receipt, input, output, clock } = setup();
     clock.advance(777 * 5);
     const result = await receipts.verifyReceipt(receipt, { input, output });
-    expect(result).toMatchObject({ ok: true, valid: true, checks: ['hmac', 'input_sha256', 'output_sha256'], recomputed: false, age_ticks: 5 });
+    expect(result).toMatchObject({ ok: true, valid: true, checks: ['hmac', 'input_sha256', 'output_sha256'], failed: null, reason: null, recomputed: false, age_ticks: 5 });
   });
 
   it('recomputes and compares the output digest', async () => {
     const { receipts, receipt, output } = setup();
     const ok = await receipts.verifyReceipt(receipt, { recompute: async () => output });
     expect(ok.checks).toEqual(['hmac', 'recompute']);
-    const err = await failure(receipts.verifyReceipt(receipt, { recompute: async () => ({ root: 1.4142135623730954 }) }));
-    expect(err.code).toBe('UNPROCESSABLE');
-    expect(err.details.field).toBe('output_sha256');
+    const verdict = await failure(receipts.verifyReceipt(receipt, { recompute: async () => ({ root: 1.4142135623730954 }) }));
+    expect(verdict.failed).toMatchObject({ check: 'recompute', field: 'output_sha256' });
   });
 
   for (const field of ['kind', 'solver', 'operator_chain', 'solver_version', 'input_sha256', 'output_sha256', 'tick', 'phase', 'key_id', 'hmac'] as const) {
-    it(`refuses a receipt whose ${field} changed by one byte, naming ${field}`, async () => {
+    it(`answers valid: false for a receipt whose ${field} changed by one byte, naming ${field}`, async () => {
       const { receipts, receipt } = setup();
       const tampered = oneByteChanged(receipt, field);
       expect(tampered[field]).not.toEqual(receipt[field]);
-      const err = await failure(receipts.verifyReceipt(tampered));
-      expect(err.code).toBe('UNPROCESSABLE');
-      expect(err.status).toBe(422);
-      expect(err.details.field).toBe(field);
-      expect(err.message).toContain(field);
+      const verdict = await failure(receipts.verifyReceipt(tampered));
+      expect(verdict.failed?.field).toBe(field);
+      expect(verdict.reason).toContain(field);
+      expect(verdict.checks).not.toContain('hmac');
     });
   }
 
   it('names the digest that differs when the caller presents a changed input or output', async () => {
     const { receipts, receipt, input, output } = setup();
     const badInput = await failure(receipts.verifyReceipt(receipt, { input: { ...input, inputs: { ...input.inputs, b: 3 } } }));
-    expect(badInput.details).toMatchObject({ field: 'input_sha256', checks_passed: [] });
+    expect(badInput).toMatchObject({ failed: { check: 'input_sha256', field: 'input_sha256' }, checks: [] });
     const badOutput = await failure(receipts.verifyReceipt(receipt, { input, output: { root: 1.5 } }));
-    expect(badOutput.details).toMatchObject({ field: 'output_sha256', checks_passed: ['input_sha256'] });
+    expect(badOutput).toMatchObject({ failed: { check: 'output_sha256', field: 'output_sha256' }, checks: ['input_sha256'] });
   });
 
-  it('refuses a receipt made with another key, and one altered in two places as an hmac mismatch', async () => {
+  it('answers valid: false for a receipt made with another key, and for one altered in two places as an hmac mismatch', async () => {
     const { receipt } = setup();
     const other = createReceiptsService({ nodeKeys: testNodeKeys('another-key'), clock: createFakeClock(1_777_000_100_000) });
-    expect((await failure(other.verifyReceipt(receipt))).details.field).toBe('key_id');
+    expect((await failure(other.verifyReceipt(receipt))).failed?.field).toBe('key_id');
     const { receipts } = setup();
     const twice = { ...receipt, solver: 'root-bisect', input_sha256: receipt.output_sha256 };
-    expect((await failure(receipts.verifyReceipt(twice))).details.field).toBe('hmac');
+    expect((await failure(receipts.verifyReceipt(twice))).failed).toMatchObject({ check: 'hmac', field: 'hmac' });
+  });
+
+  it('answers a receipt whose output_sha256 was replaced outright with valid: false on the hmac check, without claiming it changed in several places', async () => {
+    const { receipts, receipt, output } = setup();
+    const replaced = { ...receipt, output_sha256: digestOf({ root: 2 }) };
+    const verdict = await failure(receipts.verifyReceipt(replaced));
+    expect(verdict.failed).toMatchObject({ check: 'hmac', field: 'hmac' });
+    expect(verdict.reason).not.toMatch(/more than one place/);
+    // Given the original output, the verdict names the digest that changed.
+    const named = await failure(receipts.verifyReceipt(replaced, { output }));
+    expect(named.failed).toMatchObject({ check: 'output_sha256', field: 'output_sha256', expected: receipt.output_sha256 });
   });
 });

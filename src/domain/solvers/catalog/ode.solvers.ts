@@ -1,5 +1,5 @@
 import { dopri45, rk4 } from '../numeric/ode.js';
-import { rosenbrock23 } from '../numeric/ode-stiff.js';
+import { rodas4 } from '../numeric/ode-stiff.js';
 import { input, MAX_ITERATIONS, TOLERANCE, unprocessable, type SolverDef } from '../solver-def.js';
 import { expressionSystem, SYSTEM_INPUTS, trajectory } from './expression-system.js';
 
@@ -50,12 +50,12 @@ export const odeStiff: SolverDef = {
   id: 'ode-stiff-rosenbrock',
   name: 'Stiff ODE system, Rosenbrock',
   domain: 'ode',
-  method: 'Modified Rosenbrock 2(3) (Shampine ode23s), L-stable, finite-difference Jacobian',
+  method: 'RODAS4 (Hairer & Wanner): 6-stage Rosenbrock 4(3), L-stable and stiffly accurate, finite-difference Jacobian',
   operator_chain: ['KO42', 'KIN1', 'KIN3'],
   unit: '',
-  version: '1.0.0',
+  version: '2.0.0',
   description:
-    'Integrates stiff systems (chemical kinetics such as Robertson\'s problem, Van der Pol with large mu) where explicit methods need absurdly small steps. One linear solve with W = I - h·d·J per stage; the Jacobian comes from forward differences of your expressions.',
+    'Integrates stiff systems (chemical kinetics such as Robertson\'s problem, Van der Pol with large mu) where explicit methods need absurdly small steps. Six linear solves with one W = I/(h·γ) - J per step; the Jacobian comes from forward differences of your expressions. The order-4 solution is kept while the order-3 one is error-controlled, so the global error stays within a small factor of the tolerance (y\' = -y over ten time constants: 1.0-1.2 × the tolerance from 1e-6 to 1e-10).',
   inputs: SYSTEM_INPUTS,
   options: [TOLERANCE(1e-6, 1e-10), ABS_TOLERANCE, MAX_ITERATIONS(100_000, 2_000_000)],
   example: {
@@ -66,11 +66,11 @@ export const odeStiff: SolverDef = {
     t_end: 40,
     samples: 5,
   },
-  run: adaptiveRun(rosenbrock23),
+  run: adaptiveRun(rodas4),
 };
 
 /** The run of an adaptive integrator over an expression system: the two adaptive solvers differ only in it. */
-function adaptiveRun(integrate: typeof dopri45 | typeof rosenbrock23): SolverDef['run'] {
+function adaptiveRun(integrate: typeof dopri45 | typeof rodas4): SolverDef['run'] {
   return async (a, o, ctl) => {
     const sys = expressionSystem(a);
     const sol = await integrate(sys.f, sys.t0, sys.y0, sys.tEnd, {

@@ -170,66 +170,6 @@ export function backSubstitute(qr: Float64Array, n: number, c: Float64Array): Fl
   return x;
 }
 
-/**
- * Cyclic Jacobi eigenvalue algorithm for a symmetric matrix (in place). Returns eigenvalues ascending
- * and the matching unit eigenvectors as rows, and the number of sweeps used.
- */
-export function jacobiEigen(a: Float64Array, n: number, maxSweeps: number, tol: number): { values: number[]; vectors: number[][]; sweeps: number; offNorm: number } {
-  const v = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) v[i * n + i] = 1;
-  let frob = 0;
-  for (let i = 0; i < n * n; i++) frob += a[i]! * a[i]!;
-  frob = Math.sqrt(frob);
-  let sweeps = 0;
-  let off = offDiagonal(a, n);
-  while (off > tol * frob && sweeps < maxSweeps) {
-    sweeps++;
-    for (let p = 0; p < n - 1; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const apq = a[p * n + q]!;
-        if (apq === 0) continue;
-        const app = a[p * n + p]!, aqq = a[q * n + q]!;
-        const theta = (aqq - app) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const akp = a[k * n + p]!, akq = a[k * n + q]!;
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < n; k++) {
-          const apk = a[p * n + k]!, aqk = a[q * n + k]!;
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k * n + p]!, vkq = v[k * n + q]!;
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
-      }
-    }
-    off = offDiagonal(a, n);
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a[i * n + i]! - a[j * n + j]! || i - j);
-  const values = order.map((i) => a[i * n + i]!);
-  const vectors = order.map((j) => {
-    const col = Array.from({ length: n }, (_, k) => v[k * n + j]!);
-    // Fix the sign so the largest component is positive: eigenvectors are otherwise defined up to sign.
-    let big = 0;
-    for (let k = 1; k < n; k++) if (Math.abs(col[k]!) > Math.abs(col[big]!)) big = k;
-    return col[big]! < 0 ? col.map((x) => -x) : col;
-  });
-  return { values, vectors, sweeps, offNorm: off };
-}
-
-function offDiagonal(a: Float64Array, n: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) s += a[i * n + j]! * a[i * n + j]!;
-  return Math.sqrt(s);
-}
-
 /** Thomas algorithm for a tridiagonal system: sub `a` (a[0] unused), diagonal `b`, super `c`, rhs `d`. */
 export function solveTridiagonal(a: Float64Array, b: Float64Array, c: Float64Array, d: Float64Array): Float64Array {
   const n = b.length;
