@@ -20,7 +20,10 @@ interface McpJson {
 }
 const mcpJson = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')) as McpJson;
 
-/** The stdio entry of mcp.json, for a data directory and a key. */
+/**
+ * The stdio entry of mcp.json, for a data directory and a key. Its `node` is the Node running the tests
+ * (the project's Node 20), also when the client that starts it runs on Node 22 in a child process.
+ */
 export function stdioEntry(dataDir: string, key: string | undefined) {
   const entry = mcpJson.mcpServers.core;
   return {

@@ -1,32 +1,27 @@
-import { MCPClient } from '@mastra/mcp';
-import { randomUUID } from 'node:crypto';
-import { agentStory, type AgentClient, type ToolOutcome } from './agent-story.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { NODE22_VERSION } from '../../helpers/node22.js';
+import { agentStory } from './agent-story.js';
+import { startNode22Runner, type Node22Runner } from './node22-runner.js';
 
-/** Mastra's MCP client: tools come namespaced by server name (`core_core_account`). */
+/**
+ * Mastra's MCP client (`node22/mastra.mjs`). `@mastra/mcp` and `@mastra/core` declare Node >= 22.13, so
+ * the client runs on the pinned Node 22 in a child process; the story and its assertions run here.
+ */
+let runner: Node22Runner;
+// The first run in a checkout fetches and unpacks Node 22 (about 50 MB from the npm registry); the limit
+// only catches a hang.
+beforeAll(async () => {
+  runner = await startNode22Runner('mastra');
+}, 300_000);
+afterAll(async () => {
+  await runner?.stop();
+});
+
+it('runs Mastra on the pinned Node 22', () => {
+  expect(runner.nodeVersion).toBe(`v${NODE22_VERSION}`);
+});
+
 agentStory({
   name: 'Mastra',
-  async connect({ transport, stdio, http }): Promise<AgentClient> {
-    const client = new MCPClient({
-      id: randomUUID(),
-      servers: {
-        core: transport === 'stdio' ? stdio : { url: new URL(http.url), requestInit: { headers: http.headers } },
-      },
-    });
-    const tools = await client.listTools();
-    const prefix = 'core_';
-    return {
-      toolNames: Object.keys(tools).map((name) => name.slice(prefix.length)),
-      async call(name, args): Promise<ToolOutcome> {
-        const tool = tools[`${prefix}${name}`]!;
-        try {
-          // Mastra hands over `structuredContent` as the answer.
-          return { isError: false, data: await tool.execute!(args, {} as never) };
-        } catch (err) {
-          // An isError result is thrown as a MastraError carrying the result's text ("CODE: message").
-          return { isError: true, data: { error: String((err as Error).message) } };
-        }
-      },
-      close: () => client.disconnect(),
-    };
-  },
+  connect: (target) => runner.connect(target),
 });
