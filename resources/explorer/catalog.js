@@ -1,4 +1,7 @@
-import { $, api, h, setupKeyForm, errorText } from './common.js';
+import { $, api, h, setupKeyForm, errorText, plural } from './common.js';
+
+// Operations served by no MCP tool (the transport's own routes, such as the MCP endpoint itself).
+const NO_TOOL = 'transport (no MCP tool)';
 
 let endpoints = [];
 
@@ -81,11 +84,12 @@ function render() {
   });
   const groups = new Map();
   for (const op of hits) {
-    const key = op.tool ?? 'transport';
+    const key = op.tool ?? NO_TOOL;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(op);
   }
-  $('#count').textContent = `${hits.length} of ${endpoints.length} operations, ${groups.size} tools`;
+  const tools = new Set(hits.map((op) => op.tool).filter(Boolean)).size;
+  $('#count').textContent = `${hits.length} of ${plural(endpoints.length, 'operation')}, ${plural(tools, 'tool')}`;
   const box = $('#catalog');
   box.className = '';
   box.replaceChildren(...[...groups].map(([tool, ops]) => h('section', { 'aria-label': tool }, h('h2', {}, tool, ' ', h('span', { class: 'muted' }, `(${ops.length})`)), ops.map(opEl))));

@@ -57,6 +57,8 @@ export function h(tag, attrs = {}, ...children) {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const short = (hash) => (hash ? `${hash.slice(0, 10)}…` : '—');
+/** `3 tools`, `1 tool`: a count with its noun (regular plurals only). */
+export const plural = (n, word) => `${n} ${n === 1 ? word : `${word}s`}`;
 export const errorText = (res) => res.body?.error ? `${res.body.error.code}: ${res.body.error.message}` : `HTTP ${res.status}`;
 
 /** Keeps a link's share token when moving between pages. */

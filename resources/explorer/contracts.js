@@ -1,5 +1,5 @@
 // The contracts section of a machine page: state, next fires, state diagram, transitions with receipts.
-import { api, h, short, errorText } from './common.js';
+import { api, h, short, errorText, plural } from './common.js';
 import { stateDiagram } from './svg.js';
 
 /** Loads what the caller may see: members read the machine's contracts, anyone reads a public machine's. */
@@ -43,31 +43,45 @@ function firesEl(c, fires) {
   return h('p', { class: 'muted' }, c.next_fire === null || c.next_fire === undefined ? 'No fire scheduled.' : `Next fire at tick ${c.next_fire}.`);
 }
 
-function transitionsTable(slug, c, transitions, canVerify) {
-  if (!transitions.length) return h('p', { class: 'muted' }, 'No transition yet.');
+/**
+ * The contract's proof-chain check. The server verifies the whole chain (every transition's hash, its link
+ * to the one before, that each starts where the previous ended, the final state), never a single row, so
+ * there is one button per contract and a break is shown on the row where it is.
+ */
+function verifyControl(slug, c, table, canVerify) {
+  const out = h('span', { role: 'status', 'aria-live': 'polite' });
+  const button = h('button', {
+    type: 'button',
+    class: 'secondary',
+    disabled: !canVerify,
+    'aria-describedby': canVerify ? undefined : `verify-why-${c.id}`,
+    onclick: async () => {
+      button.disabled = true;
+      out.textContent = 'Checking…';
+      out.className = '';
+      for (const tr of table?.querySelectorAll('tr.broken') ?? []) tr.classList.remove('broken');
+      const res = await api(`/api/chain/${encodeURIComponent(slug)}/contracts/${encodeURIComponent(c.id)}/verify`, { method: 'POST', body: {} });
+      button.disabled = false;
+      if (res.status !== 200) return void ((out.textContent = errorText(res)), (out.className = 'bad'));
+      const v = res.body;
+      if (v.valid) [out.textContent, out.className] = [`✓ proof chain valid: all ${plural(v.total_transitions, 'transition')} linked, ending in ${v.current_state}`, 'ok'];
+      else {
+        [out.textContent, out.className] = [`✗ proof chain broken at ${v.broken_at}: ${v.reason}`, 'bad'];
+        table?.querySelector(`tr[data-id="${CSS.escape(v.broken_at)}"]`)?.classList.add('broken');
+      }
+    },
+  }, 'Verify proof chain');
+  const what = h('p', { class: 'muted' }, 'Checks every transition of this contract: its hash, its link to the one before, that each starts where the previous ended and that the last ends in the current state.');
+  const why = canVerify ? '' : h('p', { id: `verify-why-${c.id}`, class: 'notice' }, 'Verifying needs your key with a role on this machine: save it with "Use my key" above.');
+  return h('div', { class: 'verify-contract' }, h('div', { class: 'row-actions' }, button, out), what, why);
+}
+
+function transitionsTable(c, transitions) {
+  if (!transitions.length) return null;
   const rows = transitions.map((t, i) => {
     const older = transitions[i + 1];
-    const out = h('span', { role: 'status' });
-    const button = h('button', {
-      type: 'button',
-      class: 'secondary',
-      disabled: !canVerify,
-      title: canVerify ? undefined : 'Needs your key with a role on this machine',
-      'aria-label': `Verify transition ${t.id}`,
-      onclick: async () => {
-        button.disabled = true;
-        out.textContent = '…';
-        const res = await api(`/api/chain/${encodeURIComponent(slug)}/contracts/${encodeURIComponent(c.id)}/verify`, { method: 'POST', body: {} });
-        button.disabled = false;
-        if (res.status !== 200) return void ((out.textContent = errorText(res)), (out.className = 'bad'));
-        const v = res.body;
-        if (v.valid) [out.textContent, out.className] = [`✓ proof chain valid (${v.total_transitions} transitions)`, 'ok'];
-        else if (v.broken_at === t.id) [out.textContent, out.className] = [`✗ this row: ${v.reason}`, 'bad'];
-        else [out.textContent, out.className] = [`✗ chain broken at ${v.broken_at}: ${v.reason}`, 'bad'];
-      },
-    }, 'Verify');
     const linked = older ? older.state_hash === t.prev_hash : null;
-    return h('tr', {},
+    return h('tr', { 'data-id': t.id },
       h('td', { class: 'num mono' }, t.tick_number),
       h('td', {}, `${t.from_state} → ${t.to_state}`),
       h('td', {}, t.success ? h('span', { class: 'ok' }, 'ok') : h('span', { class: 'bad' }, t.error ?? 'failed'), ' ', h('span', { class: 'muted' }, t.triggered_by)),
@@ -75,13 +89,12 @@ function transitionsTable(slug, c, transitions, canVerify) {
         h('div', { title: t.state_hash }, 'hash ', short(t.state_hash)),
         h('div', { title: t.prev_hash }, 'prev ', short(t.prev_hash), linked === true ? h('span', { class: 'ok' }, ' ✓') : linked === false ? h('span', { class: 'bad' }, ' ✗') : ''),
         h('div', { title: t.proof_digest ?? '' }, 'proof ', short(t.proof_digest))),
-      h('td', {}, h('div', { class: 'row-actions' }, button, out)),
     );
   });
-  return h('table', {},
+  return h('div', { class: 'table-wrap' }, h('table', {},
     h('caption', { class: 'skip' }, `Recent transitions of ${c.name}, newest first`),
-    h('thead', {}, h('tr', {}, ['tick', 'transition', 'result', 'receipt', 'check'].map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, rows));
+    h('thead', {}, h('tr', {}, ['tick', 'transition', 'result', 'receipt'].map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, rows)));
 }
 
 /** Renders the contracts section into `box`. */
@@ -93,11 +106,17 @@ export async function renderContracts(box, { slug, machine, role }) {
   box.replaceChildren(...got.contracts.map(({ contract: c, transitions, fires }) =>
     h('article', { class: 'panel', 'aria-label': `Contract ${c.name}` },
       h('h3', {}, c.name, ' ', h('span', { class: 'pill' }, c.status), ' ', h('span', { class: 'muted mono' }, c.id)),
-      h('p', {}, 'Current state: ', h('b', {}, c.current_state), ` · ${c.fire_count} fires · version ${c.current_version_no}`),
+      h('p', {}, 'Current state: ', h('b', {}, c.current_state), ` · ${plural(c.fire_count, 'fire')} · version ${c.current_version_no}`),
       h('div', { class: 'grid' },
         h('div', {}, c.definition ? stateDiagram(c.definition, c.current_state) : h('p', { class: 'muted' }, 'Definition not readable.')),
         h('div', {}, h('h4', {}, 'Next fires'), firesEl(c, fires))),
       h('h4', {}, 'Transitions'),
-      transitionsTable(slug, c, transitions, Boolean(role)),
+      ...transitionsSection(slug, c, transitions, Boolean(role)),
     )));
+}
+
+function transitionsSection(slug, c, transitions, canVerify) {
+  const table = transitionsTable(c, transitions);
+  if (!table) return [h('p', { class: 'muted' }, 'No transition yet.')];
+  return [verifyControl(slug, c, table, canVerify), table];
 }

@@ -1,4 +1,4 @@
-import { $, api, h, setupKeyForm, errorText } from './common.js';
+import { $, api, h, setupKeyForm, errorText, plural } from './common.js';
 
 const TICK_MS = 777;
 let offset = 0; // server unix_ms minus local Date.now()
@@ -13,9 +13,9 @@ function fill(list, items, empty) {
 
 async function loadLists() {
   const [newest, active] = await Promise.all([api('/api/chain/newest', { query: { limit: 10 } }), api('/api/chain/active', { query: { limit: 10 } })]);
-  if (newest.status === 200) fill($('#newest'), newest.body.machines.map((m) => machineItem(m, `${m.row_count} rows · genesis ${m.genesis_tick}`)), 'No public machine yet.');
+  if (newest.status === 200) fill($('#newest'), newest.body.machines.map((m) => machineItem(m, `${plural(m.row_count, 'row')} · genesis ${m.genesis_tick}`)), 'No public machine yet.');
   else fill($('#newest'), [], errorText(newest));
-  if (active.status === 200) fill($('#active'), active.body.machines.map((m) => machineItem(m, `${m.transition_count} rows`)), 'Nothing wrote in the last 60 ticks.');
+  if (active.status === 200) fill($('#active'), active.body.machines.map((m) => machineItem(m, plural(m.transition_count, 'row'))), 'Nothing wrote in the last 60 ticks.');
   else fill($('#active'), [], errorText(active));
 }
 

@@ -1,10 +1,12 @@
-import { $, api, h, short, errorText, setupKeyForm, shareToken, storedKey, accessHeaders } from './common.js';
+import { $, api, h, short, errorText, plural, setupKeyForm, shareToken, storedKey, accessHeaders } from './common.js';
 import { sparkline } from './svg.js';
 import { renderContracts } from './contracts.js';
 
 const slug = decodeURIComponent(location.pathname.split('/')[2] || '');
 const base = `/api/chain/${encodeURIComponent(slug)}`;
 const rows = new Map(); // seq -> row
+const hiddenTypes = new Set(); // row types the reader unticked in "Show types"
+const typeCounts = new Map(); // type -> rows of it in the feed
 let stream; // { close() }
 
 function rowEl(row) {
@@ -13,7 +15,7 @@ function rowEl(row) {
   const link = row.seq === 0
     ? h('span', { class: 'muted', title: row.prev_hash }, 'genesis ', short(row.prev_hash))
     : h('a', { href: `#row-${row.seq - 1}`, title: `prev_hash ${row.prev_hash}` }, `#${row.seq - 1} `, short(row.prev_hash));
-  return h('tr', { id: `row-${row.seq}`, 'data-seq': row.seq, 'data-tick': row.tick },
+  return h('tr', { id: `row-${row.seq}`, 'data-seq': row.seq, 'data-tick': row.tick, 'data-type': row.type, hidden: hiddenTypes.has(row.type) },
     h('td', { class: 'num' }, row.seq),
     h('td', { class: 'num mono' }, row.tick),
     h('td', {}, row.type),
@@ -23,9 +25,39 @@ function rowEl(row) {
   );
 }
 
+/** The "Show types" ticks: one per row type seen, so a chatty type (a heartbeat contract) can be hidden. */
+function countType(type) {
+  typeCounts.set(type, (typeCounts.get(type) ?? 0) + 1);
+  const boxes = $('#type-boxes');
+  let count = boxes.querySelector(`[data-count-of="${CSS.escape(type)}"]`);
+  if (!count) {
+    count = h('span', { class: 'muted', 'data-count-of': type });
+    const box = h('input', { type: 'checkbox', value: type, checked: !hiddenTypes.has(type), onchange: () => showType(type, box.checked) });
+    const label = h('label', {}, box, ' ', type, ' ', count);
+    const after = [...boxes.children].find((l) => l.querySelector('input').value > type);
+    boxes.insertBefore(label, after ?? null);
+    $('#type-filter').hidden = false;
+  }
+  count.textContent = `(${typeCounts.get(type)})`;
+}
+
+function showType(type, show) {
+  if (show) hiddenTypes.delete(type);
+  else hiddenTypes.add(type);
+  for (const tr of $('#feed').children) if (tr.dataset.type === type) tr.hidden = !show;
+  feedCount();
+}
+
+function feedCount() {
+  const shown = [...typeCounts].reduce((n, [type, count]) => n + (hiddenTypes.has(type) ? 0 : count), 0);
+  $('#feed-count').textContent = hiddenTypes.size ? `showing ${shown} of ${plural(rows.size, 'row')}` : '';
+}
+
 function addRow(row, fresh) {
   if (rows.has(row.seq)) return;
   rows.set(row.seq, row);
+  countType(row.type);
+  feedCount();
   const feed = $('#feed');
   const el = rowEl(row);
   if (fresh) el.classList.add('new');
@@ -121,7 +153,7 @@ async function verify() {
   }
   const v = res.body;
   if (v.valid) {
-    out.textContent = `Valid: ${v.count} rows re-hashed and linked from genesis tick ${v.genesis_tick}.`;
+    out.textContent = `Valid: ${plural(v.count, 'row')} re-hashed and linked from genesis tick ${v.genesis_tick}.`;
     out.className = 'ok';
   } else {
     out.textContent = `Broken at tick ${v.broken_at} (seq ${v.broken_seq}): ${v.reason ?? 'hash mismatch'}.`;
@@ -137,13 +169,18 @@ async function loadSpark() {
   if (res.status !== 200) return void (box.textContent = errorText(res));
   const a = res.body;
   box.className = '';
-  box.replaceChildren(sparkline(a.counts), h('p', { class: 'muted' }, `${a.counts.reduce((x, y) => x + y, 0)} rows from tick ${a.from_tick} to ${a.to_tick} (${a.buckets} buckets of ${Math.round(a.bucket_ticks)} ticks)`));
+  box.replaceChildren(sparkline(a.counts), h('p', { class: 'muted' }, `${plural(a.counts.reduce((x, y) => x + y, 0), 'row')} from tick ${a.from_tick} to ${a.to_tick} (${a.buckets} buckets of ${Math.round(a.bucket_ticks)} ticks)`));
 }
 
 async function loadTally() {
-  const res = await api(`${base}/tally/supply`);
   const box = $('#tally');
-  if (res.status !== 200) return void (box.textContent = res.status === 404 ? 'This machine has no token yet.' : errorText(res));
+  // Asking for the supply of a machine without a token is a 404, which the browser reports as an error:
+  // the token's genesis row (one lookup in the chain's type index) says first whether there is one.
+  const genesis = await api(`${base}/activity`, { query: { type: 'tally.genesis', limit: 1 } });
+  if (genesis.status !== 200) return void (box.textContent = errorText(genesis));
+  if (!genesis.body.rows.length) return void (box.textContent = 'No token: this machine has not created its token yet.');
+  const res = await api(`${base}/tally/supply`);
+  if (res.status !== 200) return void (box.textContent = errorText(res));
   const t = res.body;
   box.className = '';
   box.replaceChildren(h('ul', { class: 'counters' },
@@ -157,8 +194,13 @@ async function loadTally() {
 async function load() {
   stream?.close();
   rows.clear();
+  typeCounts.clear();
   $('#feed').replaceChildren();
+  $('#type-boxes').replaceChildren();
+  $('#type-filter').hidden = true;
+  $('#main').setAttribute('aria-busy', 'true');
   const got = await api(`/api/chain/state-machines/${encodeURIComponent(slug)}`);
+  $('#main').setAttribute('aria-busy', 'false');
   if (got.status !== 200) {
     $('#content').hidden = true;
     const denied = $('#denied');
@@ -174,7 +216,7 @@ async function load() {
   $('#denied').hidden = true;
   $('#content').hidden = false;
   $('#title').textContent = machine.display_name || machine.slug;
-  $('#meta').textContent = `${machine.slug} · ${machine.is_public ? 'public' : 'private'} · ${machine.status} · ${machine.row_count} rows · genesis tick ${machine.genesis_tick}${role ? ` · your role: ${role}` : shareToken ? ' · via share link' : ''}`;
+  $('#meta').textContent = `${machine.slug} · ${machine.is_public ? 'public' : 'private'} · ${machine.status} · ${plural(machine.row_count, 'row')} · genesis tick ${machine.genesis_tick}${role ? ` · your role: ${role}` : shareToken ? ' · via share link' : ''}`;
   const activity = await api(`${base}/activity`, { query: { limit: 100 } });
   if (activity.status === 200) for (const row of [...activity.body.rows].reverse()) addRow(row, false);
   const newest = activity.body?.rows?.[0];

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The page.evaluate callbacks below run in the browser.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
+import { allTools } from '../../tools/index.js';
 import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
 
 // The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the
@@ -63,17 +66,51 @@ async function machine(s: { call: TestServer['call'] }, opts: { isPublic?: boole
   return { slug, owner };
 }
 
-/** Script errors and policy violations of the pages opened so far: every test expects none. */
+/**
+ * Script errors and console errors of the pages opened so far (policy violations, and the browser's report
+ * of every request answered with an error status): every test expects none, except the failed loads it
+ * names in `allowFailed` (a private machine's page answered 404 for a stranger).
+ */
 const pageErrors: string[] = [];
 
-async function open(url: string): Promise<Page> {
+async function open(url: string, opts: { allowFailed?: RegExp; viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {}): Promise<Page> {
   const page = await browser.newPage();
   page.on('pageerror', (err) => pageErrors.push(`${url}: ${err.message}`));
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) pageErrors.push(`${url}: ${msg.text()}`);
+    if (msg.type() !== 'error') return;
+    const from = msg.location().url;
+    if (opts.allowFailed && /Failed to load resource/.test(msg.text()) && opts.allowFailed.test(from)) return;
+    pageErrors.push(`${url}: ${msg.text()} (${from})`);
   });
+  if (opts.viewport) await page.setViewportSize(opts.viewport);
+  await opts.before?.(page);
   await page.goto(url);
   return page;
+}
+
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * What sticks out of a phone-sized window: the page scrolling sideways, and every element whose box
+ * passes the right edge and is not inside a container that scrolls (or clips) sideways by design.
+ */
+function overflowOf(page: Page) {
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const inScroller = (el: Element) => {
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        if (/auto|scroll|hidden/.test(getComputedStyle(p).overflowX)) return true;
+      }
+      return false;
+    };
+    const wide = Array.from(document.body.querySelectorAll('*'))
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && (r.right > width + 0.5 || r.left < -0.5) && !inScroller(el) && !el.classList.contains('skip') && !el.closest('.skip');
+      })
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`);
+    return { scrollWidth: document.scrollingElement!.scrollWidth, innerWidth: width, wide: wide.slice(0, 10) };
+  });
 }
 
 afterEach(() => {
@@ -122,9 +159,9 @@ describe('explorer', () => {
     await page.fill('#key-input', owner.key);
     await page.click('#key-form button[type=submit]');
     await expect.poll(() => page.locator('#meta').textContent()).toContain('your role: owner');
-    const check = page.locator('#contracts tbody tr').first();
-    await check.locator('button').click();
-    await expect.poll(() => check.locator('[role=status]').textContent()).toContain('proof chain valid (1 transitions)');
+    const check = page.locator('#contracts .verify-contract');
+    await check.getByRole('button', { name: 'Verify proof chain' }).click();
+    await expect.poll(() => check.locator('[role=status]').textContent()).toBe('✓ proof chain valid: all 1 transition linked, ending in running');
     await shot(page, 'explorer-machine.png');
     await page.click('#key-forget');
     await page.close();
@@ -173,7 +210,9 @@ describe('explorer', () => {
 
   it('hides a private machine without access, and shows it with the share link or the owner key', async () => {
     const { slug, owner } = await machine(server, { isPublic: false, events: 2 });
-    let page = await open(`${server.url}/m/${slug}`);
+    // A stranger's request for a private machine is answered 404, which the browser reports.
+    const denied = new RegExp(`/api/chain/state-machines/${slug}$`);
+    let page = await open(`${server.url}/m/${slug}`, { allowFailed: denied });
     await page.locator('#denied').waitFor();
     expect(await page.locator('#denied').textContent()).toContain('share link');
     expect(await page.locator('#content').isHidden()).toBe(true);
@@ -191,7 +230,7 @@ describe('explorer', () => {
     await shot(page, 'explorer-private-shared.png');
     await page.close();
 
-    page = await open(`${server.url}/m/${slug}`);
+    page = await open(`${server.url}/m/${slug}`, { allowFailed: denied });
     await page.locator('#denied').waitFor();
     await page.fill('#key-input', owner.key);
     await page.click('#key-form button[type=submit]');
@@ -217,6 +256,137 @@ describe('explorer', () => {
     await op.locator('button[type=submit]').click();
     await expect.poll(() => op.locator('pre').last().textContent()).toContain('"valid": true');
     await shot(page, 'explorer-catalog.png');
+    await page.close();
+  });
+  it('says a machine has no token without asking for a supply it does not have, and shows a token\'s supply', async () => {
+    const { slug, owner } = await machine(server, { events: 1 });
+    const requested: string[] = [];
+    let page = await open(`${server.url}/m/${slug}`, { before: async (p) => void p.on('request', (r) => requested.push(new URL(r.url()).pathname)) });
+    await expect.poll(() => page.locator('#tally').textContent()).toBe('No token: this machine has not created its token yet.');
+    expect(requested).not.toContain(`/api/chain/${slug}/tally/supply`);
+    await page.close();
+
+    const genesis = await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key: owner.key, body: { name: 'Lab token', symbol: 'LAB', max_supply: 1000, mint_rate_per_tick: 2 } });
+    expect(genesis.status, JSON.stringify(genesis.body)).toBe(200);
+    page = await open(`${server.url}/m/${slug}`);
+    await expect.poll(() => page.locator('#tally').textContent()).toContain('Max supply1000');
+    expect(await page.locator('#tally').textContent()).toContain('2 per tick');
+    await page.close();
+  });
+
+  it('hides the rows of an unticked type in the live feed, including rows that arrive later', async () => {
+    const { slug, owner } = await machine(server, { events: 2 });
+    for (let i = 0; i < 4; i++) {
+      expect((await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'heartbeat', payload: { i } } })).status).toBe(200);
+    }
+    const page = await open(`${server.url}/m/${slug}`);
+    await expect.poll(() => page.locator('#live').textContent()).toBe('live');
+    const filter = page.locator('#type-filter');
+    await expect.poll(() => filter.isVisible()).toBe(true);
+    expect((await filter.locator('label').allTextContents()).map((t) => t.trim())).toEqual(['heartbeat (4)', 'machine.created (1)', 'reading (2)']);
+    const visible = () => page.locator('#feed tr:visible').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.type));
+
+    await filter.getByLabel('heartbeat').uncheck();
+    expect(await visible()).toEqual(['reading', 'reading', 'machine.created']);
+    expect(await page.locator('#feed-count').textContent()).toBe('showing 3 of 7 rows');
+    const beat = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'heartbeat', payload: {} } });
+    const reading = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: {} } });
+    await page.locator(`#row-${reading.body.seq}`).waitFor({ timeout: 2000 });
+    expect(await page.locator(`#row-${beat.body.seq}`).isHidden()).toBe(true);
+    expect(await visible()).toEqual(['reading', 'reading', 'reading', 'machine.created']);
+    expect(await filter.getByText('heartbeat (5)').count()).toBe(1);
+
+    await filter.getByLabel('heartbeat').check();
+    expect(await page.locator('#feed tr:visible').count()).toBe(9);
+    expect(await page.locator('#feed-count').textContent()).toBe('');
+    await page.close();
+  });
+
+  it('counts the MCP tools of the catalogue apart from the transport routes, with plurals', async () => {
+    const page = await open(`${server.url}/catalog`);
+    await page.locator('details.op').first().waitFor();
+    const operations = await page.locator('details.op').count();
+    expect(allTools.length).toBe(57);
+    expect(await page.locator('#count').textContent()).toBe(`${operations} of ${operations} operations, ${allTools.length} tools`);
+    await page.fill('#q', 'pohc validate');
+    await expect.poll(() => page.locator('#count').textContent()).toBe(`1 of ${operations} operations, 1 tool`);
+    await page.close();
+  });
+
+  it('shows a loading state on the machine page until the machine is read', async () => {
+    const { slug } = await machine(server, { events: 0 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const page = await open(`${server.url}/m/${slug}`, {
+      before: async (p) => {
+        await p.route(`**/api/chain/state-machines/${slug}`, async (route) => {
+          await held;
+          await route.continue();
+        });
+      },
+    });
+    await page.locator('#title').waitFor();
+    expect(await page.locator('#title').textContent()).toBe('Loading machine…');
+    expect(await page.locator('#meta').textContent()).toContain('Loading');
+    expect(await page.locator('main').getAttribute('aria-busy')).toBe('true');
+    release();
+    await expect.poll(() => page.locator('#title').textContent()).toMatch(/^Explorer demo/);
+    expect(await page.locator('main').getAttribute('aria-busy')).toBe('false');
+    expect(await page.locator('#meta').textContent()).toContain('1 row ·');
+    await page.close();
+  });
+
+  it('says on the page why a contract cannot be verified without a key, and what Verify checks', async () => {
+    const { slug, owner } = await machine(server, { events: 1, contract: true });
+    const page = await open(`${server.url}/m/${slug}`);
+    const check = page.locator('#contracts .verify-contract');
+    await check.waitFor();
+    const button = check.getByRole('button', { name: 'Verify proof chain' });
+    expect(await button.isDisabled()).toBe(true);
+    const why = check.locator('.notice');
+    expect(await why.isVisible()).toBe(true);
+    expect(await why.textContent()).toBe('Verifying needs your key with a role on this machine: save it with "Use my key" above.');
+    expect(await button.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    expect(await check.textContent()).toContain('Checks every transition of this contract');
+    // One check per contract, not one per row: the rows no longer carry a button that checks them all.
+    expect(await page.locator('#contracts tbody button').count()).toBe(0);
+
+    await page.fill('#key-input', owner.key);
+    await page.click('#key-form button[type=submit]');
+    await expect.poll(() => page.locator('#contracts .verify-contract button').isEnabled()).toBe(true);
+    expect(await page.locator('#contracts .verify-contract .notice').count()).toBe(0);
+    await page.click('#key-forget');
+    await page.close();
+  });
+
+  it('fits a phone-sized window: header, feed, contracts and catalogue stay inside the viewport', async () => {
+    const { slug, owner } = await machine(server, { events: 3, contract: true });
+    const loaded: [string, string][] = [['/', '#newest a'], [`/m/${slug}`, '#contracts svg'], ['/catalog', 'details.op']];
+    for (const [path, ready] of loaded) {
+      const url = `${server.url}${path}`;
+      const page = await open(url, { viewport: PHONE });
+      await page.locator(ready).first().waitFor();
+      await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+      const o = await overflowOf(page);
+      expect(o.wide, url).toEqual([]);
+      expect(o.scrollWidth, url).toBeLessThanOrEqual(o.innerWidth);
+      const form = await page.locator('#key-form').boundingBox();
+      expect(form!.x + form!.width, url).toBeLessThanOrEqual(PHONE.width);
+      await page.close();
+    }
+    // The audit table scrolls sideways inside its own box; with a key, so does the contract's table.
+    const page = await open(`${server.url}/m/${slug}`, { viewport: PHONE });
+    await page.fill('#key-input', owner.key);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('#contracts .verify-contract').waitFor();
+    const wrap = await page.locator('.feed-wrap').evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth, overflowX: getComputedStyle(el).overflowX }));
+    expect(wrap.overflowX).toBe('auto');
+    expect(wrap.client).toBeLessThanOrEqual(PHONE.width);
+    const o = await overflowOf(page);
+    expect(o.wide).toEqual([]);
+    expect(o.scrollWidth).toBeLessThanOrEqual(o.innerWidth);
+    await shot(page, 'explorer-phone.png');
+    await page.click('#key-forget');
     await page.close();
   });
 });
