@@ -72,5 +72,5 @@ describe('AI SDK tool conversion for an OpenAI model', () => {
       globals.AI_SDK_LOG_WARNINGS = before;
       await client.close();
     }
-  }, 60_000);
+  });
 });
