@@ -107,7 +107,7 @@ describe('acting for another agent', () => {
     expect((await server.call('GET', `/api/agent/${v}/sandbox/quota`, own)).body.runs_used).toBe(0);
     expect((await server.call('GET', `/api/agent/${v}/plans/draft?slug=${slug}`, own)).body.plan).toBeNull();
     expect((await server.call('GET', `/api/agent/${v}/plans/current?slug=${slug}`, own)).body.plan).toBeNull();
-  }, 30_000);
+  });
 
   it('still serves the agent itself on every surface', async () => {
     const { victim } = await attackScene('lure-2');
@@ -178,7 +178,7 @@ describe('delegations', () => {
       'delegation.granted write',
       'delegation.granted read',
     ]);
-  }, 30_000);
+  });
 
   it('answers only the agent itself on delegate, delegations and revoke', async () => {
     const owner = await mintKey(server);

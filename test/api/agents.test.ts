@@ -172,12 +172,12 @@ describe('plans', () => {
 describe('sandbox over HTTP', () => {
   it('answers 200 for code that fails, with exit code, output, units and quota, and lists runs newest first', async () => {
     const { key, uid } = await mintKey(server);
-    const ok = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code: 'print(6 * 7)', timeout_ms: 5000 } });
+    const ok = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code: 'print(6 * 7)', timeout_ms: 30_000 } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ ok: true, exit_code: 0, stdout: '42\n', stderr: '', stdout_truncated: false, slug: null });
     expect(ok.body.units_mz).toBeGreaterThan(0);
     expect(ok.body.quota).toMatchObject({ runs_used: 1, runs_limit: 20, units_limit_mz: 60_000, window_hours: 24 });
-    const failed = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code: 'raise SystemExit(5)', timeout_ms: 5000 } });
+    const failed = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code: 'raise SystemExit(5)', timeout_ms: 30_000 } });
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ ok: false, exit_code: 5 });
     const runs = await server.call('GET', `/api/agent/${uid}/sandbox/runs?limit=1`, { key });
@@ -190,7 +190,7 @@ describe('sandbox over HTTP', () => {
   it('cannot read the server data dir from inside the sandbox', async () => {
     const { key, uid } = await mintKey(server);
     const code = `import os\nfor p in [${JSON.stringify(server.dataDir)}, ${JSON.stringify(path.join(server.dataDir, 'docs', 'keys.json'))}]:\n    print(os.path.exists(p))`;
-    const res = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code, timeout_ms: 5000 } });
+    const res = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code, timeout_ms: 30_000 } });
     expect(res.body.stdout).toBe('False\nFalse\n');
   });
 });

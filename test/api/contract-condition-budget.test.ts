@@ -57,7 +57,7 @@ describe('condition budget', () => {
     const fired = await server.call('POST', `/api/chain/${t.slug}/contracts/${id}/transition`, { key: t.owner.key, body: { to: 'open', input } });
     expect(fired.status).toBe(400);
     expect(fired.body.error.details.code).toBe('condition_failed');
-  }, 30_000);
+  });
 
   it('refuses patterns RE2 cannot run (backreferences, look-around) when the definition is written', async () => {
     const t = await setup();
@@ -114,7 +114,7 @@ describe('condition budget', () => {
     const small = await server.call('POST', `${base}/dry-run`, { key: t.owner.key, body: { input: { l: LIST.slice(0, 50) } } });
     expect(small.status).toBe(200);
     expect(small.body.results[0].outcome).toBe('fire');
-  }, 30_000);
+  });
 
   it('records an over-budget scheduled fire as a failed row and keeps firing', async () => {
     const t = await setup();
@@ -129,5 +129,5 @@ describe('condition budget', () => {
     const rows = audit.body.transitions as Array<{ success: boolean; error: string; to_state: string }>;
     expect(rows.length).toBe(2);
     for (const row of rows) expect(row).toMatchObject({ success: false, error: 'condition_over_budget', to_state: 'closed' });
-  }, 30_000);
+  });
 });

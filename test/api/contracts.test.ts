@@ -373,7 +373,7 @@ describe('over MCP', () => {
       expect(refused.isError).toBe(true);
       const streamed = await client.callTool({
         name: 'core_stream',
-        arguments: { action: 'contract_transitions', slug: t.slug, id, last_event_id: `${id}:0`, max_events: 1, max_ms: 2000 },
+        arguments: { action: 'contract_transitions', slug: t.slug, id, last_event_id: `${id}:0`, max_events: 1, max_ms: 60_000 },
       });
       const got = streamed.structuredContent as { events: Array<{ id: string; event: string }> };
       expect(got.events.map((e) => [e.id, e.event])).toEqual([[`${id}:1`, 'contract.transitioned']]);

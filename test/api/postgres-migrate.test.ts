@@ -50,7 +50,7 @@ if (databaseUrl === undefined) {
       } finally {
         await served.stop(1000);
       }
-    }, 30_000);
+    });
 
     it('refuses without --from-lowdb DIR or DATABASE_URL', async () => {
       const out: string[] = [];

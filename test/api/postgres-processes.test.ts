@@ -176,6 +176,6 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
       } finally {
         await store.close();
       }
-    }, 40_000);
+    });
   });
 }

@@ -45,11 +45,11 @@ async function revokedEnd(stream: OpenSse, code: string): Promise<number[]> {
   return rows.map((e) => Number(e.id));
 }
 
-/** Fails after 10 s: only to catch a hang, never to wait for something to happen. */
+/** Fails after 60 s: only to catch a hang, never to wait for something to happen. */
 function hangGuard<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within 10 s`)), 10_000);
+    timer = setTimeout(() => reject(new Error(`${what} within 60 s`)), 60_000);
   });
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }

@@ -141,14 +141,16 @@ describe('core_stream over MCP', () => {
     cleanups.push(() => client.close());
     const first = await client.callTool({
       name: 'core_stream',
-      arguments: { action: 'explore', slug: 'mcp-feed', last_event_id: '0', max_events: 3, max_ms: 3000 },
+      arguments: { action: 'explore', slug: 'mcp-feed', last_event_id: '0', max_events: 3, max_ms: 60_000 },
     });
     const got = first.structuredContent as { ok: boolean; complete: boolean; events: Array<{ id: string; event: string }> };
     expect(got).toMatchObject({ ok: true, complete: true });
     expect(got.events.map((e) => e.id)).toEqual(['1', '2', '3']);
     const next = await client.callTool({
       name: 'core_stream',
-      arguments: { action: 'explore', slug: 'mcp-feed', last_event_id: '3', max_events: 10, max_ms: 300 },
+      // Fewer events than asked for: the call ends at max_ms, which must leave room for the replay on a
+      // loaded machine (it is the only wait in this call).
+      arguments: { action: 'explore', slug: 'mcp-feed', last_event_id: '3', max_events: 10, max_ms: 5000 },
     });
     const rest = next.structuredContent as { complete: boolean; events: Array<{ id: string }> };
     expect(rest.complete).toBe(false);

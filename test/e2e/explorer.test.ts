@@ -31,7 +31,7 @@ beforeAll(async () => {
       viewport: { width: 1200, height: 900 },
     }),
   ]);
-}, 30_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -135,7 +135,7 @@ describe('explorer', () => {
     const page = await open(`${server.url}/`);
     await expect.poll(() => page.locator('#newest').textContent()).toContain('Explorer demo');
     const tick = Number(await page.locator('#tick').textContent());
-    await expect.poll(async () => Number(await page.locator('#tick').textContent()), { timeout: 3000 }).toBeGreaterThan(tick);
+    await expect.poll(async () => Number(await page.locator('#tick').textContent()), { timeout: 60_000 }).toBeGreaterThan(tick);
     await expect.poll(() => page.locator('#c-public').textContent()).not.toBe('–');
     await shot(page, 'explorer-home.png');
     await page.fill('#slug-input', slug);
@@ -150,7 +150,7 @@ describe('explorer', () => {
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
     const appended = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: { live: true } } });
     expect(appended.status).toBe(200);
-    await page.locator(`#feed tr[data-seq="${appended.body.seq}"]`).waitFor({ timeout: 2000 });
+    await page.locator(`#feed tr[data-seq="${appended.body.seq}"]`).waitFor({ timeout: 60_000 });
     expect(await page.locator(`#row-${appended.body.seq}`).textContent()).toContain('reading');
     await page.locator('#contracts svg').first().waitFor();
     expect(await page.locator('#contracts').textContent()).toContain('running');
@@ -226,7 +226,7 @@ describe('explorer', () => {
     expect(await page.locator('#meta').textContent()).toContain('via share link');
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
     const appended = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: {} } });
-    await page.locator(`#row-${appended.body.seq}`).waitFor({ timeout: 2000 });
+    await page.locator(`#row-${appended.body.seq}`).waitFor({ timeout: 60_000 });
     await shot(page, 'explorer-private-shared.png');
     await page.close();
 
@@ -238,7 +238,7 @@ describe('explorer', () => {
     expect(await page.locator('#meta').textContent()).toContain('your role: owner');
     await expect.poll(() => page.locator('#live').textContent()).toBe('live');
     const more = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: {} } });
-    await page.locator(`#row-${more.body.seq}`).waitFor({ timeout: 2000 });
+    await page.locator(`#row-${more.body.seq}`).waitFor({ timeout: 60_000 });
     await page.click('#key-forget');
     await page.close();
   });

@@ -44,7 +44,7 @@ describe('mcp over stdio at end of input', () => {
     expect(code).toBe(0);
     expect(ids).toEqual([1, 10, 11, 12, 13, 14, 15]);
     expect(stderr).not.toMatch(/not open/);
-  }, 30_000);
+  });
 
   it.skipIf(databaseUrl === undefined)('answers every tool call in flight before closing the store (PostgreSQL)', async () => {
     const schema = uniqueSchema('mcpeof');
@@ -53,5 +53,5 @@ describe('mcp over stdio at end of input', () => {
     expect(code).toBe(0);
     expect(ids).toEqual([1, 10, 11, 12, 13, 14, 15]);
     expect(stderr).not.toMatch(/not open/);
-  }, 30_000);
+  });
 });

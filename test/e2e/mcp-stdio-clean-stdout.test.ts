@@ -31,5 +31,5 @@ describe('the documented stdio start commands', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(JSON.parse(lines[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'core-server' } } });
-  }, 30_000);
+  });
 });

@@ -125,7 +125,7 @@ describe('MCP over stdio, started from mcp.json', () => {
       const long = { sigma: 10, rho: 28, beta: 8 / 3, initial: [1, 1, 1], dt: 0.001, transient: 10, duration: 400 };
       const done = await client.callTool({ name: 'core_solve', arguments: { id: 'lorenz-lyapunov', inputs: long } }, undefined, {
         onprogress: (p) => updates.push(p.progress),
-        timeout: 60_000,
+        timeout: 240_000, // a hang-catcher
       });
       expect(done.isError, JSON.stringify(done.structuredContent)).toBeFalsy();
       expect(updates.length).toBeGreaterThan(0);
@@ -134,7 +134,7 @@ describe('MCP over stdio, started from mcp.json', () => {
       const cancelled = client.callTool({ name: 'core_solve', arguments: { id: 'lorenz-lyapunov', inputs: { ...long, duration: 5000 } } }, undefined, {
         signal: controller.signal,
         onprogress: () => controller.abort(),
-        timeout: 60_000,
+        timeout: 240_000, // a hang-catcher
       });
       await expect(cancelled).rejects.toThrow();
       // The connection stays usable after a cancelled call.

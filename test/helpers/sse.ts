@@ -6,7 +6,7 @@ export interface OpenSse {
   res: Response;
   events: EventSourceMessage[];
   comments: string[];
-  /** Resolves once `n` events arrived; rejects naming how many did after `timeoutMs`. */
+  /** Resolves once `n` events arrived; rejects naming how many did after `timeoutMs` (a hang-catcher). */
   until(n: number, timeoutMs?: number): Promise<void>;
   /** Gives the server time to deliver anything further (no event expected). */
   settle(): Promise<void>;
@@ -41,7 +41,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       }
     })();
   }
-  const until = (n: number, timeoutMs = 5000) =>
+  const until = (n: number, timeoutMs = 60_000) =>
     events.length >= n
       ? Promise.resolve()
       : new Promise<void>((resolve, reject) => {

@@ -27,7 +27,7 @@ beforeAll(async () => {
   fx = await startAuthFixture('core-authx-');
   agentOps = fx.running.core.registry.operations.filter((op) => op.path.startsWith('/api/agent/'));
   world = await fx.buildWorld();
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([...clients.values()].map((c) => c.close().catch(() => undefined)));
@@ -90,7 +90,7 @@ describe.each(SURFACES)('acting for another agent over %s', (surface) => {
       }
     }
     expect(wrong).toEqual([]);
-  }, 60_000);
+  });
 
   it('refuses them to other members and to strangers naming the agent, hiding a private machine as missing', async () => {
     const wrong: string[] = [];
@@ -108,7 +108,7 @@ describe.each(SURFACES)('acting for another agent over %s', (surface) => {
       }
     }
     expect(wrong).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe('the agent itself', () => {
@@ -122,5 +122,5 @@ describe('the agent itself', () => {
       if (res.status === 401 || res.status === 403 || (res.status === 404 && res.message === `No machine "${world.priv}"`)) wrong.push(`${op.id}: ${res.status} ${res.message}`);
     }
     expect(wrong).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -16,7 +16,7 @@ let world: World;
 beforeAll(async () => {
   fx = await startAuthFixture('core-authx-');
   world = await fx.buildWorld();
-}, 30_000);
+});
 
 afterAll(async () => {
   await fx?.stop();
@@ -113,5 +113,5 @@ describe('contract secrets across every contract read and caller kind', () => {
     expect(answered).toBeGreaterThan(reads.length);
     for (const [i, line] of fx.logLines.entries()) fx.scanForSecrets(line, `log line ${i}`);
     expect(fx.leaks).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -104,7 +104,7 @@ beforeAll(async () => {
   fx = await startAuthFixture('core-authm-mcp-');
   ops = [...fx.running.core.registry.operations].sort((a, b) => Number(!!a.def.destructive) - Number(!!b.def.destructive));
   world = await fx.buildWorld();
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([...clients.values()].map((c) => c.close().catch(() => undefined)));
@@ -158,7 +158,7 @@ describe.each(SURFACES)('auth matrix over %s', (surface) => {
       }
     }
     expect(differ).toEqual([]);
-  }, 90_000);
+  });
 
   it('never shows a private machine in any read, list, directory, count or stream of a caller who may not read it', async () => {
     await fx.send('POST', `/api/chain/${world.priv}/event`, world.callers.owner, { type: 'authm.secret', payload: { surface } });
@@ -173,7 +173,7 @@ describe.each(SURFACES)('auth matrix over %s', (surface) => {
       }
     }
     expect(seen).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe('secrets over MCP and core_http', () => {

@@ -44,8 +44,8 @@ export function serve(env: Record<string, string>): Promise<Served> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`server did not listen within 30 s (it must log "listening" at LOG_LEVEL info): ${err.slice(-2000)}`));
-    }, 30_000);
+      reject(new Error(`server did not listen within 120 s (it must log "listening" at LOG_LEVEL info): ${err.slice(-2000)}`));
+    }, 120_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
       if (err.length > 200_000) err = err.slice(-100_000);
@@ -67,7 +67,7 @@ export function serve(env: Record<string, string>): Promise<Served> {
  * Waits (polling the server's log, never a fixed sleep) until the restarted server's audit recovery has
  * finished its start pass: from then on every fire and envelope written before the restart has its chain row.
  */
-export async function recovered(served: Served, timeoutMs = 20_000): Promise<void> {
+export async function recovered(served: Served, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!/"msg":"audit recovery done"/.test(served.stderr())) {
     if (/"msg":"audit recovery failed"/.test(served.stderr())) throw new Error(`audit recovery failed: ${served.stderr().slice(-2000)}`);

@@ -73,7 +73,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       restartTick = validation.to as number;
     }
     // The scheduler resumes after the last restart: a fire stamped at or after the restart arrives (a tick is 777 ms).
-    const deadline = Date.now() + 15_000;
+    // The limit only catches a scheduler that never resumes; on a loaded machine a fire can take seconds.
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const page = await ok(served.url, 'GET', `/api/chain/${SLUG}/contracts/${fx.contractId}/audit?since_tick=${restartTick}&limit=1`, fx.key);
       if (page.transitions.length > 0) break;

@@ -33,6 +33,6 @@ if (databaseUrl === undefined) {
         await dropSchema(schema);
         await cleanup();
       }
-    }, 180_000);
+    });
   });
 }

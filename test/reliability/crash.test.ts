@@ -43,5 +43,5 @@ describe('crash safety on lowdb', () => {
       await rm(`${dir}-snapshot`, { recursive: true, force: true });
       await cleanup();
     }
-  }, 180_000);
+  });
 });

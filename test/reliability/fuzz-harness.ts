@@ -4,7 +4,8 @@ import type { Operation } from '../../src/registry/registry.js';
 /** Codes a refusal may carry; INTERNAL is never acceptable. */
 export const ACCEPTED_CODES = new Set<string>(ERROR_CODES.filter((c) => c !== 'INTERNAL'));
 
-export const CALL_TIMEOUT_MS = 10_000;
+/** A hang-catcher: on a loaded 2-core machine one call can take seconds. */
+export const CALL_TIMEOUT_MS = 60_000;
 
 /** Rejects when `p` does not settle within the per-call timeout: a hang is a finding. */
 export function withTimeout<T>(p: Promise<T>, what: string, ms = CALL_TIMEOUT_MS): Promise<T> {

@@ -169,7 +169,7 @@ beforeAll(async () => {
   } finally {
     await running.stop(500);
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   await pristine?.cleanup();

@@ -5,7 +5,7 @@ import { constants as osConstants } from 'node:os';
 import { CoreError } from '../../errors.js';
 import { ByteCapture, utf8Boundary } from './byte-capture.js';
 import { bwrapArgs, DEFAULT_LIMITS, PRLIMIT, PYTHON, SANDBOX_UID, type SandboxLimits } from './bwrap-command.js';
-import { canWatchTrees, watchTreeMemory } from './tree-memory.js';
+import { canWatchTrees, runsBeyondLauncher, watchTreeMemory } from './tree-memory.js';
 
 export interface RunRequest {
   code: string;
@@ -96,10 +96,19 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
     child.stdin!.end(request.stdin ?? '');
 
     let killedFor: EndReason | undefined;
-    const timer = setTimeout(() => {
+    let ended = false;
+    // At the limit, code that has already ended (its MemoryError hook killed it, say) while bwrap is still
+    // collecting its status ended first: bwrap gets the drain grace to report that end before it is killed.
+    const onLimit = (graceGiven: boolean): void => {
+      if (ended || killedFor) return;
+      if (!graceGiven && child.pid !== undefined && !runsBeyondLauncher(child.pid, 'bwrap')) {
+        timer = setTimeout(onLimit, DRAIN_GRACE_MS, true);
+        return;
+      }
       killedFor = 'timeout';
       child.kill('SIGKILL');
-    }, request.timeoutMs);
+    };
+    let timer = setTimeout(onLimit, request.timeoutMs, false);
     // RLIMIT_AS binds each process; the run as a whole (up to `processes` of them) is bound here.
     const stopWatch =
       child.pid === undefined
@@ -153,6 +162,9 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
       });
       child.once('exit', (code, signal) => {
         exit = { code, signal };
+        // The run is over: the time limit must not relabel it while its pipes drain.
+        ended = true;
+        clearTimeout(timer);
         stopWatch();
         // Output normally ends with the process; if a pipe stays open, do not wait on it forever.
         grace = setTimeout(() => {
@@ -187,15 +199,16 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
 }
 
 /**
- * Maps how bwrap ended to the run's exit code. A kill is a signal to Node, not a code, so the reason
- * recorded by the runner decides first; bwrap reports a child killed by signal N as 128 + N, so a CPU
- * limit (SIGXCPU) reads as a timeout and a SIGKILL (the memory hook kills with it) as a memory kill.
+ * Maps how bwrap ended to the run's exit code. bwrap reports a child killed by signal N as 128 + N, so a
+ * CPU limit (SIGXCPU) reads as a timeout and a SIGKILL as a memory kill: inside the sandbox only the
+ * MemoryError hook and the whole-run memory watch kill with it, while the time limit kills bwrap itself,
+ * which Node sees as a signal, not a code. So a memory kill is reported as one whatever the wall clock
+ * said afterwards; otherwise the reason the runner recorded for its own kill decides.
  */
 export function statusOf(code: number | null, signal: NodeJS.Signals | null, killedFor: EndReason | undefined): { exit_code: number; reason: EndReason } {
+  if (killedFor === 'memory' || code === SIGKILL_STATUS) return { exit_code: 137, reason: 'memory' };
   if (killedFor === 'timeout') return { exit_code: 124, reason: 'timeout' };
-  if (killedFor === 'memory') return { exit_code: 137, reason: 'memory' };
   if (code === SIGXCPU_STATUS) return { exit_code: 124, reason: 'timeout' };
-  if (code === SIGKILL_STATUS) return { exit_code: 137, reason: 'memory' };
   if (code !== null) return { exit_code: code, reason: 'exit' };
   return { exit_code: 128 + signalNumber(signal), reason: signal === 'SIGKILL' ? 'memory' : 'exit' };
 }

@@ -41,6 +41,27 @@ export function residentBytes(pid: number): number {
   }
 }
 
+/**
+ * Whether any process below `root` other than the launcher (processes whose name is `launcher`) is still
+ * alive; a zombie has ended already and only waits for its parent to collect its status.
+ */
+export function runsBeyondLauncher(root: number, launcher: string): boolean {
+  for (const pid of processTree(root)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // `comm` is the second field, in parentheses (and may itself hold parentheses); the state follows it.
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    const state = stat.charAt(close + 2);
+    if (name !== launcher && state !== 'Z' && state !== 'X') return true;
+  }
+  return false;
+}
+
 /** Whether the kernel exposes child lists (`/proc/<pid>/task/<tid>/children`), which the watch needs. */
 export function canWatchTrees(): boolean {
   try {

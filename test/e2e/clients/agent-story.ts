@@ -111,7 +111,7 @@ export function agentStory(client: ClientUnderTest): void {
     beforeAll(async () => {
       if (transport === 'http') server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
       else data = await tempDir('core-client-story-');
-    }, 30_000);
+    });
     afterAll(async () => {
       await agent?.close();
       await server?.close();
@@ -129,7 +129,7 @@ export function agentStory(client: ClientUnderTest): void {
       const keyed = await connect(key);
       const who = await keyed.call('core_account', { action: 'whoami' });
       expect(who.data).toMatchObject({ authenticated: true, uid: minted.data.uid });
-    }, 60_000);
+    });
 
     it('spins up a machine, appends an event and reads it back in the activity', async () => {
       expect(key, 'needs the key of the first step').toBeDefined();
@@ -142,7 +142,7 @@ export function agentStory(client: ClientUnderTest): void {
       const activity = await call('core_activity', { action: 'activity', slug });
       expect(activity.isError, JSON.stringify(activity.data)).toBe(false);
       expect(activity.data.rows.map((r: { type: string }) => r.type)).toContain('agent.note');
-    }, 60_000);
+    });
 
     it(
       'deploys an inline contract with a cron trigger and an emit post-action, and reads its schedule',
@@ -173,6 +173,6 @@ export function agentStory(client: ClientUnderTest): void {
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.data)).toMatch(/VALIDATION_FAILED/);
       expect(JSON.stringify(refused.data)).toMatch(/slug/);
-    }, 60_000);
+    });
   });
 }

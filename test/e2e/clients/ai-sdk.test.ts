@@ -45,5 +45,5 @@ describe('AI SDK tool conversion for an OpenAI model', () => {
     expect(converted.sentTools).toBe(57);
     expect(converted.resultWarnings).toEqual([]);
     expect(converted.loggedWarnings).toEqual([]);
-  }, 60_000);
+  });
 });

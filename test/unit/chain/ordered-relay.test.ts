@@ -1,4 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// The log's reads take a (fake) millisecond each and `idle` moves the fake clock past every pending read,
+// so what the relay has pushed by then does not depend on how fast the machine is.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 import { createOrderedRelay } from '../../../src/domain/chain/ordered-relay.js';
 
 /** A log of numbered items 0..n-1 that a test can grow, with the relay reading from it. */
@@ -28,7 +37,7 @@ function harness(initial: number, start: { after: number }) {
   };
   /** An item the relay is not told about, as when a live notification was missed. */
   const appendSilently = () => size++;
-  const idle = () => new Promise((r) => setTimeout(r, 30));
+  const idle = () => vi.advanceTimersByTimeAsync(30);
   return { relay, pushed, release, append, appendSilently, idle };
 }
 

@@ -72,7 +72,7 @@ describe('next-fires', () => {
       await h.core.services.contracts.control.freeze('m1', contract.id, OWNER);
     }
     expect(compared).toBeGreaterThan(100);
-  }, 120_000);
+  });
 
   it('returns an empty list and a note for an event-triggered contract', async () => {
     const h = await harness();

@@ -1,9 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRateLimiter } from '../../../src/pipeline/rate-limit.js';
 import { createLocalPubSub } from '../../../src/storage/local-coordination.js';
 import type { Caller } from '../../../src/registry/types.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The share is sent on a timer: a fake one, so "one share interval later" does not depend on the machine.
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 const caller: Caller = { uid: 'u1', credential: 'user-key', keyId: 'k1' };
 
 describe('rate limit shared by the processes of one store', () => {

@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBwrapRunner, statusOf } from '../../../src/domain/sandbox/sandbox-runner.js';
 import { DEFAULT_LIMITS } from '../../../src/domain/sandbox/bwrap-command.js';
 import { utf8Boundary } from '../../../src/domain/sandbox/byte-capture.js';
@@ -17,11 +17,45 @@ afterAll(async () => {
   await rm(hostDir, { recursive: true, force: true });
 });
 
-const run = (code: string, timeoutMs = 3000, stdin?: string) => runner.run({ code, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
+/**
+ * The time limit of a run that is meant to end by itself or by another limit: long enough that only a
+ * hang reaches it, however slowly a busy machine starts bwrap and Python or grows an allocation.
+ */
+const HANG_MS = 60_000;
+const run = (code: string, timeoutMs = HANG_MS, stdin?: string) => runner.run({ code, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
+/** Captured before any test fakes the timers: polling /proc must go on in real time. */
+const realSetTimeout = globalThis.setTimeout;
+const realSleep = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
 
+/** Processes named `name` that have not ended (a zombie holds nothing and is already dead). */
+async function liveNamed(name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // `comm` is the second field, in parentheses.
+    const m = /^\d+ \((.*)\) (\S)/.exec(stat);
+    if (m && m[1] === name && m[2] !== 'Z' && m[2] !== 'X') found.push(pid);
+  }
+  return found;
+}
+
+/** Polls in real time until `ok` holds; the limit only catches a hang. */
+async function until(ok: () => Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!(await ok())) {
+    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${limitMs} ms`);
+    await realSleep(25);
+  }
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+// Limits are hang-catchers: a sandbox run takes ~15 ms on an idle machine and seconds on a loaded one.
 describe('the Python sandbox', () => {
   it('runs code with stdin and reports its output and exit status', async () => {
-    const ok = await run('import sys\nprint(sys.stdin.read().upper())', 3000, 'hello');
+    const ok = await run('import sys\nprint(sys.stdin.read().upper())', HANG_MS, 'hello');
     expect(ok).toMatchObject({ exit_code: 0, reason: 'exit', stdout: 'HELLO\n', stderr: '' });
     const failed = await run('import sys\nprint("bad", file=sys.stderr)\nsys.exit(3)');
     expect(failed).toMatchObject({ exit_code: 3, stderr: 'bad\n' });
@@ -94,20 +128,9 @@ describe('the Python sandbox', () => {
     );
     expect(res.exit_code).toBe(124);
     expect(res.reason).toBe('timeout');
-    await new Promise((r) => setTimeout(r, 200));
     // SIGKILLed processes leave /proc once the kernel has torn them down, which takes a moment on a busy
     // machine: wait for that (the limit only catches a process that really survived).
-    const survivors = async (): Promise<string[]> => {
-      const found: string[] = [];
-      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-        // `comm` is the second field, in parentheses; a zombie (state Z) holds no memory and is already dead.
-        const m = /^\d+ \((.*)\) (\S)/.exec(stat);
-        if (m && m[1] === marker && m[2] !== 'Z' && m[2] !== 'X') found.push(pid);
-      }
-      return found;
-    };
-    await vi.waitFor(async () => expect(await survivors()).toEqual([]), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect(await liveNamed(marker)).toEqual([]), { timeout: 60_000, interval: 50 });
   });
 
   it('kills a growing allocation at the memory limit with 137', async () => {
@@ -141,33 +164,70 @@ describe('the Python sandbox', () => {
       '    os.wait()',
       'print("survived")',
     ].join('\n');
-    const res = await small.run({ code: herd, timeoutMs: 20_000 });
+    const res = await small.run({ code: herd, timeoutMs: HANG_MS });
     expect(res).toMatchObject({ exit_code: 137, reason: 'memory', stdout: '' });
     expect(res.stderr).toContain('together held more than 192 MiB');
     // SIGKILLed processes leave /proc once the kernel has torn them down, which takes a moment on a busy
     // machine: wait for that (the limit only catches a process that really survived).
-    const survivors = async (): Promise<string[]> => {
-      const found: string[] = [];
-      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-        // `comm` is the second field, in parentheses; a zombie (state Z) holds no memory and is already dead.
-        const m = /^\d+ \((.*)\) (\S)/.exec(stat);
-        if (m && m[1] === marker && m[2] !== 'Z' && m[2] !== 'X') found.push(pid);
-      }
-      return found;
-    };
-    await vi.waitFor(async () => expect(await survivors()).toEqual([]), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect(await liveNamed(marker)).toEqual([]), { timeout: 60_000, interval: 50 });
     // One process holding less than the budget runs to its end.
-    const one = await small.run({ code: 'held = b"\\x01" * (64 * 1024 * 1024)\nprint(len(held))', timeoutMs: 20_000 });
+    const one = await small.run({ code: 'held = b"\\x01" * (64 * 1024 * 1024)\nprint(len(held))', timeoutMs: HANG_MS });
     expect(one).toMatchObject({ exit_code: 0, stdout: `${64 * 1024 * 1024}\n` });
-  }, 60_000);
+  });
 
-  it('kills code that sleeps past its time limit with 124', async () => {
-    const res = await run('import time\nprint("start", flush=True)\ntime.sleep(10)\nprint("late")', 400);
+  it('kills code that sleeps past its time limit with 124, keeping what it printed before', async () => {
+    await runner.ready();
+    // The limit runs on a fake clock that reaches it only once the code has printed and is asleep (it
+    // names itself then), so a slow start cannot be mistaken for the sleep.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const marker = `nap${process.pid}`;
+    const pending = run(['import ctypes, time', 'print("start", flush=True)', `ctypes.CDLL(None).prctl(15, b"${marker}")`, 'time.sleep(600)', 'print("late")'].join('\n'), 400);
+    await until(async () => (await liveNamed(marker)).length > 0, 'the code reaching its sleep');
+    vi.advanceTimersByTime(400);
+    const res = await pending;
     expect(res.exit_code).toBe(124);
+    expect(res.reason).toBe('timeout');
     expect(res.stdout).toBe('start\n');
     expect(res.stderr).toContain('time limit of 400 ms');
-    expect(res.duration_ms).toBeLessThan(5000);
+    // Killed at the limit, not at the end of the sleep.
+    expect(res.duration_ms).toBeLessThan(600_000);
+  });
+
+  it('reports a run that ended for memory as 137 even when the time limit passes while bwrap reports it', async () => {
+    // A stand-in for bwrap whose code has already ended (no process below it) and which reports the
+    // end (128 + SIGKILL, as bwrap does for code its MemoryError hook killed) only when the test lets it,
+    // after the time limit has passed.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'core-fake-bwrap-'));
+    const gate = path.join(dir, 'gate');
+    const started = path.join(dir, 'started');
+    const fake = path.join(dir, 'bwrap');
+    // The runner starts bwrap as an unprivileged uid when the tests run as root.
+    await chmod(dir, 0o777);
+    await writeFile(
+      fake,
+      [
+        '#!/usr/bin/python3',
+        'import os, sys',
+        'code = os.fdopen(3).read()',
+        'if code == "pass": sys.exit(0)',
+        `open(${JSON.stringify(started)}, "w").close()`,
+        `while not os.path.exists(${JSON.stringify(gate)}): __import__("time").sleep(0.01)`,
+        'sys.exit(137)',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    try {
+      const reporting = createBwrapRunner({ bwrapPath: fake });
+      await reporting.ready();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      const pending = reporting.run({ code: 'x = bytearray(2 * 1024 ** 3)', timeoutMs: 1000 });
+      await until(() => access(started).then(() => true, () => false), 'the stand-in starting');
+      vi.advanceTimersByTime(1000);
+      await writeFile(gate, '');
+      expect(await pending).toMatchObject({ exit_code: 137, reason: 'memory' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('truncates a 1 MB print to 64 KB and flags it', async () => {
@@ -194,6 +254,9 @@ describe('sandbox exit status mapping', () => {
     expect(statusOf(null, 'SIGKILL', 'timeout')).toEqual({ exit_code: 124, reason: 'timeout' });
     expect(statusOf(152, null, undefined)).toEqual({ exit_code: 124, reason: 'timeout' });
     expect(statusOf(137, null, undefined)).toEqual({ exit_code: 137, reason: 'memory' });
+    // The time limit kills bwrap itself (a signal); a 137 code is the sandbox's own memory kill, reported late.
+    expect(statusOf(137, null, 'timeout')).toEqual({ exit_code: 137, reason: 'memory' });
+    expect(statusOf(null, 'SIGKILL', 'memory')).toEqual({ exit_code: 137, reason: 'memory' });
     expect(statusOf(2, null, undefined)).toEqual({ exit_code: 2, reason: 'exit' });
     expect(statusOf(null, 'SIGSEGV', undefined)).toEqual({ exit_code: 139, reason: 'exit' });
   });

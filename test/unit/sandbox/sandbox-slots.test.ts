@@ -38,7 +38,7 @@ async function setup(slots: Partial<FairSlotsOptions>, runs = DEFAULT_QUOTA.runs
   const sandbox = createSandboxService({ store: harness.store, clock, runner, slots: fair, limits: { ...DEFAULT_QUOTA, runs } });
   const run = (uid: string, code = uid) => sandbox.run(uid, { code, timeout_ms: 1000, slug: null, actor_uid: uid });
   /** Waits (without depending on speed) until `n` runs have started; the time limit only catches a hang. */
-  const startedCount = (n: number) => vi.waitFor(() => expect(started).toHaveLength(n), { timeout: 10_000 });
+  const startedCount = (n: number) => vi.waitFor(() => expect(started).toHaveLength(n), { timeout: 60_000 });
   return { clock, sandbox, run, started, startedCount, fair };
 }
 
@@ -47,7 +47,7 @@ describe('sandbox reservations', () => {
     const { clock, sandbox, run, started, startedCount, fair } = await setup({ slots: 1, perIdentity: 10 }, 3);
     const runs = [run('agent1', 'a'), run('agent1', 'b'), run('agent1', 'c')];
     await startedCount(1);
-    await vi.waitFor(() => expect(fair.load()).toEqual({ running: 1, waiting: 2 }), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fair.load()).toEqual({ running: 1, waiting: 2 }), { timeout: 60_000 });
     // Long past each run's time limit and the old grace: the two waiting runs are still counted.
     clock.advance(2 * HOUR);
     expect((await sandbox.quota('agent1')).runs_used).toBe(3);
@@ -111,7 +111,7 @@ describe('sandbox slots', () => {
     const { run, started, startedCount, fair } = await setup({ slots: 1, perIdentity: 1, maxWaiting: 2 });
     const queued = [run('a'), run('b'), run('c')];
     await startedCount(1);
-    await vi.waitFor(() => expect(fair.load()).toEqual({ running: 1, waiting: 2 }), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fair.load()).toEqual({ running: 1, waiting: 2 }), { timeout: 60_000 });
     await expect(run('d')).rejects.toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('busy (2 runs waiting)') });
     for (let i = 0; i < 3; i++) {
       await startedCount(i + 1);
