@@ -1,6 +1,6 @@
-import { Cursor, Limit, Slug } from './common-schemas.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import { firstClause } from './gist.js';
+import { withoutIdleNotes } from './descriptor-notes.js';
 import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.js';
 import type { Operation, Registry } from './registry.js';
 import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
@@ -89,26 +89,13 @@ function annotationsOf(ops: Operation[], reads: (op: Operation) => boolean): Mcp
 function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): JsonSchema {
   const marked = toJsonSchema(op.def.input, 'input', { markSharedShapes: true });
   const compact = compactSchema(portableSchema(marked), homeFieldsOf(marked, tool.name));
-  const schema = withoutSharedNotes(resolveShapes(compact, tool.name) as JsonSchema);
+  const schema = withoutIdleNotes(resolveShapes(compact, tool.name) as JsonSchema);
   // The relay keeps its own method field; under read-only it may only name GET targets.
   if (filter.readOnly && op.def.relaysOutput && op.method !== 'GET') {
     const props = schema.properties as Record<string, JsonSchema> | undefined;
     if (props?.method) props.method = { ...props.method, enum: ['GET'] };
   }
   return schema;
-}
-
-/** Descriptions of the shared fields, which the server instructions explain once. */
-const SHARED_NOTES = new Set([Slug.description, Limit.description, Cursor.description]);
-
-function withoutSharedNotes(schema: JsonSchema): JsonSchema {
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const kept = Object.entries(props).map(([name, field]) => {
-    if (!SHARED_NOTES.has(field.description as string)) return [name, field];
-    const { description: _shared, ...rest } = field;
-    return [name, rest];
-  });
-  return { ...schema, properties: Object.fromEntries(kept) };
 }
 
 /** The top-level fields of an input that hold a shared shape this tool spells out (they keep their notes). */
@@ -137,7 +124,7 @@ function describe(tool: ToolDef, ops: Operation[], schemas: JsonSchema[]): strin
   const common = ops.length > 1 ? required[0]!.filter((f) => required.every((r) => r.includes(f))) : [];
   const lines = ops.map((op, i) => {
     const fields = required[i]!.filter((f) => !common.includes(f));
-    return `${op.action}${fields.length > 0 ? `(${fields.join(', ')})` : ''}: ${firstClause(op.def.summary)}`;
+    return `${op.action}${fields.length > 0 ? `(${fields.join(', ')})` : ''}: ${firstClause(op.def.summary, 30)}`;
   });
   const every = common.length > 0 ? ` (all require ${common.join(', ')})` : '';
   return `${firstClause(tool.description, 100)}.\nActions${every}:\n${lines.join('\n')}`;

@@ -17,7 +17,7 @@ export const delegationActions = [
     auth: 'bearer',
     agentStore: 'self',
     area: 'agents',
-    summary: 'Lets the current owner of a machine read, or read and change, your files, state, plans, skills and sandbox for that machine, until you revoke it.',
+    summary: 'Lets a machine\'s owner use your agent data for it. The owner may read, or read and change, your files, state, plans, skills and sandbox for that machine until you revoke it.',
     input: z.object({
       uid: Uid.describe('Your own uid (the agent)'),
       slug: Slug.describe('Machine whose current owner you delegate'),
@@ -38,7 +38,7 @@ export const delegationActions = [
     auth: 'bearer',
     agentStore: 'self',
     area: 'agents',
-    summary: 'Lists the delegations you made that are in force, and your latest grants and revocations, newest first.',
+    summary: 'Lists your delegations in force and recent changes.',
     input: z.object({ uid: Uid.describe('Your own uid (the agent)') }),
     output: z.object({
       ok: z.literal(true),

@@ -7,7 +7,7 @@ import { FileEncoding, FilePath, FileVersion } from './agents.schemas.js';
 /** No `{uid}` in these paths: the store is the caller's unless the owner of a machine the agent delegated names it. */
 const StoreRef = {
   uid: Uid.optional().describe('Agent whose store to use; defaults to the caller'),
-  slug: Slug.optional().describe('Machine you own, required with `uid` to use another agent\'s store under its delegation'),
+  slug: Slug.optional().describe('Your machine; with `uid`, uses that agent\'s store by its delegation'),
 };
 
 export const agentFilesTool = defineTool({
@@ -15,7 +15,7 @@ export const agentFilesTool = defineTool({
   toolset: 'agents',
   title: 'Agent files',
   description:
-    'A versioned per-agent file store (UTF-8 or base64 content, up to 1 MiB a file). `write` adds a new version; `read` returns the latest or a given version; `list` lists paths by prefix; `history` lists the versions of one path.',
+    'A versioned per-agent file store (up to 1 MiB a file). `write` adds a new version; `read` returns the latest or a given version; `list` lists paths by prefix; `history` lists the versions of one path.',
   actions: [
     defineAction({
       id: 'agentFile.listVersions',
@@ -25,7 +25,7 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists every version of one file path, newest first, with size, digest and time.',
+      summary: 'Lists every version of one file. Newest first, with size, digest and time.',
       input: z.object({ ...StoreRef, path: FilePath, limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({
         ok: z.literal(true),
@@ -47,10 +47,10 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Lists the paths in the agent's file store under a prefix; with their latest version, size and digest.",
+      summary: "Lists the paths under a prefix; with their latest version, size and digest.",
       input: z.object({
         ...StoreRef,
-        prefix: z.string().max(512).optional().describe('Only paths starting with this, e.g. "notes/"'),
+        prefix: z.string().max(512).optional().describe('Path prefix, e.g. "notes/"'),
         limit: Limit.default(100),
         cursor: Cursor.optional(),
       }),
@@ -87,7 +87,7 @@ export const agentFilesTool = defineTool({
         ...StoreRef,
         path: FilePath,
         version: z.number().int().min(1).optional().describe('Version to read; default the latest'),
-        encoding: FileEncoding.optional().describe('Encoding of the returned content; default the one it was written with'),
+        encoding: FileEncoding.optional().describe('Encoding of the returned content; default as written'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -110,7 +110,7 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Writes a new version of a file (earlier versions are kept) and returns its version number and digest.',
+      summary: 'Writes a new version of a file. Earlier versions are kept; returns its version number and digest.',
       input: z.object({
         ...StoreRef,
         path: FilePath,

@@ -6,7 +6,7 @@ import { PlanId, PlanRecord } from './agents.schemas.js';
 /** Plans are kept per (agent, machine), so every read names both. */
 const PlanScope = z.object({
   uid: Uid.describe('Agent uid'),
-  slug: Slug.describe('Machine the plan belongs to'),
+  slug: Slug,
 });
 
 export const agentPlanReadTool = defineTool({
@@ -24,7 +24,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads one plan of the agent by id, draft or locked, with its status and version.',
+      summary: 'Reads one plan by id. Draft or locked, with its status and version.',
       input: PlanScope.extend({ planId: PlanId }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
       idempotent: true,
@@ -40,7 +40,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Reads the agent's current locked plan for the machine; null when none was locked yet.",
+      summary: "Reads the current locked plan; null when none was locked yet.",
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
@@ -56,7 +56,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads the agent\'s draft plan for the machine, or null when there is no draft.',
+      summary: 'Reads the draft plan, or null.',
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
@@ -72,7 +72,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Lists the agent's locked plan versions for the machine; newest first, including superseded ones.",
+      summary: "Lists the locked plan versions; newest first, including superseded ones.",
       input: PlanScope.extend({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({
         ok: z.literal(true),

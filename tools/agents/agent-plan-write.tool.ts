@@ -19,10 +19,10 @@ export const agentPlanWriteTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: "Creates or overwrites the agent's single draft plan for the machine; returns it.",
+      summary: "Creates or overwrites the draft plan; returns it.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
-        slug: Slug.describe('Machine the plan belongs to'),
+        slug: Slug,
         plan: PlanBody,
       }),
       output: z.object({ ok: z.literal(true), plan: PlanRecord }),
@@ -43,7 +43,7 @@ export const agentPlanWriteTool = defineTool({
       summary: 'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
-        slug: Slug.describe('Machine the plan belongs to'),
+        slug: Slug,
         plan: PlanBody.optional().describe('Plan to lock instead of the stored draft'),
       }),
       output: z.object({

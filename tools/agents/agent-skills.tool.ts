@@ -13,7 +13,7 @@ const AttachedSkill = z.object({
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),
+  slug: Slug.optional().describe('Machine whose owner acts by the agent\'s delegation; omit when the agent calls'),
 };
 
 export const agentSkillsTool = defineTool({
@@ -31,7 +31,7 @@ export const agentSkillsTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists the skills attached to the agent with their descriptions and digests.',
+      summary: 'Lists the agent\'s skills. With their descriptions and digests.',
       input: z.object(AgentRef),
       output: z.object({ ok: z.literal(true), skills: z.array(AttachedSkill) }),
       idempotent: true,
@@ -47,7 +47,7 @@ export const agentSkillsTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Attaches a catalogue skill to the agent, persisting its body; attaching it again changes nothing.',
+      summary: 'Attaches a catalogue skill; attaching it again changes nothing.',
       input: z.object({ ...AgentRef, name: SkillName }),
       output: z.object({
         ok: z.literal(true),
@@ -86,7 +86,7 @@ export const agentSkillsTool = defineTool({
       path: '/api/skills/preview',
       auth: 'public',
       area: 'agents',
-      summary: 'Returns the full Markdown body of a catalogue skill; exactly as attach would persist it.',
+      summary: 'Returns a catalogue skill\'s Markdown; exactly as attach would persist it.',
       input: z.object({ name: SkillName }),
       output: z.object({
         ok: z.literal(true),

@@ -6,7 +6,7 @@ import { PlanId } from './agents.schemas.js';
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts for the agent under the agent\'s delegation; omit when the agent calls'),
+  slug: Slug.optional().describe('Machine whose owner acts by the agent\'s delegation; omit when the agent calls'),
 };
 
 const StateAnswer = z.object({
@@ -39,7 +39,7 @@ export const agentStateTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads the agent\'s JSON state with its protocol state (current plan) and revision.',
+      summary: 'Reads the agent\'s state. Returns the JSON state with its protocol state (current plan) and revision.',
       input: z.object(AgentRef),
       output: StateAnswer,
       idempotent: true,
@@ -57,7 +57,7 @@ export const agentStateTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Applies a JSON merge patch to the agent\'s state and returns the new state; the protocol member cannot be patched.',
+      summary: 'Applies a JSON merge patch; the protocol member cannot be patched.',
       input: z.object({
         ...AgentRef,
         patch: JsonObject.describe('JSON merge patch (RFC 7386): members replace, null deletes, objects merge'),

@@ -19,7 +19,7 @@ export const PlanBody = z
     notes: z.string().max(20_000).optional(),
     meta: JsonObject.optional().describe('Free-form data the agent keeps with the plan'),
   })
-  .describe('A plan: title, goal and ordered steps');
+  .describe('The plan');
 
 export const PlanRecord = z.object({
   plan_id: PlanId,
@@ -41,7 +41,7 @@ export const FilePath = z
   .min(1)
   .max(512)
   .regex(/^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\u0000-\u001f\u007f\\]+$/, 'a path is relative, without "..", backslashes or control characters')
-  .describe('Relative file path, e.g. "notes/plan.md"');
+  .describe('Relative path, e.g. "notes/plan.md"');
 
 export const FileEncoding = z.enum(['utf8', 'base64']);
 
@@ -88,7 +88,7 @@ export const SandboxQuota = z.object({
   next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
 });
 
-export const DelegationAccess = z.enum(['read', 'write']).describe('`read`: reads only; `write`: reads and changes, sandbox runs on the agent\'s quota included');
+export const DelegationAccess = z.enum(['read', 'write']).describe('read: reads only; write: also changes, sandbox runs on the agent\'s quota included');
 
 export const Delegation = z.object({
   slug: Slug.describe('Machine whose owner the agent delegated'),

@@ -17,7 +17,7 @@ export const agentsTool = defineTool({
   toolset: 'agents',
   title: 'Agent directory',
   description:
-    'Public directory of agents: display name, attached skills and public machines, nothing private. Use `list` to browse or search and `get` to read one agent by uid; no key needed.',
+    'Public directory of agents. It shows display name, attached skills and public machines, nothing private. Use `list` to browse or search and `get` to read one agent by uid; no key needed.',
   actions: [
     defineAction({
       id: 'agent.list',
@@ -28,7 +28,7 @@ export const agentsTool = defineTool({
       area: 'agents',
       summary: 'Lists agents in the public directory; with display name, skills and public machines, one page at a time.',
       input: z.object({
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in uid or display name'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against uid and display name'),
         limit: Limit.default(50),
         cursor: Cursor.optional(),
       }),

@@ -9,7 +9,7 @@ export const sandboxRunTool = defineTool({
   toolset: 'agents',
   title: 'Run Python in a sandbox',
   description:
-    'Runs Python 3 code for an agent in an isolated sandbox (no network, private /tmp, 512 MiB for all its processes together, CPU limits, up to 30 s). It always answers with `ok` and `exit_code`: a non-zero code (1 error, 124 timeout, 137 memory kill) means the code failed, not the call. Counts against a rolling 24 h quota of 20 runs and 60,000 mz. Slots are shared in turn between agents: an agent may have 2 runs running or waiting, and a run that cannot start within 2 minutes is refused (429 RATE_LIMITED, nothing charged).',
+    'Runs Python 3 code for an agent in an isolated sandbox (no network, private /tmp, 512 MiB, up to 30 s). A non-zero `exit_code` (1 error, 124 timeout, 137 memory kill) means the code failed, not the call. Quota: 20 runs and 60,000 mz per rolling 24 h; 2 runs running or waiting per agent, and one that cannot start within 2 minutes is refused (RATE_LIMITED, nothing charged).',
   actions: [
     defineAction({
       id: 'sandbox.run',

@@ -25,7 +25,7 @@ export const communityOperatorProposeTool = defineTool({
       area: 'economy',
       summary: 'Proposes a new operator; its test cases are evaluated and the proposal is returned in staging with its verification record.',
       input: z.object({
-        operator_id: OperatorId.describe('Requested id, uppercase, not already in the registry'),
+        operator_id: OperatorId.describe('Requested id, uppercase and new'),
         name: z.string().min(1).max(200),
         category: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'a category is snake_case').describe('Category key, snake_case'),
         formula: z.string().min(1).max(2000).describe('Human-readable formula'),
@@ -51,7 +51,7 @@ export const communityOperatorProposeTool = defineTool({
       path: '/api/community-operators/{id}/open-vote',
       auth: 'bearer',
       area: 'economy',
-      summary: "Opens the staking window of the caller's own proposal; returns it with the tick at which voting closes.",
+      summary: "Opens the vote on your own proposal; returns it with the tick at which voting closes.",
       input: z.object({
         id: ProposalId,
         window_ticks: z
@@ -72,7 +72,7 @@ export const communityOperatorProposeTool = defineTool({
       path: '/api/community-operators/{id}/promote',
       auth: 'bearer',
       area: 'economy',
-      summary: 'Adds an accepted proposal to the operator registry as a community operator; needs a human session and confirm true.',
+      summary: 'Adds an accepted proposal to the operator registry; needs a human session and confirm true.',
       input: z.object({
         id: ProposalId,
         confirm: z.literal(true).describe('Must be true: promotion is permanent'),

@@ -19,7 +19,7 @@ export const communityOperatorVoteTool = defineTool({
       path: '/api/community-operators/{id}/stake',
       auth: 'bearer',
       area: 'economy',
-      summary: "Stakes the caller's envelopes yes or no on an open proposal; locks them until resolve and returns the running tally.",
+      summary: "Stakes your envelopes yes or no on an open proposal. Locks them until resolve and returns the running tally.",
       input: z.object({
         id: ProposalId,
         side: z.enum(['yes', 'no']),

@@ -20,7 +20,7 @@ export const communityOperatorsTool = defineTool({
       summary: 'Lists community operator proposals; newest first, optionally filtered by status or text.',
       input: z.object({
         status: ProposalStatus.optional(),
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in operator id, name or category'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against operator id, name and category'),
         limit: Limit.default(50),
         cursor: Cursor.optional(),
       }),

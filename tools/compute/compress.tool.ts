@@ -10,7 +10,7 @@ const Algorithm = z.enum(['brotli', 'gzip']);
 
 /** No `.max` on payloads: the service answers 413 PAYLOAD_TOO_LARGE above its size limit. */
 const Data = z.string().describe('The bytes to process: text as is, or base64 when `encoding` is "base64"');
-const Encoding = z.enum(['utf8', 'base64']).default('utf8').describe('How `data` is encoded');
+const Encoding = z.enum(['utf8', 'base64']).default('utf8');
 
 export const compressTool = defineTool({
   name: 'core_compress',
@@ -26,12 +26,12 @@ export const compressTool = defineTool({
       path: '/api/compress',
       auth: 'public',
       area: 'compute',
-      summary: 'Compresses text or base64 data with brotli, gzip or the better of both; returns base64 output, sizes, ratio and the original SHA-256.',
+      summary: 'Compresses text or base64 data; returns base64 output, sizes, ratio and the original SHA-256.',
       input: z.object({
         data: Data,
         encoding: Encoding,
         algorithm: z.enum(['brotli', 'gzip', 'auto']).default('auto').describe('"auto" tries both and keeps the smaller'),
-        level: z.number().int().min(1).max(11).optional().describe('Compression level (gzip 1-9, brotli 1-11); default a balanced level'),
+        level: z.number().int().min(1).max(11).optional().describe('Compression level: gzip 1-9, brotli 1-11; default a balanced level'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -54,7 +54,7 @@ export const compressTool = defineTool({
       area: 'compute',
       summary: 'Decompresses base64 brotli or gzip data; checks it against the original SHA-256 when one is given.',
       input: z.object({
-        compressed: z.string().min(1).describe('Compressed bytes, base64, as `compress` returned them'),
+        compressed: z.string().min(1).describe('Base64, as `compress` returned it'),
         algorithm: Algorithm,
         sha256: Hex64.optional().describe('Expected SHA-256 of the original; a mismatch is refused with 422'),
         encoding: z
@@ -80,7 +80,7 @@ export const compressTool = defineTool({
       path: '/api/analyze',
       auth: 'public',
       area: 'compute',
-      summary: 'Analyzes data without returning compressed output: size, Shannon entropy per byte, compressibility estimated by a fast probe, and type detected from magic bytes or text shape.',
+      summary: 'Reports how well data compresses: size, Shannon entropy per byte, compressibility estimated by a fast probe, and type detected from magic bytes or text shape.',
       input: z.object({ data: Data, encoding: Encoding }),
       output: z.object({
         ok: z.literal(true),

@@ -15,7 +15,7 @@ export const SolverId = z
   .min(1)
   .max(64)
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'a solver id is lowercase letters, digits, "-" and "_"')
-  .describe('Solver id, as listed by GET /api/solvers');
+  .describe('Solver id. As the solver list gives it');
 
 /**
  * Proof receipt of one solve or compute. The HMAC covers every other field, so a receipt can be
@@ -35,7 +35,7 @@ export const Receipt = sharedShape(
       key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
       hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
     })
-    .describe('Proof receipt binding inputs, outputs, solver or operator chain and time'),
+    .describe('Proof receipt. It binds inputs, outputs, solver or operator chain and time'),
   { name: 'receipt', returnedBy: 'core_solve or core_compute' },
 );
 
@@ -103,11 +103,11 @@ export const Operator = OperatorSummary.extend({
   example_inputs: z.record(z.string(), z.number()),
 });
 
-export const ProposalId = z.string().min(1).max(128).describe('Community operator proposal id');
+export const ProposalId = z.string().min(1).max(128).describe('Proposal id');
 
 export const ProposalStatus = z
   .enum(['staging', 'voting', 'accepted', 'rejected', 'promoted'])
-  .describe('staging: proposed; voting: window open; accepted or rejected: resolved; promoted: in the registry');
+  .describe('staging, then voting, then accepted or rejected; promoted: in the registry');
 
 export const VoteTally = z.object({
   yes_weight: z.number().min(0).describe('Total value of envelopes staked yes'),

@@ -35,7 +35,7 @@ export const computeTool = defineTool({
   toolset: 'compute',
   title: 'Compute with operators',
   description:
-    'Evaluates a chain of 1 to 3 registry operators (KO42 is always prepended) on numeric inputs and returns the value, unit, per-operator results, an HMAC receipt and an Ed25519-signed claim. Use `run` for a computation and `usage` to see how many solves and computes your key has made. Find operator ids with core_operators.',
+    'Evaluates 1 to 3 registry operators on numeric inputs. KO42 is always prepended; it returns the value, unit, per-operator results, an HMAC receipt and an Ed25519-signed claim. Use `run` for a computation and `usage` to see how many solves and computes your key has made. Find operator ids with core_operators.',
   actions: [
     defineAction({
       id: 'compute.run',
@@ -56,7 +56,7 @@ export const computeTool = defineTool({
         inputs: z
           .record(z.string().min(1).max(64), z.number())
           .describe(
-            'Numeric inputs by input name, in the units the operators declare; `<ID>.<name>` targets one operator, and an earlier operator\'s output feeds a later input of the same name',
+            'Numeric inputs by name, in the operators\' units; `<ID>.<name>` targets one operator, and an earlier operator\'s output feeds a later input of the same name',
           ),
         precision: z
           .number()
@@ -95,9 +95,9 @@ export const computeTool = defineTool({
       path: '/api/compute/usage',
       auth: 'bearer',
       area: 'compute',
-      summary: 'Reports how many solves and computes the caller has made; in total and per solver or operator.',
+      summary: 'Counts your solves and computes; in total and per solver or operator.',
       input: z.object({
-        since_tick: Tick.optional().describe('Count only calls at or after this tick; default all time'),
+        since_tick: Tick.optional().describe('Count only calls from this tick on'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -8,7 +8,7 @@ export const operatorsTool = defineTool({
   toolset: 'compute',
   title: 'Operator registry',
   description:
-    'Searches the registry of 1,597 physics and applied-science operators that core_compute evaluates. Use `list` to search by text or category (paginated), `categories` for the category keys with counts, and `get` for one operator\'s formula, inputs and output with units.',
+    'The 1,597 operators core_compute evaluates. They cover physics and applied science. Use `list` to search by text or category (paginated), `categories` for the category keys with counts, and `get` for one operator\'s formula, inputs and output with units.',
   actions: [
     defineAction({
       id: 'operator.list',
@@ -19,8 +19,8 @@ export const operatorsTool = defineTool({
       area: 'compute',
       summary: 'Searches operators by text, id and category; returns id, name, category, formula and tier, one page at a time.',
       input: z.object({
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in id, name, formula or description'),
-        category: z.string().max(64).optional().describe('Category key, snake_case, from `categories`'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against id, name, formula and description'),
+        category: z.string().max(64).optional().describe('Category key, from `categories`'),
         id: z
           .string()
           .max(1000)
@@ -45,7 +45,7 @@ export const operatorsTool = defineTool({
       path: '/api/operators/categories',
       auth: 'public',
       area: 'compute',
-      summary: 'Lists the operator categories with the number of operators in each.',
+      summary: 'Lists the operator categories with counts.',
       input: z.object({}),
       output: z.object({
         ok: z.literal(true),

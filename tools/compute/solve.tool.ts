@@ -19,7 +19,7 @@ export const solveTool = defineTool({
   toolset: 'compute',
   title: 'Run a solver',
   description:
-    'Runs one sealed numerical solver on your inputs and returns the result, its unit and a signed proof receipt. Same inputs and solver version give bit-identical output; out-of-range inputs or non-convergence are refused with the reason. Find solvers and their inputs with core_solvers first.',
+    'Runs one sealed numerical solver on your inputs; returns the result, its unit and a signed proof receipt. Out-of-range inputs or non-convergence are refused with the reason. Find solvers and their inputs with core_solvers.',
   actions: [
     defineAction({
       id: 'solver.solve',
@@ -33,7 +33,7 @@ export const solveTool = defineTool({
       summary: 'Runs the solver on the given inputs and returns the result, its unit, method diagnostics and an HMAC proof receipt.',
       input: z.object({
         id: SolverId,
-        inputs: JsonObject.describe('Solver inputs by name, in the units the solver declares'),
+        inputs: JsonObject.describe('Inputs by name, in the solver\'s units'),
         options: SolveOptions.optional(),
       }),
       output: z.object({

@@ -19,8 +19,8 @@ export const solversTool = defineTool({
       area: 'compute',
       summary: 'Lists the sealed solvers: domain, numerical method, operator chain, unit and version, optionally filtered.',
       input: z.object({
-        domain: z.string().max(64).optional().describe('Only solvers of this domain, e.g. "ode" or "orbital_mechanics"'),
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in id, name, method or domain'),
+        domain: z.string().max(64).optional().describe('Only solvers of this domain, e.g. "ode"'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against id, name, method and domain'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -18,14 +18,14 @@ export const verifyTool = defineTool({
       path: '/api/proof/verify',
       auth: 'public',
       area: 'compute',
-      summary: "Verifies a receipt's HMAC and digests, optionally re-running the solve or compute; answers valid, or the check and field that failed.",
+      summary: "Verifies a receipt, optionally re-running it; answers valid, or the check and field that failed.",
       maxBodyBytes: 2 * SOLVE_BODY_BYTES,
       input: z.object({
         receipt: Receipt,
-        recompute: z.boolean().default(false).describe('Re-run the solve or compute and compare the output digest'),
+        recompute: z.boolean().default(false).describe('Re-run it and compare the output digest'),
         inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
-        options: JsonObject.optional().describe('The original solve options, if the solve had any (solve receipts only)'),
-        output: z.unknown().optional().describe('The original output, checked against output_sha256 when given: a solve\'s `result`'),
+        options: JsonObject.optional().describe('The original solve options (solve receipts only)'),
+        output: z.unknown().optional().describe('The original output: a solve\'s `result`'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -38,7 +38,7 @@ export const contractControlTool = defineTool({
     "Controls when a contract's scheduled triggers fire: pause and resume scheduling, skip the next due fire, fire a scheduled trigger now, freeze it for good, or kill it (owner only, with a reason). Use core_contract_schedule first to see what is due.",
   actions: [
     control('pause', 'contracts.pauseContract', 'Pauses scheduling: due fires are skipped until resumed; driven transitions still work.'),
-    control('resume', 'contracts.resumeContract', 'Resumes scheduling of a paused contract and returns its next fire tick.'),
+    control('resume', 'contracts.resumeContract', 'Resumes a paused contract.'),
     control(
       'freeze',
       'contracts.freezeContract',
@@ -53,7 +53,7 @@ export const contractControlTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Skips the next scheduled fire of the contract; returns the skipped tick and the new next fire.',
+      summary: 'Skips the next scheduled fire; returns the skipped tick and the new next fire.',
       input: Target,
       output: StatusAnswer.extend({ skipped_tick: Tick.nullable().describe('Tick that will not fire; null when nothing was scheduled') }),
       handler: async ({ slug, id }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control.skipNext(slug, id, caller)) }),
@@ -66,10 +66,10 @@ export const contractControlTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: "Fires the contract's scheduled trigger now instead of at its due tick; returns the resulting transition row.",
+      summary: "Fires the scheduled trigger now; returns the resulting transition row.",
       input: Target.extend({
-        to: StateName.optional().describe('Target state, when several scheduled transitions leave the current state'),
-        input: JsonObject.optional().describe('Extra input scope for the condition and operators'),
+        to: StateName.optional().describe('Target state, if several scheduled transitions leave the current one'),
+        input: JsonObject.optional().describe('Extra input scope'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -97,7 +97,7 @@ export const contractControlTool = defineTool({
       input: z.object({
         id: ContractId,
         slug: Slug.describe('Machine that holds the contract; the caller must be its owner'),
-        reason: z.string().min(1).max(500).describe('Why the contract is stopped; written to the audit chain'),
+        reason: z.string().min(1).max(500).describe('Why; written to the audit chain'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -16,7 +16,7 @@ export const contractDeployTool = defineTool({
   toolset: 'contracts',
   title: 'Deploy a contract',
   description:
-    'Creates a state contract on a machine, from a catalogue template or from a definition you wrote (see core_contract_generate for a draft). The definition is validated (one initial state, known operators, valid triggers) and the creation is written to the audit chain.',
+    'Creates a state contract from a template or your own definition (core_contract_generate drafts one). The definition is validated (one initial state, known operators, valid triggers) and the creation is written to the audit chain.',
   actions: [
     defineAction({
       id: 'contracts.deployTemplate',
@@ -26,12 +26,12 @@ export const contractDeployTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Deploys a catalogue template to a machine; optionally with a name and parameter values, and returns the new contract.',
+      summary: 'Deploys a catalogue template; optionally with a name and parameter values, and returns the new contract.',
       input: z.object({
         id: TemplateId,
-        slug: Slug.describe('Machine to deploy to'),
+        slug: Slug,
         name: ContractName.optional(),
-        params: JsonObject.optional().describe('Template parameters to set, e.g. {"every_ticks": 120, "force_limit_n": 500}'),
+        params: JsonObject.optional().describe('Template parameters, e.g. {"every_ticks": 120}'),
       }),
       output: Created,
       handler: async ({ id, slug, name, params }, { services, caller }) => asOutput({
@@ -47,7 +47,7 @@ export const contractDeployTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Creates a contract on the machine from a template_id or an inline definition (exactly one of the two); returns it.',
+      summary: 'Creates a contract from a template_id or an inline definition (exactly one of the two); returns it.',
       input: z.object({
         slug: Slug,
         template_id: TemplateId.optional().describe('Template to instantiate; give this or definition'),
@@ -66,7 +66,7 @@ export const contractDeployTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Creates a contract on the machine from a raw definition blob and returns it.',
+      summary: 'Creates a contract from a raw definition and returns it.',
       input: z.object({ slug: Slug, definition: ContractDefinition, name: ContractName.optional() }),
       output: Created,
       handler: async ({ slug, definition, name }, { services, caller }) => asOutput({

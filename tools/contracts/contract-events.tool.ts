@@ -8,7 +8,7 @@ export const contractEventsTool = defineTool({
   toolset: 'contracts',
   title: 'Contract events',
   description:
-    "Polls the machine's feed of contract events (what contracts emitted, e.g. threshold_breached, invoice_due), filtered by name and a since_tick watermark. For a live push use core_stream on the events stream.",
+    "Polls the machine's contract events (e.g. threshold_breached), by name and a since_tick watermark. For a live push use core_stream (events).",
   actions: [
     defineAction({
       id: 'contracts.listEvents',
@@ -22,8 +22,8 @@ export const contractEventsTool = defineTool({
       input: z.object({
         slug: Slug,
         name: EventName.optional().describe('Only events with this name'),
-        since_tick: Tick.optional().describe('Only events after this tick (exclusive); from the beginning by default'),
-        limit: z.number().int().min(1).max(1000).default(100).describe('Maximum number of events to return'),
+        since_tick: Tick.optional().describe('Only events after this tick (exclusive)'),
+        limit: z.number().int().min(1).max(1000).default(100).describe('Page size'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -8,7 +8,7 @@ export const contractGenerateTool = defineTool({
   toolset: 'contracts',
   title: 'Draft a contract',
   description:
-    'Turns a plain-language description ("alert when the 60-tick average reading exceeds 100") into a draft contract definition, starting from the closest catalogue template. Nothing is deployed: review the draft, then create it with core_contract_deploy.',
+    'Drafts a contract definition from a plain-language description, e.g. "alert when the 60-tick average reading exceeds 100". Nothing is deployed: review it, then create it with core_contract_deploy.',
   actions: [
     defineAction({
       id: 'contracts.generateDraft',
@@ -20,7 +20,7 @@ export const contractGenerateTool = defineTool({
       summary: 'Drafts a contract definition from a description and returns it with the template it started from; writes nothing.',
       input: z.object({
         description: z.string().min(3).max(4000).describe('What the contract should do, in plain language'),
-        slug: Slug.optional().describe('Machine the draft is meant for; it must be one you can read'),
+        slug: Slug.optional().describe('Machine the draft is meant for. It must be one you can read'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -44,7 +44,7 @@ export const contractScheduleTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'contracts',
-      summary: 'Reads a cheap live summary of the contract (state, status, fire count, next fire, last transition) for polling.',
+      summary: 'Reads a cheap live summary for polling: state, status, fire count, next fire, last transition.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({
         ok: z.literal(true),

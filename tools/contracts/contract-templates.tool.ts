@@ -7,7 +7,7 @@ const CategoryId = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a category id is kebab-case')
   .max(64)
-  .describe('Category id, e.g. "foundations", "mechanics", "thermo-and-information"');
+  .describe('Category id, e.g. "mechanics"');
 
 const TemplateSummary = z.object({
   id: TemplateId,
@@ -27,7 +27,7 @@ export const contractTemplatesTool = defineTool({
   toolset: 'contracts',
   title: 'Contract templates',
   description:
-    'Browses the catalogue of ready-made state-contract templates (heartbeats, threshold monitors, approvals, timelocks, physics watches) in 12 categories. Use it to find a template, read its definition, parameters and a worked example, then deploy it with core_contract_deploy.',
+    'Ready-made state-contract templates: heartbeats, threshold monitors, approvals, timelocks, physics watches, in 12 categories. Use it to find a template, read its definition, parameters and a worked example, then deploy it with core_contract_deploy.',
   actions: [
     defineAction({
       id: 'contracts.listTemplates',
@@ -43,7 +43,7 @@ export const contractTemplatesTool = defineTool({
           .string()
           .max(200)
           .optional()
-          .describe('Case-insensitive words that must all occur in the id, title, description, uses, keywords, states, events or operators'),
+          .describe('Words that must all match, any case. Searched: id, title, description, uses, keywords, states, events and operators'),
         limit: Limit.max(200).default(50),
         cursor: Cursor.optional(),
       }),
@@ -63,7 +63,7 @@ export const contractTemplatesTool = defineTool({
       path: '/api/contracts/templates/categories',
       auth: 'public',
       area: 'contracts',
-      summary: 'Lists the template categories with their display names and template counts.',
+      summary: 'Lists the template categories. With display names and template counts.',
       input: z.object({}),
       output: z.object({
         ok: z.literal(true),
@@ -81,7 +81,7 @@ export const contractTemplatesTool = defineTool({
       path: '/api/contracts/templates/{id}',
       auth: 'public',
       area: 'contracts',
-      summary: 'Reads one template with its full contract definition and what it is for.',
+      summary: 'Reads one template with its definition.',
       input: z.object({ id: TemplateId }),
       output: z.object({
         ok: z.literal(true),

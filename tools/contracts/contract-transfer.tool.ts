@@ -32,10 +32,10 @@ export const contractTransferTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'contracts',
-      summary: 'Creates a contract on the machine from an export envelope; it starts in its initial state with clean runtime state and is returned.',
+      summary: 'Creates a contract from an export envelope; it starts in its initial state with clean runtime state and is returned.',
       input: z.object({
         slug: Slug.describe('Machine to import into'),
-        envelope: ExportEnvelope.describe('Envelope exactly as returned by export'),
+        envelope: ExportEnvelope.describe('Export envelope'),
         name: z.string().min(1).max(255).optional().describe('Display name; defaults to the envelope name'),
       }),
       output: z.object({ ok: z.literal(true), contract: Contract }),

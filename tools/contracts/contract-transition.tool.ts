@@ -8,7 +8,7 @@ export const contractTransitionTool = defineTool({
   toolset: 'contracts',
   title: 'Drive a transition',
   description:
-    'Drives a contract from its current state to a named target state: checks the condition against your input, runs the operators, proves and verifies the result, writes a transition row and an audit row, and mints a tally token when it can. Use core_contract_simulate first to check without writing.',
+    'Drives a contract to a named target state: checks the condition against your input, runs and proves the operators, writes transition and audit rows, and mints a tally token when it can. Check first with core_contract_simulate.',
   actions: [
     defineAction({
       id: 'contracts.runTransition',
@@ -23,7 +23,7 @@ export const contractTransitionTool = defineTool({
         slug: Slug,
         id: ContractId,
         to: StateName.describe('Target state; a transition from the current state to it must exist'),
-        input: JsonObject.default({}).describe('Scope for the condition and the operators, e.g. {"mass_kg": 2, "acceleration_ms2": 9.8}'),
+        input: JsonObject.default({}).describe('Input scope for the condition and operators, e.g. {"mass_kg": 2}'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -26,7 +26,7 @@ export const contractUpdateTool = defineTool({
   toolset: 'contracts',
   title: 'Edit contract versions',
   description:
-    "Edits a contract's definition and manages its version history. Every edit and every rollback adds a numbered version and bumps current_version_no; history is never rewritten. Owner only for changes.",
+    "Edits a contract's definition and its versions. Every edit and every rollback adds a numbered version and bumps current_version_no; history is never rewritten. Owner only for changes.",
   actions: [
     defineAction({
       id: 'contracts.updateContract',
@@ -41,7 +41,7 @@ export const contractUpdateTool = defineTool({
         slug: Slug,
         id: ContractId,
         definition: ContractDefinition,
-        note: z.string().max(500).optional().describe('Change note stored with the version'),
+        note: z.string().max(500).optional(),
       }),
       output: Changed,
       handler: async ({ slug, id, definition, note }, { services, caller }) => asOutput({
@@ -57,11 +57,11 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'contracts',
-      summary: "Restores an earlier version's definition as a new version row (history stays linear); returns the contract.",
+      summary: "Restores an earlier version as a new one (history stays linear); returns the contract.",
       input: z.object({
         slug: Slug,
         id: ContractId,
-        to_version: VersionNo.describe('Version number whose definition to restore'),
+        to_version: VersionNo.describe('Version to restore'),
       }),
       output: Changed,
       handler: async ({ slug, id, to_version }, { services, caller }) => asOutput({
@@ -77,7 +77,7 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Lists the numbered versions of a contract definition; newest first, without their definitions.',
+      summary: 'Lists the versions; newest first, without their definitions.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), current_version_no: VersionNo, versions: z.array(Version) }),
       idempotent: true,
@@ -91,7 +91,7 @@ export const contractUpdateTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Reads one numbered version of a contract with its full definition.',
+      summary: 'Reads one version with its definition.',
       input: z.object({
         slug: Slug,
         id: ContractId,

@@ -46,7 +46,7 @@ export const contractsPublicTool = defineTool({
       area: 'contracts',
       summary: 'Lists contracts on public machines; filterable by text, machine, template and current state, one page at a time.',
       input: z.object({
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in contract name or machine slug'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against contract name and machine slug'),
         slug: Slug.optional().describe('Only contracts of this machine'),
         template_id: TemplateId.optional(),
         state: StateName.optional().describe('Only contracts currently in this state'),
@@ -64,7 +64,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}',
       auth: 'public',
       area: 'contracts',
-      summary: 'Reads one public contract with its definition and status.',
+      summary: 'Reads one public contract. It comes with its definition and status.',
       input: ById,
       output: z.object({
         ok: z.literal(true),
@@ -81,7 +81,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/audit',
       auth: 'public',
       area: 'contracts',
-      summary: 'Lists the recent transitions of a public contract, newest first.',
+      summary: 'Lists its recent transitions. Newest first.',
       input: ById.extend({ limit: z.number().int().min(1).max(100).default(20).describe('How many recent transitions') }),
       output: z.object({ ok: z.literal(true), contract_id: ContractId, transitions: z.array(TransitionRow) }),
       idempotent: true,
@@ -98,7 +98,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/next-fires',
       auth: 'public',
       area: 'contracts',
-      summary: 'Predicts the next 10 fires of a public contract; event-triggered contracts return an empty list and a note.',
+      summary: 'Predicts its next 10 fires; event-triggered contracts return an empty list and a note.',
       input: ById,
       output: z.object({
         ok: z.literal(true),
@@ -116,7 +116,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/subscribers',
       auth: 'public',
       area: 'contracts',
-      summary: "Lists the contracts on other machines that listen to this contract's events.",
+      summary: "Lists contracts elsewhere that listen to its events.",
       input: ById,
       output: z.object({
         ok: z.literal(true),
@@ -140,7 +140,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/superposition',
       auth: 'public',
       area: 'contracts',
-      summary: 'Shows every transition the public contract could take from its current state; unresolved; computes and writes nothing.',
+      summary: 'Shows every transition it could take now; unresolved; computes and writes nothing.',
       input: ById,
       output: z.object({
         ok: z.literal(true),

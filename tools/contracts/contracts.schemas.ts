@@ -16,29 +16,29 @@ export const TemplateId = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a template id is kebab-case')
   .max(128)
-  .describe('Template id, kebab-case, e.g. "force-threshold-alarm"');
+  .describe('Template id, kebab-case. For example "force-threshold-alarm"');
 
 export const StateName = z.string().min(1).max(64).describe('State name, e.g. "watching"');
 
 export const OperatorId = z.string().min(1).max(64).describe('Operator id from the operator registry, e.g. "KO42" or "NM19"');
 
-export const EventName = z.string().min(1).max(64).describe('Event name, e.g. "reading" or "threshold_breached"');
+export const EventName = z.string().min(1).max(64).describe('Event name, e.g. "reading"');
 
 export const ContractStatus = z
   .enum(['active', 'paused', 'frozen', 'killed'])
-  .describe('Scheduling status: active fires when due; paused skips fires until resumed; frozen and killed never fire again');
+  .describe('active fires when due; paused skips fires until resumed; frozen and killed never fire again');
 
 export const Comparison = z.enum(['>', '>=', '<', '<=', '==', '!=']);
 
 const StateSpec = z
   .object({
-    initial: z.boolean().optional().describe('True on exactly one state: where a new contract starts'),
+    initial: z.boolean().optional().describe('True on exactly one state, where contracts start'),
     terminal: z.boolean().optional().describe('True on states with no way out'),
   })
   .loose();
 
 const SourceMachine = Slug.optional().describe(
-  'Machine whose events it listens to, for a cross-machine subscription (you must be able to read it); this machine by default',
+  'Machine whose events it listens to; this one by default. You must be able to read it',
 );
 
 /** How a transition fires by itself; `kind` is the discriminator. */
@@ -47,32 +47,32 @@ export const Trigger = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('one_shot'),
       at_tick: Tick.optional().describe('Tick to fire at; give this or at_unix'),
-      at_unix: z.number().int().min(0).optional().describe('Unix time in seconds to fire at; give this or at_tick'),
+      at_unix: z.number().int().min(0).optional().describe('Unix seconds to fire at; give this or at_tick'),
     })
     .loose()
-    .describe('Fires once at a given time'),
+    .describe('Fires once, at at_tick or at_unix'),
   z
     .object({
       kind: z.enum(['every', 'recurring']),
-      every_ticks: z.number().int().min(1).describe('Interval in ticks (1 tick = 0.777 s)'),
+      every_ticks: z.number().int().min(1).describe('Interval in ticks'),
     })
     .loose()
     .describe('Fires every N ticks'),
   z
     .object({
       kind: z.literal('cron'),
-      cron: z.string().min(9).max(120).describe('5-field cron expression evaluated in UTC, e.g. "0 9 * * 1-5"'),
+      cron: z.string().min(9).max(120).describe('5-field UTC cron, e.g. "0 9 * * 1-5"'),
     })
     .loose()
-    .describe('Fires on a cron schedule (UTC)'),
+    .describe('On `cron`, in UTC'),
   z
     .object({ kind: z.literal('on_event'), event: EventName, machine: SourceMachine })
     .loose()
-    .describe('Fires when the machine receives this event (posted to it, or emitted by one of its contracts)'),
+    .describe('When `event` arrives. It is posted to the machine, or emitted by one of its contracts'),
   z
-    .object({ kind: z.literal('on_events'), events: z.array(EventName).min(1).max(32).describe('Any of these events fires it'), machine: SourceMachine })
+    .object({ kind: z.literal('on_events'), events: z.array(EventName).min(1).max(32), machine: SourceMachine })
     .loose()
-    .describe('Fires when the machine receives any of several events'),
+    .describe('When any of `events` arrives'),
   z
     .object({
       kind: z.literal('on_aggregate'),
@@ -85,11 +85,11 @@ export const Trigger = z.discriminatedUnion('kind', [
           field: z.string().min(1).max(64).optional().describe('Payload field to aggregate; required unless fn is count'),
         })
         .loose(),
-      op: Comparison.describe('Comparison of the aggregate against the threshold'),
+      op: Comparison,
       threshold: z.number(),
     })
     .loose()
-    .describe('Fires when an aggregate of an event over a window of ticks crosses a threshold, e.g. count(approve) >= 3'),
+    .describe('When fn(event rows) over within_ticks compares to threshold by op, e.g. count(approve) >= 3'),
 ]);
 
 /** A step run before (`pre_actions`) or after (`post_actions`) a transition; `type` is the discriminator. */
@@ -97,17 +97,17 @@ export const ContractAction = z.discriminatedUnion('type', [
   z
     .object({ type: z.literal('emit'), event: EventName, payload: JsonObject.optional().describe('Extra event payload') })
     .loose()
-    .describe('Emits a contract event on the machine'),
+    .describe('Emits event on the machine'),
   z.object({ type: z.literal('set_state'), state: StateName.describe('State to set') }).loose().describe('Overrides the resulting state'),
   z
     .object({
       type: z.literal('api_call'),
-      api: z.string().min(1).max(64).describe('Name of an external API registered on the machine'),
-      path: z.string().max(512).describe('Path under the API base URL, e.g. "latest"'),
-      bind: z.string().min(1).max(64).optional().describe('Name under which the response is added to the input scope'),
+      api: z.string().min(1).max(64).describe('Registered API name'),
+      path: z.string().max(512).describe('Path under the API base URL'),
+      bind: z.string().min(1).max(64).optional().describe('Input-scope name for the response'),
     })
     .loose()
-    .describe('Calls a registered external API and binds its response into the input scope'),
+    .describe('Calls a registered API, binding its response into the input scope'),
 ]);
 
 export const TransitionSpec = z
@@ -115,18 +115,18 @@ export const TransitionSpec = z
     from: StateName.describe('Source state'),
     to: StateName.describe('Target state'),
     operator: OperatorId.optional().describe('Operator run by this transition; give this or operators'),
-    operators: z.array(OperatorId).min(1).max(16).optional().describe('Operator chain run in order, instead of operator'),
+    operators: z.array(OperatorId).min(1).max(16).optional().describe('Operator chain, instead of operator'),
     condition: z
       .string()
       .max(2000)
       .optional()
-      .describe('CEL expression over the input scope, e.g. "input.mass_kg * input.acceleration_ms2 > input.force_limit_n" (bare names resolve in input)'),
+      .describe('CEL expression over the input scope, e.g. "input.force_n > input.limit_n" (bare names resolve in input)'),
     operator_inputs: z
       .record(z.string().min(1).max(128), z.string().min(1).max(500))
       .optional()
-      .describe('Operator input ("m" or "NM19.m") -> CEL expression over the input scope giving its value, e.g. {"m": "input.mass_kg"}'),
-    proof_required: z.boolean().optional().describe('Whether the fire must carry a verified proof (default false)'),
-    auto: z.boolean().optional().describe('Whether the scheduler may take it without a caller'),
+      .describe('Operator input ("m" or "NM19.m") -> CEL expression giving its value, e.g. {"m": "input.mass_kg"}'),
+    proof_required: z.boolean().optional().describe('Whether a fire must carry a verified proof'),
+    auto: z.boolean().optional().describe('Scheduler may take it without a caller'),
     trigger: Trigger.optional(),
     pre_actions: z.array(ContractAction).max(16).optional(),
     post_actions: z.array(ContractAction).max(16).optional(),
@@ -135,22 +135,22 @@ export const TransitionSpec = z
 
 export const ContractDefinition = sharedShape(
   z.object({
-    name: z.string().min(1).max(255).describe('Definition name, snake_case by convention'),
-    version: z.string().max(32).optional().describe('Author version label, e.g. "1.0"'),
+    name: z.string().min(1).max(255).describe('snake_case by convention'),
+    version: z.string().max(32).optional().describe('Author version label'),
     created_by: Uid.optional(),
     states: z.record(StateName, StateSpec).describe('States keyed by name: {} or {"initial": true} or {"terminal": true}'),
     transitions: z.array(TransitionSpec).max(256),
     oracle: JsonObject.optional().describe(
       'Oracle settings; contracts with one are listed by the oracles read. `field` names the input value each successful fire records as a reading (default: the operator output)',
     ),
-    defaults: JsonObject.optional().describe('Input values used when the caller or the event does not give them; template parameters land here'),
+    defaults: JsonObject.optional().describe('Input values used when a call or event gives none; template parameters land here'),
     secrets: Secret(
       JsonObject.describe(
-        'Write-only values conditions read as secrets.<name>, e.g. {"expected_token": "..."}: stored and used by the server, never returned by any read or export. An edit without secrets keeps the current ones; {} clears them',
+        'Write-only values conditions read as secrets.<name>: stored and used by the server, never returned by any read or export. An edit without secrets keeps the current ones; {} clears them',
       ),
     ).optional(),
     observers: z.array(z.unknown()).optional(),
-    audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock in the audit chain'),
+    audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock'),
     tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),
   })
     .loose()

@@ -40,7 +40,7 @@ export const contractsTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'contracts',
-      summary: 'Reads one contract (definition, current state, status, version, next fire) with its 20 most recent transitions, newest first.',
+      summary: 'Reads one contract with its recent transitions. Returns the definition, current state, status, version, next fire and the 20 most recent transitions, newest first.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), contract: Contract, transitions: z.array(TransitionRow) }),
       idempotent: true,
@@ -86,7 +86,7 @@ export const contractsTool = defineTool({
       summary: "Lists the machine's oracle contracts; those whose definition has an oracle, each with its latest reading and a short recent series.",
       input: z.object({
         slug: Slug,
-        series: z.number().int().min(0).max(100).default(20).describe('How many recent readings to include per oracle'),
+        series: z.number().int().min(0).max(100).default(20).describe('Recent readings per oracle'),
       }),
       output: z.object({
         ok: z.literal(true),

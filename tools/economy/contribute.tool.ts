@@ -9,7 +9,7 @@ const Mode = z
   .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a mode is a lower-case name listed by the policy')
   .describe('Seat mode; one of the `modes` of the contribution policy');
 
-const SeatId = z.string().min(1).max(128).describe("Seat to act on; the caller's only seat when absent");
+const SeatId = z.string().min(1).max(128).describe('Seat to act on; default your only seat');
 
 const SeatAnswer = z.object({ ok: z.literal(true), seat: Seat });
 
@@ -47,7 +47,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/census',
       auth: 'public',
       area: 'economy',
-      summary: 'Counts seats by state and mode and totals the bonded value; counts only, never identities.',
+      summary: 'Counts seats and the bonded value; counts only, never identities.',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -68,7 +68,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/status',
       auth: 'bearer',
       area: 'economy',
-      summary: "Reads the caller's seat (mode, bond, last heartbeat, lapse tick), or null when the caller holds none.",
+      summary: "Reads your seat, or null. A seat has its mode, bond, last heartbeat and lapse tick.",
       input: NoInput,
       output: z.object({ ok: z.literal(true), seat: Seat.nullable() }),
       idempotent: true,
@@ -82,10 +82,10 @@ export const contributeTool = defineTool({
       auth: 'bearer',
       area: 'economy',
       summary:
-        "Bonds the caller's envelopes to a seat; marks them immovable in place without changing their owner; opens a seat when the caller has none.",
+        "Bonds your envelopes to a seat; marks them immovable in place without changing their owner; opens a seat when the caller has none.",
       input: z.object({
-        token_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).describe('Ids of envelopes the caller owns'),
-        mode: Mode.optional().describe('Mode of a newly opened seat; the policy default when absent'),
+        token_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).describe('Your envelope ids'),
+        mode: Mode.optional().describe('Mode of a new seat; default per policy'),
         seat_id: SeatId.optional(),
       }),
       output: SeatAnswer,
@@ -98,7 +98,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/heartbeat',
       auth: 'bearer',
       area: 'economy',
-      summary: "Keeps the caller's seat alive for another heartbeat window; it never changes the mode.",
+      summary: "Keeps your seat alive; it never changes the mode.",
       input: z.object({ seat_id: SeatId.optional() }),
       output: SeatAnswer,
       handler: async (input, { services, caller }) => services.contribute.heartbeat(caller.uid!, input.seat_id),
@@ -110,7 +110,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/mode',
       auth: 'bearer',
       area: 'economy',
-      summary: "Sets the mode of the caller's seat to one the policy lists.",
+      summary: "Sets your seat's mode.",
       input: z.object({ mode: Mode, seat_id: SeatId.optional() }),
       output: SeatAnswer,
       idempotent: true,
@@ -123,7 +123,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/release',
       auth: 'bearer',
       area: 'economy',
-      summary: "Releases the caller's seat and frees its bonded envelopes; returns the ids freed.",
+      summary: "Releases your seat and its envelopes; returns the ids freed.",
       input: z.object({ seat_id: SeatId.optional() }),
       output: z.object({
         ok: z.literal(true),

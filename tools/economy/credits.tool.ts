@@ -13,7 +13,7 @@ const PeerTick = z
   .min(0)
   .describe('Current tick at signing; stale ticks outside the replay window and repeated signatures are refused');
 
-const PublicKeyId = z.string().min(1).max(128).describe("Id of the caller's published Ed25519 public key");
+const PublicKeyId = z.string().min(1).max(128).describe('Id of your published Ed25519 public key');
 
 const Conversion = z.object({
   conversion_id: z.string(),
@@ -61,7 +61,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/claim',
       auth: 'bearer',
       area: 'economy',
-      summary: "Claims the current period's free credits, once per period; a second claim is refused with CONFLICT.",
+      summary: "Claims this period's free credits. Once per period; a second claim is refused with CONFLICT.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -80,7 +80,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/conversion',
       auth: 'bearer',
       area: 'economy',
-      summary: "Reads the caller's credit balance and the current conversion rate; changes nothing.",
+      summary: "Reads your balance and the conversion rate; changes nothing.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -101,7 +101,7 @@ export const creditsTool = defineTool({
       auth: 'bearer',
       area: 'economy',
       summary:
-        "Converts the caller's own credits into their own wallet atomically; a repeat with the same idempotency_key returns the first result.",
+        "Converts your credits into your wallet; a repeat with the same idempotency_key returns the first result.",
       input: z.object({
         credits: Credits.describe('Credits to convert; never more than the balance'),
         idempotency_key: z

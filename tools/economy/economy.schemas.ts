@@ -9,7 +9,7 @@ export const MintRate = z
   .number()
   .min(0)
   .max(1_000_000)
-  .describe('Tokens added to `tokens_remaining` per tick, never beyond `max_supply`');
+  .describe('Tokens minted per tick, up to `max_supply`');
 
 /** Ed25519 signatures are 64 bytes: 128 hex characters or 86-88 base64 characters. */
 export const Ed25519Signature = z

@@ -3,7 +3,6 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { Amount, AvatarContentType, Base64, MintRate, TallyToken, TokenInfo } from './economy.schemas.js';
 
-const MachineSlug = Slug.describe('Slug of the machine that owns the token');
 
 /** A 1 MB image is about 1.4 M base64 characters. */
 const MAX_AVATAR_BASE64 = 1_400_000;
@@ -29,8 +28,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/mint-rate',
       auth: 'public',
       area: 'economy',
-      summary: "Reads the machine token's mint rate: tokens added to tokens_remaining per tick.",
-      input: z.object({ slug: MachineSlug }),
+      summary: "Reads the mint rate: tokens added to tokens_remaining per tick.",
+      input: z.object({ slug: Slug }),
       output: MintRateAnswer,
       idempotent: true,
       handler: async (input, { services, caller }) => services.tally.getMintRate(input.slug, caller),
@@ -43,8 +42,8 @@ export const tallyTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'economy',
-      summary: "Sets the machine token's mint rate per tick (owner only); issuance never passes max_supply.",
-      input: z.object({ slug: MachineSlug, mint_rate_per_tick: MintRate }),
+      summary: "Sets the mint rate (owner only); issuance never passes max_supply.",
+      input: z.object({ slug: Slug, mint_rate_per_tick: MintRate }),
       output: MintRateAnswer,
       idempotent: true,
       handler: async (input, { services, caller }) => services.tally.setMintRate(input.slug, input.mint_rate_per_tick, caller),
@@ -56,8 +55,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/supply',
       auth: 'public',
       area: 'economy',
-      summary: 'Reads the token supply of a machine: ceiling, minted, burned and remaining, as of the current tick.',
-      input: z.object({ slug: MachineSlug }),
+      summary: 'Reads the supply: ceiling, minted, burned and remaining, as of the current tick.',
+      input: z.object({ slug: Slug }),
       output: z.object({
         ok: z.literal(true),
         machine_slug: Slug,
@@ -78,8 +77,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token',
       auth: 'public',
       area: 'economy',
-      summary: "Reads the public metadata of the machine's token (name, symbol, ceiling, genesis tick, hash).",
-      input: z.object({ slug: MachineSlug }),
+      summary: "Reads the token's public metadata (name, symbol, ceiling, genesis tick, hash).",
+      input: z.object({ slug: Slug }),
       output: z.object({ ok: z.literal(true), token: TokenInfo }),
       idempotent: true,
       handler: async (input, { services, caller }) => services.tally.tokenInfo(input.slug, caller),
@@ -91,8 +90,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/{tokenId}',
       auth: 'public',
       area: 'economy',
-      summary: 'Reads one issued token row of the machine by id; with its value, tick, hash and signature.',
-      input: z.object({ slug: MachineSlug, tokenId: z.string().min(1).max(128).describe('Id of an issued token') }),
+      summary: 'Reads one issued token row; with its value, tick, hash and signature.',
+      input: z.object({ slug: Slug, tokenId: z.string().min(1).max(128).describe('Id of an issued token') }),
       output: z.object({ ok: z.literal(true), token: TallyToken }),
       idempotent: true,
       handler: async (input, { services, caller }) => services.tally.getToken(input.slug, input.tokenId, caller),
@@ -104,8 +103,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/tokens',
       auth: 'public',
       area: 'economy',
-      summary: 'Lists the token rows issued on the machine, newest first, one page at a time.',
-      input: z.object({ slug: MachineSlug, limit: Limit.default(50), cursor: Cursor.optional() }),
+      summary: 'Lists the issued token rows, newest first.',
+      input: z.object({ slug: Slug, limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), tokens: z.array(TallyToken), next_cursor: z.string().nullable() }),
       idempotent: true,
       handler: async (input, { services, caller }) => services.tally.listTokens(input.slug, caller, input),
@@ -119,9 +118,9 @@ export const tallyTool = defineTool({
       area: 'economy',
       summary: "Checks a token's hash and node signature; given either its id or the full token row; returns valid and why.",
       input: z.object({
-        slug: MachineSlug,
-        token_id: z.string().min(1).max(128).optional().describe('Id of a token stored on this machine; give this or `token`'),
-        token: TallyToken.optional().describe('A full token row, e.g. exported earlier; give this or `token_id`'),
+        slug: Slug,
+        token_id: z.string().min(1).max(128).optional().describe('Id of a stored token; give this or `token`'),
+        token: TallyToken.optional().describe('A token row; give this or `token_id`'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -144,7 +143,7 @@ export const tallyTool = defineTool({
       area: 'economy',
       summary: "Creates and locks the machine's token once (owner only); a second call is refused with CONFLICT.",
       input: z.object({
-        slug: MachineSlug,
+        slug: Slug,
         name: z.string().min(1).max(64).describe('Display name of the token'),
         symbol: z
           .string()
@@ -164,8 +163,8 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/avatar',
       auth: 'public',
       area: 'economy',
-      summary: "Decrypts and returns the token's avatar image as base64 with its content type.",
-      input: z.object({ slug: MachineSlug }),
+      summary: "Returns the avatar image as base64.",
+      input: z.object({ slug: Slug }),
       output: z.object({
         ok: z.literal(true),
         machine_slug: Slug,
@@ -186,9 +185,9 @@ export const tallyTool = defineTool({
       area: 'economy',
       summary: "Uploads the token's avatar image (owner only); it is stored encrypted and replaces any earlier one.",
       input: z.object({
-        slug: MachineSlug,
+        slug: Slug,
         content_type: AvatarContentType.describe('Image type of `data`'),
-        data: Base64.min(4).max(MAX_AVATAR_BASE64).describe('The image bytes, base64, at most 1 MB decoded'),
+        data: Base64.min(4).max(MAX_AVATAR_BASE64).describe('Image bytes, base64, at most 1 MB decoded'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -20,7 +20,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites',
       auth: 'public',
       area: 'edge',
-      summary: 'Lists the CDN sites registered on a machine.',
+      summary: 'Lists the machine\'s CDN sites.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: Slug, sites: z.array(Site) }),
       idempotent: true,
@@ -35,7 +35,7 @@ export const cdnSitesTool = defineTool({
       role: 'admin',
       area: 'edge',
       summary:
-        'Registers a hostname in front of an origin URL and returns the CNAME to set; re-registering the same site returns it with already_registered, a hostname taken elsewhere is a CONFLICT.',
+        'Registers a hostname in front of an origin URL; re-registering the same site returns it with already_registered, a hostname taken elsewhere is a CONFLICT.',
       input: z.object({
         slug: MachineSlug,
         hostname: z
@@ -43,7 +43,7 @@ export const cdnSitesTool = defineTool({
           .min(3)
           .max(253)
           .regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a lower-case DNS hostname')
-          .describe('Public hostname, e.g. "www.example.com"'),
+          .describe('Public hostname'),
         origin_url: z.url({ protocol: /^https?$/ }).max(2048).describe('Origin the edge fetches from'),
         plan_tier: PlanTier.default('free'),
         insecure_origin_allowed: z.boolean().default(false).describe('Allow a plain-HTTP or self-signed origin'),
@@ -82,7 +82,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}',
       auth: 'public',
       area: 'edge',
-      summary: 'Reads one CDN site with its status and its rules.',
+      summary: 'Reads one site with its rules.',
       input: z.object({ id: SiteId, slug: OptionalSlug }),
       output: z.object({ ok: z.literal(true), site: Site, rules: z.array(Rule) }),
       idempotent: true,
@@ -96,11 +96,11 @@ export const cdnSitesTool = defineTool({
       auth: 'public',
       area: 'edge',
       summary:
-        "Counts the requests served for the site's machine pages (/s/{slug}/...); over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
+        "Counts the requests served (/s/{slug}/...); over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
       input: z.object({
         id: SiteId,
         slug: OptionalSlug,
-        window: z.enum(['60z', '24h', '7d']).default('24h').describe('"60z" is the last 60 ticks (about 47 s)'),
+        window: z.enum(['60z', '24h', '7d']).default('24h').describe('"60z": the last 60 ticks'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -183,7 +183,7 @@ export const cdnSitesTool = defineTool({
       role: 'admin',
       area: 'edge',
       summary:
-        'Purges cached copies of the given paths of a site (paths as served under /s/{slug}, e.g. "/index.html"), or of everything with all: true; returns how many were purged.',
+        'Purges the cached paths given, or all. Paths are as served under /s/{slug}, e.g. "/index.html"; all: true purges everything; returns how many were purged.',
       input: z.object({
         id: SiteId,
         slug: MachineSlug,

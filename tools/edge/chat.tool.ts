@@ -19,7 +19,7 @@ export const chatTool = defineTool({
   toolset: 'edge',
   title: 'Free chat',
   description:
-    "An OpenAI-shaped chat assistant grounded in this server's catalogue, operators, contract templates and kernel prompt, with a daily quota per caller. Use it to ask how to do something with the service.",
+    "A chat assistant that knows this service. It has a daily quota, is OpenAI-shaped and grounded in this server's catalogue, operators, contract templates and kernel prompt. Use it to ask how to do something with the service.",
   actions: [
     defineAction({
       id: 'chat.complete',
@@ -28,7 +28,7 @@ export const chatTool = defineTool({
       path: '/api/chat/free',
       auth: 'bearer',
       area: 'edge',
-      summary: 'Answers a conversation with one assistant message (an OpenAI chat.completion); counts against the daily quota.',
+      summary: 'Answers a conversation. Returns one assistant message (an OpenAI chat.completion); counts against the daily quota.',
       input: z.object({
         messages: z
           .array(ChatMessage)
@@ -38,7 +38,7 @@ export const chatTool = defineTool({
         model: z.string().max(128).optional().describe('Model name; the local assistant when absent'),
         temperature: z.number().min(0).max(2).default(0.7),
         max_tokens: z.number().int().min(1).max(4096).default(4096),
-        stream: z.literal(false).optional().describe('Streaming is not offered here; omit or send false'),
+        stream: z.literal(false).optional().describe('Not offered'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -69,7 +69,7 @@ export const chatTool = defineTool({
       path: '/api/chat/free/quota',
       auth: 'bearer',
       area: 'edge',
-      summary: "Reads the caller's free-chat quota for today: used, limit, remaining and reset time.",
+      summary: "Reads your chat quota for today: used, limit, remaining and reset time.",
       input: NoInput,
       output: z.object({ ok: z.literal(true), ...Quota.shape }),
       idempotent: true,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { IsoDate, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 
-export const MachineSlug = Slug.describe('Slug of the machine the device or site belongs to');
+export const MachineSlug = Slug;
 
-export const SiteId = z.string().min(1).max(128).describe('Site id, as returned when the site was registered');
+export const SiteId = z.string().min(1).max(128).describe('Site id, from register');
 
 export const PlanTier = z.enum(['free', 'pro', 'business']);
 

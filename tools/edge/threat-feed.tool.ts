@@ -3,7 +3,7 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { Device, MachineSlug, Threat } from './edge.schemas.js';
 
-const DeviceId = z.string().min(1).max(128).describe('Device id returned at registration (e.g. "dev_...")');
+const DeviceId = z.string().min(1).max(128).describe('Device id from register_device');
 
 export const threatFeedTool = defineTool({
   name: 'core_threat_feed',
@@ -24,7 +24,7 @@ export const threatFeedTool = defineTool({
       input: z.object({
         slug: MachineSlug,
         name: z.string().min(1).max(128).describe('Device name'),
-        os: z.string().min(1).max(64).describe('Operating system, e.g. "linux", "windows", "macos"'),
+        os: z.string().min(1).max(64).describe('Operating system, e.g. "linux"'),
       }),
       output: z.object({ ok: z.literal(true), device_id: z.string(), transition_id: z.string() }),
       handler: async ({ slug, name, os }, { services, caller }) => ({
@@ -40,7 +40,7 @@ export const threatFeedTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'edge',
-      summary: 'Lists the devices registered on a machine.',
+      summary: 'Lists the registered devices.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: Slug, devices: z.array(Device) }),
       idempotent: true,
@@ -64,7 +64,7 @@ export const threatFeedTool = defineTool({
           .regex(/^[a-z][a-z0-9_.]{0,63}$/)
           .describe('Kind of observation, e.g. "process_spawn"'),
         claim_payload: JsonObject.describe('What the device observed'),
-        captured_at_tick: Tick.describe('Tick at which the device captured the observation'),
+        captured_at_tick: Tick.describe('Tick of the observation'),
         scores: z
           .array(
             z.object({
@@ -74,7 +74,7 @@ export const threatFeedTool = defineTool({
           )
           .max(64)
           .optional()
-          .describe('Detector scores the forensic score is computed from'),
+          .describe('Detector scores'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -96,14 +96,14 @@ export const threatFeedTool = defineTool({
       path: '/api/av/threats',
       auth: 'public',
       area: 'edge',
-      summary: 'Lists the threats claimed on a machine within a time window; such as 24h, newest first.',
+      summary: 'Lists recent threats; those claimed in a window such as 24h, newest first.',
       input: z.object({
         slug: MachineSlug,
         window: z
           .string()
           .regex(/^[1-9][0-9]{0,5}[smhd]$/, 'a window is a number followed by s, m, h or d, e.g. "24h"')
           .default('24h')
-          .describe('How far back to look, e.g. "90m", "24h", "7d"'),
+          .describe('How far back, e.g. "90m" or "7d"'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -128,7 +128,7 @@ export const threatFeedTool = defineTool({
       auth: 'public',
       area: 'edge',
       summary:
-        'Lists the peer machines whose threats this machine follows; a contract of this machine listens to their av.* events; with how often each fired and when last.',
+        'Lists the peers whose threats it follows; a contract of this machine listens to their av.* events; with how often each fired and when last.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

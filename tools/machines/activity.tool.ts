@@ -17,10 +17,10 @@ export const activityTool = defineTool({
       path: '/api/chain/{slug}/activity',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the machine's audit rows newest first; a page at a time, optionally only one transition type.",
+      summary: "Lists audit rows, newest first; a page at a time, optionally only one transition type.",
       input: z.object({
         slug: MachineSlug,
-        type: z.string().min(1).max(64).optional().describe('Only rows of this transition type, e.g. "event", "contract", "file"'),
+        type: z.string().min(1).max(64).optional().describe('Only rows of this type, e.g. "event"'),
         limit: Limit.default(50),
         cursor: Cursor.optional(),
       }),
@@ -44,7 +44,7 @@ export const activityTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Returns the audit rows between two ticks (inclusive) in chain order; oldest first, with the response format version.',
+        'Returns the rows between two ticks (inclusive). In chain order, oldest first, with the response format version.',
       input: z.object({
         slug: MachineSlug,
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),

@@ -3,7 +3,7 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { MachineRole, Uid } from '../../src/registry/common-schemas.js';
 import { AdminGrant, MachineSlug } from './machines.schemas.js';
 
-const Role = MachineRole.describe('admin (manage keys and members), operator (write events, run contracts) or viewer (read)');
+const Role = MachineRole.describe('admin: also keys and members; operator: also writes and contracts; viewer: reads');
 
 export const adminsTool = defineTool({
   name: 'core_admins',
@@ -20,7 +20,7 @@ export const adminsTool = defineTool({
       auth: 'public',
       role: 'viewer',
       area: 'chain',
-      summary: "Lists the machine's owner and every member with their role.",
+      summary: "Lists the owner and members with their roles.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), owner_uid: Uid, admins: z.array(AdminGrant) }),
       idempotent: true,
@@ -34,8 +34,8 @@ export const adminsTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Grants a uid a role on the machine (a uid that already has a grant is a conflict) and returns the grant.',
-      input: z.object({ slug: MachineSlug, uid: Uid.describe('Identity to grant the role to'), role: Role }),
+      summary: 'Grants a uid a role. A uid that already has a grant is a conflict; returns the grant.',
+      input: z.object({ slug: MachineSlug, uid: Uid, role: Role }),
       output: z.object({ ok: z.literal(true), admin: AdminGrant }),
       handler: async ({ slug, uid, role }, { services, caller }) => ({
         ok: true as const,
@@ -50,7 +50,7 @@ export const adminsTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: "Changes an existing member's role and returns the updated grant.",
+      summary: "Changes a member's role.",
       input: z.object({ slug: MachineSlug, uid: Uid.describe('Member whose role changes'), role: Role }),
       output: z.object({ ok: z.literal(true), admin: AdminGrant }),
       idempotent: true,

@@ -6,8 +6,8 @@ import { MachineSlug } from './machines.schemas.js';
 // A private child is known to its mother only by id_hash, an HMAC of slug and genesis_hash under a node
 // secret, so a mother can list what it holds without learning slugs, and nobody can test a guessed slug
 // against it; verify-anchor recomputes it for readers of the machine.
-const IdHash = Hex64.describe('Pseudonymous machine id, keyed by a secret of this node (get_config shows your machine\'s)');
-const MotherSlug = Slug.describe('Slug of the mother machine that records anchors');
+const IdHash = Hex64.describe('Pseudonymous machine id (get_config shows your machine\'s)');
+const MotherSlug = Slug.describe('Mother machine recording the anchors');
 
 const Anchor = z.object({
   anchor_id: z.string(),
@@ -37,7 +37,7 @@ export const anchorsTool = defineTool({
   toolset: 'machines',
   title: 'Chain anchors',
   description:
-    "Anchors a machine's chain head into another (mother) machine so a rewritten or truncated history becomes detectable, and checks anchors. Private machines appear at the mother only under a pseudonymous id_hash.",
+    "Anchors chain heads into other machines so rewritten history is detectable. A child machine's signed head is recorded in a mother machine, so a rewritten or truncated history shows; verify checks anchors. Private machines appear at the mother only under a pseudonymous id_hash.",
   actions: [
     defineAction({
       id: 'chain.anchorHead',
@@ -47,7 +47,7 @@ export const anchorsTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Records a child's signed chain head in the mother machine's chain; the signature by the child's current anchor key is the credential.",
+        "Records a child's signed chain head; the signature by the child's current anchor key is the credential.",
       input: z.object({
         motherSlug: MotherSlug,
         id_hash: IdHash,
@@ -78,7 +78,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/{motherSlug}/anchored',
       auth: 'public',
       area: 'chain',
-      summary: 'Lists the machines anchoring into this mother by pseudonymous id_hash; with anchor counts and latest anchored head.',
+      summary: 'Lists the machines anchoring here; with anchor counts and latest anchored head.',
       input: z.object({ motherSlug: MotherSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -130,7 +130,7 @@ export const anchorsTool = defineTool({
       auth: 'bearer',
       role: 'admin',
       area: 'chain',
-      summary: "Reads the machine's anchoring settings: mother, cadence, current anchor public key and last anchor.",
+      summary: "Reads the anchoring settings: mother, cadence, current anchor public key and last anchor.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), config: AnchorConfig }),
       idempotent: true,
@@ -145,12 +145,12 @@ export const anchorsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        "Replaces the machine's anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.",
+        "Replaces the anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.",
       input: z.object({
         slug: MachineSlug,
-        enabled: z.boolean().describe('Turn periodic anchoring on or off'),
+        enabled: z.boolean().describe('Periodic anchoring on or off'),
         mother_slug: Slug.describe('Machine to anchor into; must differ from slug'),
-        every_ticks: z.number().int().min(1).max(1_000_000).default(1287).describe('Anchor cadence in ticks (default 1,287, about 17 min)'),
+        every_ticks: z.number().int().min(1).max(1_000_000).default(1287).describe('Anchor cadence in ticks'),
       }),
       output: z.object({ ok: z.literal(true), config: AnchorConfig }),
       idempotent: true,
@@ -168,7 +168,7 @@ export const anchorsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        "Replaces the machine's anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.",
+        "Rotates the anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -18,7 +18,7 @@ export const apiKeysTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: "Lists the machine's active API keys: name, scope, tier, expiry and prefix, never the raw key.",
+      summary: "Lists the active keys: name, scope, tier, expiry and prefix, never the raw key.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), keys: z.array(ApiKey) }),
       idempotent: true,
@@ -32,10 +32,10 @@ export const apiKeysTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Mints a developer API key for the machine; returns its metadata and the raw key, which is shown only this once.',
+      summary: 'Mints a developer key; returns its metadata and the raw key, which is shown only this once.',
       input: z.object({
         slug: MachineSlug,
-        name: z.string().min(1).max(100).describe('Label to recognise the key by'),
+        name: z.string().min(1).max(100).describe('Key label'),
         scope: z
           .enum(['read', 'write', 'admin'])
           .default('read')
@@ -66,8 +66,8 @@ export const apiKeysTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Revokes one API key of the machine; requests made with it are refused from then on.',
-      input: z.object({ slug: MachineSlug, id: Id.describe('Id of the key, from list') }),
+      summary: 'Revokes a key; requests made with it are refused from then on.',
+      input: z.object({ slug: MachineSlug, id: Id.describe('Key id, from list') }),
       output: z.object({
         ok: z.literal(true),
         id: z.string(),

@@ -8,7 +8,7 @@ export const auditDecryptTool = defineTool({
   toolset: 'machines',
   title: 'Decrypt audit payloads',
   description:
-    "Lets a machine's owner read the encrypted payloads behind audit rows, which otherwise expose only a payload digest. Every decryption is itself recorded in the chain.",
+    "Lets a machine's owner decrypt the payloads behind audit rows, which otherwise show only a digest. Each decryption is recorded in the chain.",
   actions: [
     defineAction({
       id: 'chain.decryptAudit',

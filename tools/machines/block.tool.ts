@@ -17,7 +17,7 @@ export const blockTool = defineTool({
       path: '/api/chain/{slug}/block',
       auth: 'public',
       area: 'chain',
-      summary: 'Returns the audit rows stamped exactly at the given tick; not found (details.code NO_BLOCK_AT_TICK) when no row carries that tick.',
+      summary: 'Returns the rows stamped at the tick; not found (details.code NO_BLOCK_AT_TICK) when no row carries that tick.',
       input: z.object({ slug: MachineSlug, tick: Tick.describe('Tick to read') }),
       output: z.object({
         ok: z.literal(true),
@@ -41,7 +41,7 @@ export const blockTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Returns the chain as it stood at the given tick: the newest row at or before it, the row count then and the latest state snapshot then; not found (NO_BLOCK_AT_TICK) before the first row.',
+        'Returns the chain as it stood then: the newest row at or before it, the row count then and the latest state snapshot then; not found (NO_BLOCK_AT_TICK) before the first row.',
       input: z.object({ slug: MachineSlug, tick: Tick.describe('Tick to look back to') }),
       output: z.object({
         ok: z.literal(true),

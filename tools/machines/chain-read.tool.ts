@@ -20,7 +20,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/state',
       auth: 'public',
       area: 'chain',
-      summary: `Returns the machine's latest recorded state hash and chain head (seq, tick, hash); ${readGate}.`,
+      summary: `Returns the latest state hash and chain head (seq, tick, hash); ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -47,7 +47,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/stats',
       auth: 'public',
       area: 'chain',
-      summary: `Returns the machine's row counts; in total, per type and over the last 60 ticks, with first and last row ticks; ${readGate}.`,
+      summary: `Returns row counts; in total, per type and over the last 60 ticks, with first and last row ticks; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -73,7 +73,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/coverage',
       auth: 'public',
       area: 'chain',
-      summary: `Lists the row types this machine has emitted; grouped by family, with counts and first and last ticks; ${readGate}.`,
+      summary: `Lists the row types written; grouped by family, with counts and first and last ticks; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -98,7 +98,7 @@ export const chainReadTool = defineTool({
       path: '/api/chain/{slug}/sources',
       auth: 'public',
       area: 'chain',
-      summary: `Lists the sources that wrote to the machine (keys, devices, apps, contracts); with events seen, events stamped and liveness; ${readGate}.`,
+      summary: `Lists who wrote rows (keys, devices, apps, contracts); with events seen, events stamped and liveness; ${readGate}.`,
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -162,7 +162,7 @@ export const chainReadTool = defineTool({
       input: z.object({
         slug: MachineSlug,
         buckets: z.number().int().min(1).max(240).default(24).describe('Number of buckets'),
-        window_ticks: z.number().int().min(1).max(1_000_000).default(4633).describe('Window length in ticks (default 4,633, about 1 h)'),
+        window_ticks: z.number().int().min(1).max(1_000_000).default(4633).describe('Window length in ticks'),
       }),
       output: z.object({
         ok: z.literal(true),

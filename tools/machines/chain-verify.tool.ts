@@ -38,7 +38,7 @@ export const chainVerifyTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Re-hashes every row between two ticks and checks each prev_hash link; returns valid, the row count and the tick of the first broken row.',
+        'Re-hashes the rows between two ticks and checks the links; returns valid, the row count and the tick of the first broken row.',
       input: z.object({
         slug: MachineSlug,
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),

@@ -24,9 +24,9 @@ export const chainWriteTool = defineTool({
         'Appends a typed event row; send either a JSON payload (the row carries the SHA-256 of its canonical JSON, never the payload) or a precomputed 64-hex hash.',
       input: z.object({
         slug: MachineSlug,
-        type: RowType.default('event').describe('Event type, up to 64 characters'),
-        payload: JsonObject.optional().describe('Event data; the row carries sha256 of its canonical JSON. Omit when sending hash'),
-        hash: Hex64.optional().describe('Precomputed SHA-256 of the event data (64 hex); omit when sending payload'),
+        type: RowType.default('event').describe('Event type'),
+        payload: JsonObject.optional().describe('Event data; the row keeps only its sha256. Omit when sending hash'),
+        hash: Hex64.optional().describe('SHA-256 of the event data (64 hex); omit when sending payload'),
       }),
       output: WriteResult,
       handler: async ({ slug, ...event }, { services, caller }) => {
@@ -42,8 +42,8 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'chain',
-      summary: "Records a snapshot of the client's own state as a 64-hex state hash; it becomes what the state read returns.",
-      input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state being recorded (64 hex; lowercased)') }),
+      summary: "Records a hash of your own state; it becomes what the state read returns.",
+      input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state, 64 hex') }),
       output: WriteResult,
       handler: async ({ slug, state_hash }, { services, caller }) => {
         const { machine } = await services.machines.readable(slug, caller);
@@ -58,10 +58,10 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       role: 'operator',
       area: 'chain',
-      summary: 'Records that a file with the given SHA-256 and size existed now; the file itself is not uploaded.',
+      summary: 'Records a file\'s hash and size; the file itself is not uploaded.',
       input: z.object({
         slug: MachineSlug,
-        name: z.string().min(1).max(1024).describe('File name or path as the client knows it'),
+        name: z.string().min(1).max(1024).describe('File name or path'),
         sha256: Hex64.describe('SHA-256 of the file content'),
         size: z.number().int().min(0).describe('Size in bytes'),
         content_type: z.string().max(255).optional().describe('MIME type, e.g. "application/pdf"'),
@@ -84,8 +84,8 @@ export const chainWriteTool = defineTool({
       input: z.object({
         slug: MachineSlug,
         direction: z.enum(['inbound', 'outbound']).describe('Who opened the connection'),
-        peer_hash: z.string().min(1).max(128).describe('Hash identifying the peer (never a raw address)'),
-        protocol: z.string().min(1).max(32).describe('e.g. "https", "mqtt", "ssh"'),
+        peer_hash: z.string().min(1).max(128).describe('Hash of the peer, never a raw address'),
+        protocol: z.string().min(1).max(32).describe('e.g. "https"'),
         state: z.enum(['open', 'close']).describe('Whether the connection opened or closed'),
       }),
       output: WriteResult,
@@ -102,7 +102,7 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'chain',
-      summary: "Appends an audit row from one of the owner's mini-apps, tagged with the app id; owner only.",
+      summary: "Appends a row from one of your mini-apps; owner only.",
       input: z.object({
         slug: MachineSlug,
         app: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_.-]*$/, 'lowercase letters, digits, "_", "." or "-"').describe('Id of the mini-app'),
@@ -123,10 +123,10 @@ export const chainWriteTool = defineTool({
       auth: 'bearer',
       area: 'chain',
       summary:
-        'Answers that state transitions are submitted through a contract (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
+        'Explains that transitions go through contracts (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
       input: z.object({
         slug: MachineSlug,
-        tx: JsonObject.optional().describe('Ignored; accepted so that old clients get the explanation instead of an error'),
+        tx: JsonObject.optional().describe('Ignored. Accepted so that old clients get the explanation instead of an error'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -153,7 +153,7 @@ export const chainWriteTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Records a submission rejected before reaching a chain in the node's rejection log; rejected by a client library, proxy or validator, never written in a machine's chain; without a key at most 10 rows a minute per client address, 60 per key.",
+        "Logs a submission rejected before any chain; rejected by a client library, proxy or validator, never written in a machine's chain; without a key at most 10 rows a minute per client address, 60 per key.",
       input: z.object({
         slug: Slug.optional().describe('Machine the submission was meant for, when known'),
         reason: z.string().min(1).max(500).describe('Why it was rejected'),

@@ -21,10 +21,10 @@ export const machineSettingsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        'Sets the machine status to active, paused or archived; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.',
+        'Sets the machine\'s status; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.',
       input: z.object({
         slug: MachineSlug,
-        status: MachineStatus.describe('New status: active, paused or archived'),
+        status: MachineStatus.describe('New status'),
         reason: z.string().max(500).optional().describe('Why, recorded in the audit row'),
       }),
       output: z.object({
@@ -49,7 +49,7 @@ export const machineSettingsTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Changes only the settings given (visibility, display name, purpose, read password) and returns the updated machine.',
+      summary: 'Changes the settings given: visibility, display name, purpose, read password; returns the updated machine.',
       input: z.object({
         slug: MachineSlug,
         is_public: z.boolean().optional().describe('Make the machine public (readable by anyone, listed) or private'),
@@ -78,7 +78,7 @@ export const machineSettingsTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Exchanges a private machine's read password for a short-lived read-only share token; wrong passwords are refused and rate limited.",
+        "Trades a read password for a short-lived share token; wrong passwords are refused and rate limited.",
       input: z.object({
         slug: MachineSlug,
         password: z.string().min(1).max(256).describe('The read password set in the machine settings'),
@@ -114,7 +114,7 @@ export const machineSettingsTool = defineTool({
       role: 'admin',
       area: 'chain',
       summary:
-        'Issues a new read-only share token for the machine; replaces any previous one and returns it with its expiry.',
+        'Issues a read-only share token; replaces any previous one and returns it with its expiry.',
       input: z.object({
         slug: MachineSlug,
         expires_at: IsoDate.optional().describe('When the token stops working; never when omitted'),
@@ -140,7 +140,7 @@ export const machineSettingsTool = defineTool({
       auth: 'public',
       role: 'admin',
       area: 'chain',
-      summary: 'Revokes the share token so only members (and anyone, if the machine is public) can read the machine.',
+      summary: 'Revokes the share token. Then only members (and anyone, if the machine is public) can read the machine.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

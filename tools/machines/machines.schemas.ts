@@ -9,7 +9,7 @@ export const Machine = z.object({
   slug: Slug,
   display_name: z.string().nullable(),
   purpose: z.string().nullable(),
-  is_public: z.boolean().describe('Public machines are readable by anyone and appear in aggregate lists'),
+  is_public: z.boolean().describe('Readable by anyone, listed publicly'),
   status: MachineStatus,
   owner_uid: Uid.describe('Identity that created the machine; the highest authority on it'),
   genesis_tick: Tick.describe('Tick at creation; seeds the first prev_hash of the chain'),
@@ -97,10 +97,10 @@ export const StreamBounds = {
     .min(100)
     .max(60000)
     .default(5000)
-    .describe('MCP only: stop collecting after this many milliseconds'),
+    .describe('MCP only: stop after this many ms'),
   last_event_id: z
     .string()
     .max(256)
     .optional()
-    .describe('Resume after this event id (same as the Last-Event-ID header): missed events are replayed first'),
+    .describe('Resume after this event id, replaying missed events. Same as the Last-Event-ID header'),
 };

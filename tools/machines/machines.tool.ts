@@ -24,7 +24,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/state-machines',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the caller's private machines mixed with public ones; a page at a time, with status and chain head.",
+      summary: "Lists your machines and public ones; a page at a time, with status and chain head.",
       input: z.object({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), machines: z.array(Machine), next_cursor: z.string().nullable() }),
       idempotent: true,
@@ -38,7 +38,7 @@ export const machinesTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        "Reads one machine's metadata and the caller's role on it; a private machine the caller may not read is not found.",
+        "Reads one machine and your role on it; a private machine the caller may not read is not found.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
@@ -55,7 +55,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/aggregate/list',
       auth: 'public',
       area: 'chain',
-      summary: 'Lists every public machine without owner identities; safe for anonymous callers.',
+      summary: 'Lists public machines; safe for anonymous callers.',
       input: z.object({ limit: Limit.optional(), cursor: Cursor.optional() }),
       output: z.object({
         ok: z.literal(true),
@@ -73,9 +73,9 @@ export const machinesTool = defineTool({
       path: '/api/chain/active',
       auth: 'public',
       area: 'chain',
-      summary: 'Ranks public machines by audit rows written recently; over the last window_ticks ticks (default 60, about 47 s).',
+      summary: 'Ranks public machines by recent rows; over the last window_ticks ticks (default 60, about 47 s).',
       input: z.object({
-        window_ticks: z.number().int().min(1).max(111_197).default(60).describe('Window length in ticks (111,197 ticks is about a day)'),
+        window_ticks: z.number().int().min(1).max(111_197).default(60).describe('Window length in ticks'),
         limit: Limit.default(10),
       }),
       output: z.object({
@@ -98,7 +98,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/newest',
       auth: 'public',
       area: 'chain',
-      summary: 'Lists the newest public machines first, ordered by genesis tick.',
+      summary: 'Lists the newest public machines.',
       input: z.object({ limit: Limit.default(20) }),
       output: z.object({ ok: z.literal(true), machines: z.array(PublicMachine) }),
       idempotent: true,
@@ -112,10 +112,10 @@ export const machinesTool = defineTool({
       auth: 'public',
       area: 'chain',
       summary:
-        'Returns the newest audit rows across all public machines; newest first, optionally of one transition type; cached for one tick.',
+        'Lists the newest rows of all public machines; newest first, optionally of one transition type; cached for one tick.',
       input: z.object({
         limit: Limit.default(50),
-        type: z.string().min(1).max(64).optional().describe('Only rows of this transition type, e.g. "event" or "contract"'),
+        type: z.string().min(1).max(64).optional().describe('Only rows of this type, e.g. "event"'),
       }),
       output: z.object({ ok: z.literal(true), tick: Tick.describe('Tick the answer was computed at'), rows: z.array(MachineAuditRow) }),
       idempotent: true,
@@ -128,7 +128,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/fleet',
       auth: 'public',
       area: 'chain',
-      summary: 'Returns node-wide machine counts by status and visibility plus total audit rows; counts only, no identities.',
+      summary: 'Counts machines and audit rows node-wide; counts only, no identities.',
       input: z.object({}),
       output: z.object({
         ok: z.literal(true),

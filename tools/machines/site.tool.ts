@@ -27,7 +27,7 @@ export const siteTool = defineTool({
       path: '/api/chain/{slug}/site/file/{sha}',
       auth: 'public',
       area: 'chain',
-      summary: "Returns the metadata of one site file by its content hash (path, type, size, when and by whom it was uploaded).",
+      summary: "Reads one file's metadata by content hash (path, type, size, when and by whom it was uploaded).",
       input: z.object({ slug: MachineSlug, sha: Hex64.describe('Content hash of the file') }),
       output: z.object({ ok: z.literal(true), slug: z.string(), file: SiteFile }),
       idempotent: true,
@@ -40,7 +40,7 @@ export const siteTool = defineTool({
       path: '/api/chain/{slug}/site/list',
       auth: 'public',
       area: 'chain',
-      summary: "Lists the current files of the machine's site; one per path, with content hash, type and size.",
+      summary: "Lists the site's files; one per path, with content hash, type and size.",
       input: z.object({ slug: MachineSlug, limit: Limit.default(100), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), slug: z.string(), files: z.array(SiteFile), next_cursor: z.string().nullable() }),
       idempotent: true,
@@ -62,7 +62,7 @@ export const siteTool = defineTool({
           .min(1)
           .max(512)
           .regex(/^[A-Za-z0-9._~\-/]+$/, 'URL-safe path characters only')
-          .describe('Path inside the site, e.g. "index.html" or "docs/intro.html"'),
+          .describe('Path inside the site, e.g. "docs/intro.html"'),
         content: z.string().max(700_000).describe('File content, as UTF-8 text or base64 per encoding (at most 512 KiB decoded)'),
         encoding: z.enum(['utf-8', 'base64']).default('utf-8').describe('How content is encoded'),
         content_type: z
@@ -70,12 +70,12 @@ export const siteTool = defineTool({
           .min(1)
           .max(255)
           .default('text/html; charset=utf-8')
-          .describe('MIME type served for the file: text/html, text/css, text/plain, text/markdown, text/csv, (text|application)/javascript, application/json, application/wasm, application/pdf, image/(png|jpeg|gif|webp|avif|svg+xml|x-icon) or font/(woff|woff2)'),
+          .describe('Served MIME type: text/html, text/css, text/plain, text/markdown, text/csv, (text|application)/javascript, application/json, application/wasm, application/pdf, image/(png|jpeg|gif|webp|avif|svg+xml|x-icon) or font/(woff|woff2)'),
         publish_key: z
           .string()
           .max(256)
           .optional()
-          .describe('Site publish key, when the caller is not an operator or higher (the site proxy attaches it)'),
+          .describe('Publish key, if you are not an operator or higher (the site proxy attaches it)'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -94,7 +94,7 @@ export const siteTool = defineTool({
       path: '/api/chain/{slug}/site/publish-key',
       auth: 'public',
       area: 'chain',
-      summary: 'Tells whether a site publish key is active, with its prefix and issue tick; never the key itself.',
+      summary: 'Tells whether a publish key is active; never the key itself.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -8,7 +8,7 @@ export const spinUpTool = defineTool({
   toolset: 'machines',
   title: 'Spin up a machine',
   description:
-    'Creates a new state machine (an append-only audit chain identified by a slug) owned by the caller, and returns it with an admin-scope API key that is shown only once. Use it first when you need your own machine to log events, deploy contracts or publish a site.',
+    'Creates a state machine (an append-only audit chain named by a slug) that you own, with an admin API key shown only once. Use it first to log events, deploy contracts or publish a site.',
   actions: [
     defineAction({
       id: 'chain.createMachine',
@@ -27,9 +27,9 @@ export const spinUpTool = defineTool({
         is_public: z
           .boolean()
           .default(false)
-          .describe('Public machines are readable by anyone and appear in aggregate lists; private ones only by members'),
+          .describe('Readable by anyone, listed publicly; private ones only by members'),
         display_name: z.string().min(1).max(255).optional().describe('Human-readable name'),
-        purpose: z.string().max(4000).optional().describe('What the machine is for, free text'),
+        purpose: z.string().max(4000).optional().describe('What the machine is for'),
       }),
       output: z.object({
         ok: z.literal(true),

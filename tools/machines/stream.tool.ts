@@ -34,7 +34,7 @@ export const streamTool = defineTool({
   toolset: 'machines',
   title: 'Live streams',
   description:
-    "Reads a live server-sent event stream for up to max_events events or max_ms milliseconds and returns what arrived: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Pass the last id back as last_event_id to continue without gaps. A stream ends with access.revoked when your access is revoked.",
+    "Collects a live event stream for up to max_events events or max_ms ms: a machine's audit rows, public machines' rows, a machine's contract events (owner only), or one contract's transitions. Pass the last id back as last_event_id to continue without gaps. A stream ends with access.revoked when your access is revoked.",
   actions: [
     defineAction({
       id: 'chain.streamExplore',
@@ -43,7 +43,7 @@ export const streamTool = defineTool({
       path: '/api/chain/{slug}/explore/sse',
       auth: 'public',
       area: 'chain',
-      summary: "Streams the machine's new audit rows live as `audit.appended` events; private machines need membership or a share token.",
+      summary: "New audit rows of the machine; private machines need membership or a share token.",
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the row seq'),
@@ -65,7 +65,7 @@ export const streamTool = defineTool({
       path: '/api/chain/aggregate/sse',
       auth: 'public',
       area: 'chain',
-      summary: 'Streams new audit rows of every public machine as one feed; rows of private machines never appear.',
+      summary: 'New audit rows of all public machines; rows of private machines never appear.',
       input: z.object({ ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: "<slug>:<seq>"; resuming covers the last 4,096 public rows of this server process'),
@@ -85,7 +85,7 @@ export const streamTool = defineTool({
       auth: 'bearer',
       role: 'owner',
       area: 'chain',
-      summary: 'Streams every contract event inserted on the machine (`event.emitted`); with a heartbeat every 25 s; owner only.',
+      summary: 'Contract events of the machine (`event.emitted`); with a heartbeat every 25 s; owner only.',
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the contract event id'),
@@ -104,7 +104,7 @@ export const streamTool = defineTool({
       auth: 'bearer',
       role: 'viewer',
       area: 'chain',
-      summary: 'Streams every successful transition of one contract (`contract.transitioned`) as it happens.',
+      summary: 'Successful transitions of one contract. Sent as `contract.transitioned` events as they happen.',
       input: z.object({ slug: MachineSlug, id: Id.describe('Contract id'), ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the transition id'),

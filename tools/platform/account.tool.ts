@@ -44,7 +44,7 @@ export const accountTool = defineTool({
       area: 'identity',
       summary: 'Mints a free demo key and a new uid; the raw key is shown only in this answer because only its hash is stored.',
       input: z.object({
-        label: z.string().max(100).optional().describe('Free text to recognise the key later'),
+        label: z.string().max(100).optional().describe('Key label'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -101,9 +101,9 @@ export const accountTool = defineTool({
       auth: 'bearer',
       area: 'identity',
       summary:
-        "Returns the update manifest (artifacts with SHA-256 digests and registry_version) signed with the node's Ed25519 key; verify it against a pinned public key before pulling changed artifacts.",
+        "Returns the signed update manifest: artifacts with SHA-256 digests and registry_version, signed with the node's Ed25519 key; verify it against a pinned public key before pulling changed artifacts.",
       input: z.object({
-        since_version: z.string().max(128).optional().describe('Only list artifacts changed after this registry_version, e.g. "r3"'),
+        since_version: z.string().max(128).optional().describe('Only artifacts changed after this registry_version'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -140,15 +140,15 @@ export const accountTool = defineTool({
       path: '/api/apps/track',
       auth: 'bearer',
       area: 'platform',
-      summary: 'Records an app usage event as an audited row of the named machine (or of the machine key in use).',
+      summary: 'Records an app usage event on a machine (or of the machine key in use).',
       input: z.object({
-        app: z.string().min(1).max(64).describe('App name'),
+        app: z.string().min(1).max(64),
         event: z
           .string()
           .regex(/^[a-z][a-z0-9_.]{0,63}$/)
-          .describe('Event name, e.g. "opened" or "export.clicked"'),
+          .describe('Event name, e.g. "opened"'),
         slug: Slug.optional().describe('Machine whose log records the event; the machine of a machine key when absent'),
-        properties: JsonObject.optional().describe('Small free-form details of the event'),
+        properties: JsonObject.optional().describe('Free-form details'),
       }),
       output: z.object({ ok: z.literal(true), audit_row_id: z.string(), tick: Tick }),
       handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.general.appEvents.track(input, caller)) }),
@@ -160,7 +160,7 @@ export const accountTool = defineTool({
       path: '/api/contact',
       auth: 'public',
       area: 'platform',
-      summary: "Stores a contact message for the node's operators (rate limited) and returns its id.",
+      summary: "Sends a message to the node's operators. Rate limited; returns its id.",
       input: z.object({
         name: z.string().min(1).max(100),
         email: z.email().max(254).describe('Where a reply should go'),

@@ -56,11 +56,11 @@ export const apiCatalogTool = defineTool({
       area: 'platform',
       summary: 'Lists the route registry of the node; filtered by text, tag, method or path, optionally with the JSON Schema of each input.',
       input: z.object({
-        q: z.string().max(200).optional().describe('Words that must all appear in the id, path, summary or tool name'),
+        q: z.string().max(200).optional().describe('Words that must all appear in id, path, summary or tool'),
         tag: z.string().max(64).optional().describe('A toolset (machines), area (chain) or tool name (core_chain_write)'),
         method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
         path: z.string().max(300).optional().describe('A path prefix (/api/chain) or a concrete path (/api/chain/demo/event)'),
-        include_schemas: z.boolean().default(false).describe('Include the JSON Schema of each input'),
+        include_schemas: z.boolean().default(false).describe('Include each input\'s JSON Schema'),
       }),
       output: z.object({ ok: z.literal(true), count: z.number().int(), version: z.string(), endpoints: z.array(Entry) }),
       idempotent: true,
@@ -73,7 +73,7 @@ export const apiCatalogTool = defineTool({
       path: '/api/openapi.json',
       auth: 'public',
       area: 'platform',
-      summary: 'Returns the OpenAPI 3.1 description of every operation; generated from the same registry as the MCP tools.',
+      summary: 'Returns the OpenAPI 3.1 document. Generated from the same registry as the MCP tools.',
       input: z.object({}),
       output: z
         .object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.unknown()) })

@@ -15,7 +15,7 @@ function needCookies(ctx: ActionContext, what: string): void {
   }
 }
 
-const State = z.string().min(8).max(512).describe('Opaque value the client chose; echoed back to detect forgery');
+const State = z.string().min(8).max(512).describe('Opaque value echoed back to detect forgery');
 
 /** Public signing key in JWK form; the node signs sessions with Ed25519 (OKP) but others stay readable. */
 const Jwk = z.object({
@@ -35,7 +35,7 @@ export const authTool = defineTool({
   toolset: 'platform',
   title: 'Sessions and OIDC discovery',
   description:
-    "Portal sessions and the node's OpenID discovery documents. Log in by e-mail with a one-time code (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens.",
+    "Portal sessions and OpenID discovery. The node's discovery documents are public. Log in by e-mail with a one-time code (a session cookie, never key material), run the authorization-code round trip with sso_start and callback, and read the JWKS or OpenID configuration to verify session tokens.",
   actions: [
     defineAction({
       id: 'auth.login',
@@ -47,13 +47,13 @@ export const authTool = defineTool({
       summary:
         'Starts a portal session for an e-mail address (set as a signed cookie, never key material): the first call reports code_required and writes a one-time code to the server log, the second sends it. A node in e-mail-only demo mode opens an unproven session at once, which cannot mint keys.',
       input: z.object({
-        email: z.email().max(254).describe('E-mail address of the account'),
+        email: z.email().max(254),
         one_time_code: z
           .string()
           .min(4)
           .max(32)
           .optional()
-          .describe('One-time code from the server log, sent in the second call'),
+          .describe('One-time code from the server log, on the second call'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -79,13 +79,13 @@ export const authTool = defineTool({
       callerRequired: true,
       area: 'identity',
       summary:
-        "Starts the authorization-code round trip for the signed-in user (user key or proven session); returns the node's authorization URL and sets a cookie binding the round trip to this browser.",
+        "Starts the authorization-code round trip (user key or proven session); returns the node's authorization URL and sets a cookie binding the round trip to this browser.",
       input: z.object({
         redirect_uri: z
           .string()
           .min(1)
           .max(2048)
-          .describe('Where the callback sends the user afterwards: a path on this node (/explorer/), a URL on its public origin, or one of CORE_SSO_REDIRECTS'),
+          .describe('Where the callback sends the user: a path on this node (/explorer/), a URL on its public origin, or one of CORE_SSO_REDIRECTS'),
         state: State,
         code_challenge: z
           .string()
@@ -122,7 +122,7 @@ export const authTool = defineTool({
           .string()
           .regex(/^[A-Za-z0-9._~-]{43,128}$/, 'a PKCE code_verifier is 43-128 characters of A-Z, a-z, 0-9 and -._~')
           .optional()
-          .describe('PKCE verifier, required when sso_start was given a code_challenge'),
+          .describe('PKCE verifier, if sso_start had a code_challenge'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -145,7 +145,7 @@ export const authTool = defineTool({
       path: '/api/.well-known/jwks.json',
       auth: 'public',
       area: 'identity',
-      summary: "Returns the node's public signing keys as a JSON Web Key Set; to verify session JWTs.",
+      summary: "Returns the node's JSON Web Key Set; to verify session JWTs.",
       input: NoInput,
       output: z.object({ ok: z.literal(true), keys: z.array(Jwk) }),
       idempotent: true,
@@ -158,7 +158,7 @@ export const authTool = defineTool({
       path: '/api/.well-known/openid-configuration',
       auth: 'public',
       area: 'identity',
-      summary: "Returns the node's OpenID Connect discovery document: issuer, endpoints, JWKS URI and supported algorithms.",
+      summary: "Returns the OpenID Connect discovery document: issuer, endpoints, JWKS URI and supported algorithms.",
       input: NoInput,
       output: z.object({
         ok: z.literal(true),

@@ -19,7 +19,7 @@ export const constantsTool = defineTool({
   toolset: 'platform',
   title: 'Physical constants',
   description:
-    'CODATA 2018 physical constants with SI units and standard uncertainties. List or search them, or read one by key or alias (for example "c", "h", "G", "electron_mass").',
+    'CODATA 2018 physical constants. With SI units and standard uncertainties. List or search them, or read one by key or alias (for example "c", "h", "G", "electron_mass").',
   actions: [
     defineAction({
       id: 'constants.list',
@@ -30,7 +30,7 @@ export const constantsTool = defineTool({
       area: 'platform',
       summary: 'Lists the CODATA 2018 physical constants; optionally filtered by text, with units and uncertainties.',
       input: z.object({
-        q: z.string().max(200).optional().describe('Case-insensitive text to match in key, name, symbol or alias'),
+        q: z.string().max(200).optional().describe('Search text. Matched in any case against key, name, symbol and alias'),
         limit: Limit.optional(),
         cursor: Cursor.optional(),
       }),
@@ -51,8 +51,8 @@ export const constantsTool = defineTool({
       path: '/api/constants/{key}',
       auth: 'public',
       area: 'platform',
-      summary: 'Reads one physical constant by key, symbol or alias; with value, unit and standard uncertainty.',
-      input: z.object({ key: z.string().min(1).max(200).describe('Key, symbol or alias, e.g. "c" or "planck_constant"') }),
+      summary: 'Reads one constant by key, symbol or alias; with value, unit and standard uncertainty.',
+      input: z.object({ key: z.string().min(1).max(200).describe('Key, symbol or alias, e.g. "c"') }),
       output: z.object({ ok: z.literal(true), source: z.string(), constant: Constant }),
       idempotent: true,
       handler: async ({ key }, { services }) => services.constants.get(key),

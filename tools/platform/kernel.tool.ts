@@ -7,7 +7,7 @@ export const kernelTool = defineTool({
   toolset: 'platform',
   title: 'Kernel',
   description:
-    "The kernel: the single source of the timing constants, core equations, operator catalogue summary and the computation mandate every compute follows. Read the prompt first when an agent is about to compute, or the structured kernel when it needs the constants or equations as data.",
+    "The kernel: timing constants, core equations and the computation mandate. It also summarises the operator catalogue; every compute follows the mandate. Read the prompt first when an agent is about to compute, or the structured kernel when it needs the constants or equations as data.",
   actions: [
     defineAction({
       id: 'kernel.get',

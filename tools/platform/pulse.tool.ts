@@ -7,7 +7,7 @@ export const pulseTool = defineTool({
   toolset: 'platform',
   title: 'Pulse, health and status',
   description:
-    "The node's tick clock (1.287 Hz, 777 ms per tick) and its operational state. Read the pulse to learn the current tick before writing tick-based fields; check health, status or Prometheus metrics to see whether the node is ready.",
+    "The node's tick clock and operational state. Read the pulse to learn the current tick before writing tick-based fields; check health, status or Prometheus metrics to see whether the node is ready.",
   actions: [
     defineAction({
       id: 'platform.getPulse',
@@ -78,7 +78,7 @@ export const pulseTool = defineTool({
       path: '/api/metrics',
       auth: 'public',
       area: 'platform',
-      summary: "Returns the node's metrics in the Prometheus text exposition format.",
+      summary: "Returns the node's Prometheus metrics.",
       input: NoInput,
       output: z.string(),
       produces: 'text/plain; version=0.0.4; charset=utf-8',

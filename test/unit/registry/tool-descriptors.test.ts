@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allTools } from '../../../tools/index.js';
+import { isLabelOf } from '../../../src/registry/descriptor-notes.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../../src/registry/mcp-tools.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
 import { TOOLSETS } from '../../../src/registry/types.js';
@@ -74,6 +75,19 @@ describe('the tools/list an agent loads', () => {
         if (typeof node.description === 'string') expect(node.description, `${tool.name}${path}`).not.toMatch(/required by|optional for/);
       }
     }
+  });
+
+  it('spends nothing on a note the field name already says: no empty or label-only description, no off or empty default', () => {
+    const idle: string[] = [];
+    for (const tool of tools) {
+      for (const [path, node] of walk(tool.inputSchema)) {
+        const field = /\.([^.[\]{}|]+)$/.exec(path)?.[1];
+        if (field === undefined) continue;
+        if (typeof node.description === 'string' && isLabelOf(field, node.description)) idle.push(`${tool.name}${path}: "${node.description}"`);
+        if (node.default === false || (typeof node.default === 'object' && node.default !== null && Object.keys(node.default).length === 0)) idle.push(`${tool.name}${path}: default`);
+      }
+    }
+    expect(idle).toEqual([]);
   });
 
   it('names each action with the fields it requires', () => {
