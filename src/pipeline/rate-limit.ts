@@ -21,7 +21,7 @@ const MAX_BUCKETS = 50_000;
 const SHARE_EVERY_MS = 200;
 /** Buckets per message: PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
 const SHARE_PER_MESSAGE = 100;
-const SHARE_CHANNEL = 'rate-limit.consumed';
+export const SHARE_CHANNEL = 'rate-limit.consumed';
 
 /** Several processes behind one store: each tells the others the tokens its callers took. */
 export interface RateShare {

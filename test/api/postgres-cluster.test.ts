@@ -1,10 +1,11 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { tempDir } from '../helpers/server.js';
+import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { openSse } from '../helpers/sse.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
@@ -38,8 +39,6 @@ const every = (ticks: number) => ({
   transitions: [{ from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: ticks } }],
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function chainRows(server: DirServer, slug: string): Promise<ChainRow[]> {
   return server.core.store.logs.read<ChainRow>(chainStream(slug));
 }
@@ -66,11 +65,14 @@ if (databaseUrl === undefined) {
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         ids.push(res.body.contract.id as string);
       }
-      await sleep(5000);
-      const rows = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug));
+      // Until every contract has fired three due ticks: the first two were each followed by a later fire.
+      const rows = await eventually(async () => {
+        const read = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug));
+        for (const id of ids) expect(read.filter((r) => r.contract_id === id).length).toBeGreaterThanOrEqual(3);
+        return read;
+      }, 100);
       for (const id of ids) {
         const mine = rows.filter((r) => r.contract_id === id);
-        expect(mine.length).toBeGreaterThanOrEqual(3);
         // One row per due tick, numbered without gaps and hash-linked: no fire was taken twice.
         const due = mine.map((r) => r.due_tick);
         expect(new Set(due).size).toBe(due.length);
@@ -99,13 +101,23 @@ if (databaseUrl === undefined) {
         return new Promise(() => undefined);
       });
       await holding;
+      // B's claims of the contract that the dead holder refused: B is trying to fire it.
+      let refused = 0;
+      const tryRun = b.core.store.locks.tryRun.bind(b.core.store.locks);
+      vi.spyOn(b.core.store.locks, 'tryRun').mockImplementation(async (key, fn) => {
+        const outcome = await tryRun(key, fn);
+        if (key === `contract:${id}` && !outcome.ran) refused++;
+        return outcome;
+      });
       await b.core.services.contracts.scheduler.start();
-      await sleep(1600);
+      await eventually(() => expect(refused).toBeGreaterThanOrEqual(3));
       expect(await a.core.store.logs.read(transitionsStream(slug), { types: [id] })).toHaveLength(0);
       await doomed.close().catch(() => undefined);
-      await sleep(2500);
-      const fired = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug), { types: [id] });
-      expect(fired.length).toBeGreaterThanOrEqual(1);
+      const fired = await eventually(async () => {
+        const read = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug), { types: [id] });
+        expect(read.length).toBeGreaterThanOrEqual(1);
+        return read;
+      }, 100);
       expect(fired[0]).toMatchObject({ n: 1, triggered_by: 'trigger' });
     });
 
@@ -129,9 +141,10 @@ if (databaseUrl === undefined) {
       const sse = await openSse(`${b.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${key}` });
       expect(sse.res.status).toBe(200);
       const events = sse.events;
-      await sleep(200);
+      // B hears the append announcements it subscribed to at start (instead of sleeping until it may).
+      await listeningNow(a.core.store.pubsub, b.core.store.pubsub);
       for (let i = 0; i < 3; i++) expect((await a.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'remote', payload: { i } } })).status).toBe(200);
-      for (let i = 0; i < 100 && events.filter((e) => e.event === 'audit.appended').length < 3; i++) await sleep(20);
+      await eventually(() => expect(events.filter((e) => e.event === 'audit.appended').length).toBeGreaterThanOrEqual(3));
       const rows = events.filter((e) => e.event === 'audit.appended').map((e) => JSON.parse(e.data) as ChainRow);
       expect(rows.map((r) => r.type)).toEqual(['remote', 'remote', 'remote']);
       expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);

@@ -4,8 +4,8 @@ import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually, listeningNow } from '../helpers/pg-wait.js';
+import { SHARE_CHANNEL } from '../../src/pipeline/rate-limit.js';
 
 /** Two servers on one PostgreSQL schema (own pools, sessions and in-memory state: two processes to the database). */
 async function twoNodes(env: Record<string, string> = {}): Promise<{ a: DirServer; b: DirServer }> {
@@ -39,12 +39,11 @@ if (databaseUrl === undefined) {
       await a.core.store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => p && { ...p, status: 'accepted' });
       expect((await b.call('GET', '/api/operators/KE_ACROSS')).status).toBe(404);
       await a.core.services.communityOperators.promote(id, { uid: 'reviewer', credential: 'session', proven: true });
-      let found = await b.call('GET', '/api/operators/KE_ACROSS');
-      for (let i = 0; i < 100 && found.status !== 200; i++) {
-        await sleep(20);
-        found = await b.call('GET', '/api/operators/KE_ACROSS');
-      }
-      expect(found.status).toBe(200);
+      const found = await eventually(async () => {
+        const res = await b.call('GET', '/api/operators/KE_ACROSS');
+        expect(res.status).toBe(200);
+        return res;
+      });
       expect(found.body.operator).toMatchObject({ id: 'KE_ACROSS', tier: 'community', expression: '0.5 * m * v^2' });
       const computed = await b.call('POST', '/api/compute', { body: { operators: ['KE_ACROSS'], inputs: { m: 2, v: 3 } } });
       expect(computed.body).toMatchObject({ value: 9, unit: 'J' });
@@ -53,13 +52,22 @@ if (databaseUrl === undefined) {
     });
 
     it('holds a key to one rate across both servers: a burst used through one is refused by the other', async () => {
-      const { a, b } = await twoNodes({ CORE_RATE_LIMIT: '1/4' });
+      // One token per 1000 s: no bucket refills within the test, however slowly it runs.
+      const { a, b } = await twoNodes({ CORE_RATE_LIMIT: '0.001/4' });
+      // What B hears of A's consumption, per bucket; B's limiter (subscribed at start) has applied a
+      // message before this later listener sees it.
+      const sharedToB = new Map<string, number>();
+      const off = b.core.store.pubsub.subscribe(SHARE_CHANNEL, (message) => {
+        for (const [id, entry] of Object.entries((message as { c?: Record<string, [number]> }).c ?? {})) sharedToB.set(id, (sharedToB.get(id) ?? 0) + entry[0]);
+      });
+      onTestFinished(off);
+      await listeningNow(a.core.store.pubsub, b.core.store.pubsub);
       const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await a.call('GET', '/api/constants/h', { key })).status);
       expect(statuses).toEqual([200, 200, 200, 200]);
-      // Consumption is shared every 200 ms.
-      await sleep(500);
+      // Consumption is shared every 200 ms: wait until B has heard all four.
+      await eventually(() => expect(Math.max(0, ...sharedToB.values())).toBeGreaterThanOrEqual(4));
       const refused = await b.call('GET', '/api/constants/h', { key });
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe('RATE_LIMITED');

@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Json } from '../../src/storage/port.js';
+import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { databaseUrl, makePostgresHarness, SKIP_REASON } from './postgres-harness.js';
 
 async function twoStores() {
@@ -76,7 +77,9 @@ if (databaseUrl === undefined) {
       for (let i = 0; i < 10; i++) a.pubsub.subscribe(`chan-${i}`, () => undefined);
       await Promise.all(work);
       await Promise.all(Array.from({ length: 20 }, (_, i) => a.locks.run(`r${i % 3}`, async () => sleep(1))));
-      await sleep(50);
+      // A statement queued on the session behind every release above: once it is answered, those were
+      // sent, and a warning they caused has been emitted.
+      await a.locks.run('after-all', async () => undefined);
       expect(warnings.filter((m) => /already executing a query/.test(m))).toEqual([]);
     });
 
@@ -85,10 +88,10 @@ if (databaseUrl === undefined) {
       const got: Record<string, Json[]> = { a: [], b: [] };
       a.pubsub.subscribe('news', (m) => void got.a!.push(m));
       b.pubsub.subscribe('news', (m) => void got.b!.push(m));
-      await sleep(100);
+      await Promise.all([listeningNow(a.pubsub, a.pubsub), listeningNow(a.pubsub, b.pubsub)]);
       a.pubsub.publish('news', { n: 1 });
       a.pubsub.publish('news', { n: 2 });
-      for (let i = 0; i < 100 && (got.a!.length < 2 || got.b!.length < 2); i++) await sleep(20);
+      await eventually(() => expect(Math.min(got.a!.length, got.b!.length)).toBeGreaterThanOrEqual(2));
       expect(got.b).toEqual([{ n: 1 }, { n: 2 }]);
       expect(got.a).toEqual([{ n: 1 }, { n: 2 }]);
     });

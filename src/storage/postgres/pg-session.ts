@@ -213,16 +213,14 @@ export function createPgSession(options: PgSessionOptions) {
     },
   };
 
+  let publishing: Promise<unknown> = Promise.resolve();
   const pubsub: PubSub = {
     publish(channel, payload) {
       const name = channelName(options.schemaName, channel);
-      let pool: pg.Pool;
-      try {
-        pool = options.pool();
-      } catch (error) {
-        return report(error);
-      }
-      pool.query('SELECT pg_notify($1, $2)', [name, JSON.stringify(payload)]).catch(report);
+      const text = JSON.stringify(payload);
+      // One after the other: two NOTIFYs on two pool connections commit in either order, and the port
+      // promises order per sender.
+      publishing = publishing.then(() => options.pool().query('SELECT pg_notify($1, $2)', [name, text])).catch(report);
     },
     subscribe(channel, cb) {
       const name = channelName(options.schemaName, channel);
