@@ -2,7 +2,8 @@
 // over HTTP against one `serve` on lowdb (fsync on, quotas off), and reports the rate and p50 of every
 // block of 1,000. The issue's target: the block at 10,000 runs at least 0.75 of the first block's rate.
 //   node bench/store-growth.mjs [keys=10000] [machines=10000]
-// BENCH_BUILD=/path/to/checkout runs that checkout's dist/ instead (for before/after figures).
+// BENCH_BUILD=/path/to/checkout runs that checkout's dist/ instead (for before/after figures);
+// BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
@@ -48,7 +49,10 @@ const summary = (rows) => ({ first: rows[0], last: rows.at(-1), last_over_first:
 
 export async function storeGrowth({ keys = 10_000, machines = 10_000, build = process.env.BENCH_BUILD ?? root } = {}) {
   const dataDir = tempDataDir();
-  const { child, match } = await startProcess([path.join(build, 'dist/src/cli.js'), 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const schema = `bench_growth_${process.pid}_${Date.now()}`;
+  const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
+  const { child, match } = await startProcess([path.join(build, 'dist/src/cli.js'), 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg }, /"url":"(http:[^"]+)"/);
   const url = match[1];
   try {
     const minted = [];
@@ -58,10 +62,17 @@ export async function storeGrowth({ keys = 10_000, machines = 10_000, build = pr
     const machineRows = await blocks(Math.min(machines, keys), async (i) => {
       await call(url, 'POST', '/api/chain/state-machines', { key: minted[i], body: { slug: `grow-${i}` } });
     });
-    return { build, keys: summary(keyRows), machines: machineRows.length > 0 ? summary(machineRows) : 'skipped', key_blocks: keyRows, machine_blocks: machineRows };
+    return { build, backend: databaseUrl ? 'postgres' : 'lowdb', keys: summary(keyRows), machines: machineRows.length > 0 ? summary(machineRows) : 'skipped', key_blocks: keyRows, machine_blocks: machineRows };
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) {
+      const { default: pgLib } = await import('pg');
+      const client = new pgLib.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
   }
 }
 
