@@ -1,5 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { genesisSeed, verifyChain, type ChainRow } from './domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from './domain/chain/machine.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
@@ -32,14 +30,12 @@ export async function migrateFromLowdb(dataDir: string, target: Store, progress:
   await source.open();
   const report: MigrationReport = { collections: 0, documents: 0, streams: 0, rows: 0, chains: 0, broken: [] };
   try {
-    const docsDir = join(dataDir, 'docs');
-    const files = (await readdir(docsDir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-    for (const file of files) {
-      // Read as stored: the file keys are the ids (the port lists values only).
-      const records = JSON.parse(await readFile(join(docsDir, file), 'utf8')) as Record<string, object>;
-      for (const [id, value] of Object.entries(records)) await target.docs.insert(file.slice(0, -'.json'.length), id, value);
+    for (const collection of await source.docCollections()) {
+      // With their ids (the port lists values only), in the order they were stored.
+      const entries = await source.docEntries(collection);
+      for (const [id, value] of entries) await target.docs.insert(collection, id, value);
       report.collections += 1;
-      report.documents += Object.keys(records).length;
+      report.documents += entries.length;
     }
     progress(`copied ${report.documents} documents in ${report.collections} collections`);
 

@@ -3,7 +3,7 @@
  * implement it and all run the one contract suite in `test/store/`.
  *
  * Two kinds of data:
- * - documents: small, bounded collections of JSON records addressed by (collection, id);
+ * - documents: collections of JSON records addressed by (collection, id), queried by id or by field equality;
  * - logs: append-only streams of rows (audit chains, transitions, events, runs), never updated or deleted.
  */
 export interface Store {
@@ -52,6 +52,35 @@ export interface DocStore {
   /** Every record of a collection, in insertion order (integer-like ids excepted on lowdb), optionally filtered. */
   list<T extends object>(collection: string, filter?: (value: T) => boolean): Promise<T[]>;
   count(collection: string): Promise<number>;
+  /**
+   * The records whose top-level fields equal every value of `where` (an empty `where` matches every
+   * record), in insertion order, a page at a time: at most `limit` records (all when absent) following
+   * the record the `after` cursor points at. `next` is the cursor of the page's last record, present
+   * only when more matching records follow. Answered from an index on both adapters (lowdb: in-memory
+   * indexes built on first use and kept on write; PostgreSQL: a GIN index), never by reading the
+   * collection. A cursor stays valid while its record exists, across writes and restarts.
+   */
+  find<T extends object>(collection: string, where: DocWhere, page?: DocPageRequest): Promise<DocPage<T>>;
+}
+
+/**
+ * Field equality: top-level field name to the value it must hold. Only strings (without U+0000, which
+ * PostgreSQL cannot index), finite numbers and booleans are matched; a record whose field holds an
+ * object, array or null never matches.
+ */
+export type DocWhere = Readonly<Record<string, string | number | boolean>>;
+
+export interface DocPageRequest {
+  /** Most records to return: a positive integer. */
+  limit?: number;
+  /** A `next` cursor from an earlier page of the same collection. */
+  after?: string;
+}
+
+export interface DocPage<T> {
+  items: T[];
+  /** Present when more matching records follow: pass it as `after` for the next page. */
+  next?: string;
 }
 
 /** A stored log row: `seq` is assigned by the store, 0-based and gap-free per stream. */
@@ -124,6 +153,14 @@ export interface PubSub {
   publish(channel: string, payload: Json): void;
   /** Calls `cb` with each message on `channel` from any process; returns the unsubscribe function. */
   subscribe(channel: string, cb: (payload: Json) => void): () => void;
+}
+
+/** A `find` cursor that no page of this store handed out. */
+export class InvalidCursorError extends Error {
+  constructor(readonly cursor: string) {
+    super(`not a cursor this store handed out: ${JSON.stringify(cursor)}`);
+    this.name = 'InvalidCursorError';
+  }
 }
 
 export class DuplicateKeyError extends Error {

@@ -189,7 +189,7 @@ describe('sandbox over HTTP', () => {
 
   it('cannot read the server data dir from inside the sandbox', async () => {
     const { key, uid } = await mintKey(server);
-    const code = `import os\nfor p in [${JSON.stringify(server.dataDir)}, ${JSON.stringify(path.join(server.dataDir, 'docs', 'keys.json'))}]:\n    print(os.path.exists(p))`;
+    const code = `import os\nfor p in [${JSON.stringify(server.dataDir)}, ${JSON.stringify(path.join(server.dataDir, 'docs', 'keys.jsonl'))}]:\n    print(os.path.exists(p))`;
     const res = await server.call('POST', `/api/agent/${uid}/sandbox/run`, { key, body: { code, timeout_ms: 30_000 } });
     expect(res.body.stdout).toBe('False\nFalse\n');
   });

@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
+import { storedDocText } from '../helpers/stored-docs.js';
 
 let server: TestServer;
 const clock = createFakeClock();
@@ -72,7 +72,7 @@ describe('machine settings', () => {
     expect(res.status).toBe(200);
     expect(res.body.machine).toMatchObject({ display_name: 'Settings One', purpose: null, is_public: false, has_password: true });
     expect(JSON.stringify(res.body)).not.toContain('correct horse');
-    const stored = await readFile(`${server.dataDir}/docs/machines.json`, 'utf8');
+    const stored = await storedDocText(server.dataDir, 'machines');
     expect(stored).not.toContain('correct horse');
     expect(stored).toMatch(/scrypt\$16384\$8\$1\$/);
     expect(await types('settings-one', key)).toContain('machine.settings_changed');
@@ -136,7 +136,7 @@ describe('unlock and share tokens', () => {
     expect(set.status).toBe(200);
     expect(set.body.expires_at).toBeNull();
     const token = set.body.share_token as string;
-    const stored = await readFile(`${server.dataDir}/docs/machines.json`, 'utf8');
+    const stored = await storedDocText(server.dataDir, 'machines');
     expect(stored).not.toContain(token);
     const read = await server.call('GET', '/api/chain/state-machines/shared-one', { headers: { 'x-share-token': token } });
     expect(read.status).toBe(200);
@@ -219,7 +219,7 @@ describe('developer API keys', () => {
     const list = await server.call('GET', '/api/chain/keys-one/api-keys', { key });
     expect(JSON.stringify(list.body)).not.toContain(raw);
     expect(list.body.keys.map((k: { kind: string }) => k.kind).sort()).toEqual(['developer', 'machine']);
-    expect(await readFile(`${server.dataDir}/docs/keys.json`, 'utf8')).not.toContain(raw);
+    expect(await storedDocText(server.dataDir, 'keys')).not.toContain(raw);
     expect(await types('keys-one', key)).toContain('api_key.created');
   });
 

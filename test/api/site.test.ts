@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
+import { storedDocText } from '../helpers/stored-docs.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -84,7 +84,7 @@ describe('publish key', () => {
     const status = await t.server.call('GET', '/api/chain/site-demo/site/publish-key');
     expect(status.body).toMatchObject({ active: true, key_prefix: issued.body.key_prefix });
     expect(JSON.stringify(status.body)).not.toContain(key);
-    expect(await readFile(`${t.server.dataDir}/docs/site-keys.json`, 'utf8')).not.toContain(key);
+    expect(await storedDocText(t.server.dataDir, 'site-keys')).not.toContain(key);
 
     const up = await t.upload({ path: 'k.html', content: 'by key', publish_key: key }, null);
     expect(up.status).toBe(200);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
+import { storedDocText } from '../helpers/stored-docs.js';
 
 let server: TestServer;
 
@@ -22,8 +23,7 @@ describe('identity', () => {
     expect(res.status).toBe(200);
     expect(res.body.key).toMatch(/^core_[a-z2-7]{40}$/);
     expect(res.body.uid).toMatch(/^u[a-z2-7]{15}$/);
-    const { readFile } = await import('node:fs/promises');
-    const stored = await readFile(`${server.dataDir}/docs/keys.json`, 'utf8');
+    const stored = await storedDocText(server.dataDir, 'keys');
     expect(stored).not.toContain(res.body.key);
   });
 

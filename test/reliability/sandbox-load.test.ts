@@ -59,7 +59,7 @@ function hostiles(dataDir: string, port: number): Hostile[] {
     },
     {
       name: 'host files: /etc/shadow, /etc/passwd, /root, the data dir and its key file, the project',
-      code: tryEach(['/etc/shadow', '/etc/passwd', '/root/.bashrc', path.join(dataDir, 'docs', 'keys.json'), path.join(process.cwd(), 'package.json')], 'open(p).read()') +
+      code: tryEach(['/etc/shadow', '/etc/passwd', '/root/.bashrc', path.join(dataDir, 'docs', 'keys.jsonl'), path.join(process.cwd(), 'package.json')], 'open(p).read()') +
         `\nimport os\nprint("exists", os.path.exists(${JSON.stringify(dataDir)}))`,
       timeout_ms: HANG_MS,
       contained: (r) => r.exit_code === 0 && !r.stdout.includes('ESCAPED') && r.stdout.includes('exists False'),

@@ -1,4 +1,4 @@
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateHashOf, type ChainRow } from '../../src/domain/chain/hash-chain.js';
@@ -63,10 +63,18 @@ async function editRows(file: string, edit: (rows: any[]) => any[]) {
   const rows = (await linesOf(file)).map((l) => JSON.parse(l));
   await writeLines(file, edit(rows).map((r) => JSON.stringify(r)));
 }
+/** Edits a lowdb collection on disk: its snapshot with its journal replayed, written back as the snapshot alone. */
 async function editDoc(dir: string, name: string, edit: (records: Record<string, any>) => void) {
-  const records = JSON.parse(await readFile(docFile(dir, name), 'utf8'));
+  const records = JSON.parse(await readFile(docFile(dir, name), 'utf8').catch(() => '{}'));
+  const journal = `${docFile(dir, name)}l`;
+  for (const line of (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter(Boolean)) {
+    const op = JSON.parse(line);
+    if ('put' in op) records[op.put] = op.value;
+    else delete records[op.delete];
+  }
   edit(records);
   await writeFile(docFile(dir, name), JSON.stringify(records));
+  await rm(journal, { force: true });
 }
 
 /** Rehashes chain rows from index `from` on, relinking each to the one before: a careful forger's edit. */

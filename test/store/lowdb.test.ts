@@ -1,4 +1,4 @@
-import { appendFile, open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { appendFile, open, readdir, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LowdbWarning } from '../../src/storage/lowdb/lowdb.store.js';
@@ -61,14 +61,118 @@ describe('lowdb files', () => {
     expect(after.toString().trimEnd().split('\n')).toHaveLength(30);
   });
 
-  it('writes documents atomically: the file is whole JSON keyed by id and no .tmp file is left', async () => {
+  it('writes a document as one appended journal line: bytes already written never change', async () => {
     const { store, dataDir } = await lowdb();
     await Promise.all(Array.from({ length: 30 }, (_, n) => store.docs.put('machines', `m${n}`, { n })));
-    const files = await readdir(join(dataDir, 'docs'));
-    expect(files).toEqual(['machines.json']);
-    const onDisk = JSON.parse(await readFile(join(dataDir, 'docs', 'machines.json'), 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(onDisk)).toHaveLength(30);
-    expect(onDisk['m7']).toEqual({ n: 7 });
+    expect(await readdir(join(dataDir, 'docs'))).toEqual(['machines.jsonl']);
+    const file = join(dataDir, 'docs', 'machines.jsonl');
+    const before = await readFile(file);
+    expect(before.toString().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toContainEqual({ put: 'm7', value: { n: 7 } });
+    await store.docs.put('machines', 'm7', { n: 70 });
+    await store.docs.delete('machines', 'm8');
+    const after = await readFile(file);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.toString().trimEnd().split('\n').slice(-2)).toEqual(['{"put":"m7","value":{"n":70}}', '{"delete":"m8"}']);
+  });
+
+  it('loads a collection stored whole by earlier versions (<name>.json keyed by id) and journals changes on top of it', async () => {
+    const { store, reopen, dataDir } = await lowdb();
+    await store.close();
+    const legacy = { m1: { slug: 'm1', owner: 'u1' }, m2: { slug: 'm2', owner: 'u2' }, m3: { slug: 'm3', owner: 'u1' } };
+    const snapshot = join(dataDir, 'docs', 'machines.json');
+    await writeFile(snapshot, JSON.stringify(legacy, null, 2));
+    const opened = await reopen();
+    expect(await opened.docs.list('machines')).toEqual(Object.values(legacy));
+    expect((await opened.docs.find('machines', { owner: 'u1' })).items).toEqual([legacy.m1, legacy.m3]);
+    await opened.docs.put('machines', 'm2', { slug: 'm2', owner: 'u1' });
+    await opened.docs.delete('machines', 'm1');
+    await opened.docs.insert('machines', 'm4', { slug: 'm4', owner: 'u1' });
+    const again = await reopen();
+    expect((await again.docs.find<{ slug: string }>('machines', { owner: 'u1' })).items.map((m) => m.slug)).toEqual(['m2', 'm3', 'm4']);
+    expect(JSON.parse(await readFile(snapshot, 'utf8'))).toEqual(legacy);
+  });
+
+  it('compacts into the lowdb snapshot once as many journal lines are dead as records live, and loses nothing', async () => {
+    const { store, reopen, dataDir } = await lowdb({ fsync: false });
+    for (let n = 0; n < 10; n++) await store.docs.insert('counters', `c${n}`, { n: 0, owner: n % 2 === 0 ? 'even' : 'odd' });
+    for (let n = 1; n <= 1200; n++) await store.docs.put('counters', `c${n % 10}`, { n, owner: n % 2 === 0 ? 'even' : 'odd' });
+    const expected = await store.docs.list('counters');
+    const snapshot = JSON.parse(await readFile(join(dataDir, 'docs', 'counters.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(snapshot)).toHaveLength(10);
+    const journalLines = (await readFile(join(dataDir, 'docs', 'counters.jsonl'), 'utf8')).split('\n').length - 1;
+    expect(journalLines).toBeLessThan(1200);
+    const again = await reopen();
+    expect(await again.docs.list('counters')).toEqual(expected);
+    expect((await again.docs.find('counters', { owner: 'even' })).items).toHaveLength(5);
+  });
+
+  it('loads the same records when a crash left the journal beside a snapshot that already holds it', async () => {
+    const { store, reopen, dataDir } = await lowdb();
+    await store.docs.insert('machines', 'a', { n: 1 });
+    await store.docs.insert('machines', 'b', { n: 1 });
+    await store.docs.put('machines', 'a', { n: 2 });
+    await store.docs.insert('machines', 'c', { n: 1 });
+    await store.docs.delete('machines', 'b');
+    await store.docs.insert('machines', 'b', { n: 3 });
+    const expected = await store.docs.list('machines');
+    await store.close();
+    // What a compaction writes before it empties the journal.
+    await writeFile(join(dataDir, 'docs', 'machines.json'), JSON.stringify({ a: { n: 2 }, c: { n: 1 }, b: { n: 3 } }));
+    const again = await reopen();
+    expect(await again.docs.list('machines')).toEqual(expected);
+    expect(await again.docs.count('machines')).toBe(3);
+  });
+
+  it('drops a torn last journal line at reopen, reports it, and refuses a damaged line that intact ones follow', async () => {
+    const warnings: LowdbWarning[] = [];
+    const { store, reopen, dataDir } = await lowdb({ onWarning: (w) => warnings.push(w) });
+    await store.docs.insert('machines', 'a', { n: 1 });
+    await store.close();
+    const file = join(dataDir, 'docs', 'machines.jsonl');
+    const intact = await readFile(file);
+    await appendFile(file, '{"put":"b","val');
+    const again = await reopen();
+    expect(await again.docs.list('machines')).toEqual([{ n: 1 }]);
+    expect(warnings).toEqual([expect.objectContaining({ stream: 'docs:machines', droppedBytes: 15 })]);
+    expect((await readFile(file)).equals(intact)).toBe(true);
+    await again.docs.insert('machines', 'b', { n: 2 });
+    await again.close();
+    await writeFile(file, `garbage\n${intact.toString()}`);
+    const damaged = await reopen();
+    await expect(damaged.docs.get('machines', 'a')).rejects.toThrow(/damaged and intact lines follow/);
+  });
+
+  it('undoes every write of a failed batch and those queued behind it, in memory, in the indexes and on disk', async () => {
+    const { store, dataDir } = await lowdb();
+    await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1' });
+    await store.docs.insert('machines', 'b', { slug: 'b', owner: 'u1' });
+    expect(await store.docs.find('machines', { owner: 'u1' })).toEqual({ items: [{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }] });
+    const file = join(dataDir, 'docs', 'machines.jsonl');
+    const sizeBefore = (await stat(file)).size;
+    const probe = await open(file, 'r');
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realWrite = proto.write as (this: FileHandle, data: Buffer, offset: number, length: number) => Promise<unknown>;
+    const spy = vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+      const [buffer, offset, length] = args as [Buffer, number, number];
+      await realWrite.call(this, buffer, offset, Math.floor(length / 2));
+      throw new Error('disk full');
+    } as FileHandle['write']);
+    onTestFinished(() => spy.mockRestore());
+    const writes = [
+      store.docs.put('machines', 'c', { slug: 'c', owner: 'u1' }),
+      store.docs.delete('machines', 'a'),
+      store.docs.put('machines', 'b', { slug: 'b', owner: 'u2' }),
+    ];
+    const settled = await Promise.allSettled(writes);
+    const failed = { status: 'rejected', reason: expect.objectContaining({ message: 'disk full' }) };
+    expect(settled).toEqual([failed, failed, failed]);
+    expect((await stat(file)).size).toBe(sizeBefore);
+    expect(await store.docs.list('machines')).toEqual([{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }]);
+    expect((await store.docs.find('machines', { owner: 'u1' })).items).toEqual([{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }]);
+    expect((await store.docs.find('machines', { owner: 'u2' })).items).toEqual([]);
+    await store.docs.put('machines', 'd', { slug: 'd', owner: 'u2' });
+    expect((await store.docs.find('machines', { owner: 'u2' })).items).toEqual([{ slug: 'd', owner: 'u2' }]);
   });
 
   it('rejects collection names that could escape or clash in the docs folder', async () => {

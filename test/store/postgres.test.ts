@@ -271,6 +271,25 @@ if (databaseUrl === undefined) {
       expect(await b.store.logs.streams()).toEqual([]);
     });
 
+    it('answers find by field equality from the GIN index on doc_fields, not by reading the collection', async () => {
+      const { store, schema } = await postgres();
+      const pool = rawPool();
+      // Many records in several collections, inserted in one statement: the planner has real statistics.
+      await pool.query(
+        `INSERT INTO "${schema}".docs (collection, id, body)
+         SELECT c, c || n, json_build_object('owner', 'u' || (n % 500), 'n', n)
+         FROM unnest(ARRAY['machines', 'keys']) AS c, generate_series(1, 5000) AS n`,
+      );
+      await pool.query(`ANALYZE "${schema}".docs`);
+      const page = await store.docs.find<{ n: number }>('machines', { owner: 'u7' }, { limit: 3 });
+      expect(page.items.map((m) => m.n)).toEqual([7, 507, 1007]);
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT pos FROM "${schema}".docs WHERE collection = 'machines'
+           AND "${schema}".doc_fields(collection, body) @> '{"c":"machines","f":{"owner":"u7"}}'::jsonb AND pos > 0 ORDER BY pos LIMIT 4`,
+      );
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/docs_fields/);
+    });
+
     it('applies each migration once when several stores open a new schema at the same time', async () => {
       const schema = uniqueSchema();
       onTestFinished(() => dropSchema(schema));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeDocContract } from './doc.contract.js';
+import { describeDocFindContract } from './doc-find.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
@@ -13,6 +14,7 @@ export type { MakeStore, StoreHarness } from './store-harness.js';
 export function runStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
   describe(`storage contract: ${name}`, () => {
     describeDocContract(makeStore);
+    describeDocFindContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
 

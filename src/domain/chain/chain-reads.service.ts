@@ -136,7 +136,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
 
     async sources(m) {
       const summary = await summaries.of(m);
-      const keys = new Map((await store.docs.list<KeyRecord>(KEYS, (k) => k.machine === m.slug)).map((k) => [k.uid, k]));
+      const keys = new Map((await store.docs.find<KeyRecord>(KEYS, { machine: m.slug })).items.map((k) => [k.uid, k]));
       const now = clock.tick();
       return [...summary.bySource]
         .map(([uid, span]) => {

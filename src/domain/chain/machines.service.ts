@@ -262,7 +262,7 @@ export function createMachinesService(deps: {
     view,
 
     async ownedBy(uid, limit) {
-      const owned = await store.docs.list<MachineRecord>(MACHINES, (m) => m.owner_uid === uid);
+      const owned = (await store.docs.find<MachineRecord>(MACHINES, { owner_uid: uid })).items;
       return { slugs: owned.slice(0, limit).map((m) => m.slug), total: owned.length };
     },
   };

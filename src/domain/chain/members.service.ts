@@ -60,7 +60,7 @@ export function createMembersService(deps: {
   return {
     async list(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
-      const grants = await store.docs.list<RoleGrant>(GRANTS, (g) => g.slug === slug);
+      const grants = (await store.docs.find<RoleGrant>(GRANTS, { slug })).items;
       return { owner_uid: machine.owner_uid, admins: grants.map(view) };
     },
 

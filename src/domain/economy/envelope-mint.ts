@@ -74,7 +74,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
       const role = await machines.roleOf(caller.machine, caller);
       return role !== undefined && hasRole(role, 'operator') ? caller.machine : undefined;
     }
-    const owned = await store.docs.list<MachineRecord>(MACHINES, (m) => m.owner_uid === caller.uid && m.status === 'active');
+    const owned = (await store.docs.find<MachineRecord>(MACHINES, { owner_uid: caller.uid, status: 'active' })).items;
     owned.sort((a, b) => a.genesis_tick - b.genesis_tick || (a.slug < b.slug ? -1 : 1));
     for (const m of owned) if (await store.docs.get(TALLY_TOKENS, m.slug)) return m.slug;
     return undefined;

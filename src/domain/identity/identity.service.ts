@@ -133,7 +133,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     !record.revoked_at && !(record.expires_at && Date.parse(record.expires_at) <= clock.now());
 
   async function machineKey(slug: string, keyId: string): Promise<KeyRecord | undefined> {
-    return (await store.docs.list<KeyRecord>(KEYS, (r) => r.machine === slug && r.key_id === keyId))[0];
+    return (await store.docs.find<KeyRecord>(KEYS, { machine: slug, key_id: keyId }, { limit: 1 })).items[0];
   }
 
   function touch(record: KeyRecord): void {
@@ -174,7 +174,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       ),
 
     async machineKeys(slug) {
-      return store.docs.list<KeyRecord>(KEYS, (r) => r.machine === slug && r.kind !== 'user' && live(r));
+      return (await store.docs.find<KeyRecord>(KEYS, { machine: slug })).items.filter((r) => r.kind !== 'user' && live(r));
     },
 
     machineKey,

@@ -37,28 +37,25 @@ interface Counted {
 
 const COUNTED: Record<CountedQuota, Counted> = {
   machines: {
-    count: async (store, uid) => (await store.docs.list<{ owner_uid: string }>(MACHINES, (m) => m.owner_uid === uid)).length,
+    count: async (store, uid) => (await store.docs.find(MACHINES, { owner_uid: uid })).items.length,
     what: (limit) => `${limit} machines per identity`,
     room: 'machines are not deleted, so reuse one you have',
   },
   contracts_per_machine: {
-    count: async (store, slug) => (await store.docs.list<{ slug: string; status: string }>(CONTRACTS, (c) => c.slug === slug && c.status !== 'killed')).length,
+    count: async (store, slug) => (await store.docs.find<{ status: string }>(CONTRACTS, { slug })).items.filter((c) => c.status !== 'killed').length,
     what: (limit, slug) => `${limit} live contracts on machine "${slug}"`,
     room: 'kill a contract you no longer need (POST /api/core/agent/kill/{id}) to make room',
   },
   devices_per_machine: {
-    count: async (store, slug) => (await store.docs.list<{ slug: string }>(DEVICES, (d) => d.slug === slug)).length,
+    count: async (store, slug) => (await store.docs.find(DEVICES, { slug })).items.length,
     what: (limit, slug) => `${limit} threat-feed devices on machine "${slug}"`,
     room: 'register further devices on another machine',
   },
   api_keys_per_machine: {
     count: async (store, slug, nowMs) =>
       (
-        await store.docs.list<{ kind: string; machine?: string; revoked_at?: string | null; expires_at?: string | null }>(
-          KEYS,
-          (k) => k.kind === 'developer' && k.machine === slug && !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs),
-        )
-      ).length,
+        await store.docs.find<{ revoked_at?: string | null; expires_at?: string | null }>(KEYS, { machine: slug, kind: 'developer' })
+      ).items.filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs)).length,
     what: (limit, slug) => `${limit} live API keys on machine "${slug}"`,
     room: 'revoke a key you no longer use (DELETE /api/chain/{slug}/api-keys/{id}) to make room',
   },

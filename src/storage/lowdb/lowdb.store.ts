@@ -30,10 +30,20 @@ export interface LowdbStoreOptions {
 }
 
 /**
- * The embedded store: small document collections as lowdb JSON files written atomically, and logs as
- * append-only JSON-lines files with an in-memory index and group commit. One process per `dataDir`.
+ * The embedded store: document collections as lowdb snapshots plus append-only journals with in-memory
+ * indexes, and logs as append-only JSON-lines files with an in-memory index; both group commit. One
+ * process per `dataDir`.
  */
-export function createLowdbStore(options: LowdbStoreOptions): Store {
+/** The embedded store, with what copying it elsewhere needs beyond the port: the ids of the documents. */
+export interface LowdbStore extends Store {
+  readonly backend: 'lowdb';
+  /** Names of the document collections stored. */
+  docCollections(): Promise<string[]>;
+  /** Every record of a collection with its id, in insertion order. */
+  docEntries(collection: string): Promise<Array<[id: string, value: object]>>;
+}
+
+export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   const fsync = options.fsync ?? true;
   let unlock: (() => Promise<void>) | undefined;
   const release = async () => {
@@ -55,13 +65,14 @@ export function createLowdbStore(options: LowdbStoreOptions): Store {
     },
   });
   const { assertOpen } = lifecycle;
-  const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen });
+  const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen, onWarning: options.onWarning });
   const logs = createLogStreams({ dir: join(options.dataDir, 'logs'), fsync, onWarning: options.onWarning, assertOpen, maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES });
 
   return {
     backend: 'lowdb',
     docs: lifecycle.guard(docs.api),
     logs: lifecycle.guard(logs.api),
+    ...lifecycle.guard({ docCollections: () => docs.names(), docEntries: (collection: string) => docs.entries(collection) }),
     locks: createLocalLocks(),
     pubsub: createLocalPubSub(),
     open: lifecycle.open,

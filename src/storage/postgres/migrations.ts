@@ -11,8 +11,8 @@ export interface Migration {
 /**
  * The schema, oldest first. JSON goes in `json` columns, not `jsonb`: `json` keeps the text as written,
  * so records come back with their keys in the order they were stored (as on lowdb) and strings may hold
- * U+0000, which `jsonb` refuses. Nothing queries inside the JSON; the fields reads filter on (seq, tick,
- * type) have columns of their own.
+ * U+0000, which `jsonb` refuses. Documents are queried inside only through `doc_fields` (migration 2);
+ * the fields log reads filter on (seq, tick, type) have columns of their own.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -41,6 +41,40 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS log_rows_stream_tick ON ${t.logRows} (stream, tick);
       CREATE INDEX IF NOT EXISTS log_rows_stream_type ON ${t.logRows} (stream, type, seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'document field index',
+    // A document's top-level strings, numbers and booleans as jsonb, beside its collection, indexed by
+    // GIN jsonb_path_ops for find's field equality. Bodies stay json; a field whose key or value holds
+    // U+0000 (which jsonb cannot) is left out of the index (find refuses to look for such values)
+    // rather than failing the write.
+    sql: (t) => `
+      CREATE OR REPLACE FUNCTION ${t.schema}.doc_fields(collection text, body json) RETURNS jsonb
+      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+      DECLARE
+        fields jsonb := '{}';
+        cleaned json;
+      BEGIN
+        IF json_typeof(body) = 'object' THEN
+          IF strpos(body::text, chr(92) || 'u0000') = 0 THEN
+            SELECT coalesce(jsonb_object_agg(e.key, e.value::jsonb), '{}') INTO fields
+              FROM json_each(body) AS e WHERE json_typeof(e.value) IN ('string', 'number', 'boolean');
+          ELSE
+            -- Rare: a \\u0000 escape (or text that looks like one). Real ones become U+FFFD so the record
+            -- can be read as jsonb, and fields holding U+FFFD are left out: what is indexed is exact.
+            cleaned := regexp_replace(body::text, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1\\\\ufffd', 'g')::json;
+            SELECT coalesce(jsonb_object_agg(e.key, e.value::jsonb), '{}') INTO fields
+              FROM json_each(cleaned) AS e
+              WHERE json_typeof(e.value) IN ('string', 'number', 'boolean')
+                AND strpos(e.key, chr(65533)) = 0 AND strpos(e.value::jsonb::text, chr(65533)) = 0;
+          END IF;
+        END IF;
+        RETURN jsonb_build_object('c', collection, 'f', fields);
+      END
+      $fn$;
+      CREATE INDEX IF NOT EXISTS docs_fields ON ${t.docs} USING gin (${t.schema}.doc_fields(collection, body) jsonb_path_ops);
     `,
   },
 ];

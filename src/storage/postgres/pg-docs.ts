@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
-import { DuplicateKeyError, type DocStore } from '../port.js';
+import { checkFind } from '../doc-where.js';
+import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
 import { createDocReader } from './pg-doc-reads.js';
 
@@ -39,6 +40,12 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
     list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
     count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
+    // The expression is the indexed one (migration 2), so the GIN index answers it.
+    find: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
+           WHERE collection = $1 AND ${t.schema}.doc_fields(collection, body) @> $4::jsonb AND pos > $2
+           ORDER BY pos LIMIT $3`,
+    findAll: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
+              WHERE collection = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
   };
 
   /** One read-modify-write attempt; a creation raced by a plain insert or put fails with a unique violation. */
@@ -105,6 +112,20 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     async count(collection) {
       const { rows } = await pool().query<{ n: number }>(sql.count, [collection]);
       return rows[0]?.n ?? 0;
+    },
+    /** As the port says; the cursor is the page's last `pos`, which a record keeps for as long as it exists. */
+    async find<T extends object>(collection: string, where: Parameters<DocStore['find']>[1], page?: Parameters<DocStore['find']>[2]) {
+      const conditions = checkFind(where, page);
+      const after = page?.after ?? '0';
+      if (!/^\d{1,18}$/.test(after)) throw new InvalidCursorError(after);
+      const limit = page?.limit;
+      const values: unknown[] = [collection, after, limit === undefined ? null : limit + 1];
+      if (conditions.length > 0) values.push(JSON.stringify({ c: collection, f: Object.fromEntries(conditions) }));
+      const { rows } = await pool().query<{ cursor: string; text: string }>(conditions.length === 0 ? sql.findAll : sql.find, values);
+      const more = limit !== undefined && rows.length > limit;
+      const shown = more ? rows.slice(0, limit) : rows;
+      const items = shown.map((row) => JSON.parse(row.text) as T);
+      return more ? { items, next: shown.at(-1)!.cursor } : { items };
     },
   };
 }

@@ -1,0 +1,40 @@
+import type { DocPageRequest, DocWhere } from './port.js';
+
+/** One checked condition of a `find`: the field and the value it must equal. */
+export type FieldCondition = readonly [field: string, value: string | number | boolean];
+
+/**
+ * Checks a `find` query the same way on every adapter, so a query one backend refuses the other refuses
+ * too: field values must be strings without U+0000 (PostgreSQL's jsonb has no such character),
+ * finite numbers or booleans; the limit a positive integer.
+ */
+export function checkFind(where: DocWhere, page: DocPageRequest | undefined): FieldCondition[] {
+  if (typeof where !== 'object' || where === null || Array.isArray(where)) throw new TypeError('find: where must be an object of field values');
+  const conditions: FieldCondition[] = [];
+  for (const [field, value] of Object.entries(where)) {
+    const ok =
+      (typeof value === 'string' && !value.includes('\u0000')) || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
+    if (!ok) throw new TypeError(`find: ${JSON.stringify(field)} must be a string without U+0000, a finite number or a boolean`);
+    conditions.push([field, value]);
+  }
+  const limit = page?.limit;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new TypeError(`find: limit must be a positive integer, got ${String(limit)}`);
+  return conditions;
+}
+
+/**
+ * The key a field value is indexed under, or undefined for values `find` never matches. Numbers by
+ * their JSON text, so equal numbers share a key (stored values went through JSON: no -0, NaN or Infinity).
+ */
+export function indexKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      return `n${JSON.stringify(value)}`;
+    case 'boolean':
+      return value ? 't' : 'f';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidCursorError, type DocPage, type DocWhere, type Store } from '../../src/storage/port.js';
+import { freshStore, type MakeStore } from './store-harness.js';
+
+interface Machine {
+  slug: string;
+  owner: string;
+  public?: boolean;
+  size?: number;
+  [key: string]: unknown;
+}
+
+const slugs = (page: DocPage<Machine>): string[] => page.items.map((m) => m.slug);
+
+/** Every matching record, page by page, and the page sizes seen. */
+async function allPages(store: Store, collection: string, where: DocWhere, limit: number): Promise<{ slugs: string[]; sizes: number[] }> {
+  const seen: string[] = [];
+  const sizes: number[] = [];
+  let after: string | undefined;
+  do {
+    const page = await store.docs.find<Machine>(collection, where, { limit, ...(after === undefined ? {} : { after }) });
+    seen.push(...slugs(page));
+    sizes.push(page.items.length);
+    after = page.next;
+  } while (after !== undefined);
+  return { slugs: seen, sizes };
+}
+
+/** `find` (field equality with pagination) on every adapter. */
+export function describeDocFindContract(makeStore: MakeStore): void {
+  describe('documents: find by field equality', () => {
+    it('returns the records whose fields equal every given value, in insertion order', async () => {
+      const { store } = await freshStore(makeStore);
+      const rows: Machine[] = [
+        { slug: 'c', owner: 'u1', public: true, size: 2 },
+        { slug: 'a', owner: 'u2', public: true, size: 2 },
+        { slug: 'b', owner: 'u1', public: false, size: 3 },
+        { slug: 'd', owner: 'u1', public: true, size: 3 },
+      ];
+      for (const row of rows) await store.docs.insert('machines', row.slug, row);
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }))).toEqual(['c', 'b', 'd']);
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1', public: true }))).toEqual(['c', 'd']);
+      expect(slugs(await store.docs.find<Machine>('machines', { size: 3 }))).toEqual(['b', 'd']);
+      expect(slugs(await store.docs.find<Machine>('machines', { public: false }))).toEqual(['b']);
+      expect(slugs(await store.docs.find<Machine>('machines', {}))).toEqual(['c', 'a', 'b', 'd']);
+      expect(await store.docs.find('machines', { owner: 'nobody' })).toEqual({ items: [] });
+      expect(await store.docs.find('keys', { owner: 'u1' })).toEqual({ items: [] });
+      expect((await store.docs.find<Machine>('machines', { owner: 'u2' })).items).toEqual([{ slug: 'a', owner: 'u2', public: true, size: 2 }]);
+    });
+
+    it('matches a value only with its own type, and only top-level strings, numbers and booleans', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('things', 'num', { slug: 'num', owner: 'x', v: 1 });
+      await store.docs.insert('things', 'str', { slug: 'str', owner: 'x', v: '1' });
+      await store.docs.insert('things', 'bool', { slug: 'bool', owner: 'x', v: true });
+      await store.docs.insert('things', 'arr', { slug: 'arr', owner: 'x', v: [1, '1', true] });
+      await store.docs.insert('things', 'obj', { slug: 'obj', owner: 'x', v: { v: 1 }, nested: { owner: 'x' } });
+      await store.docs.insert('things', 'nul', { slug: 'nul', owner: 'x', v: null });
+      await store.docs.insert('things', 'float', { slug: 'float', owner: 'x', v: 1.5 });
+      expect(slugs(await store.docs.find<Machine>('things', { v: 1 }))).toEqual(['num']);
+      expect(slugs(await store.docs.find<Machine>('things', { v: '1' }))).toEqual(['str']);
+      expect(slugs(await store.docs.find<Machine>('things', { v: true }))).toEqual(['bool']);
+      expect(slugs(await store.docs.find<Machine>('things', { v: 1.5 }))).toEqual(['float']);
+      expect(slugs(await store.docs.find<Machine>('things', { v: 'true' }))).toEqual([]);
+      expect(slugs(await store.docs.find<Machine>('things', { owner: 'x', v: 1 }))).toEqual(['num']);
+    });
+
+    it('finds a record by its other fields when one of its strings holds U+0000', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('notes', 'n1', { slug: 'n1', owner: 'u1', text: 'nul\u0000inside', [`k\u0000`]: 'v' });
+      await store.docs.insert('notes', 'n2', { slug: 'n2', owner: 'u1', text: 'plain \\u0000 escape' });
+      expect(slugs(await store.docs.find<Machine>('notes', { owner: 'u1' }))).toEqual(['n1', 'n2']);
+      expect(slugs(await store.docs.find<Machine>('notes', { text: 'plain \\u0000 escape' }))).toEqual(['n2']);
+    });
+
+    it('pages through the matches with limit and the next cursor, which is absent on the last page', async () => {
+      const { store } = await freshStore(makeStore);
+      for (let n = 0; n < 23; n++) await store.docs.insert('machines', `m${n}`, { slug: `m${n}`, owner: n % 2 === 0 ? 'even' : 'odd' });
+      const even = await allPages(store, 'machines', { owner: 'even' }, 5);
+      expect(even.slugs).toEqual(Array.from({ length: 12 }, (_, i) => `m${2 * i}`));
+      expect(even.sizes).toEqual([5, 5, 2]);
+      const all = await allPages(store, 'machines', {}, 23);
+      expect(all.sizes).toEqual([23]);
+      const exact = await store.docs.find<Machine>('machines', { owner: 'odd' }, { limit: 11 });
+      expect(exact.items).toHaveLength(11);
+      expect(exact.next).toBeUndefined();
+    });
+
+    it('keeps its answers right through updates, deletes and re-inserts', async () => {
+      const { store } = await freshStore(makeStore);
+      for (const slug of ['a', 'b', 'c']) await store.docs.insert('machines', slug, { slug, owner: 'u1' });
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }))).toEqual(['a', 'b', 'c']);
+      await store.docs.update<Machine>('machines', 'b', (m) => m && { ...m, owner: 'u2' });
+      await store.docs.put('machines', 'a', { slug: 'a', owner: 'u2' });
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }))).toEqual(['c']);
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u2' }))).toEqual(['a', 'b']);
+      await store.docs.delete('machines', 'a');
+      await store.docs.deleteIf<Machine>('machines', 'c', (m) => m.owner === 'u1');
+      await store.docs.update<Machine>('machines', 'b', (m) => m && { slug: 'b', owner: 'u1' });
+      await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1' });
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }))).toEqual(['b', 'a']);
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u2' }))).toEqual([]);
+      expect(slugs(await store.docs.find<Machine>('machines', {}))).toEqual(['b', 'a']);
+    });
+
+    it('continues from a cursor after its record was deleted, and after a restart', async () => {
+      const { store, reopen } = await freshStore(makeStore);
+      for (let n = 0; n < 6; n++) await store.docs.insert('machines', `m${n}`, { slug: `m${n}`, owner: 'u1' });
+      const first = await store.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 2 });
+      expect(slugs(first)).toEqual(['m0', 'm1']);
+      await store.docs.delete('machines', 'm1');
+      await store.docs.insert('machines', 'm6', { slug: 'm6', owner: 'u1' });
+      const second = await store.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 2, after: first.next! });
+      expect(slugs(second)).toEqual(['m2', 'm3']);
+      const again = await reopen();
+      const third = await again.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 2, after: second.next! });
+      expect(slugs(third)).toEqual(['m4', 'm5']);
+      const last = await again.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 2, after: third.next! });
+      expect(last).toEqual({ items: [{ slug: 'm6', owner: 'u1' }] });
+    });
+
+    it('hands out copies', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1', tags: ['x'] });
+      const found = await store.docs.find<Machine & { tags: string[] }>('machines', { owner: 'u1' });
+      found.items[0]!.tags.push('changed');
+      found.items[0]!.owner = 'u2';
+      expect(await store.docs.get('machines', 'a')).toEqual({ slug: 'a', owner: 'u1', tags: ['x'] });
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }))).toEqual(['a']);
+    });
+
+    it('refuses values it cannot match, a limit that is not a positive integer and a cursor it never gave', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1' });
+      for (const where of [{ owner: 'a\u0000b' }, { size: Number.NaN }, { size: Infinity }, { owner: null }, { owner: { x: 1 } }, { owner: ['u1'] }]) {
+        await expect(store.docs.find('machines', where as unknown as DocWhere)).rejects.toThrow(TypeError);
+      }
+      for (const limit of [0, -1, 1.5]) await expect(store.docs.find('machines', {}, { limit })).rejects.toThrow(/limit must be a positive integer/);
+      for (const after of ['', 'garbage', '-1', '1.5']) {
+        await expect(store.docs.find('machines', { owner: 'u1' }, { after })).rejects.toBeInstanceOf(InvalidCursorError);
+      }
+    });
+  });
+}
