@@ -103,12 +103,14 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
   const held = new Map<string, Map<string, Charge>>();
 
   async function charges(uid: string, nowMs: number): Promise<Charge[]> {
-    const rows = await store.logs.read<RunRow>(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
-    const recorded = rows.map((r) => ({ started_ms: r.started_ms, units_mz: r.units_mz }));
+    // Reservations first, rows second: a run records its row before it gives up its reservation, so a run
+    // that finishes while this reads is seen in one or the other, never in neither. One charge per run id:
+    // this process's own runs count even if their stored expiry has passed, and a row replaces its reservation.
     const stored = await store.docs.get<Reservations>(SANDBOX_RESERVATIONS, uid);
-    // One entry per run id: this process's own runs count even if their stored expiry has passed.
-    const reserved = { ...live(stored, nowMs), ...Object.fromEntries(held.get(uid) ?? []) };
-    return [...recorded, ...Object.values(reserved)];
+    const byRun = new Map<string, Charge>([...Object.entries(live(stored, nowMs)), ...(held.get(uid) ?? [])]);
+    const rows = await store.logs.read<RunRow>(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
+    for (const r of rows) byRun.set(r.run_id, { started_ms: r.started_ms, units_mz: r.units_mz });
+    return [...byRun.values()];
   }
 
   function quotaView(list: Charge[], nowMs: number): QuotaView {
