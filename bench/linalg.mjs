@@ -2,8 +2,8 @@
 // matrix through the solvers service, beside numpy/SciPy on the same matrices in the same run, CPU time on
 // both sides, both single-threaded (OPENBLAS_NUM_THREADS=1): the solvers use one core.
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { percentile } from './lib.mjs';
+import { solversService } from './solvers.mjs';
 
 /** A fixed xorshift32 sequence in [-1, 1): the same matrices every run. */
 function randoms(seed) {
@@ -56,13 +56,6 @@ print(json.dumps({
 }))
 `;
 
-async function service() {
-  const { createSolversService } = await import('../dist/src/domain/solvers/solvers.service.js');
-  const { createReceiptsService } = await import('../dist/src/domain/receipts/receipts.service.js');
-  const { createClock } = await import('../dist/src/lib/clock.js');
-  const nodeKeys = { receiptKeyId: 'bench', hmac: (d) => createHmac('sha256', 'bench').update(d).digest('hex') };
-  return createSolversService({ receipts: createReceiptsService({ nodeKeys, clock: createClock() }) });
-}
 
 /**
  * Median milliseconds of each solve and of its LAPACK counterpart. The LAPACK side is absent (with the
@@ -72,7 +65,7 @@ export async function linalgVsLapack({ runs = 30 } = {}) {
   const S = symmetric(150, 150);
   const B = general(200, 200);
   const b = new Array(200).fill(1);
-  const solvers = await service();
+  const solvers = await solversService();
   const caller = { uid: null, credential: 'none' };
   // The figure is CPU time of the solver's work (input checks and numerics, no receipt: `recompute`), so a
   // busy machine skews it less than wall time; `solver_ms` is the wall solver time an answer reports

@@ -3,7 +3,8 @@
 import { createHmac } from 'node:crypto';
 import { load, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 
-async function service() {
+/** The solvers service with a fixed receipt key, in-process (no store, no HTTP). */
+export async function solversService() {
   const { createSolversService } = await import('../dist/src/domain/solvers/solvers.service.js');
   const { createReceiptsService } = await import('../dist/src/domain/receipts/receipts.service.js');
   const { createClock } = await import('../dist/src/lib/clock.js');
@@ -13,7 +14,7 @@ async function service() {
 
 /** Runs each solver's example until `runs` samples or `budgetMs` of solving, after two warm-up runs. */
 export async function solverTimings({ runs = 200, budgetMs = 2000 } = {}) {
-  const solvers = await service();
+  const solvers = await solversService();
   const caller = { uid: null, credential: 'none' };
   const out = [];
   for (const { id } of solvers.list().solvers) {

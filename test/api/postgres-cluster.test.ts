@@ -1,31 +1,14 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
-import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import type { DirServer } from '../helpers/durable-server.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { openSse } from '../helpers/sse.js';
-import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
+import { twoNodes } from '../helpers/pg-nodes.js';
 
-/**
- * Two servers on one PostgreSQL schema. Each has its own pool, session connection, bus, scheduler and
- * caches, so as far as the database and the domain can tell they are two processes.
- */
-async function twoNodes(): Promise<{ a: DirServer; b: DirServer; schema: string }> {
-  const schema = uniqueSchema('cluster');
-  const dirs = await Promise.all([tempDir(), tempDir()]);
-  const env = { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema };
-  const a = await startServerOn(dirs[0].dir, env);
-  const b = await startServerOn(dirs[1].dir, env);
-  onTestFinished(async () => {
-    await Promise.all([a.stop(1000), b.stop(1000)]);
-    await dropSchema(schema);
-    await Promise.all(dirs.map((d) => d.cleanup()));
-  });
-  return { a, b, schema };
-}
 
 async function machineOn(server: DirServer, slug: string, isPublic = false): Promise<string> {
   const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
@@ -56,7 +39,7 @@ if (databaseUrl === undefined) {
 } else {
   describe('several servers on one PostgreSQL database', () => {
     it('fires each due tick of a recurring contract once, whichever server created it', async () => {
-      const { a, b } = await twoNodes();
+      const { a, b } = await twoNodes('cluster');
       const slug = `cl-fire-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
       const ids: string[] = [];
@@ -84,7 +67,7 @@ if (databaseUrl === undefined) {
     });
 
     it('fires a due tick after the process that claimed it died without firing', async () => {
-      const { a, b, schema } = await twoNodes();
+      const { a, b, schema } = await twoNodes('cluster');
       const slug = `cl-dead-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
       await a.core.services.contracts.scheduler.stop();
@@ -122,7 +105,7 @@ if (databaseUrl === undefined) {
     });
 
     it('keeps one linear chain under concurrent appends through both servers', async () => {
-      const { a, b } = await twoNodes();
+      const { a, b } = await twoNodes('cluster');
       const slug = `cl-chain-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
       const calls = Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'tick', payload: { i } } }));
@@ -135,7 +118,7 @@ if (databaseUrl === undefined) {
     });
 
     it('streams a row appended through one server to an SSE subscriber on the other', async () => {
-      const { a, b } = await twoNodes();
+      const { a, b } = await twoNodes('cluster');
       const slug = `cl-sse-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
       const sse = await openSse(`${b.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${key}` });

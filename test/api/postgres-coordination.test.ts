@@ -1,26 +1,11 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PROPOSALS, type ProposalRecord } from '../../src/domain/community/community-policy.js';
-import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
-import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
+import { twoNodes } from '../helpers/pg-nodes.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { SHARE_CHANNEL } from '../../src/pipeline/rate-limit.js';
 
-/** Two servers on one PostgreSQL schema (own pools, sessions and in-memory state: two processes to the database). */
-async function twoNodes(env: Record<string, string> = {}): Promise<{ a: DirServer; b: DirServer }> {
-  const schema = uniqueSchema('coord');
-  const dirs = await Promise.all([tempDir(), tempDir()]);
-  const shared = { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema, ...env };
-  const a = await startServerOn(dirs[0].dir, shared);
-  const b = await startServerOn(dirs[1].dir, shared);
-  onTestFinished(async () => {
-    await Promise.all([a.stop(1000), b.stop(1000)]);
-    await dropSchema(schema);
-    await Promise.all(dirs.map((d) => d.cleanup()));
-  });
-  return { a, b };
-}
 
 if (databaseUrl === undefined) {
   console.warn(SKIP_REASON);
@@ -30,7 +15,7 @@ if (databaseUrl === undefined) {
 } else {
   describe('coordination between servers on one PostgreSQL database', () => {
     it('registers an operator promoted through one server in the other at once, without a restart', async () => {
-      const { a, b } = await twoNodes();
+      const { a, b } = await twoNodes('coord');
       const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       const proposed = await a.call('POST', '/api/community-operators/propose', { key, body: kineticProposal('KE_ACROSS') });
       expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
@@ -53,7 +38,7 @@ if (databaseUrl === undefined) {
 
     it('holds a key to one rate across both servers: a burst used through one is refused by the other', async () => {
       // One token per 1000 s: no bucket refills within the test, however slowly it runs.
-      const { a, b } = await twoNodes({ CORE_RATE_LIMIT: '0.001/4' });
+      const { a, b } = await twoNodes('coord', { CORE_RATE_LIMIT: '0.001/4' });
       // What B hears of A's consumption, per bucket; B's limiter (subscribed at start) has applied a
       // message before this later listener sees it.
       const sharedToB = new Map<string, number>();

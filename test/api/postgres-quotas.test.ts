@@ -1,22 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
-import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+import { describe, expect, it } from 'vitest';
+import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
+import { twoNodes } from '../helpers/pg-nodes.js';
 
-/** Two servers on one PostgreSQL schema: two processes as far as the database can tell. */
-async function twoNodes(env: Record<string, string> = {}): Promise<{ a: DirServer; b: DirServer }> {
-  const schema = uniqueSchema('quota');
-  const dirs = await Promise.all([tempDir(), tempDir()]);
-  const shared = { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema, ...env };
-  const a = await startServerOn(dirs[0].dir, shared);
-  const b = await startServerOn(dirs[1].dir, shared);
-  onTestFinished(async () => {
-    await Promise.all([a.stop(1000), b.stop(1000)]);
-    await dropSchema(schema);
-    await Promise.all(dirs.map((d) => d.cleanup()));
-  });
-  return { a, b };
-}
 
 const sorted = (answers: Array<{ status: number }>) => answers.map((a) => a.status).sort();
 
@@ -28,7 +13,7 @@ if (databaseUrl === undefined) {
 } else {
   describe('quotas and the unlock throttle across servers on one PostgreSQL database', () => {
     it('checks at most 5 of 40 guesses raced through two servers, and the owner still unlocks', async () => {
-      const { a, b } = await twoNodes();
+      const { a, b } = await twoNodes('quota');
       const owner = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       expect((await a.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'pg-locked' } })).status).toBe(200);
       expect((await a.call('PATCH', '/api/chain/pg-locked/settings', { key: owner.key, body: { password: 'open sesame 42' } })).status).toBe(200);
@@ -41,7 +26,7 @@ if (databaseUrl === undefined) {
     });
 
     it('lets one identity create exactly its machine quota when it races through two servers', async () => {
-      const { a, b } = await twoNodes({ CORE_QUOTAS: 'machines=3' });
+      const { a, b } = await twoNodes('quota', { CORE_QUOTAS: 'machines=3' });
       const user = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: `pg-quota-${i}` } })),
@@ -50,7 +35,7 @@ if (databaseUrl === undefined) {
     });
 
     it('mints at most the demo-key quota of one address through two servers', async () => {
-      const { a, b } = await twoNodes({ CORE_QUOTAS: 'demo_keys_per_address=4' });
+      const { a, b } = await twoNodes('quota', { CORE_QUOTAS: 'demo_keys_per_address=4' });
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).call('POST', '/api/demo-key/mint', { body: {} })));
       expect(sorted(answers)).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429, 429]);
     });
