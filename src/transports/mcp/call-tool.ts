@@ -146,12 +146,16 @@ class StructuredResult {
     this.#value = value;
   }
 
-  /** The value's JSON, while the answer is still exactly as made. */
+  /**
+   * The value's JSON, while `content` and `structuredContent` are still exactly as made and come first
+   * (fields added after them, such as the modern era's `resultType` and `_meta`, are serialized apart).
+   */
   static jsonOf(result: unknown): string | undefined {
     if (!(result instanceof StructuredResult)) return undefined;
     const item = result.content[0];
+    const keys = Object.keys(result);
     const untouched =
-      Object.keys(result).length === 2 && result.structuredContent === result.#value &&
+      keys[0] === 'content' && keys[1] === 'structuredContent' && !('toJSON' in result) && result.structuredContent === result.#value &&
       result.content.length === 1 && item !== undefined && Object.keys(item).length === 2 && item.type === 'text' && item.text === result.#text;
     return untouched ? result.#text : undefined;
   }
@@ -165,7 +169,14 @@ class StructuredResult {
 export function rpcResponseJson(message: { jsonrpc?: unknown; id?: unknown; result?: unknown }): string {
   const text = StructuredResult.jsonOf(message.result);
   if (text === undefined || !plainResponse(message)) return JSON.stringify(message);
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}`;
+  const result = message.result as Record<string, unknown>;
+  const keys = Object.keys(result);
+  let rest = '';
+  for (let i = 2; i < keys.length; i++) {
+    const value = JSON.stringify(result[keys[i]!]);
+    if (value !== undefined) rest += `,${JSON.stringify(keys[i])}:${value}`;
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${rest}}}`;
 }
 
 /** Exactly `{ jsonrpc: '2.0', id, result }`, in that order, with a string or number id. */

@@ -13,8 +13,25 @@ import type { Credentials } from '../../pipeline/authenticate.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
-import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
+import { CAPABILITIES, ContentError, contentHandlers, RESOURCE_NOT_FOUND } from './content-handlers.js';
 import { createHostPolicy, type HostPolicy } from '../http/host-policy.js';
+import {
+  claimsModern,
+  decodeHeaderValue,
+  discoverResult,
+  envelopeError,
+  envelopeVersion,
+  HEADER_MISMATCH,
+  INVALID_PARAMS,
+  isModernVersion,
+  MCP_NAME_SOURCE,
+  METHOD_NOT_FOUND,
+  MODERN_METHODS,
+  modernResult,
+  serverInfoOf,
+  versionError,
+  type RpcError,
+} from './modern-era.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -40,11 +57,18 @@ export interface McpHttpResponse {
  * the SDK's own schemas and dispatches into the registry. JSON responses only; no sessions, so GET
  * (the server-to-client stream) is not offered. A page from a foreign origin is refused whatever its
  * credentials (`hosts` says which origins are this node's).
+ *
+ * Both MCP eras are served, chosen per message: a request whose `params._meta` names a protocol version
+ * (or whose `MCP-Protocol-Version` header names a modern one) is served as revision 2026-07-28 (headers
+ * checked against the body, `resultType` and cache hints added); anything else exactly as before
+ * (`initialize`, then requests without `_meta` version).
  */
 export function createMcpHttpHandler(surface: ToolSurface, version: string, hosts: HostPolicy = createHostPolicy()) {
   let tools: McpToolDescriptor[] | undefined;
   const content = contentHandlers(surface.content);
   const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
+  const serverInfo = serverInfoOf(version);
+  const narrowed = surface.filter.toolsets !== undefined || surface.filter.readOnly === true;
 
   return async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
     if (req.method !== 'POST') {
@@ -63,7 +87,8 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
       return rpcError(415, null, -32000, 'Unsupported media type: send Content-Type: application/json');
     }
     const protocol = header(req, 'mcp-protocol-version');
-    if (protocol && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) {
+    const legacyHeader = protocol !== undefined && !isModernVersion(protocol) && !claimsModern((req.body as { params?: unknown } | undefined)?.params);
+    if (legacyHeader && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) {
       return rpcError(400, null, -32000, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
     }
     if (Array.isArray(req.body)) return rpcError(400, null, -32600, 'Invalid Request: batches are not supported; send one message per request');
@@ -73,9 +98,60 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
       if (!parsed.success) return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
       message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
     }
+    const params = (message as { params?: unknown }).params;
+    if (claimsModern(params) || (protocol !== undefined && isModernVersion(protocol))) {
+      if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
+      return respondModern(message as RequestMessage, protocol, req);
+    }
     if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
   };
+
+  /**
+   * A request of the modern era, checked in the order the revision's SDK checks it: the `_meta` envelope
+   * (-32602), `MCP-Protocol-Version` present and equal to it (-32020), a version this server speaks
+   * (-32022), `Mcp-Method` and `Mcp-Name` present and equal to the body (-32020), a method the era has
+   * (404, -32601); then the same handlers as the legacy era, their result stamped for this era.
+   */
+  async function respondModern(message: RequestMessage, protocol: string | undefined, req: McpHttpRequest): Promise<McpHttpResponse> {
+    const { id, method, params } = message;
+    const refused = envelopeError(params) ?? headerError(message, protocol, req);
+    if (refused) return modernError(refused.code === METHOD_NOT_FOUND ? 404 : 400, id, refused);
+    if (method === 'server/discover') {
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: { jsonrpc: '2.0', id, result: modernResult(method, discoverResult(), serverInfo, narrowed) } };
+    }
+    const body = (await respond(message, req)) as { result?: object; error?: RpcError };
+    if (body.result !== undefined) modernResult(method, body.result, serverInfo, narrowed);
+    // The revision retired -32002 (resource not found): it is invalid params now.
+    else if (body.error?.code === RESOURCE_NOT_FOUND) body.error.code = INVALID_PARAMS;
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
+  }
+
+  function headerError(message: RequestMessage, protocol: string | undefined, req: McpHttpRequest): RpcError | undefined {
+    const claimed = envelopeVersion(message.params);
+    if (protocol === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the MCP-Protocol-Version header is required' };
+    if (protocol !== claimed) {
+      return { code: HEADER_MISMATCH, message: `Header mismatch: MCP-Protocol-Version header value '${protocol}' does not match _meta value '${claimed}'` };
+    }
+    const unsupported = versionError(claimed);
+    if (unsupported) return unsupported;
+    const method = header(req, 'mcp-method');
+    if (method === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the Mcp-Method header is required' };
+    if (method !== message.method) {
+      return { code: HEADER_MISMATCH, message: `Header mismatch: Mcp-Method header value '${method}' does not match body value '${message.method}'` };
+    }
+    const source = MCP_NAME_SOURCE[message.method];
+    const bodyName = source && isPlainObject(message.params) ? message.params[source] : undefined;
+    if (typeof bodyName === 'string') {
+      const given = header(req, 'mcp-name');
+      if (given === undefined) return { code: HEADER_MISMATCH, message: `Header mismatch: the Mcp-Name header is required for ${message.method}` };
+      const name = decodeHeaderValue(given);
+      if (name === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the Mcp-Name header carries an invalid Base64 value' };
+      if (name !== bodyName) return { code: HEADER_MISMATCH, message: `Header mismatch: Mcp-Name header value '${name}' does not match body value '${bodyName}'` };
+    }
+    if (!MODERN_METHODS.has(message.method)) return { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` };
+    return undefined;
+  }
 
   async function respond(message: RequestMessage, req: McpHttpRequest): Promise<unknown> {
     const { id } = message;
@@ -160,8 +236,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * The request nearly every client sends, checked by hand: exactly what the SDK's `JSONRPCMessageSchema`
- * accepts as a request when its params carry no `_meta` or `task` (those, and anything else, go through
- * the schema). The union's parse was the largest cost of a `tools/call` after the socket write.
+ * accepts as a request when its params carry no `task` and either no `_meta` or a modern one (whose
+ * envelope `respondModern` checks itself); anything else goes through the schema. The union's parse was
+ * the largest cost of a `tools/call` after the socket write.
  */
 function plainRequest(body: unknown): RequestMessage | undefined {
   if (!isPlainObject(body) || body['jsonrpc'] !== '2.0' || typeof body['method'] !== 'string') return undefined;
@@ -169,13 +246,13 @@ function plainRequest(body: unknown): RequestMessage | undefined {
   if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
   for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
   const params = body['params'];
-  if (params !== undefined && (!isPlainObject(params) || '_meta' in params || 'task' in params)) return undefined;
+  if (params !== undefined && (!isPlainObject(params) || ('_meta' in params && !claimsModern(params)) || 'task' in params)) return undefined;
   return body as RequestMessage;
 }
 
-/** `tools/call` params as `CallToolRequestSchema` reads them, for params without `_meta` or `task`; otherwise undefined. */
+/** `tools/call` params as `CallToolRequestSchema` reads them, for params without `task` and without `_meta` or with a modern one; otherwise undefined. */
 function plainCallParams(params: unknown): { name: string; arguments?: Record<string, unknown> } | undefined {
-  if (!isPlainObject(params) || typeof params['name'] !== 'string' || '_meta' in params || 'task' in params) return undefined;
+  if (!isPlainObject(params) || typeof params['name'] !== 'string' || ('_meta' in params && !claimsModern(params)) || 'task' in params) return undefined;
   const args = params['arguments'];
   if (args !== undefined && !isPlainObject(args)) return undefined;
   return params as { name: string; arguments?: Record<string, unknown> };
@@ -189,6 +266,10 @@ function header(req: McpHttpRequest, name: string): string | undefined {
 /** A JSON-RPC error message. */
 export function rpcErrorBody(id: string | number | null, code: number, message: string) {
   return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function modernError(status: number, id: string | number, error: RpcError): McpHttpResponse {
+  return { status, headers: { 'Content-Type': 'application/json' }, body: { jsonrpc: '2.0', id, error } };
 }
 
 function rpcError(status: number, id: null, code: number, message: string, headers: Record<string, string> = {}): McpHttpResponse {

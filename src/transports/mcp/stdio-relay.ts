@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../log.js';
+import { claimsModern, MCP_NAME_SOURCE, META_PROTOCOL_VERSION, requestMeta } from './modern-era.js';
 
 /** JSON-RPC error code for "the server this process stands for cannot be used" (implementation-defined range). */
 export const UNAVAILABLE_RPC_CODE = -32000;
@@ -50,7 +51,7 @@ export async function relayStdio(opts: StdioRelayOptions): Promise<void> {
           'Content-Type': 'application/json',
           Accept: 'application/json, text/event-stream',
           ...(opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {}),
-          ...(protocolVersion ? { 'MCP-Protocol-Version': protocolVersion } : {}),
+          ...(claimsModern(message.params) ? modernHeaders(message) : protocolVersion ? { 'MCP-Protocol-Version': protocolVersion } : {}),
         },
         body: JSON.stringify(message),
         signal: abort.signal,
@@ -96,6 +97,26 @@ export async function relayStdio(opts: StdioRelayOptions): Promise<void> {
   });
   await transport.start();
   opts.log.info('relaying MCP over stdio to the running server', { url: opts.mcpUrl });
+}
+
+/**
+ * The headers Streamable HTTP wants beside a modern-era message: its version, method and (for a call, a
+ * read or a prompt) the name it targets, Base64-wrapped when it is not a plain header value.
+ */
+export function modernHeaders(message: { method?: string; params?: unknown }): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const version = requestMeta(message.params)?.[META_PROTOCOL_VERSION];
+  if (typeof version === 'string') headers['MCP-Protocol-Version'] = version;
+  if (message.method !== undefined) headers['Mcp-Method'] = message.method;
+  const source = message.method === undefined ? undefined : MCP_NAME_SOURCE[message.method];
+  const name = source ? (message.params as Record<string, unknown>)[source] : undefined;
+  if (typeof name === 'string') headers['Mcp-Name'] = headerSafe(name) ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+  return headers;
+}
+
+/** Visible ASCII and inner spaces, and not itself shaped like the Base64 sentinel. */
+function headerSafe(value: string): boolean {
+  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
 }
 
 function describe(err: unknown): string {

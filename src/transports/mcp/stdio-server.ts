@@ -6,6 +6,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -15,6 +16,8 @@ import { mcpToolsOf } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
+import { serverInfoOf } from './modern-era.js';
+import { eraAwareTransport } from './stdio-era.js';
 
 export interface StdioOptions {
   /** The surface, or its promise while the core is still loading (initialize does not wait for it). */
@@ -63,6 +66,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
     }
   };
   server.setRequestHandler(ListResourcesRequestSchema, tracked(async () => (await content()).listResources()));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, tracked((req) => asMcpError(async () => (await content()).readResource(req.params.uri))));
   server.setRequestHandler(ListPromptsRequestSchema, tracked(async () => (await content()).listPrompts()));
   server.setRequestHandler(GetPromptRequestSchema, tracked((req) =>
@@ -92,8 +96,11 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
   });
 }
 
+/** Serves both MCP eras over this process's stdin and stdout (see `eraAwareTransport`). */
 export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const server = createMcpServer(opts);
-  await server.connect(new StdioServerTransport());
+  let narrowed = false;
+  void Promise.resolve(opts.surface).then(({ filter }) => void (narrowed = filter.toolsets !== undefined || filter.readOnly === true), () => {});
+  await server.connect(eraAwareTransport(new StdioServerTransport(), { serverInfo: serverInfoOf(opts.version), narrowed: () => narrowed }));
   return server;
 }
