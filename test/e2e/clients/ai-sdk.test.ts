@@ -37,6 +37,13 @@ describe('AI SDK tool conversion for an OpenAI model', () => {
     await server.close();
   });
 
+  it('connects in the modern era: its server/discover probe is answered and it never falls back to initialize', async () => {
+    const sent = await runner.request<string[]>('methodsSent', { ...httpEntry(server.url, undefined), tool: 'core_constants', args: { action: 'get', key: 'h' } });
+    expect(sent[0]).toBe('server/discover');
+    expect(sent).toContain('tools/call');
+    expect(sent).not.toContain('initialize');
+  });
+
   it('sends all 57 tools to the model without a single compatibility warning', async () => {
     const converted = await runner.request<{ sentTools: number | null; resultWarnings: unknown[]; loggedWarnings: unknown[] }>(
       'convertForOpenAI',

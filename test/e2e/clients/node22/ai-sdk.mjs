@@ -21,6 +21,22 @@ export async function connect({ transport, stdio, http }) {
 }
 
 export const ops = {
+  /** The JSON-RPC methods the client posts over HTTP while it connects, lists the tools and calls one. */
+  async methodsSent({ url, headers, tool, args }) {
+    const methods = [];
+    const fetchRecording = async (input, init) => {
+      if (typeof init?.body === 'string') methods.push(JSON.parse(init.body).method);
+      return fetch(input, init);
+    };
+    const client = await createMCPClient({ transport: { type: 'http', url, headers, fetch: fetchRecording } });
+    try {
+      const tools = await client.tools();
+      await tools[tool].execute(args, { toolCallId: 'probe', messages: [], context: {} });
+      return methods;
+    } finally {
+      await client.close();
+    }
+  },
   /**
    * Hands every tool of the server at `http` to an OpenAI model through `generateText`, and reports what
    * the provider was sent and every warning the SDK raised (returned or logged).
