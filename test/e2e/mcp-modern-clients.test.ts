@@ -77,9 +77,9 @@ describe('the v2 client in its modern mode', () => {
     const transport = new StdioClientTransport(stdioParams());
     const sent: string[] = [];
     const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
+    transport.send = (message) => {
       if ('method' in message) sent.push(message.method);
-      return send(message, options);
+      return send(message);
     };
     const client = modernClient();
     await client.connect(transport);
@@ -108,7 +108,10 @@ describe('one registry for both eras', () => {
     try {
       expect(legacyHttp.getServerVersion()?.name).toBe('core-server');
       const [a, b, c] = await Promise.all([legacyHttp.callTool(CALL), legacyStdio.callTool(CALL), modern.callTool(CALL)]);
-      const answer = (r: { content?: unknown; structuredContent?: unknown; isError?: unknown }) => ({ content: r.content, structuredContent: r.structuredContent, isError: r.isError });
+      const answer = (r: object) => {
+        const { content, structuredContent, isError } = r as Record<string, unknown>;
+        return { content, structuredContent, isError };
+      };
       expect(answer(c)).toEqual(answer(a));
       expect(answer(b)).toEqual(answer(a));
       expect(a.structuredContent).toMatchObject({ ok: true, constant: { symbol: 'h' } });
