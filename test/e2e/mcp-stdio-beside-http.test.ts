@@ -30,10 +30,11 @@ async function connectStdio(dataDir: string, env: Record<string, string> = {}): 
 }
 
 /**
- * `core-server mcp` given an `initialize` by hand: every line it writes on stdout, its stderr and its
- * exit code (the time limit only catches a hang).
+ * `core-server mcp` given an `initialize` by hand (after a `server/discover` probe, as Claude Code sends,
+ * with `probeFirst`): every line it writes on stdout, its stderr and its exit code (the time limit only
+ * catches a hang).
  */
-async function initializeRaw(dataDir: string, env: Record<string, string> = {}) {
+async function initializeRaw(dataDir: string, env: Record<string, string> = {}, probeFirst = false) {
   const child = spawn(process.execPath, ['dist/src/cli.js', 'mcp'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
@@ -43,6 +44,8 @@ async function initializeRaw(dataDir: string, env: Record<string, string> = {}) 
   let stderr = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (stderr += c));
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  if (probeFirst) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } })}\n`);
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
   const code = await new Promise<number | null>((resolve, reject) => {
     const hang = setTimeout(() => {
@@ -131,6 +134,19 @@ describe('mcp over stdio on a data directory it cannot use', () => {
     expect(stderr).toContain(reason);
     // The holder's lock is left alone.
     expect(await readFile(path.join(data.dir, '.lock'), 'utf8')).toBe(String(process.pid));
+  });
+
+  it('answers a server/discover probe with the reason and stays to answer the initialize that follows', async () => {
+    const data = await tempDir('core-held-probe-');
+    onTestFinished(() => data.cleanup());
+    await writeFile(path.join(data.dir, '.lock'), String(process.pid));
+    const { code, lines } = await initializeRaw(data.dir, {}, true);
+    expect(code).toBe(1);
+    const reason = expect.stringContaining(`in use by process ${process.pid}`);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: 0, error: { code: -32000, message: reason } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32000, message: reason } },
+    ]);
   });
 
   it('shows an SDK client the reason instead of a closed connection', async () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonResult, rpcResponseJson } from '../../../src/transports/mcp/call-tool.js';
+import { modernResult, serverInfoOf } from '../../../src/transports/mcp/modern-era.js';
 
 const id = fc.oneof(fc.integer(), fc.string());
 const answer = fc.dictionary(fc.string(), fc.jsonValue());
@@ -11,6 +12,17 @@ describe('rpcResponseJson', () => {
       fc.property(id, answer, (i, value) => {
         const message = { jsonrpc: '2.0', id: i, result: jsonResult(value) };
         expect(rpcResponseJson(message)).toBe(JSON.stringify(message));
+      }),
+    );
+  });
+
+  it('writes exactly the bytes JSON.stringify writes for a tools/call answer stamped for the modern era', () => {
+    fc.assert(
+      fc.property(id, answer, (i, value) => {
+        const message = { jsonrpc: '2.0', id: i, result: modernResult('tools/call', jsonResult(value), serverInfoOf('1.2.3'), false) };
+        const text = rpcResponseJson(message);
+        expect(text).toBe(JSON.stringify(message));
+        expect(JSON.parse(text).result.resultType).toBe('complete');
       }),
     );
   });
