@@ -6,6 +6,18 @@ const rpc = (name, args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'too
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 export const MCP_CONSTANT_CALL = rpc('core_constants', { action: 'get', key: 'h' });
+
+// The same call in the modern era (revision 2026-07-28): the per-request `_meta` envelope and the headers
+// the revision requires, checked by the server on every request.
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+export const MCP_MODERN_CONSTANT_CALL = JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'core_constants', arguments: { action: 'get', key: 'h' }, _meta: MODERN_META },
+});
+const modernHeaders = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'core_constants' };
 export const MCP_CORE_HTTP_CALL = rpc('core_http', { method: 'GET', path: '/api/constants/h' });
 
 /** Alternating rounds of each side after a warm-up; compares the best round of each. */
@@ -22,6 +34,16 @@ export async function mcpVsRest(coreUrl, { duration = 5, connections = 50, round
   const check = await fetch(`${coreUrl}/api/mcp`, { method: 'POST', headers: mcpHeaders, body: MCP_CONSTANT_CALL }).then((r) => r.json());
   if (!check.result || check.result.isError) throw new Error(`MCP tools/call failed: ${JSON.stringify(check)}`);
   const mcp = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: mcpHeaders, body: MCP_CONSTANT_CALL } };
+  const rest = { url: `${coreUrl}/api/constants/h`, opts: {} };
+  const r = await sideBySide(mcp, rest, { duration, connections, rounds });
+  return { mcp: r.a, rest: r.b, ratio: r.ratio };
+}
+
+/** `mcpVsRest` with the call made in the modern era. */
+export async function mcpModernVsRest(coreUrl, { duration = 5, connections = 50, rounds = 2 } = {}) {
+  const check = await fetch(`${coreUrl}/api/mcp`, { method: 'POST', headers: modernHeaders, body: MCP_MODERN_CONSTANT_CALL }).then((r) => r.json());
+  if (!check.result || check.result.isError || check.result.resultType !== 'complete') throw new Error(`MCP 2026-07-28 tools/call failed: ${JSON.stringify(check)}`);
+  const mcp = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: modernHeaders, body: MCP_MODERN_CONSTANT_CALL } };
   const rest = { url: `${coreUrl}/api/constants/h`, opts: {} };
   const r = await sideBySide(mcp, rest, { duration, connections, rounds });
   return { mcp: r.a, rest: r.b, ratio: r.ratio };

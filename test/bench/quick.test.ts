@@ -12,6 +12,7 @@ const WORKLOADS = [
   /vs bare Express 5/,
   /vs bare `node:http`/,
   /MCP `tools\/call`/,
+  /MCP 2026-07-28 `tools\/call`/,
   /`core_http`/,
   /on lowdb/,
   /on PostgreSQL/,
@@ -71,7 +72,7 @@ describe('npm run bench -- --quick', () => {
 
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
-      'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
+      'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'mcp_modern_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
       'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack',
       'memory_idle', 'memory_growth',
     ]);
