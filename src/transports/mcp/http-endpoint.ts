@@ -15,23 +15,8 @@ import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers, RESOURCE_NOT_FOUND } from './content-handlers.js';
 import { createHostPolicy, type HostPolicy } from '../http/host-policy.js';
-import {
-  claimsModern,
-  decodeHeaderValue,
-  discoverResult,
-  envelopeError,
-  envelopeVersion,
-  HEADER_MISMATCH,
-  INVALID_PARAMS,
-  isModernVersion,
-  MCP_NAME_SOURCE,
-  METHOD_NOT_FOUND,
-  MODERN_METHODS,
-  modernResult,
-  serverInfoOf,
-  versionError,
-  type RpcError,
-} from './modern-era.js';
+import { claimsModern, discoverResult, envelopeError, INVALID_PARAMS, isModernVersion, METHOD_NOT_FOUND, modernResult, serverInfoOf, type RpcError } from './modern-era.js';
+import { modernHeaderError } from './modern-headers.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -101,7 +86,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     const params = (message as { params?: unknown }).params;
     if (claimsModern(params) || (protocol !== undefined && isModernVersion(protocol))) {
       if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
-      return respondModern(message as RequestMessage, protocol, req);
+      return respondModern(message as RequestMessage, req);
     }
     if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
@@ -113,9 +98,9 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
    * (-32022), `Mcp-Method` and `Mcp-Name` present and equal to the body (-32020), a method the era has
    * (404, -32601); then the same handlers as the legacy era, their result stamped for this era.
    */
-  async function respondModern(message: RequestMessage, protocol: string | undefined, req: McpHttpRequest): Promise<McpHttpResponse> {
+  async function respondModern(message: RequestMessage, req: McpHttpRequest): Promise<McpHttpResponse> {
     const { id, method, params } = message;
-    const refused = envelopeError(params) ?? headerError(message, protocol, req);
+    const refused = envelopeError(params) ?? modernHeaderError(message, (name) => header(req, name));
     if (refused) return modernError(refused.code === METHOD_NOT_FOUND ? 404 : 400, id, refused);
     if (method === 'server/discover') {
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: { jsonrpc: '2.0', id, result: modernResult(method, discoverResult(), serverInfo, narrowed) } };
@@ -125,32 +110,6 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     // The revision retired -32002 (resource not found): it is invalid params now.
     else if (body.error?.code === RESOURCE_NOT_FOUND) body.error.code = INVALID_PARAMS;
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
-  }
-
-  function headerError(message: RequestMessage, protocol: string | undefined, req: McpHttpRequest): RpcError | undefined {
-    const claimed = envelopeVersion(message.params);
-    if (protocol === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the MCP-Protocol-Version header is required' };
-    if (protocol !== claimed) {
-      return { code: HEADER_MISMATCH, message: `Header mismatch: MCP-Protocol-Version header value '${protocol}' does not match _meta value '${claimed}'` };
-    }
-    const unsupported = versionError(claimed);
-    if (unsupported) return unsupported;
-    const method = header(req, 'mcp-method');
-    if (method === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the Mcp-Method header is required' };
-    if (method !== message.method) {
-      return { code: HEADER_MISMATCH, message: `Header mismatch: Mcp-Method header value '${method}' does not match body value '${message.method}'` };
-    }
-    const source = MCP_NAME_SOURCE[message.method];
-    const bodyName = source && isPlainObject(message.params) ? message.params[source] : undefined;
-    if (typeof bodyName === 'string') {
-      const given = header(req, 'mcp-name');
-      if (given === undefined) return { code: HEADER_MISMATCH, message: `Header mismatch: the Mcp-Name header is required for ${message.method}` };
-      const name = decodeHeaderValue(given);
-      if (name === undefined) return { code: HEADER_MISMATCH, message: 'Header mismatch: the Mcp-Name header carries an invalid Base64 value' };
-      if (name !== bodyName) return { code: HEADER_MISMATCH, message: `Header mismatch: Mcp-Name header value '${name}' does not match body value '${bodyName}'` };
-    }
-    if (!MODERN_METHODS.has(message.method)) return { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` };
-    return undefined;
   }
 
   async function respond(message: RequestMessage, req: McpHttpRequest): Promise<unknown> {

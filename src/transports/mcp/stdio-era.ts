@@ -53,6 +53,8 @@ export function eraAwareTransport(inner: Transport, opts: StdioEraOptions): Tran
 
   inner.onmessage = (message, extra) => {
     const m = message as Message;
+    // A cancelled request is never answered: forget it.
+    if (m.method === 'notifications/cancelled') modern.delete((m.params as { requestId?: string | number } | undefined)?.requestId ?? '');
     if (m.method === undefined || m.id === undefined || !claimsModern(m.params)) return outer.onmessage?.(message, extra);
     const refused = envelopeError(m.params) ?? versionError(envelopeVersion(m.params));
     if (refused) return void reply(m.id, { error: refused });
