@@ -145,6 +145,7 @@ describe('MCP over POST /api/mcp', () => {
       expect(JSON.parse(first.text)).toHaveLength(server.core.registry.operations.length + 1);
       const missing = await (await rpc({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'core://nope' } })).json();
       expect(missing.error.code).toBe(-32002);
+      expect(missing.error.data).toEqual({ uri: 'core://nope' });
       expect(resources.map((r) => r.uri)).toEqual(
         expect.arrayContaining(['core://solvers/catalog', 'core://operators/categories', 'core://operators/newtonian_mechanics', 'core://kernel/prompt']),
       );

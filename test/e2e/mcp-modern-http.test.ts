@@ -86,10 +86,11 @@ describe('results of the modern era', () => {
     expect(body.result.tools.length).toBeLessThan(57);
   });
 
-  it('answer an unknown resource with -32602, not the retired -32002', async () => {
+  it('answer an unknown resource with -32602, not the retired -32002, naming the uri in data', async () => {
     const { status, body } = await modern('resources/read', { uri: 'core://nowhere' });
     expect(status).toBe(200);
     expect(body.error.code).toBe(-32602);
+    expect(body.error.data).toEqual({ uri: 'core://nowhere' });
   });
 });
 

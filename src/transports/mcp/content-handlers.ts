@@ -9,6 +9,8 @@ export class ContentError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The error's `data` member: for a resource not found, the `uri` asked for (the spec's SHOULD). */
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -26,7 +28,7 @@ export function contentHandlers(content: McpContent) {
         const { text, mimeType } = await content.readResource(uri);
         return { contents: [{ uri, mimeType, text }] };
       } catch (err) {
-        if (err instanceof CoreError && err.code === 'NOT_FOUND') throw new ContentError(RESOURCE_NOT_FOUND, err.message);
+        if (err instanceof CoreError && err.code === 'NOT_FOUND') throw new ContentError(RESOURCE_NOT_FOUND, err.message, { uri });
         throw err;
       }
     },

@@ -180,7 +180,7 @@ async function withContentErrors(id: string | number, work: () => Promise<unknow
   try {
     return { jsonrpc: '2.0', id, result: await work() };
   } catch (err) {
-    if (err instanceof ContentError) return rpcErrorBody(id, err.code, err.message);
+    if (err instanceof ContentError) return rpcErrorBody(id, err.code, err.message, err.data);
     throw err;
   }
 }
@@ -223,8 +223,8 @@ function header(req: McpHttpRequest, name: string): string | undefined {
 }
 
 /** A JSON-RPC error message. */
-export function rpcErrorBody(id: string | number | null, code: number, message: string) {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+export function rpcErrorBody(id: string | number | null, code: number, message: string, data?: unknown) {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 function modernError(status: number, id: string | number, error: RpcError): McpHttpResponse {

@@ -61,7 +61,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
     try {
       return await work();
     } catch (err) {
-      if (err instanceof ContentError) throw new McpError(err.code, err.message);
+      if (err instanceof ContentError) throw new McpError(err.code, err.message, err.data);
       throw err;
     }
   };
