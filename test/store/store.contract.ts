@@ -3,7 +3,9 @@ import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runKeyRepositoryContract } from './key-repository.contract.js';
+import { runLoginCodeRepositoryContract } from './login-code-repository.contract.js';
 import { runNodeKeyRepositoryContract } from './node-key-repository.contract.js';
+import { runSsoCodeRepositoryContract } from './sso-code-repository.contract.js';
 import { runUserRepositoryContract } from './user-repository.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
@@ -23,6 +25,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     runKeyRepositoryContract(name, makeStore);
     runUserRepositoryContract(name, makeStore);
     runNodeKeyRepositoryContract(name, makeStore);
+    runLoginCodeRepositoryContract(name, makeStore);
+    runSsoCodeRepositoryContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {
