@@ -27,7 +27,6 @@ export interface DirectoryService {
  */
 export function createDirectoryService(deps: { store: Store }): DirectoryService {
   const { store } = deps;
-  const userRepository = createUserRepository(store);
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
     const wanted = new Set(users.map((u) => u.uid));
@@ -58,7 +57,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
 
   return {
     async list(query) {
-      const users = (await userRepository.page()).items;
+      const users = (await createUserRepository(store).page()).items;
       let all = await entries(users);
       const q = query.q?.trim().toLowerCase();
       if (q) all = all.filter((a) => a.uid.toLowerCase().includes(q) || (a.display_name ?? '').toLowerCase().includes(q));
@@ -67,7 +66,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
     },
 
     async get(uid) {
-      const user = await userRepository.byUid(uid);
+      const user = await createUserRepository(store).byUid(uid);
       if (!user) throw errors.notFound(`No agent "${uid}"`, { uid });
       return (await entries([user]))[0]!;
     },
