@@ -6,6 +6,7 @@ import { runKeyRepositoryContract } from './key-repository.contract.js';
 import { runLoginCodeRepositoryContract } from './login-code-repository.contract.js';
 import { runNodeKeyRepositoryContract } from './node-key-repository.contract.js';
 import { runRollingWindowRepositoryContract } from './rolling-window-repository.contract.js';
+import { runSandboxRunRepositoryContract } from './sandbox-run-repository.contract.js';
 import { runSsoCodeRepositoryContract } from './sso-code-repository.contract.js';
 import { runUserRepositoryContract } from './user-repository.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
@@ -29,6 +30,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     runLoginCodeRepositoryContract(name, makeStore);
     runSsoCodeRepositoryContract(name, makeStore);
     runRollingWindowRepositoryContract(name, makeStore);
+    runSandboxRunRepositoryContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {
