@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runChatQuotaRepositoryContract } from './chat-quota-repository.contract.js';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
@@ -31,6 +32,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     runSsoCodeRepositoryContract(name, makeStore);
     runRollingWindowRepositoryContract(name, makeStore);
     runSandboxRunRepositoryContract(name, makeStore);
+    runChatQuotaRepositoryContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {
