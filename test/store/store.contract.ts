@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runChatQuotaRepositoryContract } from './chat-quota-repository.contract.js';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
-import { runKeyRepositoryContract } from './key-repository.contract.js';
-import { runLoginCodeRepositoryContract } from './login-code-repository.contract.js';
-import { runNodeKeyRepositoryContract } from './node-key-repository.contract.js';
-import { runRollingWindowRepositoryContract } from './rolling-window-repository.contract.js';
-import { runSandboxRunRepositoryContract } from './sandbox-run-repository.contract.js';
-import { runSsoCodeRepositoryContract } from './sso-code-repository.contract.js';
-import { runUserRepositoryContract } from './user-repository.contract.js';
+import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
 
@@ -25,14 +18,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     describeDocFindContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
-    runKeyRepositoryContract(name, makeStore);
-    runUserRepositoryContract(name, makeStore);
-    runNodeKeyRepositoryContract(name, makeStore);
-    runLoginCodeRepositoryContract(name, makeStore);
-    runSsoCodeRepositoryContract(name, makeStore);
-    runRollingWindowRepositoryContract(name, makeStore);
-    runSandboxRunRepositoryContract(name, makeStore);
-    runChatQuotaRepositoryContract(name, makeStore);
+    runIdentityAreaRepositoryContracts(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {
