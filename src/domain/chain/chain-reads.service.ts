@@ -64,7 +64,6 @@ export function groupOf(type: string): string {
 
 export function createChainReadsService(deps: { store: Store; clock: Clock; origin: string }): ChainReadsService {
   const { store, clock, origin } = deps;
-  const keyRepository = createKeyRepository(store);
   const summaries = createChainSummaries(store);
 
   const stream = (m: MachineRecord): string => chainStream(m.slug);
@@ -137,7 +136,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
 
     async sources(m) {
       const summary = await summaries.of(m);
-      const keys = new Map((await keyRepository.byMachine(m.slug)).map((k) => [k.uid, k]));
+      const keys = new Map((await createKeyRepository(store).byMachine(m.slug)).map((k) => [k.uid, k]));
       const now = clock.tick();
       return [...summary.bySource]
         .map(([uid, span]) => {
