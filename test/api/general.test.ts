@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTACT_STREAM, type ContactRow } from '../../src/domain/general/contact.service.js';
+import { createContactRepository } from '../../src/domain/general/contact-repository.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 const servers: TestServer[] = [];
@@ -50,13 +50,13 @@ describe('contact', () => {
     const first = await send(1);
     expect(first.status).toBe(200);
     expect(first.body.id).toMatch(/^msg_/);
-    const rows = await server.core.store.logs.read<ContactRow>(CONTACT_STREAM);
+    const rows = await createContactRepository(server.core.store).messages();
     expect(rows).toEqual([expect.objectContaining({ id: first.body.id, name: 'Ada', email: 'ada@example.org', subject: 'hello 1', from_uid: null })]);
     for (let n = 2; n <= 5; n++) expect((await send(n)).status).toBe(200);
     const limited = await send(6);
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
-    expect((await server.core.store.logs.read(CONTACT_STREAM)).length).toBe(5);
+    expect(await createContactRepository(server.core.store).messages()).toHaveLength(5);
     const user = await mintKey(server);
     const signedIn = await server.call('POST', '/api/contact', { key: user.key, body: { name: 'Ada', email: 'ada@example.org', message: 'Signed in this time.' } });
     expect(signedIn.status).toBe(200);

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import { GRANTS, MACHINES, type MachineRecord, type RoleGrant } from '../chain/machine.js';
-import { USERS, type UserRecord } from '../identity/identity.service.js';
+import { createUserRepository, type UserRecord } from '../identity/user-repository.js';
 import { ATTACHED_SKILLS } from './skills.service.js';
 import { PROFILES, type AgentProfile } from './state.service.js';
 
@@ -57,7 +57,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
 
   return {
     async list(query) {
-      const users = await store.docs.list<UserRecord>(USERS);
+      const users = (await createUserRepository(store).page()).items;
       let all = await entries(users);
       const q = query.q?.trim().toLowerCase();
       if (q) all = all.filter((a) => a.uid.toLowerCase().includes(q) || (a.display_name ?? '').toLowerCase().includes(q));
@@ -66,7 +66,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
     },
 
     async get(uid) {
-      const user = await store.docs.get<UserRecord>(USERS, uid);
+      const user = await createUserRepository(store).byUid(uid);
       if (!user) throw errors.notFound(`No agent "${uid}"`, { uid });
       return (await entries([user]))[0]!;
     },

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
-import { KEYS, type KeyRecord } from '../identity/identity.service.js';
+import { createKeyRepository } from '../identity/key-repository.js';
 import { createChainSummaries, type SpanCount } from './chain-summary.js';
 import type { ChainRow } from './hash-chain.js';
 import { chainStream, type MachineRecord } from './machine.js';
@@ -136,7 +136,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
 
     async sources(m) {
       const summary = await summaries.of(m);
-      const keys = new Map((await store.docs.find<KeyRecord>(KEYS, { machine: m.slug })).items.map((k) => [k.uid, k]));
+      const keys = new Map((await createKeyRepository(store).byMachine(m.slug)).map((k) => [k.uid, k]));
       const now = clock.tick();
       return [...summary.bySource]
         .map(([uid, span]) => {

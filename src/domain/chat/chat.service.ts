@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
+import { createChatQuotaRepository } from './chat-quota-repository.js';
 import { composeAnswer, retrieve, type ChatSources, type Grounding } from './chat-retrieval.js';
 import { askUpstream, type ChatMessage, type UpstreamConfig } from './chat-upstream.js';
 
@@ -10,13 +11,6 @@ export const DAILY_CHATS = 10;
 /** Only the last messages of a conversation are used, as the public endpoint does. */
 const MAX_MESSAGES = 20;
 export const LOCAL_MODEL = 'core-local';
-const CHAT_QUOTAS = 'chat-quotas';
-
-interface QuotaRecord {
-  uid: string;
-  day: string;
-  used: number;
-}
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -48,7 +42,8 @@ const tokensOf = (text: string) => Math.ceil(text.length / 4);
  * Each caller has `DAILY_CHATS` answers per UTC day; a refused or failed call costs nothing.
  */
 export function createChatService(deps: ChatDeps) {
-  const { store, clock, sources } = deps;
+  const { clock, sources } = deps;
+  const quotas = createChatQuotaRepository(deps.store);
   const limit = deps.dailyLimit ?? DAILY_CHATS;
 
   const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -56,24 +51,11 @@ export function createChatService(deps: ChatDeps) {
   const quotaView = (used: number, ms: number) => ({ used, limit, remaining: Math.max(0, limit - used), resets_at: resetsAt(ms) });
 
   async function take(uid: string, ms: number): Promise<number> {
-    const day = dayOf(ms);
-    let over = false;
-    const rec = await store.docs.update<QuotaRecord>(CHAT_QUOTAS, uid, (cur) => {
-      const used = cur && cur.day === day ? cur.used : 0;
-      if (used >= limit) {
-        over = true;
-        return undefined;
-      }
-      return { uid, day, used: used + 1 };
-    });
-    if (over) {
+    const used = await quotas.take(uid, dayOf(ms), limit);
+    if (used === undefined) {
       throw new CoreError('QUOTA_EXCEEDED', `The free chat allows ${limit} answers a day; the quota resets at ${resetsAt(ms)}`, quotaView(limit, ms));
     }
-    return rec!.used;
-  }
-
-  async function giveBack(uid: string, day: string) {
-    await store.docs.update<QuotaRecord>(CHAT_QUOTAS, uid, (cur) => (cur && cur.day === day && cur.used > 0 ? { ...cur, used: cur.used - 1 } : undefined));
+    return used;
   }
 
   function local(question: string, g: Grounding, maxTokens: number) {
@@ -93,8 +75,7 @@ export function createChatService(deps: ChatDeps) {
   return {
     async quota(uid: string) {
       const ms = clock.now();
-      const rec = await store.docs.get<QuotaRecord>(CHAT_QUOTAS, uid);
-      return { ok: true as const, ...quotaView(rec && rec.day === dayOf(ms) ? rec.used : 0, ms) };
+      return { ok: true as const, ...quotaView(await quotas.usedOn(uid, dayOf(ms)), ms) };
     },
 
     async complete(uid: string, req: ChatRequest, signal: AbortSignal) {
@@ -114,7 +95,7 @@ export function createChatService(deps: ChatDeps) {
           }
         }
       } catch (err) {
-        await giveBack(uid, dayOf(ms));
+        await quotas.giveBack(uid, dayOf(ms));
         throw err;
       }
       const prompt = answer.usage?.prompt_tokens ?? messages.reduce((n, m) => n + tokensOf(m.content), 0);

@@ -1,21 +1,11 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomToken } from '../../lib/hash.js';
-import type { LogRow, RowInput, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
+import { createContactRepository } from './contact-repository.js';
 import { createRateWindow } from './rate-window.js';
 
-/** A contact message as kept (log `contact/messages`): append-only, read by the node's operators. */
-export interface ContactRow extends LogRow {
-  type: 'contact';
-  id: string;
-  name: string;
-  email: string;
-  subject: string | null;
-  message: string;
-  /** uid of the sender when they were signed in. */
-  from_uid: string | null;
-  received_at: string;
-}
+export type { ContactRow } from './contact-repository.js';
 
 export interface ContactInput {
   name: string;
@@ -35,13 +25,13 @@ export interface ContactService {
   send(input: ContactInput, sender: ContactSender): Promise<{ id: string; received_at: string }>;
 }
 
-export const CONTACT_STREAM = 'contact/messages';
 const PER_SENDER = { limit: 5, windowMs: 60 * 60 * 1000 };
 /** A ceiling over all senders, so rotating addresses cannot fill the disk. */
 const OVERALL = { limit: 100, windowMs: 60 * 60 * 1000 };
 
 export function createContactService(deps: { store: Store; clock: Clock }): ContactService {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const messages = createContactRepository(deps.store);
   const perSender = createRateWindow(PER_SENDER);
   const overall = createRateWindow(OVERALL);
 
@@ -56,17 +46,10 @@ export function createContactService(deps: { store: Store; clock: Clock }): Cont
       perSender.hit(key, now);
       const received_at = new Date(now).toISOString();
       const id = `msg_${randomToken(16)}`;
-      await store.logs.append<ContactRow>(CONTACT_STREAM, (head) => ({
-        tick: Math.max(clock.tick(), head?.tick ?? 0),
-        type: 'contact',
-        id,
-        name: input.name,
-        email: input.email,
-        subject: input.subject ?? null,
-        message: input.message,
-        from_uid: sender.uid,
-        received_at,
-      }) as RowInput<ContactRow>);
+      await messages.append(
+        { id, name: input.name, email: input.email, subject: input.subject ?? null, message: input.message, from_uid: sender.uid, received_at },
+        clock.tick(),
+      );
       return { id, received_at };
     },
   };

@@ -3,36 +3,12 @@ import type { Store } from '../../storage/port.js';
 import type { Caller } from '../../registry/types.js';
 import { hashKey, looksLikeKey, newKeyId, newRawKey, newUid } from './keys.js';
 import { sha256Hex } from '../../lib/hash.js';
-import { DuplicateKeyError } from '../../storage/port.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
+import { createKeyRepository, type KeyRecord } from './key-repository.js';
+import { createUserRepository, type UserRecord } from './user-repository.js';
 
-/** A stored key: the raw value is never kept, only its SHA-256. */
-export interface KeyRecord {
-  key_id: string;
-  hash: string;
-  uid: string;
-  kind: 'user' | 'machine' | 'developer';
-  /** Slug of the machine a machine or developer key belongs to. */
-  machine?: string;
-  scope?: 'read' | 'write' | 'admin';
-  name?: string;
-  rate_limit_tier?: string | null;
-  /** First characters of the raw key, enough for a person to recognise it; absent on older keys. */
-  key_prefix?: string;
-  /** Who minted the key (a developer key's creator). */
-  created_by?: string | null;
-  created_at: string;
-  expires_at?: string | null;
-  revoked_at?: string | null;
-  /** Last time the key authenticated a request, recorded at most once a minute. */
-  last_used_at?: string | null;
-}
-
-export interface UserRecord {
-  uid: string;
-  created_at: string;
-  created_tick: number;
-}
+export type { KeyRecord } from './key-repository.js';
+export type { UserRecord } from './user-repository.js';
 
 export interface IssuedKey {
   key: string;
@@ -71,27 +47,15 @@ export interface IdentityService {
   resolveKey(raw: string): Promise<Caller | undefined>;
   /**
    * The uid an e-mail address signs in as, creating the identity on first use. The address is kept
-   * only as the SHA-256 of its normalised form (`user-emails`), so the users file holds no address.
+   * only as the SHA-256 of its normalised form (see `user-repository.ts`), so the users file holds no address.
    */
   userForEmail(email: string): Promise<{ uid: string; created: boolean }>;
 }
-
-/** Index from the SHA-256 of a normalised e-mail address to its uid (collection `user-emails`). */
-export interface EmailIndexRecord {
-  email_hash: string;
-  uid: string;
-  created_at: string;
-}
-
-export const USER_EMAILS = 'user-emails';
 
 /** Trimmed and lower-cased: addresses are matched case-insensitively, as users type them. */
 export function emailHash(email: string): string {
   return sha256Hex(`core-email|${email.trim().toLowerCase()}`);
 }
-
-export const KEYS = 'keys';
-export const USERS = 'users';
 
 /** uids of developer keys start with this; user uids never do. */
 export const DEVELOPER_UID_PREFIX = 'key:';
@@ -108,7 +72,9 @@ export function isDeveloperUid(uid: string | null): boolean {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export function createIdentityService(deps: { store: Store; clock: Clock; quotas: QuotasService }): IdentityService {
-  const { store, clock, quotas } = deps;
+  const { clock, quotas } = deps;
+  const keys = createKeyRepository(deps.store);
+  const users = createUserRepository(deps.store);
   const iso = (): string => new Date(clock.now()).toISOString();
 
   const issue = async (
@@ -125,7 +91,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       key_prefix: key.slice(0, 9),
       created_at: iso(),
     };
-    await store.docs.insert(KEYS, record.hash, record);
+    await keys.insert(record);
     return { key, record };
   };
 
@@ -133,16 +99,14 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     !record.revoked_at && !(record.expires_at && Date.parse(record.expires_at) <= clock.now());
 
   async function machineKey(slug: string, keyId: string): Promise<KeyRecord | undefined> {
-    return (await store.docs.find<KeyRecord>(KEYS, { machine: slug, key_id: keyId }, { limit: 1 })).items[0];
+    return keys.byMachineKeyId(slug, keyId);
   }
 
   function touch(record: KeyRecord): void {
     const now = clock.now();
     if (record.last_used_at && now - Date.parse(record.last_used_at) < LAST_USED_RESOLUTION_MS) return;
     // Best effort and off the request path: a failed or late write only leaves last_used_at older.
-    store.docs
-      .update<KeyRecord>(KEYS, record.hash, (current) => (current ? { ...current, last_used_at: new Date(now).toISOString() } : undefined))
-      .catch(() => undefined);
+    keys.touch(record.hash, new Date(now).toISOString()).catch(() => undefined);
   }
 
   return {
@@ -150,7 +114,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       await quotas.takeDemoKey(clientIp);
       const uid = newUid();
       const user: UserRecord = { uid, created_at: iso(), created_tick: clock.tick() };
-      await store.docs.insert(USERS, uid, user);
+      await users.insert(user);
       const { key, record } = await issue({ uid, kind: 'user', ...(label ? { name: label } : {}) });
       return { key, uid, key_id: record.key_id, created_at: record.created_at };
     },
@@ -174,7 +138,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       ),
 
     async machineKeys(slug) {
-      return (await store.docs.find<KeyRecord>(KEYS, { machine: slug })).items.filter((r) => r.kind !== 'user' && live(r));
+      return (await keys.byMachine(slug)).filter((r) => r.kind !== 'user' && live(r));
     },
 
     machineKey,
@@ -182,38 +146,28 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     async revokeKey(slug, keyId) {
       const found = await machineKey(slug, keyId);
       if (!found) return false;
-      let revoked = false;
-      await store.docs.update<KeyRecord>(KEYS, found.hash, (current) => {
-        if (!current || current.revoked_at) return undefined;
-        revoked = true;
-        return { ...current, revoked_at: iso() };
-      });
-      return revoked;
+      return keys.revoke(found.hash, iso());
     },
 
     async isUser(uid) {
-      return (await store.docs.get<UserRecord>(USERS, uid)) !== undefined;
+      return (await users.byUid(uid)) !== undefined;
     },
 
     async userForEmail(email) {
       const id = emailHash(email);
-      const known = await store.docs.get<EmailIndexRecord>(USER_EMAILS, id);
-      if (known) return { uid: known.uid, created: false };
+      const known = await users.uidForEmail(id);
+      if (known) return { uid: known, created: false };
       const uid = newUid();
-      try {
-        // The index entry is written first: of two concurrent first logins, one wins and both get its uid.
-        await store.docs.insert<EmailIndexRecord>(USER_EMAILS, id, { email_hash: id, uid, created_at: iso() });
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-        return { uid: (await store.docs.get<EmailIndexRecord>(USER_EMAILS, id))!.uid, created: false };
-      }
-      await store.docs.insert<UserRecord>(USERS, uid, { uid, created_at: iso(), created_tick: clock.tick() });
+      // The index entry is written first: of two concurrent first logins, one wins and both get its uid.
+      const bound = await users.claimEmail(id, uid, iso());
+      if (bound !== uid) return { uid: bound, created: false };
+      await users.insert({ uid, created_at: iso(), created_tick: clock.tick() });
       return { uid, created: true };
     },
 
     async resolveKey(raw) {
       if (!looksLikeKey(raw)) return undefined;
-      const record = await store.docs.get<KeyRecord>(KEYS, hashKey(raw));
+      const record = await keys.byHash(hashKey(raw));
       if (!record || !live(record)) return undefined;
       touch(record);
       const caller: Caller = {

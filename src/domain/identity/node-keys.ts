@@ -1,6 +1,7 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
+import { createNodeKeyRepository } from './node-key-repository.js';
 
 /**
  * The node's own keys, generated once and kept in the store (collection `node-keys`, which holds
@@ -33,27 +34,18 @@ interface StoredKeys {
   created_at: string;
 }
 
-export const NODE_KEYS = 'node-keys';
 const ID = 'node';
 
 /** Loads the node's keys, creating and storing them on first start (first writer wins across processes). */
 export async function loadNodeKeys(deps: { store: Store; receiptKey?: string | undefined; now?: () => number }): Promise<NodeKeys> {
-  let stored = await deps.store.docs.get<StoredKeys>(NODE_KEYS, ID);
-  if (!stored) {
+  const stored = await createNodeKeyRepository(deps.store).getOrCreate<StoredKeys>(ID, () => {
     const { privateKey } = generateKeyPairSync('ed25519');
-    const fresh: StoredKeys = {
+    return {
       ed25519_private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       receipt_key_hex: randomBytes(32).toString('hex'),
       created_at: new Date(deps.now?.() ?? Date.now()).toISOString(),
     };
-    try {
-      await deps.store.docs.insert(NODE_KEYS, ID, fresh);
-      stored = fresh;
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError)) throw err;
-      stored = (await deps.store.docs.get<StoredKeys>(NODE_KEYS, ID))!;
-    }
-  }
+  });
   return nodeKeysFrom(stored, deps.receiptKey);
 }
 

@@ -1,19 +1,6 @@
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { createRegistryVersionRepository, type RegistryVersionRecord } from './registry-version-repository.js';
 import type { ArtifactFile } from './artifacts.js';
-
-/**
- * One registry version (collection `manifest-versions`, id = version): the digest of every artifact
- * as it was when the version was recorded. A version is recorded only when some digest changed.
- */
-export interface RegistryVersionRecord {
-  version: string;
-  n: number;
-  created_at: string;
-  created_tick: number;
-  digests: Record<string, string>;
-}
-
-const VERSIONS = 'manifest-versions';
 
 /** Versions are `r<n>`, n counting from 1; they order by n. */
 export function versionName(n: number): string {
@@ -62,14 +49,15 @@ export function attribute(history: RegistryVersionRecord[], current: ArtifactFil
  */
 export async function recordVersion(store: Store, current: ArtifactFile[], now: { iso: string; tick: number }): Promise<RegistryVersionRecord[]> {
   const digests = Object.fromEntries(current.map((a) => [a.path, a.sha256]));
+  const versions = createRegistryVersionRepository(store);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const history = await store.docs.list<RegistryVersionRecord>(VERSIONS);
+    const history = await versions.all();
     const latest = history.reduce<RegistryVersionRecord | undefined>((m, r) => (m && m.n >= r.n ? m : r), undefined);
     if (latest && sameDigests(latest.digests, digests)) return history;
     const n = (latest?.n ?? 0) + 1;
     const record: RegistryVersionRecord = { version: versionName(n), n, created_at: now.iso, created_tick: now.tick, digests };
     try {
-      await store.docs.insert(VERSIONS, record.version, record);
+      await versions.insert(record);
       return [...history, record];
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err;

@@ -114,7 +114,7 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
 }
 
 /**
- * The store with `logs.append` counted: one wrapper for every adapter instead of a counter in each.
+ * The store with every log append counted: one wrapper for every adapter instead of a counter in each.
  * Everything else is the adapter's own object, methods bound to it.
  */
 export function countAppends(store: Store, metrics: Pick<Metrics, 'appended'>): Store {

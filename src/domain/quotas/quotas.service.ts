@@ -4,7 +4,7 @@ import type { Store } from '../../storage/port.js';
 import { MACHINES } from '../chain/machine.js';
 import { CONTRACTS } from '../contracts/contract.types.js';
 import { DEVICES } from '../edge/threat-feed.service.js';
-import { KEYS } from '../identity/identity.service.js';
+import { createKeyRepository } from '../identity/key-repository.js';
 import type { QuotaName, QuotaSettings } from './quota-settings.js';
 import { createRollingWindows } from './rolling-window.js';
 
@@ -53,9 +53,8 @@ const COUNTED: Record<CountedQuota, Counted> = {
   },
   api_keys_per_machine: {
     count: async (store, slug, nowMs) =>
-      (
-        await store.docs.find<{ revoked_at?: string | null; expires_at?: string | null }>(KEYS, { machine: slug, kind: 'developer' })
-      ).items.filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs)).length,
+      (await createKeyRepository(store).byMachine(slug, 'developer')).filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs))
+        .length,
     what: (limit, slug) => `${limit} live API keys on machine "${slug}"`,
     room: 'revoke a key you no longer use (DELETE /api/chain/{slug}/api-keys/{id}) to make room',
   },

@@ -1,12 +1,6 @@
 import { sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-
-/** The uses of one key in the current window (ids are SHA-256 of the key: client addresses are not stored). */
-interface WindowRecord {
-  id: string;
-  /** Times of the uses still inside the window, oldest first; never more than the limit. */
-  hits: number[];
-}
+import { createRollingWindowRepository, type WindowCollection, type WindowRecord } from './rolling-window-repository.js';
 
 export type WindowTake = { taken: true } | { taken: false; retry_after_ms: number };
 
@@ -20,16 +14,15 @@ export interface RollingWindows {
 }
 
 /** Rolling windows of `windowMs` over one collection of the store; stale records are swept once a window. */
-export function createRollingWindows(deps: { store: Store; collection: string; windowMs: number; now: () => number }): RollingWindows {
-  const { store, collection, windowMs, now } = deps;
+export function createRollingWindows(deps: { store: Store; collection: WindowCollection; windowMs: number; now: () => number }): RollingWindows {
+  const { windowMs, now } = deps;
+  const windows = createRollingWindowRepository(deps.store, deps.collection);
   let sweptAt = -Infinity;
 
   async function sweep(nowMs: number): Promise<void> {
     sweptAt = nowMs;
     const stale = (r: WindowRecord) => r.hits.every((t) => t <= nowMs - windowMs);
-    for (const record of await store.docs.list<WindowRecord>(collection, stale)) {
-      await store.docs.deleteIf<WindowRecord>(collection, record.id, stale);
-    }
+    await windows.sweep(stale);
   }
 
   return {
@@ -38,7 +31,7 @@ export function createRollingWindows(deps: { store: Store; collection: string; w
       if (nowMs - sweptAt >= windowMs) await sweep(nowMs);
       const id = sha256Hex(key);
       let refusal: WindowTake | undefined;
-      await store.docs.update<WindowRecord>(collection, id, (current) => {
+      await windows.update(id, (current) => {
         const hits = (current?.hits ?? []).filter((t) => t > nowMs - windowMs);
         if (hits.length >= limit) {
           // A slot frees when the use `limit` places from the newest leaves the window.

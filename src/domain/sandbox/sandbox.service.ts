@@ -4,10 +4,11 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { tickOf } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type QuotaLimits } from './sandbox-quota.js';
 import { createFairSlots, type FairSlots } from './fair-slots.js';
-import type { EndReason, RunOutcome, SandboxRunner } from './sandbox-runner.js';
+import type { RunOutcome, SandboxRunner } from './sandbox-runner.js';
+import { createSandboxRunRepository, type Reservation, type Reservations, type RunRow } from './sandbox-run-repository.js';
 
 /** A run as shown to callers (and stored, with a few fields more). */
 export interface SandboxRunView {
@@ -36,14 +37,6 @@ export interface QuotaView {
   next_free_at: string | null;
 }
 
-interface RunRow extends LogRow, SandboxRunView {
-  type: 'sandbox.run';
-  uid: string;
-  actor_uid: string;
-  reason: EndReason;
-  started_ms: number;
-}
-
 export interface RunInput {
   code: string;
   stdin?: string;
@@ -67,36 +60,22 @@ export interface SandboxService {
 }
 
 /**
- * Runs admitted but not yet recorded, one document per agent (`sandbox-reservations/<uid>`): each holds
- * a run slot and the units of its time limit in every process sharing the store. The process that made
- * a reservation also keeps it in memory and counts it until the run is recorded, whatever its expiry;
- * the expiry only frees the reservations of a process that died, and covers the longest wait for a
- * slot plus the time limit, so other processes never drop a run that is still waiting or running.
+ * How long past its wait and time limit a reservation counts: enough to record the run, short enough to
+ * free a crashed one. The process that made a reservation (see `sandbox-run-repository.ts`) also keeps it
+ * in memory and counts it until the run is recorded, whatever its expiry; the expiry only frees the
+ * reservations of a process that died, and covers the longest wait for a slot plus the time limit, so
+ * other processes never drop a run that is still waiting or running.
  */
-export const SANDBOX_RESERVATIONS = 'sandbox-reservations';
-/** How long past its wait and time limit a reservation counts: enough to record the run, short enough to free a crashed one. */
 const RESERVATION_GRACE_MS = 60_000;
-
-interface Reservation extends Charge {
-  expires_ms: number;
-}
-
-interface Reservations {
-  uid: string;
-  runs: Record<string, Reservation>;
-}
 
 /** The reservations that have not expired at `nowMs`. */
 function live(current: Reservations | undefined, nowMs: number): Record<string, Reservation> {
   return Object.fromEntries(Object.entries(current?.runs ?? {}).filter(([, r]) => r.expires_ms > nowMs));
 }
 
-export function runStream(uid: string): string {
-  return `sandbox-runs/${uid}`;
-}
-
 export function createSandboxService(deps: { store: Store; clock: Clock; runner: SandboxRunner; limits?: QuotaLimits; slots?: FairSlots }): SandboxService {
   const { store, clock, runner } = deps;
+  const records = createSandboxRunRepository(store);
   const limits = deps.limits ?? DEFAULT_QUOTA;
   const slots = deps.slots ?? createFairSlots();
   /** This process's reservations, by agent and run id: counted until the run is recorded. */
@@ -106,9 +85,9 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     // Reservations first, rows second: a run records its row before it gives up its reservation, so a run
     // that finishes while this reads is seen in one or the other, never in neither. One charge per run id:
     // this process's own runs count even if their stored expiry has passed, and a row replaces its reservation.
-    const stored = await store.docs.get<Reservations>(SANDBOX_RESERVATIONS, uid);
+    const stored = await records.reservations(uid);
     const byRun = new Map<string, Charge>([...Object.entries(live(stored, nowMs)), ...(held.get(uid) ?? [])]);
-    const rows = await store.logs.read<RunRow>(runStream(uid), { fromTick: tickOf(nowMs - limits.windowMs) - 1 });
+    const rows = await records.runsFromTick(uid, tickOf(nowMs - limits.windowMs) - 1);
     for (const r of rows) byRun.set(r.run_id, { started_ms: r.started_ms, units_mz: r.units_mz });
     return [...byRun.values()];
   }
@@ -146,7 +125,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       // The time limit never spends more units than the window has left, so the budget holds exactly.
       const timeoutMs = Math.max(limits.minRunMs, Math.min(requestedMs, Math.floor(verdict.remaining_mz * MS_PER_MZ)));
       const charge: Reservation = { started_ms: nowMs, units_mz: unitsOf(timeoutMs), expires_ms: nowMs + slots.maxWaitMs + timeoutMs + RESERVATION_GRACE_MS };
-      await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => ({
+      await records.updateReservations(uid, (current) => ({
         uid,
         // Reservations of a process that died mid-run expire instead of holding the quota forever.
         runs: { ...live(current, nowMs), [runId]: charge },
@@ -160,7 +139,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     const mine = held.get(uid);
     if (mine?.delete(runId) && mine.size === 0) held.delete(uid);
     const nowMs = clock.now();
-    await store.docs.update<Reservations>(SANDBOX_RESERVATIONS, uid, (current) => {
+    await records.updateReservations(uid, (current) => {
       if (current?.runs[runId] === undefined) return undefined;
       const { [runId]: _gone, ...rest } = live(current, nowMs);
       return { uid, runs: rest };
@@ -181,7 +160,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       }
       // A kill lands a little after the limit; the charge never exceeds what was reserved.
       const units = Math.min(unitsOf(outcome.duration_ms), unitsOf(timeoutMs));
-      const row = await store.logs.append<RunRow>(runStream(uid), () => ({
+      const row = await records.appendRun(uid, {
         type: 'sandbox.run',
         tick: tickOf(startedMs),
         uid,
@@ -201,7 +180,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
         timeout_ms: timeoutMs,
         started_ms: startedMs,
         started_at: new Date(startedMs).toISOString(),
-      }));
+      });
       // The row now carries the charge: drop the reservation so the quota below counts the run once.
       await release(uid, runId);
       const nowMs = clock.now();
@@ -225,17 +204,12 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     },
 
     async runs(uid, query) {
-      const stream = runStream(uid);
       let before = query.cursor === undefined ? undefined : decodeCursor('before', query.cursor);
       const picked: RunRow[] = [];
       let more = false;
       // With a slug filter, read back in batches until the page is full or the log is exhausted.
       for (;;) {
-        const batch = await store.logs.read<RunRow>(stream, {
-          reverse: true,
-          limit: query.limit + 1,
-          ...(before !== undefined ? { toSeq: before - 1 } : {}),
-        });
+        const batch = await records.newestRuns(uid, query.limit + 1, before);
         for (const row of batch) {
           if (query.slug !== undefined && row.slug !== query.slug) continue;
           if (picked.length === query.limit) {

@@ -2,17 +2,8 @@ import { randomInt } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import { sameDigest, sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
+import { createLoginCodeRepository } from './login-code-repository.js';
 
-/** A pending one-time login code (collection `login-codes`, id = the e-mail hash); only its hash is kept. */
-interface LoginCodeRecord {
-  email_hash: string;
-  code_hash: string;
-  issued_ms: number;
-  expires_ms: number;
-  attempts: number;
-}
-
-const LOGIN_CODES = 'login-codes';
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
 /** Wrong guesses allowed before the code is voided: 5 tries at 10^8 codes leave no room for guessing. */
 const MAX_ATTEMPTS = 5;
@@ -27,10 +18,11 @@ export interface LoginCodes {
 }
 
 export function createLoginCodes(store: Store): LoginCodes {
+  const codes = createLoginCodeRepository(store);
   return {
     async issue(emailHash, nowMs) {
       const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
-      const record: LoginCodeRecord = {
+      const record = {
         email_hash: emailHash,
         code_hash: sha256Hex(`${emailHash}|${code}`),
         issued_ms: nowMs,
@@ -38,7 +30,7 @@ export function createLoginCodes(store: Store): LoginCodes {
         attempts: 0,
       };
       let tooSoon = false;
-      await store.docs.update<LoginCodeRecord>(LOGIN_CODES, emailHash, (current) => {
+      await codes.update(emailHash, (current) => {
         if (current && current.expires_ms > nowMs && nowMs - current.issued_ms < REISSUE_AFTER_MS) {
           tooSoon = true;
           return undefined;
@@ -54,7 +46,7 @@ export function createLoginCodes(store: Store): LoginCodes {
     async redeem(emailHash, code, nowMs) {
       const hash = sha256Hex(`${emailHash}|${code.trim()}`);
       let ok = false;
-      await store.docs.update<LoginCodeRecord>(LOGIN_CODES, emailHash, (current) => {
+      await codes.update(emailHash, (current) => {
         if (!current || current.expires_ms <= nowMs || current.attempts >= MAX_ATTEMPTS) return undefined;
         if (sameDigest(current.code_hash, hash)) {
           ok = true;

@@ -1,21 +1,8 @@
 import { createHash } from 'node:crypto';
 import { randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
+import { createSsoCodeRepository, type SsoCodeRecord } from './sso-code-repository.js';
 
-/** An authorization code waiting for its exchange (collection `sso-codes`, id = SHA-256 of the code). */
-interface SsoCodeRecord {
-  code_hash: string;
-  uid: string;
-  state: string;
-  redirect_uri: string;
-  /** PKCE S256 challenge, when the client sent one. */
-  code_challenge: string | null;
-  /** SHA-256 of the binding cookie set in the browser that started the round trip. */
-  binding_hash: string;
-  expires_ms: number;
-}
-
-const SSO_CODES = 'sso-codes';
 /** Codes are exchanged within seconds by a browser; a minute leaves room and little window. */
 export const SSO_CODE_TTL_MS = 60 * 1000;
 
@@ -43,26 +30,22 @@ export function pkceChallenge(verifier: string): string {
 }
 
 export function createSsoCodes(store: Store): SsoCodes {
-  async function sweep(nowMs: number) {
-    const stale = await store.docs.list<SsoCodeRecord>(SSO_CODES, (r) => r.expires_ms <= nowMs);
-    for (const record of stale) await store.docs.delete(SSO_CODES, record.code_hash);
-  }
+  const codes = createSsoCodeRepository(store);
 
   return {
     async issue(input, nowMs) {
-      await sweep(nowMs);
+      await codes.sweep(nowMs);
       const code = `ac_${randomToken(40)}`;
       const binding = randomToken(32);
       const record: SsoCodeRecord = { code_hash: sha256Hex(code), ...input, binding_hash: sha256Hex(binding), expires_ms: nowMs + SSO_CODE_TTL_MS };
-      await store.docs.insert(SSO_CODES, record.code_hash, record);
+      await codes.insert(record);
       return { code, binding, expires_ms: record.expires_ms };
     },
 
     async exchange(input, nowMs) {
-      const id = sha256Hex(input.code);
-      const record = await store.docs.get<SsoCodeRecord>(SSO_CODES, id);
-      // Of two concurrent exchanges only the one whose delete removed the record goes on.
-      if (!record || !(await store.docs.delete(SSO_CODES, id))) return 'unknown_code';
+      // Of two concurrent exchanges only the one that took the record goes on.
+      const record = await codes.take(sha256Hex(input.code));
+      if (!record) return 'unknown_code';
       if (record.expires_ms <= nowMs) return 'expired';
       // Login CSRF: a code started by someone else and handed to this browser finds no binding here.
       if (input.binding === undefined || !record.binding_hash || !sameDigest(record.binding_hash, sha256Hex(input.binding))) return 'other_browser';

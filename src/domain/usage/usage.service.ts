@@ -1,13 +1,7 @@
 import { tickOf, type Clock } from '../../lib/clock.js';
 import type { Caller } from '../../registry/types.js';
-import type { LogRow, Store } from '../../storage/port.js';
-
-/** One counted call: a solve (target: the solver id) or a compute (targets: the operator chain). */
-interface UsageRow extends LogRow {
-  type: 'solve' | 'compute';
-  targets: string[];
-  at: string;
-}
+import type { Store } from '../../storage/port.js';
+import { createUsageRepository } from './usage-repository.js';
 
 export interface UsageSummary {
   ok: true;
@@ -32,24 +26,18 @@ export interface UsageService {
   summary(uid: string, sinceTick?: number): Promise<UsageSummary>;
 }
 
-const streamOf = (uid: string) => `usage:${uid}`;
-
 export function createUsageService(deps: { store: Store; clock: Clock }): UsageService {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const usage = createUsageRepository(deps.store);
   return {
     async record(caller, kind, targets = []) {
       if (caller.uid === null) return;
       const ms = clock.now();
-      await store.logs.append<UsageRow>(streamOf(caller.uid), () => ({
-        tick: tickOf(ms),
-        type: kind,
-        targets: targets.slice(0, 8),
-        at: new Date(ms).toISOString(),
-      }));
+      await usage.record(caller.uid, { tick: tickOf(ms), type: kind, targets: targets.slice(0, 8), at: new Date(ms).toISOString() });
     },
 
     async summary(uid, sinceTick) {
-      const rows = await store.logs.read<UsageRow>(streamOf(uid), sinceTick === undefined ? {} : { fromTick: sinceTick });
+      const rows = await usage.rows(uid, sinceTick);
       let solves = 0, computes = 0;
       const counts = new Map<string, { kind: 'solver' | 'operator'; id: string; count: number }>();
       for (const row of rows) {

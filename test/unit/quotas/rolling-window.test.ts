@@ -25,7 +25,7 @@ async function openStore(): Promise<Store> {
 describe('rolling windows', () => {
   it('lets exactly the limit through when many take at once', async () => {
     const store = await openStore();
-    const windows = createRollingWindows({ store, collection: 'w', windowMs: 60_000, now: () => 1_000_000 });
+    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 60_000, now: () => 1_000_000 });
     const taken = await Promise.all(Array.from({ length: 50 }, () => windows.take('k', 7)));
     expect(taken.filter((t) => t.taken)).toHaveLength(7);
     expect(taken.find((t) => !t.taken)).toEqual({ taken: false, retry_after_ms: 60_000 });
@@ -34,7 +34,7 @@ describe('rolling windows', () => {
   it('frees a use when it leaves the window, and says when that is', async () => {
     const store = await openStore();
     let now = 0;
-    const windows = createRollingWindows({ store, collection: 'w', windowMs: 1000, now: () => now });
+    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 1000, now: () => now });
     expect((await windows.take('k', 2)).taken).toBe(true);
     now = 400;
     expect((await windows.take('k', 2)).taken).toBe(true);
@@ -49,12 +49,12 @@ describe('rolling windows', () => {
   it('refuses everything with a limit of 0 and sweeps records whose uses all left the window', async () => {
     const store = await openStore();
     let now = 0;
-    const windows = createRollingWindows({ store, collection: 'w', windowMs: 1000, now: () => now });
+    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 1000, now: () => now });
     expect(await windows.take('none', 0)).toEqual({ taken: false, retry_after_ms: 1000 });
     for (const key of ['a', 'b', 'c']) await windows.take(key, 1);
-    expect(await store.docs.count('w')).toBe(3);
+    expect(await store.docs.count('quota-demo-keys')).toBe(3);
     now = 5000;
     await windows.take('d', 1);
-    expect(await store.docs.count('w')).toBe(1);
+    expect(await store.docs.count('quota-demo-keys')).toBe(1);
   });
 });
