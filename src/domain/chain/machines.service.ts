@@ -3,7 +3,7 @@ import { digestOf, sha256Hex } from '../../lib/hash.js';
 import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import type { Caller, Role } from '../../registry/types.js';
+import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
 import { assertProven } from '../identity/proof.js';

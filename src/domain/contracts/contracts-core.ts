@@ -4,7 +4,7 @@ import type { QuotasService } from '../quotas/quotas.service.js';
 import type { EventBus } from '../../lib/event-bus.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';

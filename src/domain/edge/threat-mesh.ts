@@ -1,5 +1,5 @@
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';

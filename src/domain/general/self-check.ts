@@ -1,6 +1,6 @@
 import type { Pipeline } from '../../pipeline/invoke.js';
 import type { Operation, Registry } from '../../registry/registry.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Services } from '../services.js';
 import { sampleInput } from './sample-input.js';
 

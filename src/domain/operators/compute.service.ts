@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { phaseOf, tickOf } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { evaluateChain, type ChainOutcome } from './operator-chain.js';

@@ -1,5 +1,5 @@
 import { tickOf, type Clock } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { LogRow, Store } from '../../storage/port.js';
 
 /** One counted call: a solve (target: the solver id) or a compute (targets: the operator chain). */

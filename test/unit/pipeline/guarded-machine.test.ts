@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { createLogger } from '../../../src/log.js';
 import { createPipeline } from '../../../src/pipeline/invoke.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
-import { defineAction, defineTool, type Caller } from '../../../src/registry/types.js';
+import { defineAction, defineTool } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
 import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 

@@ -4,7 +4,7 @@ import { createLogger } from '../../../src/log.js';
 import { createPipeline } from '../../../src/pipeline/invoke.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
 import { defineAction, defineTool } from '../../../src/registry/types.js';
-import type { Caller } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
 
 // What a handler with a bug might answer: the declared output says `value` is a number.
