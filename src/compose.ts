@@ -43,6 +43,9 @@ import { createContractsService } from './domain/contracts/contracts-area.servic
 import { createAuditRecovery } from './domain/chain/audit-recovery.service.js';
 import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
+import type { AppServices } from './application/app-services.js';
+import { createHttpRelay } from './application/http-relay.js';
+import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import { createPostgresStore } from './storage/postgres/postgres.store.js';
@@ -81,6 +84,8 @@ export interface Core {
   bus: EventBus;
   store: Store;
   services: Services;
+  /** Operations above the pipeline: `core_http`'s relay and the self-check. */
+  app: AppServices;
   registry: Registry;
   pipeline: Pipeline;
   /** Surface controls for MCP clients (`CORE_TOOLSETS`, `CORE_READ_ONLY`). */
@@ -131,17 +136,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   // Only a shared store has other processes to hear appends from.
   const appendRelay = store.backend === 'lowdb' ? undefined : createAppendRelay({ store, bus, onError: (err) => log.error('append relay failed', { err }) });
   const site = createSiteService({ store, clock, chain, machines });
-  let registry: Registry | undefined;
-  let pipeline: Pipeline | undefined;
-  const platform = createPlatformService({
-    clock,
-    store,
-    metrics,
-    version: config.version,
-    startedAt,
-    registry: () => registry!,
-    pipeline: () => pipeline!,
-  });
+  // The registry is the tools' declarations alone: built before the services that describe it.
+  const registry = buildRegistry(allTools);
+  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt, registry });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
@@ -199,7 +196,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
-  const general = createGeneralService({ store, clock, chain, machines, openThrowawayCore });
+  const general = createGeneralService({ store, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
     store, clock,
     trackedSlugs: async () => (await store.docs.list<{ machine_slug: string }>(CDN_SITES)).map((s) => s.machine_slug),
@@ -210,9 +207,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts: () => (services as Partial<Services>).contracts });
   const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
-  registry = buildRegistry(allTools);
-  pipeline = createPipeline({
+  const app: AppServices = {
+    // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
+    relay: createHttpRelay({ registry, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
+    selfCheck: createSelfCheck({ open: openThrowawayCore, now: clock.now }),
+  };
+  const pipeline = createPipeline({
     services,
+    app,
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
@@ -228,7 +230,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await communityOperators.start();
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
   const mcpContent = createMcpContent();
-  mcpContent.addResources(() => catalogResources(registry!, platform));
+  mcpContent.addResources(() => catalogResources(registry, platform));
   mcpContent.addResources(() => solverResources(solvers));
   mcpContent.addResources(() => operatorResources(operators));
   let closing: Promise<void> | undefined;
@@ -239,6 +241,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     bus,
     store,
     services,
+    app,
     registry,
     pipeline,
     filter,

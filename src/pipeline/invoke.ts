@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { CoreError, errors, toCoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
+import type { AppServices } from '../application/app-services.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
 import type { ActionContext, ProgressUpdate } from '../registry/types.js';
@@ -62,6 +63,8 @@ export interface Pipeline {
 
 export interface PipelineDeps {
   services: Services;
+  /** Handed to handlers as `ctx.app`. */
+  app: AppServices;
   log: Logger;
   readOnly: boolean;
   /** Called once per finished call, for metrics. */
@@ -92,7 +95,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const guarded = op.def.role ? await authorize(op, input, caller, machine) : undefined;
     // Who may use an agent's store is decided here, once, for every route that declares one.
     const agent = op.def.agentStore ? await services.agents.access.authorize(caller, op.def.agentStore, input) : undefined;
-    const ctx = new CallContext(caller, requestId, services, log, op.id, opts);
+    const ctx = new CallContext(caller, requestId, services, deps.app, log, op.id, opts);
     if (agent) ctx.agent = agent;
     if (guarded) {
       ctx.machine = guarded.machine;
@@ -237,6 +240,7 @@ class CallContext implements ActionContext {
     readonly caller: Caller,
     readonly requestId: string,
     readonly services: Services,
+    readonly app: AppServices,
     private readonly baseLog: Logger,
     private readonly opId: string,
     private readonly opts: InvokeOptions,

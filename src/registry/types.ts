@@ -4,6 +4,7 @@ import type { Services } from '../domain/services.js';
 import type { AgentActor, AgentStoreAccess } from '../domain/agents/agent-access.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Caller, Role } from '../domain/identity/caller.js';
+import type { AppServices } from '../application/app-services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -27,6 +28,8 @@ export interface ActionContext {
   caller: Caller;
   requestId: string;
   services: Services;
+  /** Operations that run other operations (`core_http`, the self-check); they sit above the pipeline, not in the domain. */
+  app: AppServices;
   log: Logger;
   /** Aborted when the client cancels (MCP) or disconnects (HTTP). */
   signal: AbortSignal;

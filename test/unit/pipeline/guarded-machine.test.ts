@@ -6,6 +6,7 @@ import { buildRegistry } from '../../../src/registry/registry.js';
 import { defineAction, defineTool } from '../../../src/registry/types.js';
 import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
+import type { AppServices } from '../../../src/application/app-services.js';
 import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 
 const owner: Caller = { uid: 'u_owner', credential: 'user-key' };
@@ -21,7 +22,7 @@ function fakeMachines(known: string[]) {
       return { machine: machineNamed(slug), role: caller.uid === 'u_owner' ? 'owner' : 'none' };
     },
   };
-  return { reads, services: { machines } as unknown as Services };
+  return { reads, services: { machines } as unknown as Services, app: {} as AppServices };
 }
 
 const registry = buildRegistry([
@@ -50,16 +51,16 @@ const registry = buildRegistry([
 
 describe('the machine a role check read', () => {
   it('is handed to the handler through the context, read once, from the input the route guards', async () => {
-    const { reads, services } = fakeMachines(['mother', 'child']);
-    const pipeline = createPipeline({ services, log: createLogger('silent'), readOnly: false });
+    const { reads, services, app } = fakeMachines(['mother', 'child']);
+    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false });
     const result = await pipeline.invokeAs(registry.byId.get('t.anchor')!, { motherSlug: 'mother', slug: 'child' }, owner, { surface: 'rest' });
     expect(result).toMatchObject({ ok: true, value: { slug: 'mother', role: 'owner' } });
     expect(reads).toEqual(['mother']);
   });
 
   it('refuses before the handler when the caller lacks the role on the guarded machine', async () => {
-    const { services } = fakeMachines(['mother']);
-    const pipeline = createPipeline({ services, log: createLogger('silent'), readOnly: false });
+    const { services, app } = fakeMachines(['mother']);
+    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false });
     const stranger: Caller = { uid: 'u_other', credential: 'user-key' };
     const result = await pipeline.invokeAs(registry.byId.get('t.anchor')!, { motherSlug: 'mother', slug: 'x' }, stranger, { surface: 'rest' });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: 'This operation needs the admin role on "mother"; you have none' } });
