@@ -142,26 +142,23 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
-  // Receipts and usage are built further down; looked up when a compute runs.
-  const compute = createComputeService({ clock, nodeKeys, operators, receipts: () => services.receipts, usage: () => services.usage });
-  const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const receipts = createReceiptsService({ nodeKeys, clock });
   const usage = createUsageService({ store, clock });
+  const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
+  const agents = createAgentsService({ store, clock, chain, machines });
+  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
-  const proof = createProofService({ receipts, solvers, compute: () => (services as Partial<Services>).compute });
+  const proof = createProofService({ receipts, solvers, compute });
+  const constants = createConstantsService();
   const kernel = createKernelService({
-    constants: () => services.constants,
+    constants,
     solvers: () => solvers.list().solvers,
-    // The operator registry is another area: the kernel reports it only when it is there.
-    operators: () => (services as Partial<Services>).operators,
+    operators,
     limits: { max_operators_per_compute: 3, solvers: solvers.list().total, http_body_bytes: 1024 * 1024, compress_input_bytes: MAX_INPUT_BYTES, decompress_output_bytes: MAX_OUTPUT_BYTES },
   });
   const compression = createCompressionService();
   const contracts = createContractsService({
-    store, clock, bus, chain, machines, nodeKeys,
-    operators: () => (services as Partial<Services>).operators,
-    receipts: () => (services as Partial<Services>).receipts,
+    store, clock, bus, chain, machines, nodeKeys, operators, receipts,
     // The economy area is built after contracts: look it up at call time.
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
@@ -205,8 +202,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
-  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
+  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
+  const services: Services = { clock, store, bus, nodeKeys, constants, identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
   const app: AppServices = {
     // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
     relay: createHttpRelay({ registry, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),

@@ -52,13 +52,12 @@ export function createThreatMesh(deps: {
   store: Store;
   chain: ChainService;
   machines: MachinesService;
-  contracts: () => ContractsService | undefined;
+  contracts: ContractsService;
 }): ThreatMesh {
   const { store, chain, machines } = deps;
 
   async function contractsWhere(filter: (c: ContractRecord) => boolean): Promise<ContractRecord[]> {
-    const area = deps.contracts();
-    return area ? area.core.contracts.list((c) => c.status === 'active' && filter(c)) : [];
+    return deps.contracts.core.contracts.list((c) => c.status === 'active' && filter(c));
   }
 
   return {
