@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CoreError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';

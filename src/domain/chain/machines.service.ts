@@ -133,7 +133,7 @@ export function createMachinesService(deps: {
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
     // A developer key and a site are their own identities: the scope alone sets the role on their machine.
     if (isDeveloperUid(caller.uid) || isSiteUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
-    let role: Role | 'none' = 'none';
+    let role: Role | 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
     else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
     return caller.scope ? minRole(role, roleOfScope(caller.scope)) : role;
