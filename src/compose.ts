@@ -43,6 +43,9 @@ import { createContractsService } from './domain/contracts/contracts-area.servic
 import { createAuditRecovery } from './domain/chain/audit-recovery.service.js';
 import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
+import type { AppServices } from './application/app-services.js';
+import { createHttpRelay } from './application/http-relay.js';
+import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import { createPostgresStore } from './storage/postgres/postgres.store.js';
@@ -81,6 +84,8 @@ export interface Core {
   bus: EventBus;
   store: Store;
   services: Services;
+  /** Operations above the pipeline: `core_http`'s relay and the self-check. */
+  app: AppServices;
   registry: Registry;
   pipeline: Pipeline;
   /** Surface controls for MCP clients (`CORE_TOOLSETS`, `CORE_READ_ONLY`). */
@@ -131,40 +136,29 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   // Only a shared store has other processes to hear appends from.
   const appendRelay = store.backend === 'lowdb' ? undefined : createAppendRelay({ store, bus, onError: (err) => log.error('append relay failed', { err }) });
   const site = createSiteService({ store, clock, chain, machines });
-  let registry: Registry | undefined;
-  let pipeline: Pipeline | undefined;
-  const platform = createPlatformService({
-    clock,
-    store,
-    metrics,
-    version: config.version,
-    startedAt,
-    registry: () => registry!,
-    pipeline: () => pipeline!,
-  });
+  // The registry is the tools' declarations alone: built before the services that describe it.
+  const registry = buildRegistry(allTools);
+  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt, registry });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
-  // Receipts and usage are built further down; looked up when a compute runs.
-  const compute = createComputeService({ clock, nodeKeys, operators, receipts: () => services.receipts, usage: () => services.usage });
-  const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const receipts = createReceiptsService({ nodeKeys, clock });
   const usage = createUsageService({ store, clock });
+  const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
+  const agents = createAgentsService({ store, clock, chain, machines });
+  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
-  const proof = createProofService({ receipts, solvers, compute: () => (services as Partial<Services>).compute });
+  const proof = createProofService({ receipts, solvers, compute });
+  const constants = createConstantsService();
   const kernel = createKernelService({
-    constants: () => services.constants,
+    constants,
     solvers: () => solvers.list().solvers,
-    // The operator registry is another area: the kernel reports it only when it is there.
-    operators: () => (services as Partial<Services>).operators,
+    operators,
     limits: { max_operators_per_compute: 3, solvers: solvers.list().total, http_body_bytes: 1024 * 1024, compress_input_bytes: MAX_INPUT_BYTES, decompress_output_bytes: MAX_OUTPUT_BYTES },
   });
   const compression = createCompressionService();
   const contracts = createContractsService({
-    store, clock, bus, chain, machines, nodeKeys,
-    operators: () => (services as Partial<Services>).operators,
-    receipts: () => (services as Partial<Services>).receipts,
+    store, clock, bus, chain, machines, nodeKeys, operators, receipts,
     // The economy area is built after contracts: look it up at call time.
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
@@ -199,7 +193,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
-  const general = createGeneralService({ store, clock, chain, machines, openThrowawayCore });
+  const general = createGeneralService({ store, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
     store, clock,
     trackedSlugs: async () => (await store.docs.list<{ machine_slug: string }>(CDN_SITES)).map((s) => s.machine_slug),
@@ -208,11 +202,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
-  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts: () => (services as Partial<Services>).contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants: createConstantsService(), identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
-  registry = buildRegistry(allTools);
-  pipeline = createPipeline({
+  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
+  const services: Services = { clock, store, bus, nodeKeys, constants, identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
+  const app: AppServices = {
+    // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
+    relay: createHttpRelay({ registry, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
+    selfCheck: createSelfCheck({ open: openThrowawayCore, now: clock.now }),
+  };
+  const pipeline = createPipeline({
     services,
+    app,
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
@@ -228,7 +227,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await communityOperators.start();
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
   const mcpContent = createMcpContent();
-  mcpContent.addResources(() => catalogResources(registry!, platform));
+  mcpContent.addResources(() => catalogResources(registry, platform));
   mcpContent.addResources(() => solverResources(solvers));
   mcpContent.addResources(() => operatorResources(operators));
   let closing: Promise<void> | undefined;
@@ -239,6 +238,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     bus,
     store,
     services,
+    app,
     registry,
     pipeline,
     filter,

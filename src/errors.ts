@@ -96,6 +96,4 @@ export const errors = {
   notFound: (message: string, details?: unknown) => new CoreError('NOT_FOUND', message, details),
   conflict: (message: string, details?: unknown) => new CoreError('CONFLICT', message, details),
   unprocessable: (message: string, details?: unknown) => new CoreError('UNPROCESSABLE', message, details),
-  notImplemented: (area: string) =>
-    new CoreError('NOT_IMPLEMENTED', `The ${area} area is not built yet on this server`, { area }),
 };

@@ -124,7 +124,7 @@ export interface Services {
   sessions: SessionsService;
   /** The signed update manifest of the node's artifacts (catalog and resources). */
   updateManifest: ManifestService;
-  /** Contact messages, tracked app events and the self-check behind the conformance badge. */
+  /** Contact messages and tracked app events. */
   general: GeneralService;
   /** Threat-feed devices, scored claims, threat lists and the mesh of following machines. */
   threatFeed: ThreatFeedService;

@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../registry/types.js';
+import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../domain/identity/caller.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 

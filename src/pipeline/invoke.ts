@@ -3,9 +3,11 @@ import type { z } from 'zod';
 import { CoreError, errors, toCoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
+import type { AppServices } from '../application/app-services.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
-import type { ActionContext, Caller, ProgressUpdate } from '../registry/types.js';
+import type { ActionContext, ProgressUpdate } from '../registry/types.js';
+import type { Caller, Role } from '../domain/identity/caller.js';
 import type { AgentActor } from '../domain/agents/agent-access.js';
 import type { SseSource } from '../registry/types.js';
 import { isSseSource } from './collect-events.js';
@@ -61,6 +63,8 @@ export interface Pipeline {
 
 export interface PipelineDeps {
   services: Services;
+  /** Handed to handlers as `ctx.app`. */
+  app: AppServices;
   log: Logger;
   readOnly: boolean;
   /** Called once per finished call, for metrics. */
@@ -87,12 +91,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
-    if (op.def.role) await authorize(op, input, caller, machine);
+    // The machine the role was checked on is the handler's: it is handed on, not read again.
+    const guarded = op.def.role ? await authorize(op, input, caller, machine) : undefined;
     // Who may use an agent's store is decided here, once, for every route that declares one.
     const agent = op.def.agentStore ? await services.agents.access.authorize(caller, op.def.agentStore, input) : undefined;
-    if (!op.def.handler) throw errors.notImplemented(op.def.area);
-    const ctx = new CallContext(caller, requestId, services, log, op.id, opts);
+    const ctx = new CallContext(caller, requestId, services, deps.app, log, op.id, opts);
     if (agent) ctx.agent = agent;
+    if (guarded) {
+      ctx.machine = guarded.machine;
+      ctx.role = guarded.role;
+    }
     const value = await op.def.handler(input, ctx);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
     if (op.def.produces || op.def.relaysOutput) return value;
@@ -108,20 +116,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** A stream delivers only while the caller keeps the right checked above (see `delivery-guard.ts`). */
   function guardStream(op: Operation, input: Record<string, unknown>, caller: Caller, source: SseSource): SseSource {
-    const slug = input.slug;
-    if (typeof slug !== 'string') throw new Error(`${op.id} streams but has no slug input to re-check its receiver on`);
+    const slug = input[op.def.guards ?? 'slug'];
+    if (typeof slug !== 'string') throw new Error(`${op.id} streams but has no machine input to re-check its receiver on`);
     return services.deliveryGuard.guard(source, { slug, caller, need: op.def.role ?? 'read' });
   }
 
-  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined) {
+  /** The role check: the machine named by the route's `guards` input and the caller's role on it, or the refusal. */
+  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined): Promise<{ machine: MachineRecord; role: Role }> {
     if (caller.uid === null) throw errors.unauthenticated(caller);
-    const slug = roleSlugOf(input);
-    if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but has no slug input`);
-    const role = await services.machines.roleBeforeHandler(slug, caller, machine?.slug === slug ? machine.record : undefined);
-    if (role === undefined) throw errors.notFound(`No machine "${slug}"`, { slug });
-    if (!hasRole(role, op.def.role!)) {
-      throw errors.forbidden(`This operation needs the ${op.def.role} role on "${slug}"; you have ${role}`);
+    const slug = input[op.def.guards!];
+    if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but its ${op.def.guards} input is not a string`);
+    // NOT_FOUND when the machine does not exist or the caller may not read it: a private machine is never acknowledged.
+    const found = await services.machines.readable(slug, caller, machine?.slug === slug ? machine.record : undefined);
+    if (!hasRole(found.role, op.def.role!)) {
+      throw errors.forbidden(`This operation needs the ${op.def.role} role on "${slug}"; you have ${found.role}`);
     }
+    return { machine: found.machine, role: found.role as Role };
   }
 
   async function execute(
@@ -160,8 +170,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** For a role-checked operation called with a credential: the machine read goes out beside the key's. */
   function prefetchMachine(op: Operation, rawInput: unknown, creds: Credentials): Prefetched | undefined {
-    if (!op.def.role || (creds.bearer === undefined && creds.session === undefined) || typeof rawInput !== 'object' || rawInput === null) return undefined;
-    const slug = roleSlugOf(rawInput as Record<string, unknown>);
+    if (!op.def.guards || (creds.bearer === undefined && creds.session === undefined) || typeof rawInput !== 'object' || rawInput === null) return undefined;
+    const slug = (rawInput as Record<string, unknown>)[op.def.guards];
     return typeof slug === 'string' && slug.length > 0 && slug.length <= 128 ? { slug, record: services.machines.prefetch(slug) } : undefined;
   }
 
@@ -202,11 +212,6 @@ function refusalFor(error: CoreError, caller: Caller | undefined): CoreError {
   return caller?.unknownCredential && error.code === 'NOT_FOUND' ? errors.unauthenticated(caller) : error;
 }
 
-/** The machine a role is checked on: `slug`, else `motherSlug` (the registry requires one of them). */
-function roleSlugOf(input: Record<string, unknown>): unknown {
-  return input.slug ?? input.motherSlug;
-}
-
 /** A machine document asked for before authentication, for the role check (see `MachinesService.prefetch`). */
 interface Prefetched {
   slug: string;
@@ -227,12 +232,15 @@ class CallContext implements ActionContext {
   declare setHeader?: (name: string, value: string) => void;
   declare agent?: AgentActor;
   declare cookie?: (name: string) => string | undefined;
+  declare machine?: MachineRecord;
+  declare role?: Role;
   #log: Logger | undefined;
 
   constructor(
     readonly caller: Caller,
     readonly requestId: string,
     readonly services: Services,
+    readonly app: AppServices,
     private readonly baseLog: Logger,
     private readonly opId: string,
     private readonly opts: InvokeOptions,

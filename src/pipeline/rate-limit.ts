@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../errors.js';
-import type { Caller } from '../registry/types.js';
+import type { Caller } from '../domain/identity/caller.js';
 import type { Json, PubSub } from '../storage/port.js';
 
 /** Rate of a token bucket: `perSecond` tokens refill each second, up to `burst`. */

@@ -45,7 +45,8 @@ export function entryOf(op: Operation, withSchema: boolean): EndpointEntry {
     tags: tagsOf(op),
     stream: op.def.stream === true,
     produces: op.def.stream ? 'text/event-stream' : (op.def.produces ?? 'application/json'),
-    available: op.def.handler !== undefined,
+    // Every declared operation has its handler (the type requires one); the field stays for clients that read it.
+    available: true,
   };
   if (withSchema) entry.input_schema = op.inputSchema;
   return entry;

@@ -114,7 +114,6 @@ function responsesOf(op: Operation): Record<string, unknown> {
   if (keyRequired(op.def)) responses['401'] = { description: 'Missing or invalid key', content: errorRef };
   if (op.def.role) responses['403'] = { description: `FORBIDDEN: needs the ${op.def.role} role`, content: errorRef };
   if (op.pathParams.length > 0) responses['404'] = { description: 'NOT_FOUND', content: errorRef };
-  if (!op.def.handler) responses['501'] = { description: `NOT_IMPLEMENTED: the ${op.def.area} area is not built yet`, content: errorRef };
   return responses;
 }
 

@@ -139,15 +139,17 @@ export function buildRegistry(tools: ToolDef[]): Registry {
         if (!(name in def.input.shape)) throw new Error(`${def.id}: alias ${alias} names no input field ${name}`);
         if (alias in def.input.shape) throw new Error(`${def.id}: alias ${alias} is also a declared input field`);
       }
-      // The pipeline authorizes a role on the machine named by `slug` (or `motherSlug`).
-      if (def.role && !('slug' in def.input.shape) && !('motherSlug' in def.input.shape)) {
-        throw new Error(`${def.id}: declares role ${def.role} but has no slug input to check it on`);
+      // The pipeline checks a role on the machine the route says its `guards` input names, never a guess.
+      if (def.role && def.guards === undefined) throw new Error(`${def.id}: declares role ${def.role} but not which input (guards) names the machine`);
+      if (def.guards !== undefined && !def.role) throw new Error(`${def.id}: declares guards but no role to check`);
+      if (def.guards !== undefined && !(def.guards in def.input.shape)) {
+        throw new Error(`${def.id}: guards names ${def.guards}, which is not an input field`);
       }
       // An agent's store answers only to the agent or its delegate: no agent route may skip that check.
       if (def.path.startsWith('/api/agent/') && !def.agentStore) throw new Error(`${def.id}: a path under /api/agent/ must declare agentStore`);
       if (def.agentStore && !('uid' in def.input.shape)) throw new Error(`${def.id}: declares agentStore but has no uid input naming the agent`);
       // A stream re-checks its receiver's right on the machine it names at delivery: it must name one.
-      if (def.stream && !def.publicFeed && !('slug' in def.input.shape)) {
+      if (def.stream && !def.publicFeed && !((def.guards ?? 'slug') in def.input.shape)) {
         throw new Error(`${def.id}: a stream needs a slug input (its right is re-checked at delivery) or publicFeed for a feed of public rows only`);
       }
       const op = lazyOperation(def, tool, action, pathParams);

@@ -2,11 +2,11 @@ import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
 import type { AgentActor, AgentStoreAccess } from '../domain/agents/agent-access.js';
+import type { MachineRecord } from '../domain/chain/machine.js';
+import type { Caller, Role } from '../domain/identity/caller.js';
+import type { AppServices } from '../application/app-services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Roles on a machine, highest first. */
-export type Role = 'owner' | 'admin' | 'operator' | 'viewer';
 
 /** The tag the spec gives the sealed solvers' operations ("grouped under the tag 'Solvers'"). */
 export const SOLVERS_TAG = 'Solvers';
@@ -16,40 +16,6 @@ export type Toolset = (typeof TOOLSETS)[number];
 
 /** `bearer`: a valid key is required (401 otherwise). `public`: no credential is required by the route itself. */
 export type AuthRule = 'bearer' | 'public';
-
-/** Who is calling, as established by the pipeline's authenticate step. */
-export interface Caller {
-  /** The identity behind the credential; null for an anonymous caller. */
-  uid: string | null;
-  /** `site`: a visitor's write through a machine's site proxy, run as the site (`site:<slug>`), never as its owner. */
-  credential: 'none' | 'user-key' | 'machine-key' | 'session' | 'site';
-  /**
-   * A session only: whether its holder proved control of the identity (one-time code, or a round trip
-   * started by a proven credential). A session opened with an e-mail address alone is unproven.
-   */
-  proven?: boolean;
-  keyId?: string;
-  /** Scope of a machine developer key. */
-  scope?: 'read' | 'write' | 'admin';
-  /** Slug of the machine a machine key belongs to. */
-  machine?: string;
-  /** Share token presented with the request (`X-Share-Token` or `share_token`). */
-  shareToken?: string;
-  /** The key's `rate_limit_tier`, which sets its request rate (absent: the node default). */
-  rateTier?: string;
-  /**
-   * A bearer value was sent but this server's store does not know it (unknown, revoked, expired): the
-   * caller is anonymous, public operations answer with a warning, the others with 401 saying why.
-   */
-  unknownCredential?: true;
-  /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
-  expiresAtMs?: number;
-}
-
-export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
-
-/** The anonymous caller who sent a bearer value this server does not know. */
-export const UNKNOWN_BEARER: Caller = Object.freeze({ uid: null, credential: 'none', unknownCredential: true }) as Caller;
 
 export interface ProgressUpdate {
   progress: number;
@@ -62,6 +28,8 @@ export interface ActionContext {
   caller: Caller;
   requestId: string;
   services: Services;
+  /** Operations that run other operations (`core_http`, the self-check); they sit above the pipeline, not in the domain. */
+  app: AppServices;
   log: Logger;
   /** Aborted when the client cancels (MCP) or disconnects (HTTP). */
   signal: AbortSignal;
@@ -75,6 +43,20 @@ export interface ActionContext {
   agent?: AgentActor;
   /** Reads a request cookie; only transports that have headers (REST) provide it, e.g. for the SSO binding. */
   cookie?: (name: string) => string | undefined;
+  /** The machine the route's role check read (the input named by `guards`); set for every route declaring `role`. */
+  machine?: MachineRecord;
+  /** The caller's role on `machine`, at least the route's `role`. */
+  role?: Role;
+}
+
+/**
+ * What the handler of a route declaring `role` receives: the pipeline has read the machine named by its
+ * `guards` input and checked the caller's role on it, and hands both on instead of the handler reading
+ * them again.
+ */
+export interface GuardedContext extends ActionContext {
+  machine: MachineRecord;
+  role: Role;
 }
 
 /** One server-sent event. */
@@ -119,8 +101,13 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * the caller owns, signs the caller in): without a key the pipeline answers 401 before the input.
    */
   callerRequired?: boolean;
-  /** Minimum role on the machine named by the `slug` (or `motherSlug`) input. */
+  /** Minimum role on the machine named by the `guards` input; the handler gets that machine as `ctx.machine`. */
   role?: Role;
+  /**
+   * The input that names the machine `role` is checked on (`slug`, `motherSlug`). Required with `role`;
+   * the registry refuses a name its input schema does not declare.
+   */
+  guards?: string;
   /**
    * The operation uses an agent's own store (the agent named by the `uid` input, the caller when
    * absent). The pipeline lets through only the agent itself or, for `read`/`write`, the owner of the
@@ -128,7 +115,7 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * Required of every path under `/api/agent/`.
    */
   agentStore?: AgentStoreAccess;
-  /** The service area that implements it; named in NOT_IMPLEMENTED answers. */
+  /** The service area that implements it (a catalogue tag and OpenAPI's `x-area`). */
   area: string;
   /** One sentence, written for an agent. */
   summary: string;
@@ -175,8 +162,7 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * 1 MiB). For operations whose declared inputs are larger, e.g. a solver's 400×400 matrix.
    */
   maxBodyBytes?: number;
-  /** Absent while the area is not built: the pipeline answers NOT_IMPLEMENTED naming `area`. */
-  handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<unknown>;
+  handler: (input: z.infer<I>, ctx: ActionContext) => Promise<unknown>;
 }
 
 export interface ToolDef {
@@ -191,10 +177,17 @@ export interface ToolDef {
   defaultAction?: string;
 }
 
-/** Declares an action with its handler typed from its schemas. */
-export function defineAction<I extends z.ZodObject, O extends z.ZodType>(
-  def: Omit<ActionDef<I, O>, 'handler'> & {
-    handler?: (input: z.infer<I>, ctx: ActionContext) => Promise<z.infer<O> | RawBody | SseSource>;
+/** What `defineAction` takes besides the handler: `guards` must name an input field, and comes with `role`. */
+type ActionSpec<I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined> = Omit<ActionDef<I, O>, 'handler' | 'role' | 'guards'> &
+  { role?: R } & ([R] extends [Role] ? { guards: keyof I['shape'] & string } : { guards?: undefined });
+
+/**
+ * Declares an action with its handler typed from its schemas; a route declaring `role` gets a handler
+ * whose context carries the machine the role was checked on (`GuardedContext`).
+ */
+export function defineAction<I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined = undefined>(
+  def: ActionSpec<I, O, R> & {
+    handler: (input: z.infer<I>, ctx: [R] extends [Role] ? GuardedContext : ActionContext) => Promise<z.infer<O> | RawBody | SseSource>;
   },
 ): ActionDef {
   return def as unknown as ActionDef;

@@ -19,7 +19,9 @@ afterAll(async () => {
 /** linear-lu's largest declared input, each number written at full length (about 3.8 MB): diagonally dominant, x = all ones. */
 function largestLuInput() {
   const n = SOLVERS.find((s) => s.id === 'linear-lu')!.inputs.find((i) => i.name === 'A')!.max_items!;
-  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 2 * n : -1.2345678901234567e-5 * (1 + ((i * 7 + j * 13) % 10)))));
+  // eslint-disable-next-line no-loss-of-precision -- written at full length on purpose: the body's size is the point.
+  const fullLength = -1.2345678901234567e-5;
+  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 2 * n : fullLength * (1 + ((i * 7 + j * 13) % 10)))));
   const b = A.map((row) => row.reduce((s, x) => s + x, 0));
   return { n, A, b };
 }

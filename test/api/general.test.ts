@@ -31,7 +31,7 @@ describe('conformance badge', () => {
     expect(Number(passed)).toBeLessThanOrEqual(Number(checked));
     expect(svg).toMatch(/<title>\d+ of \d+ operations pass the self-check/);
 
-    const report = await server.core.services.general.selfCheck.report();
+    const report = await server.core.app.selfCheck.report();
     expect(report.passed + report.failed + report.skipped).toBe(report.total);
     expect(report.failures.every((f) => f.op !== 'platform.getConformanceBadge')).toBe(true);
     // Cached: a second badge is the same run.

@@ -33,18 +33,17 @@ describe('kernel.get (GET /api/kernel)', () => {
     }
   });
 
-  it('reports zero operators and says why when the operator registry is absent', async () => {
-    const kernel = createKernelService({ constants: () => createConstantsService(), solvers: () => [], operators: () => undefined, limits: {} });
-    const doc = await kernel.get();
-    expect(doc.operators).toEqual({ available: false, note: expect.stringContaining('not loaded'), total: 0, categories: [] });
-    const withRegistry = createKernelService({
-      constants: () => createConstantsService(),
-      solvers: () => [],
-      operators: () => ({ categories: () => ({ total: 3, categories: [{ category: 'optics', name: 'Optics', count: 3 }] }) }),
-      limits: {},
-    });
-    expect((await withRegistry.get()).operators).toEqual({ available: true, note: null, total: 3, categories: [{ category: 'optics', name: 'Optics', count: 3 }] });
-    expect((await withRegistry.get()).version).not.toBe(doc.version);
+  it("reports the operator registry's categories, and a new version when they change", async () => {
+    const kernelWith = (count: number) =>
+      createKernelService({
+        constants: createConstantsService(),
+        solvers: () => [],
+        operators: { categories: () => ({ total: count, categories: [{ category: 'optics', name: 'Optics', count }] }) },
+        limits: {},
+      });
+    const doc = await kernelWith(3).get();
+    expect(doc.operators).toEqual({ available: true, note: null, total: 3, categories: [{ category: 'optics', name: 'Optics', count: 3 }] });
+    expect((await kernelWith(4).get()).version).not.toBe(doc.version);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { Caller } from '../../src/registry/types.js';
+import type { Caller } from '../../src/domain/identity/caller.js';
 import { createSandboxService } from '../../src/domain/sandbox/sandbox.service.js';
 import type { SandboxRunner } from '../../src/domain/sandbox/sandbox-runner.js';
 import type { MachineRecord } from '../../src/domain/chain/machine.js';

@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
-import { TICK_MS, tickOf, tickStartMs } from '../../src/lib/clock.js';
+import { tickOf, tickStartMs } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tempDir } from '../helpers/server.js';
 import { eventually } from '../helpers/pg-wait.js';

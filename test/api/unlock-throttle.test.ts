@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { ANONYMOUS } from '../../src/registry/types.js';
+import { ANONYMOUS } from '../../src/domain/identity/caller.js';
 import { CoreError } from '../../src/errors.js';
 import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
 

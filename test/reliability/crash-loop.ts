@@ -38,7 +38,6 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   let served: Served | undefined;
   let life = 0;
   let requests = 0;
-  let last: Verified | undefined;
   let restartTick = 0;
   // Fires and envelopes found at the previous check: the restart after it must have audited every one.
   let known: Known = new Set();
@@ -59,7 +58,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       requests += await running;
       let t = Date.now();
       const checked = await check(options, fx, acked, known);
-      ({ known, ...last } = checked);
+      ({ known } = checked);
       gaps += checked.firesWithoutAuditRow + checked.envelopesWithoutAuditRow + checked.firesWithoutEnvelope;
       const checkMs = Date.now() - t;
       t = Date.now();
@@ -83,7 +82,6 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     }
     await stopGracefully(served);
     const { known: _final, ...verified } = await check(options, fx, acked, 'all');
-    last = verified;
     return {
       seed,
       kills: life - 1,

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, parseRateSpec } from '../../src/pipeline/rate-limit.js';
 import { createRateTiers, parseRateTiers } from '../../src/domain/identity/rate-tiers.js';
-import { ANONYMOUS, type Caller } from '../../src/registry/types.js';
+import { ANONYMOUS, type Caller } from '../../src/domain/identity/caller.js';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 

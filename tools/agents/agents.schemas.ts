@@ -40,6 +40,7 @@ export const FilePath = z
   .string()
   .min(1)
   .max(512)
+  // eslint-disable-next-line no-control-regex -- a path with control characters is refused
   .regex(/^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\u0000-\u001f\u007f\\]+$/, 'a path is relative, without "..", backslashes or control characters')
   .describe('Relative path, e.g. "notes/plan.md"');
 

@@ -17,6 +17,7 @@ export const contractAuditTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/audit',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Lists the transition history. Oldest first, one page at a time.',
       input: z.object({
@@ -42,6 +43,7 @@ export const contractAuditTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/verify',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: "Verifies the contract's transition chain; checks hash links, that each transition starts where the previous ended and that the last ends in the current state; returns the verdict.",
       input: z.object({ slug: Slug, id: ContractId }),

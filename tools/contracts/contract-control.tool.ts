@@ -21,6 +21,7 @@ const control = (verb: 'pause' | 'resume' | 'freeze', id: string, summary: strin
     path: `/api/chain/{slug}/contracts/{id}/${verb}`,
     auth: 'bearer',
     role: 'operator',
+    guards: 'slug',
     area: 'contracts',
     summary,
     input: Target,
@@ -52,6 +53,7 @@ export const contractControlTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/skip-next',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Skips the next scheduled fire; returns the skipped tick and the new next fire.',
       input: Target,
@@ -65,6 +67,7 @@ export const contractControlTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/fire-now',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: "Fires the scheduled trigger now; returns the resulting transition row.",
       input: Target.extend({
@@ -92,6 +95,7 @@ export const contractControlTool = defineTool({
       path: '/api/core/agent/kill/{id}',
       auth: 'public',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: "Stops a contract at once on its owner's word; records the reason in the audit chain; it stays readable but never fires again.",
       input: z.object({

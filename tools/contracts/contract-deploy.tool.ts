@@ -25,6 +25,7 @@ export const contractDeployTool = defineTool({
       path: '/api/contracts/templates/{id}/deploy',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Deploys a catalogue template; optionally with a name and parameter values, and returns the new contract.',
       input: z.object({
@@ -46,6 +47,7 @@ export const contractDeployTool = defineTool({
       path: '/api/chain/{slug}/contracts',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Creates a contract from a template_id or an inline definition (exactly one of the two); returns it.',
       input: z.object({
@@ -65,6 +67,7 @@ export const contractDeployTool = defineTool({
       path: '/api/chain/{slug}/contracts/custom',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Creates a contract from a raw definition and returns it.',
       input: z.object({ slug: Slug, definition: ContractDefinition, name: ContractName.optional() }),

@@ -17,6 +17,7 @@ export const contractEventsTool = defineTool({
       path: '/api/chain/{slug}/events',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Lists contract events of the machine after a tick watermark, oldest first, with the watermark to pass next time.',
       input: z.object({

@@ -17,6 +17,7 @@ export const contractScheduleTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/next-fires',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Predicts the next N fires of the contract; event-triggered contracts return an empty list and a note.',
       input: z.object({
@@ -43,6 +44,7 @@ export const contractScheduleTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/preview',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Reads a cheap live summary for polling: state, status, fire count, next fire, last transition.',
       input: z.object({ slug: Slug, id: ContractId }),

@@ -24,6 +24,7 @@ export const contractSimulateTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/dry-run',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: "Reports which transitions would fire for an input; each fires, is filtered or passes; writes and computes nothing.",
       input: z.object({

@@ -17,6 +17,7 @@ export const contractTransferTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/export',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Exports the contract as a portable envelope (definition and metadata, no runtime state, audit or secrets).',
       input: z.object({ slug: Slug, id: ContractId }),
@@ -31,6 +32,7 @@ export const contractTransferTool = defineTool({
       path: '/api/chain/{slug}/contracts/import',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Creates a contract from an export envelope; it starts in its initial state with clean runtime state and is returned.',
       input: z.object({

@@ -17,6 +17,7 @@ export const contractTransitionTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/transition',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Executes the transition to state `to` with the given input scope and returns the new and previous state, proof digest and tick.',
       input: z.object({

@@ -35,6 +35,7 @@ export const contractUpdateTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Replaces the live definition with a new one; bumps current_version_no and returns the updated contract.',
       input: z.object({
@@ -56,6 +57,7 @@ export const contractUpdateTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/rollback',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'contracts',
       summary: "Restores an earlier version as a new one (history stays linear); returns the contract.",
       input: z.object({
@@ -76,6 +78,7 @@ export const contractUpdateTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/versions',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Lists the versions; newest first, without their definitions.',
       input: z.object({ slug: Slug, id: ContractId }),
@@ -90,6 +93,7 @@ export const contractUpdateTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}/versions/{n}',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Reads one version with its definition.',
       input: z.object({

@@ -19,6 +19,7 @@ export const contractsTool = defineTool({
       path: '/api/chain/{slug}/contracts',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Lists the contracts of a machine; optionally filtered by status or template, newest first.',
       input: z.object({
@@ -39,6 +40,7 @@ export const contractsTool = defineTool({
       path: '/api/chain/{slug}/contracts/{id}',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: 'Reads one contract with its recent transitions. Returns the definition, current state, status, version, next fire and the 20 most recent transitions, newest first.',
       input: z.object({ slug: Slug, id: ContractId }),
@@ -82,6 +84,7 @@ export const contractsTool = defineTool({
       path: '/api/chain/{slug}/oracles',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'contracts',
       summary: "Lists the machine's oracle contracts; those whose definition has an oracle, each with its latest reading and a short recent series.",
       input: z.object({

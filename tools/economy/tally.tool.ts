@@ -41,6 +41,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/mint-rate',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'economy',
       summary: "Sets the mint rate (owner only); issuance never passes max_supply.",
       input: z.object({ slug: Slug, mint_rate_per_tick: MintRate }),
@@ -140,6 +141,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/genesis',
       auth: 'public',
       role: 'owner',
+      guards: 'slug',
       area: 'economy',
       summary: "Creates and locks the machine's token once (owner only); a second call is refused with CONFLICT.",
       input: z.object({
@@ -182,6 +184,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/avatar',
       auth: 'public',
       role: 'owner',
+      guards: 'slug',
       area: 'economy',
       summary: "Uploads the token's avatar image (owner only); it is stored encrypted and replaces any earlier one.",
       input: z.object({

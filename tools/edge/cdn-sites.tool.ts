@@ -33,6 +33,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'edge',
       summary:
         'Registers a hostname in front of an origin URL; re-registering the same site returns it with already_registered, a hostname taken elsewhere is a CONFLICT.',
@@ -131,6 +132,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}/rules',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'edge',
       summary: 'Creates a rule on a site; replaces the rule that already holds the same priority.',
       input: z.object({
@@ -159,6 +161,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}/rules/{rule_id}',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'edge',
       summary: 'Deletes one rule of a site.',
       input: z.object({
@@ -181,6 +184,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}/purge',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'edge',
       summary:
         'Purges the cached paths given, or all. Paths are as served under /s/{slug}, e.g. "/index.html"; all: true purges everything; returns how many were purged.',

@@ -19,6 +19,7 @@ export const threatFeedTool = defineTool({
       path: '/api/av/devices',
       auth: 'bearer',
       role: 'admin',
+      guards: 'slug',
       area: 'edge',
       summary: 'Registers a device on the machine; returns its device_id and the audit transition.',
       input: z.object({
@@ -39,6 +40,7 @@ export const threatFeedTool = defineTool({
       path: '/api/av/devices',
       auth: 'bearer',
       role: 'viewer',
+      guards: 'slug',
       area: 'edge',
       summary: 'Lists the registered devices.',
       input: z.object({ slug: MachineSlug }),
@@ -53,6 +55,7 @@ export const threatFeedTool = defineTool({
       path: '/api/av/claim',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'edge',
       summary:
         "Submits a device claim: scores it (s_forensic, noisy-OR of the scores), audits it, and at 0.7 or more publishes it as av.threat.detected, which fires the machine's listening contracts and notifies following machines.",

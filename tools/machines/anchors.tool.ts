@@ -129,6 +129,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/state-machines/{slug}/anchor-config',
       auth: 'bearer',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: "Reads the anchoring settings: mother, cadence, current anchor public key and last anchor.",
       input: z.object({ slug: MachineSlug }),
@@ -143,6 +144,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/state-machines/{slug}/anchor-config',
       auth: 'bearer',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary:
         "Replaces the anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.",
@@ -166,6 +168,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/state-machines/{slug}/anchor-key/rotate',
       auth: 'bearer',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary:
         "Rotates the anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.",

@@ -17,6 +17,7 @@ export const apiKeysTool = defineTool({
       path: '/api/chain/{slug}/api-keys',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: "Lists the active keys: name, scope, tier, expiry and prefix, never the raw key.",
       input: z.object({ slug: MachineSlug }),
@@ -31,6 +32,7 @@ export const apiKeysTool = defineTool({
       path: '/api/chain/{slug}/api-keys',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: 'Mints a developer key; returns its metadata and the raw key, which is shown only this once.',
       input: z.object({
@@ -65,6 +67,7 @@ export const apiKeysTool = defineTool({
       path: '/api/chain/{slug}/api-keys/{id}',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: 'Revokes a key; requests made with it are refused from then on.',
       input: z.object({ slug: MachineSlug, id: Id.describe('Key id, from list') }),

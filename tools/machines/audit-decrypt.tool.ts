@@ -17,6 +17,7 @@ export const auditDecryptTool = defineTool({
       path: '/api/chain/{slug}/audit/decrypt',
       auth: 'public',
       role: 'owner',
+      guards: 'slug',
       area: 'chain',
       summary:
         'Decrypts the stored payloads of the given audit rows (by seq or transition id), checks each against its payload_digest, and records the access.',
@@ -38,8 +39,7 @@ export const auditDecryptTool = defineTool({
         ),
         access_seq: z.number().int().min(0).describe('seq of the row that records this decryption'),
       }),
-      handler: async ({ slug, ...input }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ slug, ...input }, { services, caller, machine }) => {
         return { ok: true as const, slug, ...(await services.chainWrites.decrypt(machine, caller, input)) };
       },
     }),

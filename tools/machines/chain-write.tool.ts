@@ -19,6 +19,7 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/event',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'chain',
       summary:
         'Appends a typed event row; send either a JSON payload (the row carries the SHA-256 of its canonical JSON, never the payload) or a precomputed 64-hex hash.',
@@ -29,8 +30,7 @@ export const chainWriteTool = defineTool({
         hash: Hex64.optional().describe('SHA-256 of the event data (64 hex); omit when sending payload'),
       }),
       output: WriteResult,
-      handler: async ({ slug, ...event }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ slug, ...event }, { services, caller, machine }) => {
         return services.chain.recordEvent(machine, caller, event);
       },
     }),
@@ -41,12 +41,12 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/state',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'chain',
       summary: "Records a hash of your own state; it becomes what the state read returns.",
       input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state, 64 hex') }),
       output: WriteResult,
-      handler: async ({ slug, state_hash }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ state_hash }, { services, caller, machine }) => {
         return services.chainWrites.appendState(machine, caller, state_hash);
       },
     }),
@@ -57,6 +57,7 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/file',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'chain',
       summary: 'Records a file\'s hash and size; the file itself is not uploaded.',
       input: z.object({
@@ -67,8 +68,7 @@ export const chainWriteTool = defineTool({
         content_type: z.string().max(255).optional().describe('MIME type, e.g. "application/pdf"'),
       }),
       output: WriteResult,
-      handler: async ({ slug, ...file }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ slug, ...file }, { services, caller, machine }) => {
         return services.chainWrites.appendFile(machine, caller, file);
       },
     }),
@@ -79,6 +79,7 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/connection',
       auth: 'bearer',
       role: 'operator',
+      guards: 'slug',
       area: 'chain',
       summary: 'Records a network connection opening or closing; the peer is identified only by a hash.',
       input: z.object({
@@ -89,8 +90,7 @@ export const chainWriteTool = defineTool({
         state: z.enum(['open', 'close']).describe('Whether the connection opened or closed'),
       }),
       output: WriteResult,
-      handler: async ({ slug, ...connection }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ slug, ...connection }, { services, caller, machine }) => {
         return services.chainWrites.appendConnection(machine, caller, connection);
       },
     }),
@@ -101,6 +101,7 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/app-event',
       auth: 'bearer',
       role: 'owner',
+      guards: 'slug',
       area: 'chain',
       summary: "Appends a row from one of your mini-apps; owner only.",
       input: z.object({
@@ -110,8 +111,7 @@ export const chainWriteTool = defineTool({
         payload: JsonObject.optional().describe('Event data; the row carries only its SHA-256'),
       }),
       output: WriteResult,
-      handler: async ({ slug, app, type, payload }, { services, caller }) => {
-        const { machine } = await services.machines.readable(slug, caller);
+      handler: async ({ app, type, payload }, { services, caller, machine }) => {
         return services.chainWrites.appendAppEvent(machine, caller, app, type, payload ?? {});
       },
     }),

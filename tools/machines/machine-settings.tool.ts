@@ -19,6 +19,7 @@ export const machineSettingsTool = defineTool({
       path: '/api/chain/{slug}/status',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary:
         'Sets the machine\'s status; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.',
@@ -48,6 +49,7 @@ export const machineSettingsTool = defineTool({
       path: '/api/chain/{slug}/settings',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: 'Changes the settings given: visibility, display name, purpose, read password; returns the updated machine.',
       input: z.object({
@@ -112,6 +114,7 @@ export const machineSettingsTool = defineTool({
       path: '/api/chain/state-machines/{slug}/share/set',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary:
         'Issues a read-only share token; replaces any previous one and returns it with its expiry.',
@@ -139,6 +142,7 @@ export const machineSettingsTool = defineTool({
       path: '/api/chain/state-machines/{slug}/share/disable',
       auth: 'public',
       role: 'admin',
+      guards: 'slug',
       area: 'chain',
       summary: 'Revokes the share token. Then only members (and anyone, if the machine is public) can read the machine.',
       input: z.object({ slug: MachineSlug }),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, JsonObject, NoInput, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { errors, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
-import { badgeSvg } from '../../src/domain/general/badge-svg.js';
+import { badgeSvg } from '../../src/application/badge-svg.js';
 
 const Artifact = z.object({
   name: z.string().describe('Path inside its folder, e.g. "skills/getting-started.md"'),
@@ -185,8 +185,8 @@ export const accountTool = defineTool({
       output: z.string(),
       produces: 'image/svg+xml',
       idempotent: true,
-      handler: async (_input, { services, setHeader }) => {
-        const report = await services.general.selfCheck.report().catch(() => undefined);
+      handler: async (_input, { app, setHeader }) => {
+        const report = await app.selfCheck.report().catch(() => undefined);
         setHeader?.('Cache-Control', report ? 'public, max-age=300' : 'no-store');
         return { contentType: 'image/svg+xml', body: badgeSvg(report) };
       },

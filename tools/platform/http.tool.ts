@@ -34,7 +34,7 @@ export const httpTool = defineTool({
       output: z.record(z.string(), z.unknown()).describe("The called operation's own answer"),
       relaysOutput: true,
       openWorld: false,
-      handler: async (input, ctx) => ctx.services.platform.callHttp(input, ctx),
+      handler: async (input, ctx) => ctx.app.relay.call(input, ctx),
     }),
   ],
 });

@@ -1,5 +1,5 @@
 import { errors } from '../../errors.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { DelegationsService } from './delegations.service.js';

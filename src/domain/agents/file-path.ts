@@ -1,5 +1,6 @@
 import { errors } from '../../errors.js';
 
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export const MAX_PATH_LENGTH = 512;
 

@@ -3,7 +3,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { LogRow, Store } from '../../storage/port.js';
 import {
   ANCHOR_CONFIGS,

@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Caller, Role } from '../../registry/types.js';
+import type { Caller, Role } from '../identity/caller.js';
 import { hasRole, roleOfScope } from '../identity/roles.js';
 import type { IdentityService, KeyRecord } from '../identity/identity.service.js';
 import type { ChainService } from './chain.service.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CoreError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { writeResult, type ChainService, type RowPayload, type WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
 import { chainStream, REJECTION_STREAM, type MachineRecord } from './machine.js';

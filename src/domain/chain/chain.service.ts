@@ -4,7 +4,7 @@ import type { EventBus } from '../../lib/event-bus.js';
 import { errors } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { digestOf, sameDigest, sha256Hex } from '../../lib/hash.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { chainStream, payloadStream, type MachineRecord } from './machine.js';

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import { TICK_MS, type Clock } from '../../lib/clock.js';
 import { digestOf, randomToken, sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService, MachineView } from './machines.service.js';
 import { MACHINES, READ_TOKENS, shareActive, type MachineRecord, type MachineStatus, type ReadTokenRecord } from './machine.js';

@@ -1,5 +1,5 @@
 import { errors } from '../../errors.js';
-import type { Role } from '../../registry/types.js';
+import type { Role } from '../identity/caller.js';
 
 export type MachineStatus = 'active' | 'paused' | 'archived';
 

@@ -3,7 +3,7 @@ import { digestOf, sha256Hex } from '../../lib/hash.js';
 import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import type { Caller, Role } from '../../registry/types.js';
+import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
 import { assertProven } from '../identity/proof.js';
@@ -56,8 +56,11 @@ export interface MachinesService {
   list(caller: Caller, page: { limit?: number; cursor?: string }): Promise<{ machines: MachineView[]; next_cursor: string | null }>;
   /** A machine the caller may read, or NOT_FOUND (a private machine is never acknowledged to outsiders). */
   get(slug: string, caller: Caller): Promise<{ machine: MachineView; role: Role | null }>;
-  /** The machine record when the caller may read it, or NOT_FOUND. */
-  readable(slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' }>;
+  /**
+   * The machine record when the caller may read it, or NOT_FOUND. `record` is the machine's document when
+   * it was already asked for (see `prefetch`).
+   */
+  readable(slug: string, caller: Caller, record?: Promise<MachineRecord | undefined>): Promise<{ machine: MachineRecord; role: Role | 'none' }>;
   /**
    * The caller's role on a machine: undefined when the machine does not exist or is private and the
    * caller may not read it; 'none' when it is readable (public or shared) but the caller holds no role.
@@ -68,13 +71,6 @@ export interface MachinesService {
    * lapses (a share or unlock token's expiry; null when nothing does): for flows that re-check at delivery.
    */
   accessNow(slug: string, caller: Caller): Promise<{ role: Role | 'none'; untilMs: number | null } | undefined>;
-  /**
-   * `roleOf` for the pipeline's role check before a handler runs: the machine it read is handed to this
-   * caller's next `readable` of the same slug (the handler's, in the same request), which then skips
-   * its own read. Callers are per request, so nothing outlives the request. `record` is the machine's
-   * document when the pipeline already asked for it (see `prefetch`).
-   */
-  roleBeforeHandler(slug: string, caller: Caller, record?: Promise<MachineRecord | undefined>): Promise<Role | 'none' | undefined>;
   /**
    * Starts reading a machine's document for a role check to come. The pipeline asks while it resolves
    * the caller's key, so both reads go out in one query (the store coalesces reads of one turn) instead
@@ -94,9 +90,6 @@ export function createMachinesService(deps: {
   quotas: QuotasService;
 }): MachinesService {
   const { store, clock, chain, identity, quotas } = deps;
-
-  /** What `roleBeforeHandler` found, for the same caller's next `readable` (see there). */
-  const handedOn = new WeakMap<Caller, { slug: string; found: { machine: MachineRecord; role: Role | 'none' } }>();
 
   /**
    * The machine and the caller's role when the caller may read it, with when a read right that lapses by
@@ -140,7 +133,7 @@ export function createMachinesService(deps: {
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
     // A developer key and a site are their own identities: the scope alone sets the role on their machine.
     if (isDeveloperUid(caller.uid) || isSiteUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
-    let role: Role | 'none' = 'none';
+    let role: Role | 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
     else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
     return caller.scope ? minRole(role, roleOfScope(caller.scope)) : role;
@@ -226,13 +219,8 @@ export function createMachinesService(deps: {
       return { machine: await view(found.machine), role: found.role === 'none' ? null : found.role };
     },
 
-    async readable(slug, caller) {
-      const handed = handedOn.get(caller);
-      if (handed !== undefined) {
-        handedOn.delete(caller);
-        if (handed.slug === slug) return handed.found;
-      }
-      const found = await access(slug, caller);
+    async readable(slug, caller, record) {
+      const found = await access(slug, caller, record);
       if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
       return found;
     },
@@ -251,12 +239,6 @@ export function createMachinesService(deps: {
       // Not awaited when authentication fails first: never an unhandled rejection.
       record.catch(() => undefined);
       return record;
-    },
-
-    async roleBeforeHandler(slug, caller, record) {
-      const found = await access(slug, caller, record);
-      if (found) handedOn.set(caller, { slug, found });
-      return found?.role;
     },
 
     view,

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller, Role } from '../../registry/types.js';
+import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { canManageRole } from '../identity/roles.js';
 import type { ChainService } from './chain.service.js';

@@ -1,5 +1,5 @@
 import { CoreError } from '../../errors.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 
 /** Rows a minute the rejection log takes from one anonymous client address. */
 export const ANONYMOUS_REJECTIONS_PER_MINUTE = 10;

@@ -1,6 +1,6 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import { createRollingWindows } from '../quotas/rolling-window.js';
 

@@ -3,7 +3,7 @@ import { assertProven } from '../identity/proof.js';
 import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { randomToken } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { EnvelopeLedger } from '../economy/envelope-ledger.js';
 import { lockedError } from '../economy/envelope-ledger.js';

@@ -4,7 +4,7 @@ import { CoreError, errors } from '../../errors.js';
 import { sha256Hex } from '../../lib/hash.js';
 import { asText, detectType } from './detect-type.js';
 import { createWorkGate, type WorkGate } from './work-gate.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 
 /** The zlib calls the service makes; each runs on a libuv pool thread. Tests give a controllable fake. */
 export interface Codec {

@@ -78,7 +78,7 @@ function compile(pattern: string): RE2JS {
   try {
     re = RE2JS.compile(pattern);
   } catch (err) {
-    throw new Error(`invalid matches pattern "${pattern}" (RE2 syntax: no backreferences or look-around): ${(err as Error).message}`);
+    throw new Error(`invalid matches pattern "${pattern}" (RE2 syntax: no backreferences or look-around): ${(err as Error).message}`, { cause: err });
   }
   if (patterns.size >= MAX_CACHED_PATTERNS) patterns.clear();
   patterns.set(pattern, re);

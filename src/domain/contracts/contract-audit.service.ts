@@ -66,7 +66,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     if (digestOf(row.receipt) !== row.proof_digest) return 'proof digest does not match the receipt';
     const { pre_actions: _pre, ...output } = (row.result ?? {}) as Record<string, unknown>;
     const input = receiptInput(row.operators, row.input);
-    const receipts = core.deps.receipts();
+    const { receipts } = core.deps;
     if (receipts?.verifyReceipt) {
       const verdict = await receipts.verifyReceipt(row.receipt as never, { input, output });
       return verdict.valid ? undefined : `receipt does not verify: ${verdict.reason}`;

@@ -1,5 +1,5 @@
 import { errors } from '../../errors.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { evaluateCondition, overBudget } from './condition.js';
 import type { ContractsCore } from './contracts-core.js';
 import { secretsOf, type ContractRecord, type ContractStatus, type TransitionRecord } from './contract.types.js';

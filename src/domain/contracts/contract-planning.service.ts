@@ -1,6 +1,6 @@
 import { errors } from '../../errors.js';
 import { tickStartMs } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition, overBudget } from './condition.js';
 import { initialState } from './contract-store.js';

@@ -4,7 +4,7 @@ import type { QuotasService } from '../quotas/quotas.service.js';
 import type { EventBus } from '../../lib/event-bus.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
@@ -32,10 +32,9 @@ export interface ContractsDeps {
   chain: ChainService;
   machines: MachinesService;
   nodeKeys: NodeKeys;
-  /** The operator registry, looked up at call time (another area). */
-  operators: () => OperatorRegistry | undefined;
-  /** The receipts area, looked up at call time; absent: local HMAC receipts. */
-  receipts: () => ContractReceipts | undefined;
+  operators: OperatorRegistry;
+  /** The receipts area; absent: local HMAC receipts. */
+  receipts?: ContractReceipts;
   /** Mints the envelope of a successful fire (the economy area, looked up at call time); never throws. */
   mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
@@ -273,10 +272,10 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
       };
     },
     async validate(definition, caller) {
-      const operators = deps.operators();
+      const { operators } = deps;
       const valid = validateDefinition(definition, {
-        operatorExists: (id) => (operators ? operators.exists(id) : id.toUpperCase() === 'KO42'),
-        operatorInputs: (id) => operators?.get(id)?.inputs.map((i) => i.name),
+        operatorExists: (id) => operators.exists(id),
+        operatorInputs: (id) => operators.get(id)?.inputs.map((i) => i.name),
       });
       for (const [i, transition] of valid.transitions.entries()) {
         const source = transition.trigger?.machine;

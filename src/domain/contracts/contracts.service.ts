@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import { tickOf } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { digestOf, randomToken } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ContractsCore, ContractView } from './contracts-core.js';
 import type { ContractRecord, ContractStatus, Definition, VersionFields, VersionRecord } from './contract.types.js';
 import { principalOf } from './listener-access.js';

@@ -1,4 +1,4 @@
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { isDeveloperUid } from '../identity/identity.service.js';
 import type { ContractRecord, ListenerPrincipal } from './contract.types.js';

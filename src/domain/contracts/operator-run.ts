@@ -23,8 +23,9 @@ export type OperatorRegistry = Pick<OperatorsService, 'exists' | 'get' | 'evalua
 export interface OperatorRunDeps {
   clock: Clock;
   nodeKeys: NodeKeys;
-  operators: () => OperatorRegistry | undefined;
-  receipts: () => ContractReceipts | undefined;
+  operators: OperatorRegistry;
+  /** Absent: a local HMAC receipt of the same shape, made with the node's receipt key. */
+  receipts?: ContractReceipts;
 }
 
 export interface OperatorStep {
@@ -64,7 +65,7 @@ export async function runOperators(
   mapping: Readonly<Record<string, string>> = {},
 ): Promise<OperatorRun> {
   const chain = [SUBSTRATE, ...ids.map((id) => id.toUpperCase()).filter((id) => id !== SUBSTRATE)];
-  const registry = deps.operators();
+  const registry = deps.operators;
   const steps: OperatorStep[] = [];
   const produced = new Map<string, number>();
   try {
@@ -81,13 +82,12 @@ export async function runOperators(
 }
 
 async function step(
-  registry: OperatorRegistry | undefined,
+  registry: OperatorRegistry,
   id: string,
   scope: Record<string, unknown>,
   produced: Map<string, number>,
   mapping: Readonly<Record<string, string>>,
 ): Promise<OperatorStep> {
-  if (!registry) return { operator: id, evaluated: false };
   if (id === SUBSTRATE) {
     const r = await registry.evaluate(SUBSTRATE, {});
     return { operator: id, evaluated: true, value: r.value, unit: r.unit, equation: r.equation };
@@ -117,7 +117,7 @@ async function step(
 }
 
 async function issue(deps: OperatorRunDeps, chain: string[], input: unknown, output: unknown): Promise<Record<string, unknown>> {
-  const issuer = deps.receipts();
+  const issuer = deps.receipts;
   if (issuer) return { ...(await issuer.issueReceipt({ kind: 'compute', chain, version: null, input, output })) };
   return localReceipt(deps, chain, input, output);
 }

@@ -1,4 +1,4 @@
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { MintRequest, MintOutcome } from './envelope-mint.js';
 
 /** The envelope summary a solve or compute answer carries when one was minted. */

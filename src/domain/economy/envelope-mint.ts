@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';

@@ -39,7 +39,7 @@ export function loadPeerKeys(source: string | undefined): PeerKeyRing {
     try {
       entries = JSON.parse(text);
     } catch (err) {
-      throw new Error(`CORE_PEER_KEYS is not valid JSON: ${(err as Error).message}`);
+      throw new Error(`CORE_PEER_KEYS is not valid JSON: ${(err as Error).message}`, { cause: err });
     }
     if (!Array.isArray(entries)) throw new Error('CORE_PEER_KEYS must be a JSON array of { uid, public_key, key_id? }');
     entries.forEach((entry: PeerKeyEntry, i) => {
@@ -74,7 +74,7 @@ function publicKeyOf(text: string, index: number): KeyObject {
     if (raw.length !== 32) throw new Error(`raw Ed25519 keys are 32 bytes, got ${raw.length}`);
     return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
   } catch (err) {
-    throw new Error(`CORE_PEER_KEYS entry ${index}: unusable public_key (${(err as Error).message})`);
+    throw new Error(`CORE_PEER_KEYS entry ${index}: unusable public_key (${(err as Error).message})`, { cause: err });
   }
 }
 

@@ -2,7 +2,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf, randomToken, sameDigest } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { compileGlob, decide, SERVE_AS_IS, type CompiledRule, type EdgeDecision, type PageRequest } from './cdn-match.js';

@@ -128,6 +128,7 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
  * ("/new/"), never "//..." or "/\\..." (which browsers read as another host).
  */
 function isRedirectTarget(url: string): boolean {
+  // eslint-disable-next-line no-control-regex -- a redirect target with control characters is refused
   if (url.length > 2048 || /[\s\0-\x1f\x7f]/.test(url)) return false;
   if (url.startsWith('/')) return !(url.startsWith('//') || url.startsWith('/\\'));
   if (!/^https?:\/\//i.test(url)) return false;
@@ -147,6 +148,7 @@ const badPattern = (message: string, code: string) =>
  * with "/" or "*", `*` is the only wildcard, and it never names a query string or fragment.
  */
 export function checkMatchPattern(pattern: string): void {
+  // eslint-disable-next-line no-control-regex -- a pattern with control characters is refused
   if (/[\s\0-\x1f\x7f]/.test(pattern)) {
     throw badPattern('no spaces or control characters; use "*" as the wildcard, e.g. "/blog/*"', 'invalid_pattern');
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, randomToken } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { LogRow, RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
@@ -86,15 +86,14 @@ export function createThreatFeedService(deps: {
   chain: ChainService;
   machines: MachinesService;
   quotas: QuotasService;
-  contracts: () => ContractsService | undefined;
+  contracts: ContractsService;
 }): ThreatFeedService {
   const { store, clock, chain, machines } = deps;
   const mesh = createThreatMesh(deps);
 
   /** Contracts of the machine that took a transition because of this claim row (waits for the engine to deliver it). */
   async function firedBy(slug: string, type: string, claimId: string): Promise<string[]> {
-    const area = deps.contracts();
-    if (!area) return [];
+    const area = deps.contracts;
     const listening = await area.core.contracts.list(
       (c) => c.slug === slug && c.status === 'active' && listenedEvents(c).some((e) => e.source === slug && e.event === type),
     );

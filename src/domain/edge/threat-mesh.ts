@@ -1,5 +1,5 @@
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
@@ -52,13 +52,12 @@ export function createThreatMesh(deps: {
   store: Store;
   chain: ChainService;
   machines: MachinesService;
-  contracts: () => ContractsService | undefined;
+  contracts: ContractsService;
 }): ThreatMesh {
   const { store, chain, machines } = deps;
 
   async function contractsWhere(filter: (c: ContractRecord) => boolean): Promise<ContractRecord[]> {
-    const area = deps.contracts();
-    return area ? area.core.contracts.list((c) => c.status === 'active' && filter(c)) : [];
+    return deps.contracts.core.contracts.list((c) => c.status === 'active' && filter(c));
   }
 
   return {

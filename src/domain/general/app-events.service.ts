@@ -1,7 +1,7 @@
 import { CoreError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';

@@ -4,13 +4,11 @@ import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { createAppEventsService, type AppEventsService } from './app-events.service.js';
 import { createContactService, type ContactService } from './contact.service.js';
-import { createSelfCheck, type SelfCheck, type ThrowawayCore } from './self-check.js';
 
-/** The small general endpoints: contact messages, tracked app events and the self-check behind the badge. */
+/** The small general endpoints: contact messages and tracked app events. */
 export interface GeneralService {
   contact: ContactService;
   appEvents: AppEventsService;
-  selfCheck: SelfCheck;
 }
 
 export function createGeneralService(deps: {
@@ -18,12 +16,9 @@ export function createGeneralService(deps: {
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
-  /** Builds the throwaway core the self-check runs against. */
-  openThrowawayCore: () => Promise<ThrowawayCore>;
 }): GeneralService {
   return {
     contact: createContactService(deps),
     appEvents: createAppEventsService(deps),
-    selfCheck: createSelfCheck({ open: deps.openThrowawayCore, now: deps.clock.now }),
   };
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from './caller.js';
 import { hashKey, looksLikeKey, newKeyId, newRawKey, newUid } from './keys.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { QuotasService } from '../quotas/quotas.service.js';

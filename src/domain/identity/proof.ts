@@ -1,5 +1,5 @@
 import { errors } from '../../errors.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from './caller.js';
 
 /**
  * Whether the caller's credential proves who they are: a key (whoever holds it was given it) or a

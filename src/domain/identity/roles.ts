@@ -1,4 +1,4 @@
-import type { Role } from '../../registry/types.js';
+import type { Role } from './caller.js';
 
 /** Roles from lowest to highest authority. */
 const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3, owner: 4 };

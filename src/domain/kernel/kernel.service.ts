@@ -30,16 +30,11 @@ export interface KernelService {
 }
 
 export interface KernelDeps {
-  constants: () => ConstantsService;
+  constants: ConstantsService;
   solvers: () => SolverSummary[];
-  /** The operator registry when it is built; checked at call time. */
-  operators: () => unknown;
+  operators: OperatorCategories;
   limits: Record<string, number>;
   promptFile?: string;
-}
-
-function isRegistry(value: unknown): value is OperatorCategories {
-  return typeof value === 'object' && value !== null && typeof (value as OperatorCategories).categories === 'function';
 }
 
 export function createKernelService(deps: KernelDeps): KernelService {
@@ -51,7 +46,7 @@ export function createKernelService(deps: KernelDeps): KernelService {
     const out: Record<string, number> = {};
     for (const [key, lookup] of PHYSICAL_CONSTANT_KEYS) {
       try {
-        out[key] = (await deps.constants().get(lookup)).constant.value;
+        out[key] = (await deps.constants.get(lookup)).constant.value;
       } catch {
         // A constant missing from the table is left out rather than invented.
       }
@@ -60,11 +55,7 @@ export function createKernelService(deps: KernelDeps): KernelService {
   }
 
   function operators(): KernelDocument['operators'] {
-    const registry = deps.operators();
-    if (!isRegistry(registry)) {
-      return { available: false, note: 'The operator registry is not loaded on this node; counts are 0.', total: 0, categories: [] };
-    }
-    const { total, categories } = registry.categories();
+    const { total, categories } = deps.operators.categories();
     return { available: true, note: null, total, categories: categories.map((c) => ({ category: c.category, name: c.name ?? c.category, count: c.count })) };
   }
 

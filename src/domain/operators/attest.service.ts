@@ -38,7 +38,7 @@ export function createAttestService(deps: { clock: Clock; nodeKeys: NodeKeys; op
       const key = parsePublicKey(public_key);
       const signatureValid = claimSignatureValid(claim, signature, key);
       let verdict: Verdict = 'unverifiable';
-      let reason: string | null = null;
+      let reason: string | null;
       let recomputed: AttestAnswer['recomputed'] = null;
       const shape = signatureValid ? claimProblem(claim) : 'the signature does not verify against public_key over the canonical JSON of the claim';
       if (shape) {

@@ -1,7 +1,6 @@
-import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { phaseOf, tickOf } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { evaluateChain, type ChainOutcome } from './operator-chain.js';
@@ -57,8 +56,8 @@ export interface ComputeDeps {
   clock: Clock;
   nodeKeys: NodeKeys;
   operators: OperatorsService;
-  receipts: () => ReceiptIssuer | undefined;
-  usage: () => UsageRecorder | undefined;
+  receipts: ReceiptIssuer;
+  usage: UsageRecorder;
 }
 
 /** Results looser than this relative precision are marked degraded. */
@@ -73,8 +72,7 @@ export function createComputeService(deps: ComputeDeps): ComputeService {
       const ms = deps.clock.now();
       const at = { tick: tickOf(ms), phase: phaseOf(ms) };
       const outcome = await evaluateChain(operators, req.operators, req.inputs, at);
-      const receipts = deps.receipts();
-      if (!receipts) throw errors.notImplemented('receipts');
+      const { receipts } = deps;
       const uncertainty = Math.abs(outcome.value) * outcome.precision;
       const receipt = await receipts.issueReceipt({
         kind: 'compute',
@@ -93,7 +91,7 @@ export function createComputeService(deps: ComputeDeps): ComputeService {
         tick: at.tick,
         phase: at.phase,
       };
-      await deps.usage()?.record(caller, 'compute', outcome.chain);
+      await deps.usage.record(caller, 'compute', outcome.chain);
       return {
         ok: true,
         value: outcome.value,

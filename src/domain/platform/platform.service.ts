@@ -1,24 +1,12 @@
-import { CoreError, errors } from '../../errors.js';
+import { CoreError } from '../../errors.js';
 import { ALPHA, PULSE_HZ, TICK_MS, type Clock } from '../../lib/clock.js';
-import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
-import type { Pipeline } from '../../pipeline/invoke.js';
 import { catalogMap, searchEndpoints, type EndpointEntry, type EndpointQuery } from '../../registry/catalog.js';
 import { openApiOf } from '../../registry/openapi.js';
 import type { Registry } from '../../registry/registry.js';
-import type { ActionContext, RawBody } from '../../registry/types.js';
+import type { RawBody } from '../../registry/types.js';
 import type { OpenApiDocument } from '../../registry/openapi.js';
-import { restInput } from '../../transports/http/rest-input.js';
 import type { Store } from '../../storage/port.js';
 import type { Metrics } from './metrics.js';
-
-export interface HttpCall {
-  method: string;
-  path: string;
-  query?: Record<string, unknown>;
-  body?: Record<string, unknown>;
-  max_events: number;
-  max_ms: number;
-}
 
 export interface PlatformService {
   pulse(): { ok: true; tick: number; phase: number; pulse_hz: 1.287; tick_ms: 777; unix_ms: number; R_t: number; alpha: number };
@@ -29,8 +17,6 @@ export interface PlatformService {
   openapi(): OpenApiDocument;
   /** What `core_api_catalog` answers to a call without arguments. */
   endpointMap(): ReturnType<typeof catalogMap>;
-  /** `core_http`: validates against the matched operation first, then runs it as the caller. */
-  callHttp(call: HttpCall, ctx: ActionContext): Promise<Record<string, unknown>>;
   /** Marks the node as shutting down (health answers stopping). */
   setStopping(): void;
 }
@@ -41,14 +27,8 @@ export interface PlatformDeps {
   metrics: Metrics;
   version: string;
   startedAt: number;
-  /** Bound after composition: the registry and pipeline need the services first. */
-  registry: () => Registry;
-  pipeline: () => Pipeline;
+  registry: Registry;
 }
-
-const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
-/** The operation `core_http` itself runs. */
-const SELF_OPERATION = 'http.call';
 
 export function createPlatformService(deps: PlatformDeps): PlatformService {
   const { clock, store } = deps;
@@ -97,50 +77,13 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     searchEndpoints(query) {
-      const endpoints = searchEndpoints(deps.registry(), query);
+      const endpoints = searchEndpoints(deps.registry, query);
       return { ok: true, count: endpoints.length, version: deps.version, endpoints };
     },
 
-    openapi: () => (openapi ??= openApiOf(deps.registry())),
+    openapi: () => (openapi ??= openApiOf(deps.registry)),
 
-    endpointMap: () => catalogMap(deps.registry(), deps.version),
-
-    async callHttp(call, ctx) {
-      // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.
-      const url = PLAIN_PATH.test(call.path) ? { pathname: call.path, searchParams: undefined } : new URL(call.path, 'http://core.local');
-      if (url.pathname === '/api/mcp') throw errors.validation('/api/mcp is the MCP transport; call the tool directly instead');
-      const match = deps.registry().match(call.method, url.pathname);
-      if (match.kind === 'not-found') throw errors.notFound(`No route ${call.method} ${url.pathname}; search with core_api_catalog`);
-      if (match.kind === 'method-not-allowed') {
-        throw errors.validation(`${call.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}`);
-      }
-      // The operation the router found, not the path as written: escapes, slashes and dot segments
-      // spell the same route many ways.
-      if (match.op.id === SELF_OPERATION) throw errors.validation('core_http cannot call itself; call the target path directly');
-      const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
-      if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
-      const input = restInput(match.op, match.params, query, call.body);
-      if (input instanceof Error) throw input;
-      const result = await deps.pipeline().invokeAs(match.op, input, ctx.caller, {
-        surface: 'core_http',
-        validateFirst: true,
-        ...(ctx.clientIp ? { clientIp: ctx.clientIp } : {}),
-        requestId: ctx.requestId,
-        // Lazily: reading ctx.signal makes the caller's abort signal, which a cheap read never needs.
-        signal: () => ctx.signal,
-      });
-      if (!result.ok) throw result.error;
-      if (match.op.def.stream && isSseSource(result.value)) {
-        const collected = await collectEvents(result.value, { maxEvents: call.max_events, maxMs: call.max_ms, signal: ctx.signal });
-        return { ok: true, ...collected };
-      }
-      if (match.op.def.produces) {
-        const raw = result.value as RawBody;
-        const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
-        return { ok: true, content_type: raw.contentType, encoding: typeof raw.body === 'string' ? 'utf8' : 'base64', body: text };
-      }
-      return result.value as Record<string, unknown>;
-    },
+    endpointMap: () => catalogMap(deps.registry, deps.version),
 
     setStopping() {
       stopping = true;

@@ -28,8 +28,7 @@ export interface ProofService {
 export function createProofService(deps: {
   receipts: ReceiptsService;
   solvers: SolversService;
-  /** The compute area's service, when it is built; read at call time. */
-  compute: () => ComputeRecomputer | undefined;
+  compute: ComputeRecomputer;
 }): ProofService {
   return {
     async verify(req, signal) {
@@ -55,9 +54,7 @@ export function createProofService(deps: {
         const input = req.inputs === undefined ? undefined : { operators: receipt.operator_chain, inputs: req.inputs };
         if (input) opts.input = input;
         if (req.recompute) {
-          const compute = deps.compute();
-          if (!compute) throw errors.unprocessable('This node cannot re-run computes (the operator registry is not available); verify without recompute', { field: 'operator_chain', checks_passed: [] });
-          opts.recompute = () => compute.recompute(input as { operators: string[]; inputs: Record<string, number> });
+          opts.recompute = () => deps.compute.recompute(input as { operators: string[]; inputs: Record<string, number> });
         }
       }
       return deps.receipts.verifyReceipt(receipt, opts);

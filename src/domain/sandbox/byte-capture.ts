@@ -36,7 +36,7 @@ export class ByteCapture {
 
 /** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
 export function utf8Boundary(bytes: Buffer): number {
-  let i = bytes.length;
+  const i = bytes.length;
   // Walk back over at most 3 continuation bytes to the lead byte of the last sequence.
   let back = 0;
   while (back < 3 && i - back - 1 >= 0 && (bytes[i - back - 1]! & 0xc0) === 0x80) back++;

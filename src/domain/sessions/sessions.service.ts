@@ -2,7 +2,7 @@ import type { LoginMode } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import { emailHash, type IdentityService } from '../identity/identity.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';

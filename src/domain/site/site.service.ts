@@ -2,7 +2,7 @@ import { CoreError, errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { digestOf, randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { LogRow, Store } from '../../storage/port.js';
 import type { ChainService, WriteResult } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';

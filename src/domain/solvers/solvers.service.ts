@@ -1,5 +1,6 @@
 import { CoreError, errors } from '../../errors.js';
-import type { Caller, ProgressUpdate } from '../../registry/types.js';
+import type { ProgressUpdate } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Receipt, ReceiptsService } from '../receipts/receipts.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import { SOLVERS } from './catalog/index.js';

@@ -194,7 +194,7 @@ function numbers(text: string): FoundNumber[] {
     const value = parseNumber(m[1]!);
     if (!Number.isFinite(value)) continue;
     let unitText = m[2]?.replace(/\s+/g, '') ?? null;
-    let def = unitText !== null ? unitOf(unitText) ?? unitOf(m[2]!) : undefined;
+    const def = unitText !== null ? unitOf(unitText) ?? unitOf(m[2]!) : undefined;
     if (unitText !== null && def === undefined) {
       // Not a unit (e.g. "3 approvals"): the word is context, and the number is bare.
       re.lastIndex = m.index + m[0].length - m[2]!.length;

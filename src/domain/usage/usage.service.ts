@@ -1,5 +1,5 @@
 import { tickOf, type Clock } from '../../lib/clock.js';
-import type { Caller } from '../../registry/types.js';
+import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import { createUsageRepository } from './usage-repository.js';
 

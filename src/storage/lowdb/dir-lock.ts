@@ -26,6 +26,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
         throw new Error(
           `The data directory ${dataDir} is in use by process ${pid}; stop it, or give this process another CORE_DATA_DIR (or use DATABASE_URL to share one database)`,
+          { cause: err },
         );
       }
       await unlink(file).catch(() => undefined);

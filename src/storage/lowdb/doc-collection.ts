@@ -4,7 +4,7 @@ import { JSONFile } from 'lowdb/node';
 import type { FieldCondition } from '../doc-where.js';
 import { indexKey } from '../doc-where.js';
 import { syncDir, syncFile } from './fsync-path.js';
-import { DocJournal, type JournalOp } from './doc-journal.js';
+import { DocJournal } from './doc-journal.js';
 import { FieldIndexes, type Entry } from './field-indexes.js';
 import type { LowdbWarning } from './log-file.js';
 

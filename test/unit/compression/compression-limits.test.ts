@@ -7,7 +7,7 @@ import {
   type Requester,
 } from '../../../src/domain/compression/compression.service.js';
 import { createWorkGate } from '../../../src/domain/compression/work-gate.js';
-import { ANONYMOUS, type Caller } from '../../../src/registry/types.js';
+import { ANONYMOUS, type Caller } from '../../../src/domain/identity/caller.js';
 
 /** A codec whose jobs finish only when the test says so: it counts what is on the "thread pool". */
 function heldCodec() {

@@ -1,7 +1,7 @@
 import { createCore, type Core } from '../../../src/compose.js';
 import { createFakeClock, tickStartMs, type FakeClock } from '../../../src/lib/clock.js';
 import { createLogger } from '../../../src/log.js';
-import type { Caller } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { TransitionRecord } from '../../../src/domain/contracts/contract.types.js';
 import { tempDir, testConfig } from '../../helpers/server.js';
 

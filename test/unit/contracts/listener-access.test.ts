@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Caller } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { ContractRecord } from '../../../src/domain/contracts/contract.types.js';
 import { listenerOf } from '../../../src/domain/contracts/listener-access.js';
 import { harness, OWNER, type Harness } from './harness.js';

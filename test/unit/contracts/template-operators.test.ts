@@ -12,7 +12,7 @@ import { createFakeClock } from '../../../src/lib/clock.js';
 const clock = createFakeClock(1_700_000_000_000);
 const operators = createOperatorsService({ clock });
 const nodeKeys = { receiptKeyId: 'test', hmac: () => '0'.repeat(64) } as unknown as NodeKeys;
-const deps: OperatorRunDeps = { clock, nodeKeys, operators: () => operators, receipts: () => undefined };
+const deps: OperatorRunDeps = { clock, nodeKeys, operators };
 const templates = createTemplateCatalogue().all();
 
 /**

@@ -4,8 +4,9 @@ import { createLogger } from '../../../src/log.js';
 import { createPipeline } from '../../../src/pipeline/invoke.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
 import { defineAction, defineTool } from '../../../src/registry/types.js';
-import type { Caller } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
+import type { AppServices } from '../../../src/application/app-services.js';
 
 // What a handler with a bug might answer: the declared output says `value` is a number.
 const answer = { value: 'not-a-number' } as unknown as { value: number };
@@ -32,7 +33,7 @@ const registry = buildRegistry([
   }),
 ]);
 const anonymous: Caller = { uid: null, credential: 'none' };
-const pipeline = createPipeline({ services: {} as Services, log: createLogger('silent'), readOnly: false });
+const pipeline = createPipeline({ services: {} as Services, app: {} as AppServices, log: createLogger('silent'), readOnly: false });
 
 describe('output check', () => {
   it('refuses an answer that does not match the declared output, as INTERNAL', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRateLimiter } from '../../../src/pipeline/rate-limit.js';
 import { createLocalPubSub } from '../../../src/storage/local-coordination.js';
-import type { Caller } from '../../../src/registry/types.js';
+import type { Caller } from '../../../src/domain/identity/caller.js';
 
 // The share is sent on a timer: a fake one, so "one share interval later" does not depend on the machine.
 const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);

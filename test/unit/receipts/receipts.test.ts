@@ -78,7 +78,7 @@ describe('receipts', () => {
   }
 
   it('names the digest that differs when the caller presents a changed input or output', async () => {
-    const { receipts, receipt, input, output } = setup();
+    const { receipts, receipt, input } = setup();
     const badInput = await failure(receipts.verifyReceipt(receipt, { input: { ...input, inputs: { ...input.inputs, b: 3 } } }));
     expect(badInput).toMatchObject({ failed: { check: 'input_sha256', field: 'input_sha256' }, checks: [] });
     const badOutput = await failure(receipts.verifyReceipt(receipt, { input, output: { root: 1.5 } }));

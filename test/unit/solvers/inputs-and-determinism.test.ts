@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SOLVERS } from '../../../src/domain/solvers/catalog/index.js';
 import type { InputSpec, SolverDef } from '../../../src/domain/solvers/solver-def.js';
 import { canonicalJson } from '../../../src/lib/canonical-json.js';
-import { ANONYMOUS } from '../../../src/registry/types.js';
+import { ANONYMOUS } from '../../../src/domain/identity/caller.js';
 import { refusal, solve, solversForTest } from './solve-helper.js';
 
 const WRONG_TYPE: Record<InputSpec['type'], unknown> = {

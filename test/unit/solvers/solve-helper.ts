@@ -3,7 +3,7 @@ import { createReceiptsService } from '../../../src/domain/receipts/receipts.ser
 import { createSolversService, type SolversService } from '../../../src/domain/solvers/solvers.service.js';
 import type { NodeKeys } from '../../../src/domain/identity/node-keys.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import { ANONYMOUS } from '../../../src/registry/types.js';
+import { ANONYMOUS } from '../../../src/domain/identity/caller.js';
 
 /** Receipt keys for unit tests: a fixed HMAC key, no store. */
 export function testNodeKeys(secret = 'unit-test-receipt-key'): NodeKeys {

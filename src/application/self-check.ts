@@ -1,7 +1,7 @@
-import type { Pipeline } from '../../pipeline/invoke.js';
-import type { Operation, Registry } from '../../registry/registry.js';
-import type { Caller } from '../../registry/types.js';
-import type { Services } from '../services.js';
+import type { Pipeline } from '../pipeline/invoke.js';
+import type { Operation, Registry } from '../registry/registry.js';
+import type { Caller } from '../domain/identity/caller.js';
+import type { Services } from '../domain/services.js';
 import { sampleInput } from './sample-input.js';
 
 /** A core made for the check alone, over a temporary data directory removed by `close`. */

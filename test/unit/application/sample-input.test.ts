@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sampleInput } from '../../../src/domain/general/sample-input.js';
+import { sampleInput } from '../../../src/application/sample-input.js';
 import { createRateWindow } from '../../../src/domain/general/rate-window.js';
 
 describe('self-check sample inputs', () => {

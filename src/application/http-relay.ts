@@ -1,0 +1,68 @@
+import { errors } from '../errors.js';
+import { collectEvents, isSseSource } from '../pipeline/collect-events.js';
+import type { Pipeline } from '../pipeline/invoke.js';
+import type { Registry } from '../registry/registry.js';
+import type { ActionContext, RawBody } from '../registry/types.js';
+// core_http is a REST call spelled inside a tool call: its input is built exactly as the REST transport builds it.
+import { restInput } from '../transports/http/rest-input.js';
+
+export interface HttpCall {
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  max_events: number;
+  max_ms: number;
+}
+
+/** `core_http`: any operation by method and path, run through the pipeline as the calling caller. */
+export interface HttpRelay {
+  /** Validates against the matched operation first, then runs it as the caller; a stream is collected for a bounded time. */
+  call(call: HttpCall, ctx: ActionContext): Promise<Record<string, unknown>>;
+}
+
+const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
+/** The operation `core_http` itself runs. */
+const SELF_OPERATION = 'http.call';
+
+export function createHttpRelay(deps: { registry: Registry; invokeAs: Pipeline['invokeAs'] }): HttpRelay {
+  const { registry } = deps;
+  return {
+    async call(call, ctx) {
+      // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.
+      const url = PLAIN_PATH.test(call.path) ? { pathname: call.path, searchParams: undefined } : new URL(call.path, 'http://core.local');
+      if (url.pathname === '/api/mcp') throw errors.validation('/api/mcp is the MCP transport; call the tool directly instead');
+      const match = registry.match(call.method, url.pathname);
+      if (match.kind === 'not-found') throw errors.notFound(`No route ${call.method} ${url.pathname}; search with core_api_catalog`);
+      if (match.kind === 'method-not-allowed') {
+        throw errors.validation(`${call.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}`);
+      }
+      // The operation the router found, not the path as written: escapes, slashes and dot segments
+      // spell the same route many ways.
+      if (match.op.id === SELF_OPERATION) throw errors.validation('core_http cannot call itself; call the target path directly');
+      const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
+      if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
+      const input = restInput(match.op, match.params, query, call.body);
+      if (input instanceof Error) throw input;
+      const result = await deps.invokeAs(match.op, input, ctx.caller, {
+        surface: 'core_http',
+        validateFirst: true,
+        ...(ctx.clientIp ? { clientIp: ctx.clientIp } : {}),
+        requestId: ctx.requestId,
+        // Lazily: reading ctx.signal makes the caller's abort signal, which a cheap read never needs.
+        signal: () => ctx.signal,
+      });
+      if (!result.ok) throw result.error;
+      if (match.op.def.stream && isSseSource(result.value)) {
+        const collected = await collectEvents(result.value, { maxEvents: call.max_events, maxMs: call.max_ms, signal: ctx.signal });
+        return { ok: true, ...collected };
+      }
+      if (match.op.def.produces) {
+        const raw = result.value as RawBody;
+        const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
+        return { ok: true, content_type: raw.contentType, encoding: typeof raw.body === 'string' ? 'utf8' : 'base64', body: text };
+      }
+      return result.value as Record<string, unknown>;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** Roles on a machine, highest first. */
+export type Role = 'owner' | 'admin' | 'operator' | 'viewer';
+
+/** Who is calling, as established by the pipeline's authenticate step. */
+export interface Caller {
+  /** The identity behind the credential; null for an anonymous caller. */
+  uid: string | null;
+  /** `site`: a visitor's write through a machine's site proxy, run as the site (`site:<slug>`), never as its owner. */
+  credential: 'none' | 'user-key' | 'machine-key' | 'session' | 'site';
+  /**
+   * A session only: whether its holder proved control of the identity (one-time code, or a round trip
+   * started by a proven credential). A session opened with an e-mail address alone is unproven.
+   */
+  proven?: boolean;
+  keyId?: string;
+  /** Scope of a machine developer key. */
+  scope?: 'read' | 'write' | 'admin';
+  /** Slug of the machine a machine key belongs to. */
+  machine?: string;
+  /** Share token presented with the request (`X-Share-Token` or `share_token`). */
+  shareToken?: string;
+  /** The key's `rate_limit_tier`, which sets its request rate (absent: the node default). */
+  rateTier?: string;
+  /**
+   * A bearer value was sent but this server's store does not know it (unknown, revoked, expired): the
+   * caller is anonymous, public operations answer with a warning, the others with 401 saying why.
+   */
+  unknownCredential?: true;
+  /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
+  expiresAtMs?: number;
+}
+
+export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;
+
+/** The anonymous caller who sent a bearer value this server does not know. */
+export const UNKNOWN_BEARER: Caller = Object.freeze({ uid: null, credential: 'none', unknownCredential: true }) as Caller;
