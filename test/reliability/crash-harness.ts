@@ -4,7 +4,7 @@ import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
-import { PLANS, versionDocId, type PlanDoc } from '../../src/domain/agents/plan-records.js';
+import { createPlanRepository } from '../../src/domain/agents/plan-repository.js';
 import { envelopeId, tallyStream, TALLY_TOKENS, type EnvelopeRow, type TokenRecord } from '../../src/domain/economy/tally-token.js';
 import type { Store } from '../../src/storage/port.js';
 
@@ -234,11 +234,11 @@ export async function verifyStore(
   unique(acked.plans.map((p) => p.version), 'acknowledged plan version');
   const rowIds = new Set(rows.map((r) => r.id));
   for (const p of acked.plans) {
-    const doc = (await store.docs.get<PlanDoc>(PLANS, versionDocId(fx.uid, SLUG, p.version))) ?? fail(`acknowledged plan version ${p.version} is missing`);
+    const doc = (await createPlanRepository(store).version(fx.uid, SLUG, p.version)) ?? fail(`acknowledged plan version ${p.version} is missing`);
     if (doc.plan_id !== p.plan_id || doc.version !== p.version) fail(`plan version ${p.version} changed: ${JSON.stringify(doc)}`);
     if (!rowIds.has(p.audit_row_id)) fail(`the plan_locked row ${p.audit_row_id} of version ${p.version} is missing`);
   }
-  const plans = (await store.docs.list<PlanDoc>(PLANS, (d) => d.uid === fx.uid && d.slug === SLUG && d.status !== 'draft')).map((d) => d.version);
+  const plans = (await createPlanRepository(store).rowsOf(fx.uid, SLUG)).filter((d) => d.status !== 'draft').map((d) => d.version);
   unique(plans, 'stored plan version');
 
   const token = (await store.docs.get<TokenRecord>(TALLY_TOKENS, SLUG)) ?? fail('the token record is gone');
