@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
-import { transitionsStream } from '../../src/domain/contracts/contract.types.js';
 import { tallyStream, type EnvelopeRow } from '../../src/domain/economy/tally-token.js';
 import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
 import { createEventBus } from '../../src/lib/event-bus.js';
@@ -47,7 +46,8 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
   const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG))!;
   const chain = createChainService({ store, clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
-    store.logs.append(transitionsStream(SLUG), (head) => ({
+    // Raw rows as a crashed writer left them, outside the repository that would hash-link them.
+    store.logs.append(`contracts/${SLUG}/transitions`, (head) => ({
       tick: Math.max(machine.genesis_tick, head?.tick ?? 0),
       type: CONTRACT,
       id: `${CONTRACT}:${n}`,

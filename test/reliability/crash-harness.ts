@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
-import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
+import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { createPlanRepository } from '../../src/domain/agents/plan-repository.js';
 import { envelopeId, tallyStream, TALLY_TOKENS, type EnvelopeRow, type TokenRecord } from '../../src/domain/economy/tally-token.js';
 import type { Store } from '../../src/storage/port.js';
@@ -257,7 +257,7 @@ export async function verifyStore(
     if (row === undefined || row.value !== a.value || row.source !== 'compute') fail(`acknowledged envelope ${a.token_id} is missing or different`);
   }
 
-  const fires = (await store.logs.read<TransitionRecord>(transitionsStream(SLUG))).filter((r) => r.contract_id === fx.contractId);
+  const fires = (await createContractRepository(store).machineTransitions(SLUG)).filter((r) => r.contract_id === fx.contractId);
   // One row per due tick, numbered without gaps, each linked to the one before: no tick fired twice.
   unique(fires.map((r) => r.due_tick), 'fire for due tick');
   for (const [i, r] of fires.entries()) {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { LogRow, Store } from '../../storage/port.js';
-import { transitionsStream, type TransitionRecord } from '../contracts/contract.types.js';
+import type { LogQuery, Store } from '../../storage/port.js';
+import { createContractRepository } from '../contracts/contract-repository.js';
+import type { TransitionRecord } from '../contracts/contract.types.js';
 import { tallyStream, type EnvelopeRow } from '../economy/tally-token.js';
 import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
@@ -88,6 +89,7 @@ export interface AuditRecovery {
 
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
+  const contracts = createContractRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
@@ -122,10 +124,10 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     return (await audited(slug, [type], { fromSeq })).has(id);
   }
 
-  async function readAll<R extends { seq: number }>(stream: string, fromSeq: number, toSeq: number): Promise<R[]> {
+  async function readAll<R>(read: (query: LogQuery) => Promise<R[]>, fromSeq: number, toSeq: number): Promise<R[]> {
     const out: R[] = [];
     for (let seq = fromSeq; seq < toSeq; seq += PAGE) {
-      out.push(...(await store.logs.read<R & LogRow>(stream, { fromSeq: seq, toSeq: Math.min(toSeq, seq + PAGE) - 1 })));
+      out.push(...(await read({ fromSeq: seq, toSeq: Math.min(toSeq, seq + PAGE) - 1 })));
     }
     return out;
   }
@@ -138,13 +140,13 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const chainAt = await store.logs.count(chainStream(slug));
     // Read before the transitions' count too: a fire's envelope is minted after its row.
     const eCount = await store.logs.count(tallyStream(slug));
-    const tCount = await store.logs.count(transitionsStream(slug));
+    const tCount = await contracts.transitionCount(slug);
     // Nothing written since the last pass: the common case at start, three counts per machine.
     if (mark && mark.t === tCount && mark.e === eCount) return;
     const tFrom = mark?.t ?? Math.max(0, tCount - FIRST_PASS_TAIL);
     const eFrom = mark?.e ?? Math.max(0, eCount - FIRST_PASS_TAIL);
-    const fires = (await readAll<TransitionRecord>(transitionsStream(slug), tFrom, tCount)).filter((r) => r.success);
-    const envelopes = await readAll<EnvelopeRow>(tallyStream(slug), eFrom, eCount);
+    const fires = (await readAll<TransitionRecord>((q) => contracts.machineTransitions(slug, q), tFrom, tCount)).filter((r) => r.success);
+    const envelopes = await readAll<EnvelopeRow>((q) => store.logs.read<EnvelopeRow>(tallyStream(slug), q), eFrom, eCount);
 
     const chainFrom = (from: number, markSeq: number | undefined, firstTick: number | undefined) =>
       markSeq !== undefined ? { fromSeq: markSeq } : from === 0 || firstTick === undefined ? { fromSeq: 0 } : { fromTick: firstTick - FIRST_PASS_TICK_MARGIN };

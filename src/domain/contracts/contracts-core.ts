@@ -13,7 +13,7 @@ import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
-import { createContractStore, type ContractStore } from './contract-store.js';
+import { createContractRepository, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
@@ -66,7 +66,7 @@ export interface ContractView {
 /** The shared machinery of the contracts area: storage, engine, event routing, scheduler and locks. */
 export interface ContractsCore {
   deps: ContractsDeps;
-  contracts: ContractStore;
+  contracts: ContractRepository;
   hub: ContractHub;
   engine: ContractEngine;
   router: EventRouter;
@@ -96,7 +96,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const { store, clock } = deps;
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
   const shared = store.backend !== 'lowdb';
-  const contracts = createContractStore(store);
+  const contracts = createContractRepository(store);
   const hub = createContractHub();
   let router: EventRouter | undefined;
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
@@ -193,7 +193,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     const full = clock.now() - lastResync >= RESYNC_MS;
     if (full) lastResync = clock.now();
     const ids = schedule.takeChanged();
-    const records = full ? await contracts.list() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
+    const records = full ? await contracts.all() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
     const out: Array<[string, number | undefined]> = [];
     if (!full) for (const id of ids) if (!records.some((r) => r.id === id)) out.push([id, undefined]);
     // Runtimes read a slice at a time in parallel: a full re-read of 1,000 contracts delays the pass
@@ -219,7 +219,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     ...(deps.onFireLag ? { onFire: deps.onFireLag } : {}),
     async loadAll() {
       if (shared) return poll();
-      const all = await contracts.list((c) => c.status !== 'frozen' && c.status !== 'killed');
+      const all = (await contracts.all()).filter((c) => c.status !== 'frozen' && c.status !== 'killed');
       const out: Array<[string, number | undefined]> = [];
       for (const record of all) {
         router!.index(record);

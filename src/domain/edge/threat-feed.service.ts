@@ -95,8 +95,8 @@ export function createThreatFeedService(deps: {
   async function firedBy(slug: string, type: string, claimId: string): Promise<string[]> {
     const area = deps.contracts();
     if (!area) return [];
-    const listening = await area.core.contracts.list(
-      (c) => c.slug === slug && c.status === 'active' && listenedEvents(c).some((e) => e.source === slug && e.event === type),
+    const listening = (await area.core.contracts.bySlug(slug, { status: 'active' })).filter((c) =>
+      listenedEvents(c).some((e) => e.source === slug && e.event === type),
     );
     if (listening.length === 0) return [];
     await area.settled();

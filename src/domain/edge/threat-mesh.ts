@@ -58,7 +58,7 @@ export function createThreatMesh(deps: {
 
   async function contractsWhere(filter: (c: ContractRecord) => boolean): Promise<ContractRecord[]> {
     const area = deps.contracts();
-    return area ? area.core.contracts.list((c) => c.status === 'active' && filter(c)) : [];
+    return area ? (await area.core.contracts.withStatus('active')).filter(filter) : [];
   }
 
   return {

@@ -2,7 +2,7 @@ import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
 import { MACHINES } from '../chain/machine.js';
-import { CONTRACTS } from '../contracts/contract.types.js';
+import { createContractRepository } from '../contracts/contract-repository.js';
 import { DEVICES } from '../edge/threat-feed.service.js';
 import { KEYS } from '../identity/identity.service.js';
 import type { QuotaName, QuotaSettings } from './quota-settings.js';
@@ -42,7 +42,7 @@ const COUNTED: Record<CountedQuota, Counted> = {
     room: 'machines are not deleted, so reuse one you have',
   },
   contracts_per_machine: {
-    count: async (store, slug) => (await store.docs.find<{ status: string }>(CONTRACTS, { slug })).items.filter((c) => c.status !== 'killed').length,
+    count: async (store, slug) => (await createContractRepository(store).bySlug(slug)).filter((c) => c.status !== 'killed').length,
     what: (limit, slug) => `${limit} live contracts on machine "${slug}"`,
     room: 'kill a contract you no longer need (POST /api/core/agent/kill/{id}) to make room',
   },
