@@ -52,7 +52,7 @@ import { catalogResources } from './domain/platform/catalog-resources.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
 import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
-import { createNodeAudit } from './domain/economy/node-audit.js';
+import { createNodeAuditRepository } from './domain/economy/node-audit-repository.js';
 import { createTallyService } from './domain/economy/tally.service.js';
 import { createCreditsService } from './domain/economy/credits.service.js';
 import { createContributeService } from './domain/economy/contribute.service.js';
@@ -172,7 +172,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     quotas,
   });
   const templates = createTemplatesService({ operators });
-  const nodeAudit = createNodeAudit({ store, clock });
+  const nodeAudit = createNodeAuditRepository(store, clock);
   const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }), writer: () => auditRecovery.writer });
   const auditRecovery = createAuditRecovery({
     store, clock, chain,

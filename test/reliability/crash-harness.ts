@@ -5,7 +5,8 @@ import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { createPlanRepository } from '../../src/domain/agents/plan-repository.js';
-import { envelopeId, tallyStream, TALLY_TOKENS, type EnvelopeRow, type TokenRecord } from '../../src/domain/economy/tally-token.js';
+import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
+import { envelopeId } from '../../src/domain/economy/tally-token.js';
 import type { Store } from '../../src/storage/port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -241,8 +242,8 @@ export async function verifyStore(
   const plans = (await createPlanRepository(store).rowsOf(fx.uid, SLUG)).filter((d) => d.status !== 'draft').map((d) => d.version);
   unique(plans, 'stored plan version');
 
-  const token = (await store.docs.get<TokenRecord>(TALLY_TOKENS, SLUG)) ?? fail('the token record is gone');
-  const envelopes = await store.logs.read<EnvelopeRow>(tallyStream(SLUG));
+  const token = (await createTallyRepository(store).token(SLUG)) ?? fail('the token record is gone');
+  const envelopes = await createTallyRepository(store).envelopes(SLUG);
   unique(envelopes.map((e) => e.token_id), 'envelope id');
   let minted = 0;
   for (const [seq, e] of envelopes.entries()) {

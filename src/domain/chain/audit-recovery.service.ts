@@ -4,7 +4,8 @@ import { digestOf } from '../../lib/hash.js';
 import type { LogQuery, Store } from '../../storage/port.js';
 import { createContractRepository } from '../contracts/contract-repository.js';
 import type { TransitionRecord } from '../contracts/contract.types.js';
-import { tallyStream, type EnvelopeRow } from '../economy/tally-token.js';
+import { createTallyRepository } from '../economy/tally-repository.js';
+import type { EnvelopeRow } from '../economy/tally-token.js';
 import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
@@ -90,6 +91,7 @@ export interface AuditRecovery {
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
   const contracts = createContractRepository(store);
+  const tally = createTallyRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
@@ -112,7 +114,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const ids = new Set<string>();
     let query = from;
     for (;;) {
-      const rows = await store.logs.read<EnvelopeRow>(tallyStream(slug), { ...query, limit: PAGE });
+      const rows = await tally.envelopes(slug, { ...query, limit: PAGE });
       for (const r of rows) if (r.transition_id !== undefined) ids.add(r.transition_id);
       if (rows.length < PAGE) return ids;
       query = { fromSeq: rows[rows.length - 1]!.seq + 1 };
@@ -139,14 +141,14 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.
     const chainAt = await store.logs.count(chainStream(slug));
     // Read before the transitions' count too: a fire's envelope is minted after its row.
-    const eCount = await store.logs.count(tallyStream(slug));
+    const eCount = await tally.envelopeCount(slug);
     const tCount = await contracts.transitionCount(slug);
     // Nothing written since the last pass: the common case at start, three counts per machine.
     if (mark && mark.t === tCount && mark.e === eCount) return;
     const tFrom = mark?.t ?? Math.max(0, tCount - FIRST_PASS_TAIL);
     const eFrom = mark?.e ?? Math.max(0, eCount - FIRST_PASS_TAIL);
     const fires = (await readAll<TransitionRecord>((q) => contracts.machineTransitions(slug, q), tFrom, tCount)).filter((r) => r.success);
-    const envelopes = await readAll<EnvelopeRow>((q) => store.logs.read<EnvelopeRow>(tallyStream(slug), q), eFrom, eCount);
+    const envelopes = await readAll<EnvelopeRow>((q) => tally.envelopes(slug, q), eFrom, eCount);
 
     const chainFrom = (from: number, markSeq: number | undefined, firstTick: number | undefined) =>
       markSeq !== undefined ? { fromSeq: markSeq } : from === 0 || firstTick === undefined ? { fromSeq: 0 } : { fromTick: firstTick - FIRST_PASS_TICK_MARGIN };
