@@ -69,7 +69,8 @@ import { createSessionsService } from './domain/sessions/sessions.service.js';
 import { createManifestService } from './domain/manifest/manifest.service.js';
 import { createGeneralService } from './domain/general/general.service.js';
 import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
-import { createCdnSitesService, SITES as CDN_SITES } from './domain/edge/cdn-sites.service.js';
+import { createCdnSiteRepository } from './domain/edge/cdn-site-repository.js';
+import { createCdnSitesService } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
 
@@ -202,7 +203,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const general = createGeneralService({ store, clock, chain, machines, openThrowawayCore });
   const cdnTraffic = createCdnTraffic({
     store, clock,
-    trackedSlugs: async () => (await store.docs.list<{ machine_slug: string }>(CDN_SITES)).map((s) => s.machine_slug),
+    trackedSlugs: () => createCdnSiteRepository(store).siteMachineSlugs(),
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';

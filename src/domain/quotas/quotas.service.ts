@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
 import { MACHINES } from '../chain/machine.js';
 import { createContractRepository } from '../contracts/contract-repository.js';
-import { DEVICES } from '../edge/threat-feed.service.js';
+import { createThreatRepository } from '../edge/threat-repository.js';
 import { KEYS } from '../identity/identity.service.js';
 import type { QuotaName, QuotaSettings } from './quota-settings.js';
 import { createRollingWindows } from './rolling-window.js';
@@ -47,7 +47,7 @@ const COUNTED: Record<CountedQuota, Counted> = {
     room: 'kill a contract you no longer need (POST /api/core/agent/kill/{id}) to make room',
   },
   devices_per_machine: {
-    count: async (store, slug) => (await store.docs.find(DEVICES, { slug })).items.length,
+    count: async (store, slug) => (await createThreatRepository(store).devicesOf(slug)).length,
     what: (limit, slug) => `${limit} threat-feed devices on machine "${slug}"`,
     room: 'register further devices on another machine',
   },
