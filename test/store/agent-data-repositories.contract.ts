@@ -42,6 +42,24 @@ export function runAgentDataRepositoryContracts(name: string, makeStore: MakeSto
       expect(await skills.byName('u2', 'x')).toEqual(skill('u2', 'x'));
     });
 
+    it('reads the profiles and skills of a few agents or of many, the same either way', async () => {
+      const { store } = await freshStore(makeStore);
+      const states = createStateRepository(store);
+      const skills = createSkillRepository(store);
+      const uids = Array.from({ length: 40 }, (_, i) => `u${i}`);
+      for (const uid of uids.filter((_, i) => i % 2 === 0)) {
+        await states.updateProfile(uid, () => ({ uid, display_name: uid, updated_at: 't' }));
+        await skills.update(uid, 'x', () => skill(uid, 'x'));
+      }
+      await states.updateProfile('other', () => ({ uid: 'other', display_name: 'o', updated_at: 't' }));
+      const few = ['u0', 'u1', 'u2'];
+      expect((await states.profilesOf(few)).map((p) => p.uid).sort()).toEqual(['u0', 'u2']);
+      expect((await skills.attachedTo(few)).map((a) => a.uid).sort()).toEqual(['u0', 'u2']);
+      const evens = uids.filter((_, i) => i % 2 === 0).sort();
+      expect((await states.profilesOf(uids)).map((p) => p.uid).sort()).toEqual(evens);
+      expect((await skills.attachedTo(uids)).map((a) => a.uid).sort()).toEqual(evens);
+    });
+
     it('keeps delegations per agent with their audit log, newest first', async () => {
       const { store } = await freshStore(makeStore);
       const delegations = createDelegationRepository(store);

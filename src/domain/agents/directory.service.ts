@@ -33,8 +33,8 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
     const wanted = new Set(users.map((u) => u.uid));
     const [profiles, skills, machines, grants] = await Promise.all([
-      Promise.all(users.map(async (u) => (await states.profile(u.uid)) ?? { uid: u.uid, display_name: null })),
-      Promise.all(users.map((u) => attached.listByUid(u.uid))).then((lists) => lists.flat()),
+      states.profilesOf(users.map((u) => u.uid)),
+      attached.attachedTo(users.map((u) => u.uid)),
       store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public),
       store.docs.list<RoleGrant>(GRANTS, (g) => wanted.has(g.uid)),
     ]);

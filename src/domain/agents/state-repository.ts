@@ -24,6 +24,8 @@ export interface AgentProfile {
 }
 
 const PROFILES = 'agent-profiles';
+/** Above this many uids, one pass over the profiles costs less than a read per uid. */
+const FEW = 32;
 /** Each change appends the whole new state, so a read-modify-write is one atomic append and history is kept. */
 const stateStream = (uid: string) => `agent-state/${uid}`;
 
@@ -34,6 +36,11 @@ export interface StateRepository {
   /** Appends the row `build` makes from the current head, under the log's lock (see `LogStore.append`). */
   append(uid: string, build: (head: StateRow | undefined) => RowInput<StateRow>): Promise<StateRow>;
   profile(uid: string): Promise<AgentProfile | undefined>;
+  /**
+   * The profiles of these agents (those that have one): one read per uid for a few, one pass over the
+   * collection for many (the directory listing, which reads every user anyway).
+   */
+  profilesOf(uids: readonly string[]): Promise<AgentProfile[]>;
   /** Read-modify-write of the agent's profile. */
   updateProfile(uid: string, fn: (current: AgentProfile | undefined) => AgentProfile | undefined): Promise<void>;
 }
@@ -43,6 +50,14 @@ export function createStateRepository(store: Store): StateRepository {
     head: (uid) => store.logs.head<StateRow>(stateStream(uid)),
     append: (uid, build) => store.logs.append<StateRow>(stateStream(uid), (head) => build(head)),
     profile: (uid) => store.docs.get<AgentProfile>(PROFILES, uid),
+    async profilesOf(uids) {
+      if (uids.length > FEW) {
+        const wanted = new Set(uids);
+        return store.docs.list<AgentProfile>(PROFILES, (p) => wanted.has(p.uid));
+      }
+      const found = await Promise.all(uids.map((uid) => store.docs.get<AgentProfile>(PROFILES, uid)));
+      return found.filter((p) => p !== undefined);
+    },
     async updateProfile(uid, fn) {
       await store.docs.update<AgentProfile>(PROFILES, uid, fn);
     },
