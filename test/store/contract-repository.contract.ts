@@ -35,7 +35,8 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
       await contracts.update('c1', (c) => ({ ...c, status: 'killed' }));
       expect(await contracts.update('cx', (c) => c)).toBeUndefined();
       expect((await contracts.withStatus('active')).map((c) => c.id)).toEqual(['c2', 'c4']);
-      expect((await contracts.all()).map((c) => c.id)).toEqual(['c1', 'c2', 'c3', 'c4']);
+      expect((await contracts.list()).map((c) => c.id)).toEqual(['c1', 'c2', 'c3', 'c4']);
+      expect((await contracts.list((c) => c.slug === 'n')).map((c) => c.id)).toEqual(['c2']);
     });
 
     it('links each contract’s transitions from its genesis and reads the runtime from its last row', async () => {

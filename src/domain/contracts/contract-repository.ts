@@ -27,10 +27,10 @@ export interface ContractRepository {
   /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
   withStatus(status: ContractRecord['status']): Promise<ContractRecord[]>;
   /**
-   * Every contract, in creation order. A whole-collection read: for the scheduler's start and its
-   * periodic re-read, and the public directory until public machines have an ordered index.
+   * Every contract (that passes `filter`), in creation order. A whole-collection read: for the
+   * scheduler's start and its periodic re-read, and the public directory's list and subscribers.
    */
-  all(): Promise<ContractRecord[]>;
+  list(filter?: (c: ContractRecord) => boolean): Promise<ContractRecord[]>;
   runtime(record: ContractRecord): Promise<Runtime>;
   /** Drops the cached runtime: another process sharing the store may have fired the contract since. */
   forget(id: string): void;
@@ -67,7 +67,7 @@ export function createContractRepository(store: Store): ContractRepository {
     bySlug: async (slug, where = {}) =>
       (await store.docs.find<ContractRecord>(CONTRACTS, { slug, ...(where.status !== undefined ? { status: where.status } : {}), ...(where.template_id !== undefined ? { template_id: where.template_id } : {}) })).items,
     withStatus: async (status) => (await store.docs.find<ContractRecord>(CONTRACTS, { status })).items,
-    all: () => store.docs.list<ContractRecord>(CONTRACTS),
+    list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
     forget: (id) => void cache.delete(id),
 

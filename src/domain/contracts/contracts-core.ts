@@ -193,7 +193,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     const full = clock.now() - lastResync >= RESYNC_MS;
     if (full) lastResync = clock.now();
     const ids = schedule.takeChanged();
-    const records = full ? await contracts.all() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
+    const records = full ? await contracts.list() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
     const out: Array<[string, number | undefined]> = [];
     if (!full) for (const id of ids) if (!records.some((r) => r.id === id)) out.push([id, undefined]);
     // Runtimes read a slice at a time in parallel: a full re-read of 1,000 contracts delays the pass
@@ -219,7 +219,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     ...(deps.onFireLag ? { onFire: deps.onFireLag } : {}),
     async loadAll() {
       if (shared) return poll();
-      const all = (await contracts.all()).filter((c) => c.status !== 'frozen' && c.status !== 'killed');
+      const all = await contracts.list((c) => c.status !== 'frozen' && c.status !== 'killed');
       const out: Array<[string, number | undefined]> = [];
       for (const record of all) {
         router!.index(record);

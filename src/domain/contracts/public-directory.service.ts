@@ -84,7 +84,7 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
     async list(query) {
       const slugs = await publicSlugs();
       const q = query.q?.toLowerCase();
-      const candidates = (await contracts.all()).filter(
+      const candidates = await contracts.list(
         (c) =>
           slugs.has(c.slug) &&
           (query.slug === undefined || c.slug === query.slug) &&
@@ -118,7 +118,7 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
       if (emits.size === 0) return [];
       const slugs = await publicSlugs();
       // Only listeners on public machines are shown: a private machine's contracts stay unacknowledged.
-      const listeners = (await contracts.all()).filter((c) => c.slug !== record.slug && slugs.has(c.slug) && c.status !== 'killed' && c.status !== 'frozen');
+      const listeners = await contracts.list((c) => c.slug !== record.slug && slugs.has(c.slug) && c.status !== 'killed' && c.status !== 'frozen');
       const out: Subscriber[] = [];
       for (const c of listeners) {
         const events = new Set<string>();
