@@ -54,6 +54,9 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
       expect((await contracts.recentTransitions(record, 5)).map((r) => r.n)).toEqual([2, 1]);
       expect((await contracts.transitions(record, { afterSeq: first.seq, limit: 5 })).map((r) => r.id)).toEqual(['c1:2']);
       expect(await contracts.transitionCount('m')).toBe(3);
+      await contracts.appendVersion(record, { n: 1, contract_id: 'c1', definition: record.definition, definition_hash: 'h', created_by: 'u', tick_number: 10, created_at: 't', note: null, rolled_back_from: null });
+      expect(await contracts.slugsWithTransitions()).toEqual(['m']);
+      expect((await contracts.versions(record)).map((v) => v.n)).toEqual([1]);
       expect((await contracts.machineTransitions('m', { fromSeq: 1 })).map((r) => r.id)).toEqual(['c2:1', 'c1:2']);
       // A second repository over the same store reads the runtime from the rows, not from a cache.
       expect((await createContractRepository(store).runtime(record)).n).toBe(2);

@@ -29,6 +29,7 @@ export function runTallyRepositoryContract(name: string, makeStore: MakeStore): 
       expect((await tally.token('m'))?.tokens_burned).toBe(3);
       for (let i = 0; i < 3; i++) await tally.appendEnvelope('m', (head, seq) => envelope('m', seq, (head?.minted_total ?? 0) + 1));
       expect(await tally.envelopeCount('m')).toBe(3);
+      expect(await tally.slugsWithEnvelopes()).toEqual(['m']);
       expect((await tally.lastEnvelope('m'))?.minted_total).toBe(3);
       expect((await tally.envelope('m', 1))?.token_id).toBe('e1');
       expect((await tally.envelopes('m', { reverse: true, limit: 2 })).map((e) => e.seq)).toEqual([2, 1]);

@@ -203,8 +203,8 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const started = Date.now();
     const report: RecoveryReport = { machines: 0, fires: 0, envelopes: 0, minted: 0, deferred: 0 };
     const slugs = new Set<string>();
-    for (const s of await store.logs.streams('contracts/')) if (s.endsWith('/transitions')) slugs.add(s.slice('contracts/'.length, -'/transitions'.length));
-    for (const s of await store.logs.streams('tally/')) slugs.add(s.slice('tally/'.length));
+    for (const slug of await contracts.slugsWithTransitions()) slugs.add(slug);
+    for (const slug of await tally.slugsWithEnvelopes()) slugs.add(slug);
     for (const slug of slugs) {
       if (stopped) break;
       await machinePass(slug, report);

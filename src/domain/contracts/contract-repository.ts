@@ -3,8 +3,10 @@ import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './c
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 
 const CONTRACTS = 'contracts';
-const transitionsStream = (slug: string) => `contracts/${slug}/transitions`;
-const versionsStream = (slug: string) => `contracts/${slug}/versions`;
+const STREAM_PREFIX = 'contracts/';
+const TRANSITIONS_SUFFIX = '/transitions';
+const transitionsStream = (slug: string) => `${STREAM_PREFIX}${slug}${TRANSITIONS_SUFFIX}`;
+const versionsStream = (slug: string) => `${STREAM_PREFIX}${slug}/versions`;
 
 /** The fields of a transition row the engine decides; the store adds position and hash links. */
 export type TransitionDraft = Omit<TransitionFields, 'id' | 'n' | 'prev_hash' | 'state_hash'>;
@@ -46,6 +48,8 @@ export interface ContractRepository {
   machineTransitions(slug: string, query?: LogQuery): Promise<TransitionRecord[]>;
   /** How many transition rows a machine's contracts have written. */
   transitionCount(slug: string): Promise<number>;
+  /** The machines whose contracts have written at least one transition row. */
+  slugsWithTransitions(): Promise<string[]>;
 }
 
 export function createContractRepository(store: Store): ContractRepository {
@@ -110,5 +114,7 @@ export function createContractRepository(store: Store): ContractRepository {
     versions: (record) => store.logs.read<VersionRecord>(versionsStream(record.slug), { types: [record.id] }),
     machineTransitions: (slug, query) => store.logs.read<TransitionRecord>(transitionsStream(slug), query),
     transitionCount: (slug) => store.logs.count(transitionsStream(slug)),
+    slugsWithTransitions: async () =>
+      (await store.logs.streams(STREAM_PREFIX)).filter((s) => s.endsWith(TRANSITIONS_SUFFIX)).map((s) => s.slice(STREAM_PREFIX.length, -TRANSITIONS_SUFFIX.length)),
   };
 }

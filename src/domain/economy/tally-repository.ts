@@ -5,7 +5,8 @@ const TALLY_TOKENS = 'tally-tokens';
 /** Token handle → machine slug, so an envelope id can name its machine without revealing it. */
 const TALLY_HANDLES = 'tally-handles';
 /** A machine's envelopes, one append-only stream per machine. */
-const tallyStream = (slug: string) => `tally/${slug}`;
+const STREAM_PREFIX = 'tally/';
+const tallyStream = (slug: string) => `${STREAM_PREFIX}${slug}`;
 
 /** Machines' tally tokens, their handles and their envelope logs: the only module that names them. */
 export interface TallyRepository {
@@ -25,6 +26,8 @@ export interface TallyRepository {
   envelopes(slug: string, query?: LogQuery): Promise<EnvelopeRow[]>;
   lastEnvelope(slug: string): Promise<EnvelopeRow | undefined>;
   envelopeCount(slug: string): Promise<number>;
+  /** The machines that have minted at least one envelope. */
+  slugsWithEnvelopes(): Promise<string[]>;
 }
 
 export function createTallyRepository(store: Store): TallyRepository {
@@ -41,5 +44,6 @@ export function createTallyRepository(store: Store): TallyRepository {
     envelopes: (slug, query) => store.logs.read<EnvelopeRow>(tallyStream(slug), query),
     lastEnvelope: (slug) => store.logs.head<EnvelopeRow>(tallyStream(slug)),
     envelopeCount: (slug) => store.logs.count(tallyStream(slug)),
+    slugsWithEnvelopes: async () => (await store.logs.streams(STREAM_PREFIX)).map((s) => s.slice(STREAM_PREFIX.length)),
   };
 }
