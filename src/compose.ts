@@ -55,7 +55,7 @@ import { catalogResources } from './domain/platform/catalog-resources.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
 import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
-import { createNodeAudit } from './domain/economy/node-audit.js';
+import { createNodeAuditRepository } from './domain/economy/node-audit-repository.js';
 import { createTallyService } from './domain/economy/tally.service.js';
 import { createCreditsService } from './domain/economy/credits.service.js';
 import { createContributeService } from './domain/economy/contribute.service.js';
@@ -72,7 +72,8 @@ import { createSessionsService } from './domain/sessions/sessions.service.js';
 import { createManifestService } from './domain/manifest/manifest.service.js';
 import { createGeneralService } from './domain/general/general.service.js';
 import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
-import { createCdnSitesService, SITES as CDN_SITES } from './domain/edge/cdn-sites.service.js';
+import { createCdnSiteRepository } from './domain/edge/cdn-site-repository.js';
+import { createCdnSitesService } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
 
@@ -166,7 +167,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     quotas,
   });
   const templates = createTemplatesService({ operators });
-  const nodeAudit = createNodeAudit({ store, clock });
+  const nodeAudit = createNodeAuditRepository(store, clock);
   const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }), writer: () => auditRecovery.writer });
   const auditRecovery = createAuditRecovery({
     store, clock, chain,
@@ -196,7 +197,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const general = createGeneralService({ store, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
     store, clock,
-    trackedSlugs: async () => (await store.docs.list<{ machine_slug: string }>(CDN_SITES)).map((s) => s.machine_slug),
+    trackedSlugs: () => createCdnSiteRepository(store).siteMachineSlugs(),
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';

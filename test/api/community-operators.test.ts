@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
-import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit.js';
+import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn } from '../helpers/durable-server.js';
 import { mintKey, signIn, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { signSession } from '../../src/domain/sessions/session-token.js';
@@ -261,7 +261,7 @@ describe('promote (communityOperator.promote)', () => {
     expect((await promote(voting)).status).toBe(409);
     const types = (await audit()).filter((r) => r.subject === id).map((r) => r.type);
     expect(types.at(-1)).toBe('community.promoted');
-    expect(verifyChain(await audit(), nodeAuditSeed('node/community-operators')).valid).toBe(true);
+    expect(verifyChain(await audit(), nodeAuditSeed('community-operators')).valid).toBe(true);
   });
 });
 

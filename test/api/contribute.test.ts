@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
-import type { NodeAuditRow } from '../../src/domain/economy/node-audit.js';
+import type { NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

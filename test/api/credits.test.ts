@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
-import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit.js';
+import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
@@ -214,7 +214,7 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
   it('keeps the credits audit log a valid hash chain', async () => {
     const rows = await authority.core.store.logs.read<NodeAuditRow>('node/credits');
     expect(rows.length).toBeGreaterThan(3);
-    expect(verifyChain(rows, nodeAuditSeed('node/credits')).valid).toBe(true);
+    expect(verifyChain(rows, nodeAuditSeed('credits')).valid).toBe(true);
   });
 
   it('refuses peer/convert on a node that is not the authority', async () => {

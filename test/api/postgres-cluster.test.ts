@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
+import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
@@ -50,7 +50,7 @@ if (databaseUrl === undefined) {
       }
       // Until every contract has fired three due ticks: the first two were each followed by a later fire.
       const rows = await eventually(async () => {
-        const read = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug));
+        const read = await createContractRepository(a.core.store).machineTransitions(slug);
         for (const id of ids) expect(read.filter((r) => r.contract_id === id).length).toBeGreaterThanOrEqual(3);
         return read;
       }, 100);
@@ -94,10 +94,10 @@ if (databaseUrl === undefined) {
       });
       await b.core.services.contracts.scheduler.start();
       await eventually(() => expect(refused).toBeGreaterThanOrEqual(3));
-      expect(await a.core.store.logs.read(transitionsStream(slug), { types: [id] })).toHaveLength(0);
+      expect(await createContractRepository(a.core.store).machineTransitions(slug, { types: [id] })).toHaveLength(0);
       await doomed.close().catch(() => undefined);
       const fired = await eventually(async () => {
-        const read = await a.core.store.logs.read<TransitionRecord>(transitionsStream(slug), { types: [id] });
+        const read = await createContractRepository(a.core.store).machineTransitions(slug, { types: [id] });
         expect(read.length).toBeGreaterThanOrEqual(1);
         return read;
       }, 100);

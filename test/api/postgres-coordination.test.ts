@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PROPOSALS, type ProposalRecord } from '../../src/domain/community/community-policy.js';
+import { createProposalRepository } from '../../src/domain/community/proposal-repository.js';
 import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
 import { twoNodes } from '../helpers/pg-nodes.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
@@ -21,7 +21,7 @@ if (databaseUrl === undefined) {
       expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
       const id = proposed.body.proposal.id as string;
       // The vote itself is covered elsewhere; here the proposal is accepted directly in the shared store.
-      await a.core.store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => p && { ...p, status: 'accepted' });
+      await createProposalRepository(a.core.store).update(id, (p) => p && { ...p, status: 'accepted' });
       expect((await b.call('GET', '/api/operators/KE_ACROSS')).status).toBe(404);
       await a.core.services.communityOperators.promote(id, { uid: 'reviewer', credential: 'session', proven: true });
       const found = await eventually(async () => {

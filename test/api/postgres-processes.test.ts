@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
-import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
+import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
+import type { TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { tickOf, tickStartMs } from '../../src/lib/clock.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tempDir } from '../helpers/server.js';
@@ -125,7 +126,7 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
       /** Resolves once every contract's fires cover a due tick at or after `tick` (`every` for each: their own period). */
       const firedThrough = (tick: (every: number) => number) =>
         eventually(async () => {
-          const rows = await observer.logs.read<TransitionRecord>(transitionsStream(slug));
+          const rows = await createContractRepository(observer).machineTransitions(slug);
           for (const { id, every } of contracts) {
             const due = dueTicksOf(rows.filter((r) => r.contract_id === id), every);
             expect(due.at(-1) ?? -Infinity, `contract ${id} has not fired through tick ${tick(every)}`).toBeGreaterThanOrEqual(tick(every));
@@ -175,7 +176,7 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
       expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i));
       expect(verifyChain(chain, genesisSeed(machine.slug, machine.genesis_tick))).toMatchObject({ valid: true, broken_seq: null });
 
-      const rows = await observer.logs.read<TransitionRecord>(transitionsStream(slug));
+      const rows = await createContractRepository(observer).machineTransitions(slug);
       for (const { id, every } of contracts) {
         const mine = rows.filter((r) => r.contract_id === id);
         // Linear per contract: numbered without gaps and hash-linked (no fork from two processes firing).

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
-import { transitionsStream } from '../../src/domain/contracts/contract.types.js';
-import { tallyStream, type EnvelopeRow } from '../../src/domain/economy/tally-token.js';
+import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
+import type { EnvelopeRow } from '../../src/domain/economy/tally-token.js';
 import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
 import { createEventBus } from '../../src/lib/event-bus.js';
 import { createLogger } from '../../src/log.js';
@@ -47,7 +47,8 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
   const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG))!;
   const chain = createChainService({ store, clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
-    store.logs.append(transitionsStream(SLUG), (head) => ({
+    // Raw rows as a crashed writer left them, outside the repository that would hash-link them.
+    store.logs.append(`contracts/${SLUG}/transitions`, (head) => ({
       tick: Math.max(machine.genesis_tick, head?.tick ?? 0),
       type: CONTRACT,
       id: `${CONTRACT}:${n}`,
@@ -69,7 +70,7 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
       ...(envelopeFor ? { envelope_for: envelopeFor } : {}),
     }));
   const envelope = (seq: number, writer: string | undefined, transitionId?: string) =>
-    store.logs.append(tallyStream(SLUG), (head) => ({
+    createTallyRepository(store).appendEnvelope(SLUG, (head) => ({
       tick: Math.max(machine.genesis_tick, head?.tick ?? 0),
       type: 'envelope',
       token_id: `env_recovery_${seq}`,
@@ -108,7 +109,7 @@ async function chainRows(store: Store): Promise<ChainRow[]> {
 
 /** The fire's envelopes (a fire has at most one). */
 async function envelopesOf(store: Store, fireId: string): Promise<EnvelopeRow[]> {
-  return (await store.logs.read<EnvelopeRow>(tallyStream(SLUG))).filter((e) => e.transition_id === fireId);
+  return (await createTallyRepository(store).envelopes(SLUG)).filter((e) => e.transition_id === fireId);
 }
 
 /** What the recovery did for the leftovers: each missing row and envelope once, nothing else. */
@@ -127,7 +128,7 @@ async function expectRecovered(store: Store, ids: Awaited<ReturnType<typeof writ
   expectOnce(rows, 'tally.minted', minted!.token_id, false);
   expect(await envelopesOf(store, ids.paidFire)).toHaveLength(1);
   expect(await envelopesOf(store, ids.refusedFire)).toHaveLength(0);
-  expect(await store.logs.count(tallyStream(SLUG))).toBe(4);
+  expect(await createTallyRepository(store).envelopeCount(SLUG)).toBe(4);
   return rows;
 }
 
@@ -181,7 +182,7 @@ describe('audit recovery after a crash (lowdb)', () => {
       const third = await start(dir, backend);
       expect(await third.core.services.auditRecovery.idle()).toMatchObject({ fires: 0, envelopes: 0, minted: 0 });
       expect(await chainRows(third.core.store)).toHaveLength(rows.length);
-      expect(await third.core.store.logs.count(tallyStream(SLUG))).toBe(4);
+      expect(await createTallyRepository(third.core.store).envelopeCount(SLUG)).toBe(4);
       await third.stop(1000);
     } finally {
       await cleanup();

@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
-import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
-import { PLANS, versionDocId, type PlanDoc } from '../../src/domain/agents/plan-records.js';
-import { envelopeId, tallyStream, TALLY_TOKENS, type EnvelopeRow, type TokenRecord } from '../../src/domain/economy/tally-token.js';
+import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
+import { createPlanRepository } from '../../src/domain/agents/plan-repository.js';
+import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
+import { envelopeId } from '../../src/domain/economy/tally-token.js';
 import type { Store } from '../../src/storage/port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -234,15 +235,15 @@ export async function verifyStore(
   unique(acked.plans.map((p) => p.version), 'acknowledged plan version');
   const rowIds = new Set(rows.map((r) => r.id));
   for (const p of acked.plans) {
-    const doc = (await store.docs.get<PlanDoc>(PLANS, versionDocId(fx.uid, SLUG, p.version))) ?? fail(`acknowledged plan version ${p.version} is missing`);
+    const doc = (await createPlanRepository(store).version(fx.uid, SLUG, p.version)) ?? fail(`acknowledged plan version ${p.version} is missing`);
     if (doc.plan_id !== p.plan_id || doc.version !== p.version) fail(`plan version ${p.version} changed: ${JSON.stringify(doc)}`);
     if (!rowIds.has(p.audit_row_id)) fail(`the plan_locked row ${p.audit_row_id} of version ${p.version} is missing`);
   }
-  const plans = (await store.docs.list<PlanDoc>(PLANS, (d) => d.uid === fx.uid && d.slug === SLUG && d.status !== 'draft')).map((d) => d.version);
+  const plans = (await createPlanRepository(store).rowsOf(fx.uid, SLUG)).filter((d) => d.status !== 'draft').map((d) => d.version);
   unique(plans, 'stored plan version');
 
-  const token = (await store.docs.get<TokenRecord>(TALLY_TOKENS, SLUG)) ?? fail('the token record is gone');
-  const envelopes = await store.logs.read<EnvelopeRow>(tallyStream(SLUG));
+  const token = (await createTallyRepository(store).token(SLUG)) ?? fail('the token record is gone');
+  const envelopes = await createTallyRepository(store).envelopes(SLUG);
   unique(envelopes.map((e) => e.token_id), 'envelope id');
   let minted = 0;
   for (const [seq, e] of envelopes.entries()) {
@@ -257,7 +258,7 @@ export async function verifyStore(
     if (row === undefined || row.value !== a.value || row.source !== 'compute') fail(`acknowledged envelope ${a.token_id} is missing or different`);
   }
 
-  const fires = (await store.logs.read<TransitionRecord>(transitionsStream(SLUG))).filter((r) => r.contract_id === fx.contractId);
+  const fires = (await createContractRepository(store).machineTransitions(SLUG)).filter((r) => r.contract_id === fx.contractId);
   // One row per due tick, numbered without gaps, each linked to the one before: no tick fired twice.
   unique(fires.map((r) => r.due_tick), 'fire for due tick');
   for (const [i, r] of fires.entries()) {

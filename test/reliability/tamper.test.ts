@@ -2,7 +2,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateHashOf, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { transitionHash } from '../../src/domain/contracts/contract-store.js';
+import { transitionHash } from '../../src/domain/contracts/contract-runtime.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
 import { digestOf } from '../../src/lib/hash.js';
 import { createLogger } from '../../src/log.js';

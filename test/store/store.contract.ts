@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
+import { runDomainAreaRepositoryContracts } from './domain-area-repositories.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
@@ -19,6 +20,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
     runIdentityAreaRepositoryContracts(name, makeStore);
+    runDomainAreaRepositoryContracts(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

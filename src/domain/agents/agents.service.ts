@@ -5,7 +5,7 @@ import type { ChainService } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { createAgentAccess, type AgentAccess } from './agent-access.js';
-import { createBlobStore } from './blob-store.js';
+import { createBlobRepository } from './blob-repository.js';
 import { createDelegationsService, type DelegationsService } from './delegations.service.js';
 import { createDirectoryService, type DirectoryService } from './directory.service.js';
 import { createFilesService, type FilesService } from './files.service.js';
@@ -33,7 +33,7 @@ export function createAgentsService(deps: {
   skillsDir?: string;
 }): AgentsService {
   const { store, clock, chain, machines } = deps;
-  const blobs = createBlobStore({ store, clock });
+  const blobs = createBlobRepository(store);
   const state = createStateService({ store, clock });
   const loadMachine = (slug: string) => store.docs.get<MachineRecord>(MACHINES, slug);
   const delegations = createDelegationsService({ store, clock });

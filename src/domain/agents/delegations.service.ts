@@ -1,45 +1,13 @@
 import { CoreError, errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import type { MachineRecord } from '../chain/machine.js';
+import { createDelegationRepository, type DelegatedAccess, type Delegation, type DelegationEvent } from './delegation-repository.js';
 
-/** What a delegation lets the machine's owner do with the agent's store: read it, or read and change it. */
-export type DelegatedAccess = 'read' | 'write';
+export type { DelegatedAccess, Delegation, DelegationEvent } from './delegation-repository.js';
 
-/**
- * A grant an agent made with its own credentials: the owner of `slug` (the uid that owned it when the
- * grant was made) may act for the agent on calls naming `slug`.
- */
-export interface Delegation {
-  slug: string;
-  grantee_uid: string;
-  access: DelegatedAccess;
-  created_at: string;
-}
-
-/** One change of an agent's delegations, kept in its audit log. */
-export interface DelegationEvent {
-  type: 'delegation.granted' | 'delegation.revoked';
-  slug: string;
-  grantee_uid: string;
-  access: DelegatedAccess;
-  at: string;
-}
-
-interface DelegationsDoc {
-  uid: string;
-  grants: Record<string, Delegation>;
-}
-
-interface DelegationRow extends LogRow, Omit<DelegationEvent, 'type'> {
-  type: DelegationEvent['type'];
-  actor_uid: string;
-}
-
-export const AGENT_DELEGATIONS = 'agent-delegations';
 /** Enough for an agent working on many machines; bounds the one document every delegated call reads. */
 export const MAX_DELEGATIONS = 100;
-const auditStream = (uid: string) => `agent-delegations/${uid}`;
 
 export interface DelegationsService {
   /** Creates or replaces the agent's delegation to the current owner of `machine`. */
@@ -54,11 +22,12 @@ export interface DelegationsService {
 }
 
 export function createDelegationsService(deps: { store: Store; clock: Clock }): DelegationsService {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const delegations = createDelegationRepository(deps.store);
 
   async function audit(uid: string, type: DelegationEvent['type'], d: Delegation): Promise<void> {
     const nowMs = clock.now();
-    await store.logs.append<DelegationRow>(auditStream(uid), () => ({
+    await delegations.appendEvent(uid, {
       type,
       tick: clock.tick(),
       slug: d.slug,
@@ -66,7 +35,7 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
       access: d.access,
       actor_uid: uid,
       at: new Date(nowMs).toISOString(),
-    }));
+    });
   }
 
   return {
@@ -78,7 +47,7 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
       }
       const delegation: Delegation = { slug: machine.slug, grantee_uid: machine.owner_uid, access, created_at: new Date(clock.now()).toISOString() };
       let changed = false;
-      const stored = await store.docs.update<DelegationsDoc>(AGENT_DELEGATIONS, uid, (current) => {
+      const stored = await delegations.update(uid, (current) => {
         changed = false;
         const grants = current?.grants ?? {};
         const before = grants[machine.slug];
@@ -96,7 +65,7 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
 
     async revoke(uid, slug) {
       let removed: Delegation | undefined;
-      await store.docs.update<DelegationsDoc>(AGENT_DELEGATIONS, uid, (current) => {
+      await delegations.update(uid, (current) => {
         removed = current?.grants[slug];
         if (!current || !removed) return undefined;
         const { [slug]: _gone, ...rest } = current.grants;
@@ -107,17 +76,17 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
     },
 
     async list(uid) {
-      const doc = await store.docs.get<DelegationsDoc>(AGENT_DELEGATIONS, uid);
+      const doc = await delegations.byUid(uid);
       return Object.values(doc?.grants ?? {}).sort((a, b) => a.slug.localeCompare(b.slug));
     },
 
     async history(uid, limit) {
-      const rows = await store.logs.read<DelegationRow>(auditStream(uid), { reverse: true, limit });
+      const rows = await delegations.recentEvents(uid, limit);
       return rows.map(({ type, slug, grantee_uid, access, at }) => ({ type, slug, grantee_uid, access, at }));
     },
 
     async find(uid, slug) {
-      return (await store.docs.get<DelegationsDoc>(AGENT_DELEGATIONS, uid))?.grants[slug];
+      return (await delegations.byUid(uid))?.grants[slug];
     },
   };
 }

@@ -3,8 +3,8 @@ import { pageOf } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import { GRANTS, MACHINES, type MachineRecord, type RoleGrant } from '../chain/machine.js';
 import { createUserRepository, type UserRecord } from '../identity/user-repository.js';
-import { ATTACHED_SKILLS } from './skills.service.js';
-import { PROFILES, type AgentProfile } from './state.service.js';
+import { createSkillRepository } from './skill-repository.js';
+import { createStateRepository } from './state-repository.js';
 
 /** An agent's public directory entry: nothing that is not already public elsewhere or meant to be. */
 export interface AgentEntry {
@@ -27,12 +27,14 @@ export interface DirectoryService {
  */
 export function createDirectoryService(deps: { store: Store }): DirectoryService {
   const { store } = deps;
+  const attached = createSkillRepository(store);
+  const states = createStateRepository(store);
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
     const wanted = new Set(users.map((u) => u.uid));
     const [profiles, skills, machines, grants] = await Promise.all([
-      store.docs.list<AgentProfile>(PROFILES, (p) => wanted.has(p.uid)),
-      store.docs.list<{ uid: string; name: string }>(ATTACHED_SKILLS, (s) => wanted.has(s.uid)),
+      states.profilesOf(users.map((u) => u.uid)),
+      attached.attachedTo(users.map((u) => u.uid)),
       store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public),
       store.docs.list<RoleGrant>(GRANTS, (g) => wanted.has(g.uid)),
     ]);

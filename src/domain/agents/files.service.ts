@@ -3,10 +3,11 @@ import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobRepository } from './blob-repository.js';
 import { normalizeFilePath, normalizePrefix } from './file-path.js';
+import { createFileRepository, type FileEncoding, type StoredFileVersion } from './file-repository.js';
 
-export type FileEncoding = 'utf8' | 'base64';
+export type { FileEncoding } from './file-repository.js';
 
 /** One version of a file, as shown to callers. */
 export interface FileVersionView {
@@ -19,18 +20,6 @@ export interface FileVersionView {
   created_at: string;
 }
 
-interface StoredVersion extends Omit<FileVersionView, 'path'> {
-  blob_seq: number;
-}
-
-/** A path's versions, metadata only: the content lives in the agent's blob log. */
-interface FileRecord {
-  uid: string;
-  path: string;
-  versions: StoredVersion[];
-}
-
-export const FILES = 'agent-files';
 /** Largest file content, decoded. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -43,12 +32,11 @@ export interface FilesService {
   history(uid: string, input: { path: string; limit: number; cursor?: string }): Promise<{ path: string; versions: FileVersionView[]; next_cursor: string | null }>;
 }
 
-const recordId = (uid: string, path: string) => `${uid}/${path}`;
+export function createFilesService(deps: { store: Store; clock: Clock; blobs: BlobRepository }): FilesService {
+  const { clock, blobs } = deps;
+  const files = createFileRepository(deps.store);
 
-export function createFilesService(deps: { store: Store; clock: Clock; blobs: BlobStore }): FilesService {
-  const { store, clock, blobs } = deps;
-
-  const viewOf = (path: string, v: StoredVersion): FileVersionView => ({
+  const viewOf = (path: string, v: StoredFileVersion): FileVersionView => ({
     path,
     version: v.version,
     bytes: v.bytes,
@@ -58,8 +46,8 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
     created_at: v.created_at,
   });
 
-  async function recordOf(uid: string, path: string): Promise<FileRecord> {
-    const record = await store.docs.get<FileRecord>(FILES, recordId(uid, path));
+  async function recordOf(uid: string, path: string) {
+    const record = await files.byPath(uid, path);
     if (!record || record.versions.length === 0) throw errors.notFound(`No file "${path}" in the store of ${uid}`, { path });
     return record;
   }
@@ -72,13 +60,13 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
         throw new CoreError('PAYLOAD_TOO_LARGE', `The file is ${content.length} bytes once decoded; the limit is ${MAX_FILE_BYTES} bytes (1 MiB)`);
       }
       const sha256 = sha256Hex(content);
-      const existing = await store.docs.get<FileRecord>(FILES, recordId(uid, path));
+      const existing = await files.byPath(uid, path);
       const known = existing?.versions.find((v) => v.sha256 === sha256);
       // Content already stored for this path is referenced, not stored again.
-      const blobSeq = known?.blob_seq ?? (await blobs.put(uid, content)).seq;
+      const blobSeq = known?.blob_seq ?? (await blobs.put(uid, content, clock.tick())).seq;
       const now = clock.now();
-      let written: StoredVersion | undefined;
-      await store.docs.update<FileRecord>(FILES, recordId(uid, path), (current) => {
+      let written: StoredFileVersion | undefined;
+      await files.update(uid, path, (current) => {
         const versions = current?.versions ?? [];
         written = {
           version: (versions[versions.length - 1]?.version ?? 0) + 1,
@@ -109,14 +97,14 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
 
     async list(uid, input) {
       const prefix = normalizePrefix(input.prefix);
-      const records = await store.docs.list<FileRecord>(FILES, (r) => r.uid === uid && r.path.startsWith(prefix) && r.versions.length > 0);
+      const records = (await files.listByUid(uid)).filter((r) => r.path.startsWith(prefix) && r.versions.length > 0);
       records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       const { page, next_cursor } = pageOf(records, input.limit, input.cursor);
-      const files = page.map((r) => {
+      const listed = page.map((r) => {
         const latest = r.versions[r.versions.length - 1]!;
         return { path: r.path, latest_version: latest.version, bytes: latest.bytes, sha256: latest.sha256, updated_at: latest.created_at };
       });
-      return { files, next_cursor };
+      return { files: listed, next_cursor };
     },
 
     async history(uid, input) {

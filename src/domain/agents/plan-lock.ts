@@ -7,18 +7,8 @@ import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { StateService } from './state.service.js';
-import {
-  draftDocId,
-  pairKey,
-  PLAN_HEADS,
-  PLAN_INTENTS,
-  PLANS,
-  versionDocId,
-  versionPlanId,
-  type LockIntent,
-  type PlanDoc,
-  type PlanHead,
-} from './plan-records.js';
+import { versionDocId, versionPlanId, type LockIntent, type PlanDoc } from './plan-records.js';
+import { createPlanRepository } from './plan-repository.js';
 
 export interface LockSource {
   plan_sha256: string;
@@ -42,7 +32,7 @@ export interface PlanLocker {
 const MAX_ATTEMPTS = 5;
 
 /**
- * Plan locking, atomic by roll-forward. The commit point is one `docs.insert` of the version row, whose
+ * Plan locking, atomic by roll-forward. The commit point is one insert of the version row, whose
  * id is derived from (agent, machine, version), so two lockers can never both write version n: the
  * loser gets a DuplicateKeyError and takes n + 1. An intent record written just before it says a lock
  * is in progress; every step after the commit point (the `plan_locked` chain row, superseding earlier
@@ -57,13 +47,14 @@ export function createPlanLocker(deps: {
   state: StateService;
   loadMachine: (slug: string) => Promise<MachineRecord | undefined>;
 }): PlanLocker {
-  const { store, clock, chain, state } = deps;
+  const { clock, chain, state } = deps;
+  const plans = createPlanRepository(deps.store);
 
   async function nextVersion(uid: string, slug: string): Promise<number> {
-    const head = await store.docs.get<PlanHead>(PLAN_HEADS, pairKey(uid, slug));
+    const head = await plans.head(uid, slug);
     let version = (head?.latest_version ?? 0) + 1;
     // The head may lag the rows after a crash; the rows decide.
-    while (await store.docs.get(PLANS, versionDocId(uid, slug, version))) version++;
+    while (await plans.version(uid, slug, version)) version++;
     return version;
   }
 
@@ -94,34 +85,28 @@ export function createPlanLocker(deps: {
     const iso = new Date(intent.locked_ms).toISOString();
     const superseded: string[] = [];
     for (let v = version - 1; v >= 1; v--) {
-      const id = versionDocId(uid, slug, v);
-      const before = await store.docs.get<PlanDoc>(PLANS, id);
+      const before = await plans.version(uid, slug, v);
       if (!before || before.status !== 'locked') break;
-      await store.docs.update<PlanDoc>(PLANS, id, (doc) =>
-        doc && doc.status === 'locked' ? { ...doc, status: 'superseded', superseded_by: plan_id, updated_at: iso } : undefined,
+      await plans.updateVersion(uid, slug, v, (doc) =>
+        doc.status === 'locked' ? { ...doc, status: 'superseded', superseded_by: plan_id, updated_at: iso } : undefined,
       );
       superseded.push(before.plan_id);
     }
-    await store.docs.update<PlanHead>(PLAN_HEADS, pairKey(uid, slug), (head) =>
-      head && head.latest_version >= version ? undefined : { uid, slug, latest_version: version },
-    );
+    await plans.raiseHead(uid, slug, version);
     await state.setCurrentPlan(uid, { plan_id, slug, locked_ms: intent.locked_ms });
-    if (intent.from_draft) {
-      const draft = await store.docs.get<PlanDoc>(PLANS, draftDocId(uid, slug));
-      if (draft?.plan_sha256 === intent.plan_sha256) await store.docs.delete(PLANS, draftDocId(uid, slug));
-    }
-    await store.docs.delete(PLAN_INTENTS, pairKey(uid, slug));
-    const doc = (await store.docs.get<PlanDoc>(PLANS, intent.row_id))!;
+    if (intent.from_draft) await plans.deleteDraftIf(uid, slug, intent.plan_sha256);
+    await plans.deleteIntent(uid, slug);
+    const doc = (await plans.byRowId(intent.row_id))!;
     return { doc, superseded, audit_row_id: audit.id };
   }
 
   async function recover(uid: string, slug: string): Promise<void> {
-    const intent = await store.docs.get<LockIntent>(PLAN_INTENTS, pairKey(uid, slug));
+    const intent = await plans.intent(uid, slug);
     if (!intent) return;
-    const row = await store.docs.get<PlanDoc>(PLANS, intent.row_id);
+    const row = await plans.byRowId(intent.row_id);
     const machine = await deps.loadMachine(slug);
     if (!row || row.lock_id !== intent.lock_id || !machine) {
-      await store.docs.delete(PLAN_INTENTS, pairKey(uid, slug));
+      await plans.deleteIntent(uid, slug);
       return;
     }
     await complete(intent, machine, true);
@@ -166,16 +151,16 @@ export function createPlanLocker(deps: {
           locked_ms: nowMs,
         };
         try {
-          await store.docs.insert(PLAN_INTENTS, pairKey(uid, slug), intent);
+          await plans.insertIntent(intent);
         } catch (error) {
           // Another process is locking this pair right now; try again after its intent resolves.
           if (error instanceof DuplicateKeyError) continue;
           throw error;
         }
         try {
-          await store.docs.insert(PLANS, intent.row_id, row);
+          await plans.insertVersion(row);
         } catch (error) {
-          await store.docs.delete(PLAN_INTENTS, pairKey(uid, slug));
+          await plans.deleteIntent(uid, slug);
           if (error instanceof DuplicateKeyError) continue;
           throw error;
         }

@@ -58,10 +58,6 @@ export interface LockIntent {
   actor_uid: string;
 }
 
-export const PLANS = 'agent-plans';
-export const PLAN_HEADS = 'agent-plan-heads';
-export const PLAN_INTENTS = 'agent-plan-intents';
-
 export const pairKey = (uid: string, slug: string) => `${uid}/${slug}`;
 export const draftDocId = (uid: string, slug: string) => `${uid}/${slug}/draft`;
 export const versionDocId = (uid: string, slug: string, version: number) => `${uid}/${slug}/v${version}`;

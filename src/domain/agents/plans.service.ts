@@ -4,24 +4,10 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobRepository } from './blob-repository.js';
 import { createPlanLocker } from './plan-lock.js';
-import {
-  draftDocId,
-  draftPlanId,
-  normalizePlan,
-  pairKey,
-  parsePlanId,
-  PLAN_HEADS,
-  PLAN_INTENTS,
-  PLANS,
-  planBytes,
-  versionDocId,
-  type LockIntent,
-  type PlanBody,
-  type PlanDoc,
-  type PlanHead,
-} from './plan-records.js';
+import { draftPlanId, normalizePlan, pairKey, parsePlanId, planBytes, type PlanBody, type PlanDoc } from './plan-records.js';
+import { createPlanRepository } from './plan-repository.js';
 import type { StateService } from './state.service.js';
 
 /** A plan as shown to callers. */
@@ -47,11 +33,12 @@ export function createPlansService(deps: {
   clock: Clock;
   chain: ChainService;
   state: StateService;
-  blobs: BlobStore;
+  blobs: BlobRepository;
   loadMachine: (slug: string) => Promise<MachineRecord | undefined>;
 }): PlansService {
   const { store, clock, chain, blobs } = deps;
   const locker = createPlanLocker(deps);
+  const plans = createPlanRepository(store);
   // Every read and write of a pair runs after the pair's earlier ones, in every process sharing the
   // store, so readers see a lock whole and recovery never mistakes another process's lock in progress
   // for a crashed one.
@@ -67,14 +54,11 @@ export function createPlansService(deps: {
     return { ...meta, plan: JSON.parse(body.toString('utf8')) as PlanBody };
   }
 
-  const docView = async (id: string) => {
-    const doc = await store.docs.get<PlanDoc>(PLANS, id);
-    return doc ? viewOf(doc) : null;
-  };
+  const viewOrNull = async (doc: PlanDoc | undefined) => (doc ? viewOf(doc) : null);
 
   async function storeBody(uid: string, plan: PlanBody): Promise<{ sha256: string; seq: number }> {
     const { bytes, sha256 } = planBytes(normalizePlan(plan));
-    const ref = await blobs.put(uid, bytes);
+    const ref = await blobs.put(uid, bytes, clock.tick());
     return { sha256, seq: ref.seq };
   }
 
@@ -83,7 +67,7 @@ export function createPlansService(deps: {
       return serial(uid, machine.slug, async () => {
         const body = await storeBody(uid, plan);
         const iso = new Date(clock.now()).toISOString();
-        const saved = await store.docs.update<PlanDoc>(PLANS, draftDocId(uid, machine.slug), (current) => ({
+        const saved = await plans.updateDraft(uid, machine.slug, (current) => ({
           plan_id: draftPlanId(machine.slug),
           uid,
           slug: machine.slug,
@@ -108,7 +92,7 @@ export function createPlansService(deps: {
           const body = await storeBody(uid, plan);
           source = { plan_sha256: body.sha256, blob_seq: body.seq, from_draft: false };
         } else {
-          const draft = await store.docs.get<PlanDoc>(PLANS, draftDocId(uid, machine.slug));
+          const draft = await plans.draft(uid, machine.slug);
           if (!draft) {
             throw errors.unprocessable(`There is no draft plan for "${machine.slug}" to lock: save a draft first or pass \`plan\``, { slug: machine.slug });
           }
@@ -121,41 +105,41 @@ export function createPlansService(deps: {
 
     current(uid, slug) {
       return serial(uid, slug, async () => {
-        const head = await store.docs.get<PlanHead>(PLAN_HEADS, pairKey(uid, slug));
+        const head = await plans.head(uid, slug);
         if (!head) return null;
-        const doc = await store.docs.get<PlanDoc>(PLANS, versionDocId(uid, slug, head.latest_version));
+        const doc = await plans.version(uid, slug, head.latest_version);
         return doc?.status === 'locked' ? viewOf(doc) : null;
       });
     },
 
-    draft: (uid, slug) => serial(uid, slug, () => docView(draftDocId(uid, slug))),
+    draft: (uid, slug) => serial(uid, slug, async () => viewOrNull(await plans.draft(uid, slug))),
 
     history(uid, slug, page) {
       return serial(uid, slug, async () => {
-        const head = await store.docs.get<PlanHead>(PLAN_HEADS, pairKey(uid, slug));
+        const head = await plans.head(uid, slug);
         const top = page.cursor === undefined ? (head?.latest_version ?? 0) : decodeCursor('before', page.cursor) - 1;
-        const plans: PlanView[] = [];
-        for (let v = top; v >= 1 && plans.length < page.limit; v--) {
-          const view = await docView(versionDocId(uid, slug, v));
-          if (view) plans.push(view);
+        const views: PlanView[] = [];
+        for (let v = top; v >= 1 && views.length < page.limit; v--) {
+          const view = await viewOrNull(await plans.version(uid, slug, v));
+          if (view) views.push(view);
         }
-        const last = plans[plans.length - 1];
+        const last = views[views.length - 1];
         const more = last !== undefined && last.version !== null && last.version > 1;
-        return { plans, next_cursor: more ? encodeCursor('before', last.version!) : null };
+        return { plans: views, next_cursor: more ? encodeCursor('before', last.version!) : null };
       });
     },
 
     get(uid, slug, planId) {
       return serial(uid, slug, async () => {
         const which = parsePlanId(slug, planId);
-        const view = which === undefined ? null : await docView(which === 'draft' ? draftDocId(uid, slug) : versionDocId(uid, slug, which));
+        const view = which === undefined ? null : await viewOrNull(await (which === 'draft' ? plans.draft(uid, slug) : plans.version(uid, slug, which)));
         if (!view) throw errors.notFound(`No plan "${planId}" of ${uid} for "${slug}"`, { plan_id: planId });
         return view;
       });
     },
 
     async recoverAgent(uid) {
-      const pending = await store.docs.list<LockIntent>(PLAN_INTENTS, (intent) => intent.uid === uid);
+      const pending = await plans.intentsOf(uid);
       for (const intent of pending) await serial(uid, intent.slug, async () => undefined);
     },
   };

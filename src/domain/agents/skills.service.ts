@@ -1,24 +1,11 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobRepository } from './blob-repository.js';
 import { loadCatalogue, type CatalogueSkill } from './skill-catalogue.js';
+import { createSkillRepository, type AttachedSkill, type AttachedSkillRecord as AttachedDoc } from './skill-repository.js';
 
-/** A skill attached to an agent: metadata here, the persisted body in the agent's blob log. */
-export interface AttachedSkill {
-  name: string;
-  description: string;
-  bytes: number;
-  sha256: string;
-  attached_at: string;
-}
-
-interface AttachedDoc extends AttachedSkill {
-  uid: string;
-  blob_seq: number;
-}
-
-export const ATTACHED_SKILLS = 'agent-skills';
+export type { AttachedSkill } from './skill-repository.js';
 
 export interface SkillsService {
   /** Every skill of the catalogue, sorted by name. */
@@ -33,11 +20,11 @@ export interface SkillsService {
   body(uid: string, name: string): Promise<string>;
 }
 
-export function createSkillsService(deps: { store: Store; clock: Clock; blobs: BlobStore; dir: string }): SkillsService {
-  const { store, clock, blobs } = deps;
+export function createSkillsService(deps: { store: Store; clock: Clock; blobs: BlobRepository; dir: string }): SkillsService {
+  const { clock, blobs } = deps;
+  const attached = createSkillRepository(deps.store);
   let loading: Promise<CatalogueSkill[]> | undefined;
   const catalogue = () => (loading ??= loadCatalogue(deps.dir));
-  const docId = (uid: string, name: string) => `${uid}/${name}`;
   const publicOf = ({ name, description, bytes, sha256, attached_at }: AttachedDoc): AttachedSkill => ({ name, description, bytes, sha256, attached_at });
 
   async function find(name: string): Promise<CatalogueSkill> {
@@ -53,9 +40,9 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
 
     async attach(uid, name) {
       const skill = await find(name);
-      const existing = await store.docs.get<AttachedDoc>(ATTACHED_SKILLS, docId(uid, name));
+      const existing = await attached.byName(uid, name);
       if (existing?.sha256 === skill.sha256) return { skill: publicOf(existing), changed: false };
-      const ref = await blobs.put(uid, Buffer.from(skill.body, 'utf8'));
+      const ref = await blobs.put(uid, Buffer.from(skill.body, 'utf8'), clock.tick());
       const doc: AttachedDoc = {
         uid,
         name,
@@ -66,7 +53,7 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
         blob_seq: ref.seq,
       };
       let changed = true;
-      const stored = await store.docs.update<AttachedDoc>(ATTACHED_SKILLS, docId(uid, name), (current) => {
+      const stored = await attached.update(uid, name, (current) => {
         // A concurrent attach of the same body got there first: keep its record.
         if (current?.sha256 === skill.sha256) {
           changed = false;
@@ -78,16 +65,16 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
     },
 
     async detach(uid, name) {
-      return { changed: await store.docs.delete(ATTACHED_SKILLS, docId(uid, name)) };
+      return { changed: await attached.delete(uid, name) };
     },
 
     async list(uid) {
-      const docs = await store.docs.list<AttachedDoc>(ATTACHED_SKILLS, (d) => d.uid === uid);
+      const docs = await attached.listByUid(uid);
       return docs.map(publicOf).sort((a, b) => (a.name < b.name ? -1 : 1));
     },
 
     async body(uid, name) {
-      const doc = await store.docs.get<AttachedDoc>(ATTACHED_SKILLS, docId(uid, name));
+      const doc = await attached.byName(uid, name);
       if (!doc) throw errors.notFound(`Skill "${name}" is not attached to ${uid}`, { name });
       return (await blobs.get(uid, { seq: doc.blob_seq, sha256: doc.sha256 })).toString('utf8');
     },

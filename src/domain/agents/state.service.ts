@@ -1,16 +1,11 @@
 import { CoreError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Clock } from '../../lib/clock.js';
-import type { JsonObject, LogRow, Store } from '../../storage/port.js';
+import type { JsonObject, Store } from '../../storage/port.js';
 import { mergePatch } from './merge-patch.js';
+import { createStateRepository, type ProtocolState, type StateRow } from './state-repository.js';
 
-/** The protocol part of an agent's state: which plan is current. Only plan locking changes it. */
-export interface ProtocolState {
-  current_plan_id: string | null;
-  current_plan_slug: string | null;
-  /** When that plan was locked (ISO-8601), or null. */
-  locked_at: string | null;
-}
+export type { AgentProfile, ProtocolState } from './state-repository.js';
 
 export interface StateView {
   uid: string;
@@ -19,13 +14,6 @@ export interface StateView {
   protocol: ProtocolState;
   revision: number;
   updated_at: string | null;
-}
-
-interface StateRow extends LogRow {
-  type: 'state';
-  state: JsonObject;
-  protocol: ProtocolState & { locked_ms: number | null };
-  updated_at: string;
 }
 
 /** Largest state, as canonical JSON; the state is rewritten whole on every change. */
@@ -46,22 +34,9 @@ export interface StateService {
   setCurrentPlan(uid: string, plan: { plan_id: string; slug: string; locked_ms: number }): Promise<void>;
 }
 
-/** The public part of an agent's state, copied out so the directory never opens private state. */
-export interface AgentProfile {
-  uid: string;
-  display_name: string | null;
-  updated_at: string;
-}
-
-export const PROFILES = 'agent-profiles';
-
-/** Each change appends the whole new state, so a read-modify-write is one atomic append and history is kept. */
-export function stateStream(uid: string): string {
-  return `agent-state/${uid}`;
-}
-
 export function createStateService(deps: { store: Store; clock: Clock }): StateService {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const states = createStateRepository(deps.store);
 
   const view = (uid: string, row: StateRow | undefined): StateView => {
     const { locked_ms: _ignored, ...protocol } = row?.protocol ?? EMPTY_PROTOCOL;
@@ -86,14 +61,14 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
   async function syncProfile(uid: string, row: StateRow): Promise<void> {
     const name = row.state['display_name'];
     const display_name = typeof name === 'string' ? name : null;
-    await store.docs.update<AgentProfile>(PROFILES, uid, (current) =>
+    await states.updateProfile(uid, (current) =>
       (current?.display_name ?? null) === display_name ? undefined : { uid, display_name, updated_at: row.updated_at },
     );
   }
 
   return {
     async get(uid) {
-      return view(uid, await store.logs.head<StateRow>(stateStream(uid)));
+      return view(uid, await states.head(uid));
     },
 
     async patch(uid, patch) {
@@ -108,7 +83,7 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
           issues: [{ path: 'patch.display_name', message: 'invalid display name', code: 'custom' }],
         });
       }
-      const row = await store.logs.append<StateRow>(stateStream(uid), (head) => {
+      const row = await states.append(uid, (head) => {
         const next = mergePatch(head?.state ?? {}, patch) as JsonObject;
         const size = Buffer.byteLength(canonicalJson(next));
         if (size > MAX_STATE_BYTES) {
@@ -121,11 +96,10 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
     },
 
     async setCurrentPlan(uid, plan) {
-      const stream = stateStream(uid);
-      const head = await store.logs.head<StateRow>(stream);
+      const head = await states.head(uid);
       if (!needsMove(head, plan)) return;
-      await store.logs
-        .append<StateRow>(stream, (current) => {
+      await states
+        .append(uid, (current) => {
           // Checked again under the stream's lock: the head may have moved since.
           if (!needsMove(current, plan)) throw new UnchangedError();
           const locked_at = new Date(plan.locked_ms).toISOString();

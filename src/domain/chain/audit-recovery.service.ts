@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { LogRow, Store } from '../../storage/port.js';
-import { transitionsStream, type TransitionRecord } from '../contracts/contract.types.js';
-import { tallyStream, type EnvelopeRow } from '../economy/tally-token.js';
+import type { LogQuery, Store } from '../../storage/port.js';
+import { createContractRepository } from '../contracts/contract-repository.js';
+import type { TransitionRecord } from '../contracts/contract.types.js';
+import { createTallyRepository } from '../economy/tally-repository.js';
+import type { EnvelopeRow } from '../economy/tally-token.js';
 import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
@@ -88,6 +90,8 @@ export interface AuditRecovery {
 
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
+  const contracts = createContractRepository(store);
+  const tally = createTallyRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
@@ -110,7 +114,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const ids = new Set<string>();
     let query = from;
     for (;;) {
-      const rows = await store.logs.read<EnvelopeRow>(tallyStream(slug), { ...query, limit: PAGE });
+      const rows = await tally.envelopes(slug, { ...query, limit: PAGE });
       for (const r of rows) if (r.transition_id !== undefined) ids.add(r.transition_id);
       if (rows.length < PAGE) return ids;
       query = { fromSeq: rows[rows.length - 1]!.seq + 1 };
@@ -122,10 +126,10 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     return (await audited(slug, [type], { fromSeq })).has(id);
   }
 
-  async function readAll<R extends { seq: number }>(stream: string, fromSeq: number, toSeq: number): Promise<R[]> {
+  async function readAll<R>(read: (query: LogQuery) => Promise<R[]>, fromSeq: number, toSeq: number): Promise<R[]> {
     const out: R[] = [];
     for (let seq = fromSeq; seq < toSeq; seq += PAGE) {
-      out.push(...(await store.logs.read<R & LogRow>(stream, { fromSeq: seq, toSeq: Math.min(toSeq, seq + PAGE) - 1 })));
+      out.push(...(await read({ fromSeq: seq, toSeq: Math.min(toSeq, seq + PAGE) - 1 })));
     }
     return out;
   }
@@ -137,14 +141,14 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.
     const chainAt = await store.logs.count(chainStream(slug));
     // Read before the transitions' count too: a fire's envelope is minted after its row.
-    const eCount = await store.logs.count(tallyStream(slug));
-    const tCount = await store.logs.count(transitionsStream(slug));
+    const eCount = await tally.envelopeCount(slug);
+    const tCount = await contracts.transitionCount(slug);
     // Nothing written since the last pass: the common case at start, three counts per machine.
     if (mark && mark.t === tCount && mark.e === eCount) return;
     const tFrom = mark?.t ?? Math.max(0, tCount - FIRST_PASS_TAIL);
     const eFrom = mark?.e ?? Math.max(0, eCount - FIRST_PASS_TAIL);
-    const fires = (await readAll<TransitionRecord>(transitionsStream(slug), tFrom, tCount)).filter((r) => r.success);
-    const envelopes = await readAll<EnvelopeRow>(tallyStream(slug), eFrom, eCount);
+    const fires = (await readAll<TransitionRecord>((q) => contracts.machineTransitions(slug, q), tFrom, tCount)).filter((r) => r.success);
+    const envelopes = await readAll<EnvelopeRow>((q) => tally.envelopes(slug, q), eFrom, eCount);
 
     const chainFrom = (from: number, markSeq: number | undefined, firstTick: number | undefined) =>
       markSeq !== undefined ? { fromSeq: markSeq } : from === 0 || firstTick === undefined ? { fromSeq: 0 } : { fromTick: firstTick - FIRST_PASS_TICK_MARGIN };
@@ -199,8 +203,8 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const started = Date.now();
     const report: RecoveryReport = { machines: 0, fires: 0, envelopes: 0, minted: 0, deferred: 0 };
     const slugs = new Set<string>();
-    for (const s of await store.logs.streams('contracts/')) if (s.endsWith('/transitions')) slugs.add(s.slice('contracts/'.length, -'/transitions'.length));
-    for (const s of await store.logs.streams('tally/')) slugs.add(s.slice('tally/'.length));
+    for (const slug of await contracts.slugsWithTransitions()) slugs.add(slug);
+    for (const slug of await tally.slugsWithEnvelopes()) slugs.add(slug);
     for (const slug of slugs) {
       if (stopped) break;
       await machinePass(slug, report);

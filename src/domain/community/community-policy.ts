@@ -12,10 +12,6 @@ export interface VotePolicy {
 
 export const DEFAULT_VOTE_POLICY: VotePolicy = Object.freeze({ default_window_ticks: 111_197, quorum: 3, min_stake: 10 });
 
-export const PROPOSALS = 'community-proposals';
-/** Promoted operators, registered into the operator registry at every start. */
-export const PROMOTED_OPERATORS = 'community-operators';
-export const COMMUNITY_AUDIT = 'node/community-operators';
 
 export type ProposalStatus = 'staging' | 'voting' | 'accepted' | 'rejected' | 'promoted';
 export type Side = 'yes' | 'no';

@@ -7,14 +7,11 @@ import type { Caller } from '../identity/caller.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { EnvelopeLedger } from '../economy/envelope-ledger.js';
 import { lockedError } from '../economy/envelope-ledger.js';
-import type { NodeAudit } from '../economy/node-audit.js';
+import type { NodeAudit } from '../economy/node-audit-repository.js';
 import type { OperatorDef } from '../operators/operator.types.js';
 import type { OperatorsService } from '../operators/operators.service.js';
 import {
-  COMMUNITY_AUDIT,
   DEFAULT_VOTE_POLICY,
-  PROMOTED_OPERATORS,
-  PROPOSALS,
   outcomeOf,
   proposalView,
   tallyOf,
@@ -23,6 +20,7 @@ import {
   type Side,
   type VotePolicy,
 } from './community-policy.js';
+import { createProposalRepository } from './proposal-repository.js';
 import { operatorDefOf, verifyProposal, type OperatorDraft, type TestCaseInput } from './proposal-verify.js';
 
 export interface ProposeInput extends OperatorDraft {
@@ -55,14 +53,15 @@ export const PROMOTED_CHANNEL = 'community.promoted';
 export function createCommunityOperatorsService(deps: CommunityDeps) {
   const { store, clock, operators, ledger, audit } = deps;
   const policy = deps.policy ?? DEFAULT_VOTE_POLICY;
+  const proposals = createProposalRepository(store);
 
   const find = async (id: string): Promise<ProposalRecord> => {
-    const p = await store.docs.get<ProposalRecord>(PROPOSALS, id);
+    const p = await proposals.byId(id);
     if (!p) throw errors.notFound(`No community operator proposal "${id}"`, { id });
     return p;
   };
   const log = (type: string, caller: Caller, id: string, detail: Record<string, unknown>) =>
-    audit.append(COMMUNITY_AUDIT, { type, actor_uid: caller.uid, subject: id, detail });
+    audit.append('community-operators', { type, actor_uid: caller.uid, subject: id, detail });
   const defOf = (p: ProposalRecord): OperatorDef => operatorDefOf(p, p.operator_id, p.verification.cases[0]);
 
   /** Sets the outcome once; a later call returns the stored one. Envelopes are freed on every call, so a resolve cut short is completed by the next. */
@@ -70,7 +69,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
     const tick = clock.tick();
     let first = false;
     let refusal: Error | undefined;
-    const updated = await store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => {
+    const updated = await proposals.update(id, (p) => {
       if (!p) return undefined;
       if (p.resolution) return undefined;
       if (p.status !== 'voting' || !p.vote) {
@@ -104,14 +103,14 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       store.pubsub.subscribe(PROMOTED_CHANNEL, (message) => {
         const id = (message as { operator_id?: unknown } | null)?.operator_id;
         if (typeof id !== 'string' || operators.get(id)) return;
-        void store.docs
-          .get<OperatorDef>(PROMOTED_OPERATORS, id)
+        void proposals
+          .promoted(id)
           .then((op) => {
             if (op && !operators.get(op.id)) operators.register(op);
           })
           .catch((err: unknown) => deps.onError?.(err));
       });
-      for (const op of await store.docs.list<OperatorDef>(PROMOTED_OPERATORS)) {
+      for (const op of await proposals.allPromoted()) {
         try {
           if (!operators.get(op.id)) operators.register(op);
         } catch (err) {
@@ -122,9 +121,8 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
 
     async list(q: { status?: ProposalStatus | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }) {
       const text = q.q?.toLowerCase();
-      const all = await store.docs.list<ProposalRecord>(
-        PROPOSALS,
-        (p) => (q.status === undefined || p.status === q.status) && (!text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text))),
+      const all = (await proposals.list(q.status)).filter(
+        (p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)),
       );
       all.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
       const { page, next_cursor } = pageOf(all, q.limit, q.cursor);
@@ -160,7 +158,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         resolution: null,
         created_at: new Date(clock.now()).toISOString(),
       };
-      await store.docs.insert(PROPOSALS, id, record);
+      await proposals.insert(record);
       await log('community.proposed', caller, id, { operator_id: record.operator_id, verification_passed: verification.passed, max_relative_error: verification.max_relative_error });
       return { ok: true as const, proposal: proposalView(record) };
     },
@@ -169,7 +167,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       const tick = clock.tick();
       const window = windowTicks ?? policy.default_window_ticks;
       let refusal: Error | undefined;
-      const updated = await store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => {
+      const updated = await proposals.update(id, (p) => {
         if (!p) return undefined;
         if (p.author_uid !== caller.uid) refusal = errors.forbidden(`Only the author of ${id} can open its vote`);
         else if (p.status !== 'staging') refusal = errors.conflict(`The vote on ${id} was already opened (status ${p.status})`, { status: p.status });
@@ -196,7 +194,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       const locked = owned.map((o) => ({ envelope_id: o.row.token_id, value: o.row.value }));
       const weight = locked.reduce((sum, l) => sum + l.value, 0);
       let refusal: Error | undefined;
-      const updated = await store.docs.update<ProposalRecord>(PROPOSALS, id, (p) => {
+      const updated = await proposals.update(id, (p) => {
         if (!p) return undefined;
         if (p.status !== 'voting' || !p.vote || tick >= p.vote.closes_at_tick) refusal = errors.conflict(`Proposal ${id} closed for staking meanwhile`);
         else if (p.stakes.some((s) => s.uid === uid && s.side !== side)) refusal = errors.conflict(`You already staked ${side === 'yes' ? 'no' : 'yes'} on ${id}; a staker backs one side`);
@@ -223,8 +221,8 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       const def = defOf(p);
       operators.register(def);
       try {
-        await store.docs.insert(PROMOTED_OPERATORS, def.id, def);
-        await store.docs.update<ProposalRecord>(PROPOSALS, id, (cur) => cur && { ...cur, status: 'promoted' });
+        await proposals.insertPromoted(def);
+        await proposals.update(id, (cur) => cur && { ...cur, status: 'promoted' });
       } catch (err) {
         // Another process promoted it first: the operator is in the registry, and this call is the loser.
         if (err instanceof DuplicateKeyError) throw errors.conflict(`Proposal ${id} was promoted meanwhile; its operator "${def.id}" is registered`, { status: 'promoted' });

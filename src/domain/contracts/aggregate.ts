@@ -1,5 +1,6 @@
 import type { Store } from '../../storage/port.js';
-import { inboxStream, type InboxRecord, type TriggerSpec } from './contract.types.js';
+import { createContractEventRepository } from './contract-event-repository.js';
+import type { TriggerSpec } from './contract.types.js';
 
 /** The inbox row type of an event: aggregates count per source machine and name. */
 export const inboxType = (source: string, name: string) => `${source}/${name}`;
@@ -52,7 +53,7 @@ export async function evaluateAggregate(
   trigger: TriggerSpec,
   nowTick: number,
 ): Promise<{ value: number | null; holds: boolean; events: number }> {
-  const rows = await store.logs.read<InboxRecord>(inboxStream(slug), {
+  const rows = await createContractEventRepository(store).inbox(slug, {
     types: [inboxType(trigger.machine ?? slug, trigger.event!)],
     fromTick: nowTick - trigger.within_ticks! + 1,
   });

@@ -1,10 +1,11 @@
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
-import { contractGenesis, initialState, transitionHash } from './contract-store.js';
+import { contractGenesis, initialState, transitionHash } from './contract-runtime.js';
+import { createContractEventRepository } from './contract-event-repository.js';
 import { receiptInput } from './operator-run.js';
 import type { ContractsCore } from './contracts-core.js';
-import { eventsStream, type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
+import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
 
 const PAGE = 1000;
 
@@ -45,6 +46,7 @@ export const eventView = (slug: string, row: EventRecord): EventView => ({
 export function createContractAudit(core: ContractsCore): ContractAudit {
   const { contracts } = core;
   const { clock, store, nodeKeys } = core.deps;
+  const events = createContractEventRepository(store);
 
   /** Every row of a contract, oldest first, a page at a time. */
   async function* allRows(record: ContractRecord): AsyncGenerator<TransitionRecord> {
@@ -133,7 +135,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     },
 
     async events(slug, query) {
-      const rows = await store.logs.read<EventRecord>(eventsStream(slug), {
+      const rows = await events.events(slug, {
         limit: query.limit + 1,
         ...(query.since_tick !== undefined ? { fromTick: query.since_tick + 1 } : {}),
         ...(query.name !== undefined ? { types: [query.name] } : {}),
@@ -145,7 +147,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
         page = rows.slice(0, query.limit);
         if (rows[query.limit]!.tick === lastTick) {
           const whole = page.filter((r) => r.tick < lastTick);
-          page = whole.length > 0 ? whole : await store.logs.read<EventRecord>(eventsStream(slug), {
+          page = whole.length > 0 ? whole : await events.events(slug, {
             fromTick: lastTick,
             toTick: lastTick,
             ...(query.name !== undefined ? { types: [query.name] } : {}),
@@ -157,7 +159,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     },
 
     async oracles(slug, series) {
-      const all = await contracts.list((c) => c.slug === slug && typeof c.definition.oracle === 'object' && c.definition.oracle !== null);
+      const all = (await contracts.bySlug(slug)).filter((c) => typeof c.definition.oracle === 'object' && c.definition.oracle !== null);
       return Promise.all(
         all.map(async (record) => {
           const oracle = record.definition.oracle!;

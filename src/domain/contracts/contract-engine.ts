@@ -6,8 +6,9 @@ import { fireAuditPayload, fireEnvelopeRequest } from './fire-records.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import { evaluateCondition } from './condition.js';
 import type { ContractHub } from './contract-hub.js';
-import type { ContractStore } from './contract-store.js';
-import { eventsStream, secretsOf, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
+import type { ContractRepository } from './contract-repository.js';
+import { createContractEventRepository } from './contract-event-repository.js';
+import { secretsOf, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
 import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
 import { oneShotTick, transitionKey } from './triggers.js';
@@ -51,7 +52,7 @@ export type FiredTransition = TransitionRecord & { tally?: { token_id: string; r
 
 export interface EngineDeps extends OperatorRunDeps {
   store: Store;
-  contracts: ContractStore;
+  contracts: ContractRepository;
   chain: ChainService;
   clock: Clock;
   hub: ContractHub;
@@ -64,12 +65,13 @@ export interface EngineDeps extends OperatorRunDeps {
 
 export function createContractEngine(deps: EngineDeps): ContractEngine {
   const { store, contracts, chain, clock, hub } = deps;
+  const events = createContractEventRepository(store);
 
   async function emit(record: ContractRecord, transition: TransitionSpec, row: TransitionRecord, scope: Record<string, unknown>, depth: number) {
     for (const action of transition.post_actions ?? []) {
       if (action.type !== 'emit' || !action.event) continue;
       const payload = { ...(action.payload ?? {}), transition_id: row.id, from_state: row.from_state, to_state: row.to_state, input: scope };
-      const event = await store.logs.append<EventRecord>(eventsStream(record.slug), (head) => ({
+      const event = await events.appendEvent(record.slug, (head) => ({
         tick: Math.max(row.tick_number, head?.tick ?? 0),
         type: action.event!,
         name: action.event!,

@@ -3,7 +3,7 @@ import { tickStartMs } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition, overBudget } from './condition.js';
-import { initialState } from './contract-store.js';
+import { initialState } from './contract-runtime.js';
 import type { ContractsCore } from './contracts-core.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime, type TransitionRecord, type TransitionSpec } from './contract.types.js';
 import { predictFires, watermarkOf } from './schedule.js';

@@ -3,7 +3,8 @@ import { createOrderedRelay } from '../chain/ordered-relay.js';
 import { seqOfEventId } from '../chain/streams.service.js';
 import { eventView } from './contract-audit.service.js';
 import type { ContractsCore } from './contracts-core.js';
-import { eventsStream, type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
+import { createContractEventRepository } from './contract-event-repository.js';
+import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
 
 /** At most this many missed rows are replayed on resume. */
 export const MAX_REPLAY = 10_000;
@@ -16,19 +17,18 @@ export interface ContractStreams {
 }
 
 export function createContractStreams(core: ContractsCore): ContractStreams {
-  const { store } = core.deps;
+  const events = createContractEventRepository(core.deps.store);
   const onError = core.deps.onError;
 
   return {
     events(slug) {
       return {
         open(push, lastEventId) {
-          const stream = eventsStream(slug);
           const resumeAfter = seqOfEventId(lastEventId, slug);
           const relay = createOrderedRelay<EventRecord>({
             seqOf: (row) => row.seq,
-            fetch: (from, to, limit) => store.logs.read<EventRecord>(stream, { fromSeq: from, toSeq: to, limit }),
-            start: store.logs.count(stream).then((count) => {
+            fetch: (from, to, limit) => events.events(slug, { fromSeq: from, toSeq: to, limit }),
+            start: events.eventCount(slug).then((count) => {
               const headSeq = count - 1;
               const after = resumeAfter === undefined ? headSeq : Math.max(Math.min(resumeAfter, headSeq), headSeq - MAX_REPLAY);
               return { after, target: headSeq };

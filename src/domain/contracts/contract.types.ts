@@ -197,8 +197,3 @@ export interface InboxRecord extends LogRow {
   payload: Record<string, unknown>;
 }
 
-export const CONTRACTS = 'contracts';
-export const transitionsStream = (slug: string) => `contracts/${slug}/transitions`;
-export const versionsStream = (slug: string) => `contracts/${slug}/versions`;
-export const eventsStream = (slug: string) => `contracts/${slug}/events`;
-export const inboxStream = (slug: string) => `contracts/${slug}/inbox`;

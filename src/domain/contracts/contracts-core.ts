@@ -13,7 +13,7 @@ import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
-import { createContractStore, type ContractStore } from './contract-store.js';
+import { createContractRepository, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
@@ -65,7 +65,7 @@ export interface ContractView {
 /** The shared machinery of the contracts area: storage, engine, event routing, scheduler and locks. */
 export interface ContractsCore {
   deps: ContractsDeps;
-  contracts: ContractStore;
+  contracts: ContractRepository;
   hub: ContractHub;
   engine: ContractEngine;
   router: EventRouter;
@@ -95,7 +95,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const { store, clock } = deps;
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
   const shared = store.backend !== 'lowdb';
-  const contracts = createContractStore(store);
+  const contracts = createContractRepository(store);
   const hub = createContractHub();
   let router: EventRouter | undefined;
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });

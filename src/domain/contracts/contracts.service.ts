@@ -173,9 +173,10 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
     },
 
     async list(slug, query) {
-      const all = await contracts.list(
-        (c) => c.slug === slug && (query.status === undefined || c.status === query.status) && (query.template_id === undefined || c.template_id === query.template_id),
-      );
+      const all = await contracts.bySlug(slug, {
+        ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.template_id !== undefined ? { template_id: query.template_id } : {}),
+      });
       all.reverse();
       const { page, next_cursor } = pageOf(all, query.limit, query.cursor);
       return { contracts: await Promise.all(page.map((c) => core.view(c))), next_cursor };

@@ -5,7 +5,8 @@ import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import { inboxType } from './aggregate.js';
-import { inboxStream, type ContractRecord, type InboxRecord, type ListenerPrincipal } from './contract.types.js';
+import { createContractEventRepository } from './contract-event-repository.js';
+import { type ContractRecord, type InboxRecord, type ListenerPrincipal } from './contract.types.js';
 import type { EmittedEvent } from './contract-engine.js';
 import { listenerOf, principalKey, WITHHELD, type EventOrigin, type Reach } from './listener-access.js';
 import { isEventTrigger, triggerEvents } from './triggers.js';
@@ -54,6 +55,7 @@ export interface RouterDeps {
  */
 export function createEventRouter(deps: RouterDeps): EventRouter {
   const { store, chain } = deps;
+  const events = createContractEventRepository(store);
   /** source slug → event name → listening contract ids. */
   const listeners = new Map<string, Map<string, Set<string>>>();
   /** contract id → what it is indexed under, for re-indexing. */
@@ -135,7 +137,7 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
       const here = targets.filter((id) => entries.get(id)?.slug === slug && entries.get(id)?.aggregates.includes(type)).map((id) => reaches.get(id)!);
       if (!here.some((r) => r !== 'none')) continue;
       const payload = await payloadFor(here.every((r) => r === 'payload') ? 'payload' : 'event');
-      await store.logs.append<InboxRecord>(inboxStream(slug), (head) => ({
+      await events.appendInbox(slug, (head) => ({
         tick: Math.max(tick, head?.tick ?? 0),
         type,
         name,

@@ -1,22 +1,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
+import { createAvatarRepository } from './avatar-repository.js';
 import type { AvatarContentType, AvatarRef } from './tally-token.js';
 
-interface AvatarRow extends LogRow {
-  type: 'avatar';
-  alg: 'A256GCM';
-  iv: string;
-  ct: string;
-  tag: string;
-}
-
 const VAULT_KEY_ID = 'tally-avatar';
-
-export function avatarStream(slug: string): string {
-  return `tally-avatars/${slug}`;
-}
 
 /**
  * Token avatars encrypted at rest with AES-256-GCM (96-bit IV, 128-bit tag). The master key is random,
@@ -32,6 +21,7 @@ export interface AvatarVault {
 
 export function createAvatarVault(deps: { store: Store; now: () => number }): AvatarVault {
   const { store } = deps;
+  const rows = createAvatarRepository(store);
   let master: Promise<Buffer> | undefined;
 
   const load = () => storedSecret(store, VAULT_KEY_ID, deps.now);
@@ -47,18 +37,18 @@ export function createAvatarVault(deps: { store: Store; now: () => number }): Av
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad(slug, sha256));
       const ct = Buffer.concat([cipher.update(image), cipher.final()]);
-      const row = await store.logs.append<AvatarRow>(avatarStream(slug), () => ({
+      const row = await rows.append(slug, {
         type: 'avatar',
         tick,
         alg: 'A256GCM',
         iv: iv.toString('base64'),
         ct: ct.toString('base64'),
         tag: cipher.getAuthTag().toString('base64'),
-      }));
+      });
       return { seq: row.seq, sha256, size_bytes: image.length, content_type: contentType };
     },
     async get(slug, genesisTick, ref) {
-      const row = await store.logs.get<AvatarRow>(avatarStream(slug), ref.seq);
+      const row = await rows.get(slug, ref.seq);
       if (!row) throw new Error(`avatar row ${ref.seq} of ${slug} is missing`);
       const decipher = createDecipheriv('aes-256-gcm', await keyFor(slug, genesisTick), Buffer.from(row.iv, 'base64'));
       decipher.setAAD(aad(slug, ref.sha256));

@@ -22,8 +22,6 @@ export const DEFAULT_POLICY: ContributionPolicy = Object.freeze({
   max_seats_per_uid: 1,
 }) as ContributionPolicy;
 
-export const SEATS = 'contribute-seats';
-export const CONTRIBUTE_AUDIT = 'node/contribute';
 
 /** A seat as stored; its state is computed from ticks when read. Released seats are deleted (the audit log keeps them). */
 export interface SeatRecord {

@@ -3,9 +3,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
 import {
-  CONTRIBUTE_AUDIT,
   DEFAULT_POLICY,
-  SEATS,
   seatState,
   seatView,
   type ContributionPolicy,
@@ -13,7 +11,8 @@ import {
 } from './contribute-policy.js';
 import type { EnvelopeLedger } from './envelope-ledger.js';
 import { lockedError } from './envelope-ledger.js';
-import type { NodeAudit } from './node-audit.js';
+import { createSeatRepository } from './seat-repository.js';
+import type { NodeAudit } from './node-audit-repository.js';
 
 export interface ContributeDeps {
   store: Store;
@@ -33,14 +32,15 @@ export type ContributeService = ReturnType<typeof createContributeService>;
  */
 export function createContributeService(deps: ContributeDeps) {
   const { store, clock, ledger, audit } = deps;
+  const seatRecords = createSeatRepository(store);
   const policy = deps.policy ?? DEFAULT_POLICY;
 
-  const seatsOf = (uid: string) => store.docs.list<SeatRecord>(SEATS, (s) => s.uid === uid);
+  const seatsOf = (uid: string) => seatRecords.byUid(uid);
 
   /** The caller's seat named by id, or the caller's only seat; NOT_FOUND when there is none. */
   async function seatFor(uid: string, seatId: string | undefined): Promise<SeatRecord> {
     if (seatId !== undefined) {
-      const seat = await store.docs.get<SeatRecord>(SEATS, seatId);
+      const seat = await seatRecords.byId(seatId);
       if (!seat || seat.uid !== uid) throw errors.notFound(`You hold no seat "${seatId}"`, { seat_id: seatId });
       return seat;
     }
@@ -67,26 +67,26 @@ export function createContributeService(deps: ContributeDeps) {
   }
 
   const log = (type: string, uid: string, seatId: string, detail: Record<string, unknown>) =>
-    audit.append(CONTRIBUTE_AUDIT, { type, actor_uid: uid, subject: seatId, detail });
+    audit.append('contribute', { type, actor_uid: uid, subject: seatId, detail });
 
   const api = {
     policy: () => ({ ok: true as const, ...policy }),
 
     async census() {
       const tick = clock.tick();
-      const seats = await store.docs.list<SeatRecord>(SEATS);
+      const all = await seatRecords.all();
       const byMode: Record<string, number> = {};
       let active = 0;
       let envelopes = 0;
       let value = 0;
-      for (const seat of seats) {
+      for (const seat of all) {
         envelopes += seat.bonded_token_ids.length;
         value += seat.bonded_value;
         if (seatState(seat, tick, policy) !== 'active') continue;
         active += 1;
         byMode[seat.mode] = (byMode[seat.mode] ?? 0) + 1;
       }
-      return { ok: true as const, tick, seats_active: active, seats_lapsed: seats.length - active, by_mode: byMode, bonded_envelopes: envelopes, bonded_value: value };
+      return { ok: true as const, tick, seats_active: active, seats_lapsed: all.length - active, by_mode: byMode, bonded_envelopes: envelopes, bonded_value: value };
     },
 
     async status(uid: string) {
@@ -121,11 +121,11 @@ export function createContributeService(deps: ContributeDeps) {
       let seat: SeatRecord | undefined;
       try {
         if (existing) {
-          seat = await store.docs.update<SeatRecord>(SEATS, seatId, (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, ...ids], bonded_value: s.bonded_value + value });
+          seat = await seatRecords.update(seatId, (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, ...ids], bonded_value: s.bonded_value + value });
           if (!seat) throw errors.notFound(`Seat ${seatId} was released meanwhile; bond again`);
         } else {
           seat = { seat_id: seatId, uid, mode: input.mode ?? policy.default_mode, bonded_token_ids: ids, bonded_value: value, created_tick: tick, last_heartbeat_tick: tick };
-          await store.docs.insert(SEATS, seatId, seat);
+          await seatRecords.insert(seat);
         }
       } catch (err) {
         await ledger.unlock(ids, 'bond', seatId);
@@ -139,7 +139,7 @@ export function createContributeService(deps: ContributeDeps) {
       const tick = clock.tick();
       const seat = await seatFor(uid, seatId);
       assertActive(seat, tick);
-      const updated = await store.docs.update<SeatRecord>(SEATS, seat.seat_id, (s) => s && { ...s, last_heartbeat_tick: Math.max(tick, s.last_heartbeat_tick) });
+      const updated = await seatRecords.update(seat.seat_id, (s) => s && { ...s, last_heartbeat_tick: Math.max(tick, s.last_heartbeat_tick) });
       if (!updated) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
       await log('contribute.heartbeat', uid, seat.seat_id, { tick });
       return { ok: true as const, seat: seatView(updated, tick, policy) };
@@ -150,7 +150,7 @@ export function createContributeService(deps: ContributeDeps) {
       const tick = clock.tick();
       const seat = await seatFor(uid, seatId);
       assertActive(seat, tick);
-      const updated = await store.docs.update<SeatRecord>(SEATS, seat.seat_id, (s) => s && { ...s, mode });
+      const updated = await seatRecords.update(seat.seat_id, (s) => s && { ...s, mode });
       if (!updated) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
       if (seat.mode !== mode) await log('contribute.mode_set', uid, seat.seat_id, { from: seat.mode, to: mode, tick });
       return { ok: true as const, seat: seatView(updated, tick, policy) };
@@ -159,7 +159,7 @@ export function createContributeService(deps: ContributeDeps) {
     async release(uid: string, seatId: string | undefined) {
       const tick = clock.tick();
       const seat = await seatFor(uid, seatId);
-      if (!(await store.docs.delete(SEATS, seat.seat_id))) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
+      if (!(await seatRecords.delete(seat.seat_id))) throw errors.notFound(`You hold no seat "${seat.seat_id}"`);
       const freed = await ledger.unlock(seat.bonded_token_ids, 'bond', seat.seat_id);
       await log('contribute.released', uid, seat.seat_id, { released_token_ids: freed, state: seatState(seat, tick, policy), tick });
       return { ok: true as const, seat_id: seat.seat_id, released_token_ids: freed, tick };

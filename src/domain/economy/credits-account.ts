@@ -10,8 +10,6 @@ export const CLAIM_HISTORY = 30;
 /** Conversions remembered per uid for idempotency keys; a key older than this many conversions is forgotten. */
 export const IDEMPOTENCY_MEMORY = 100;
 
-export const CREDIT_ACCOUNTS = 'credit-accounts';
-
 export interface ConversionRecord {
   conversion_id: string;
   uid: string;

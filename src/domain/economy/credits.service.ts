@@ -8,20 +8,18 @@ import {
   CLAIM_CREDITS,
   CLAIM_HISTORY,
   CONVERSION_RATE,
-  CREDIT_ACCOUNTS,
   IDEMPOTENCY_MEMORY,
   emptyAccount,
   periodOf,
   type ConversionRecord,
-  type CreditAccount,
 } from './credits-account.js';
-import type { NodeAudit } from './node-audit.js';
+import type { NodeAudit } from './node-audit-repository.js';
+import { createCreditRepository } from './credit-repository.js';
 import { checkPeerSignature, type PeerKeyRing } from './peer-keys.js';
+import { createPeerReplayRepository } from './peer-replay-repository.js';
 
 /** A peer call's tick must be within this many ticks of the node's (about 50 s either way). */
 export const PEER_REPLAY_WINDOW_TICKS = 64;
-export const PEER_REPLAYS = 'peer-replays';
-export const CREDITS_AUDIT = 'node/credits';
 
 export interface CreditsDeps {
   store: Store;
@@ -49,14 +47,16 @@ export type CreditsService = ReturnType<typeof createCreditsService>;
  * touched). Every claim and conversion is audited in the node log `node/credits`.
  */
 export function createCreditsService(deps: CreditsDeps) {
-  const { store, clock, audit } = deps;
-  const account = async (uid: string) => (await store.docs.get<CreditAccount>(CREDIT_ACCOUNTS, uid)) ?? emptyAccount(uid);
+  const { clock, audit } = deps;
+  const accounts = createCreditRepository(deps.store);
+  const replays = createPeerReplayRepository(deps.store);
+  const account = async (uid: string) => (await accounts.byUid(uid)) ?? emptyAccount(uid);
 
   async function convert(uid: string, credits: number, idempotencyKey: string | undefined, actor: string, via: string) {
     const tick = clock.tick();
     let result: { record: ConversionRecord; replayed: boolean } | undefined;
     let refusal: Error | undefined;
-    await store.docs.update<CreditAccount>(CREDIT_ACCOUNTS, uid, (current) => {
+    await accounts.update(uid, (current) => {
       // `fn` may run again (see DocStore.update): each run decides afresh.
       result = undefined;
       refusal = undefined;
@@ -89,7 +89,7 @@ export function createCreditsService(deps: CreditsDeps) {
     });
     if (refusal) throw refusal;
     if (!result!.replayed) {
-      await audit.append(CREDITS_AUDIT, { type: 'credits.converted', actor_uid: actor, subject: uid, detail: { via, ...result!.record } });
+      await audit.append('credits', { type: 'credits.converted', actor_uid: actor, subject: uid, detail: { via, ...result!.record } });
     }
     return result!;
   }
@@ -105,11 +105,10 @@ export function createCreditsService(deps: CreditsDeps) {
       });
     }
     // Messages whose tick has left the window are refused as stale anyway, so they need not be kept.
-    const stale = await store.docs.list<{ id: string; tick: number }>(PEER_REPLAYS, (r) => r.tick < now - PEER_REPLAY_WINDOW_TICKS);
-    for (const r of stale) await store.docs.delete(PEER_REPLAYS, r.id);
+    await replays.pruneBefore(now - PEER_REPLAY_WINDOW_TICKS);
     const id = sha256Hex(`${keyId}|${message}`);
     try {
-      await store.docs.insert(PEER_REPLAYS, id, { id, tick });
+      await replays.insert(id, tick);
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw errors.conflict('This signed peer call was already used; sign a new call with the current tick', { reason: 'replay' });
       throw err;
@@ -140,7 +139,7 @@ export function createCreditsService(deps: CreditsDeps) {
       const tick = clock.tick();
       const { period, endsAt } = periodOf(now);
       let claimed = false;
-      const acc = await store.docs.update<CreditAccount>(CREDIT_ACCOUNTS, uid, (current) => {
+      const acc = await accounts.update(uid, (current) => {
         const a = current ?? emptyAccount(uid);
         claimed = false;
         if (a.last_claim_period === period) return undefined;
@@ -149,7 +148,7 @@ export function createCreditsService(deps: CreditsDeps) {
         return { ...a, credits_balance: a.credits_balance + CLAIM_CREDITS, last_claim_period: period, claims };
       });
       if (!claimed) throw errors.conflict(`Credits for ${period} (UTC) were already claimed; the next claim opens at ${endsAt}`, { next_claim_at: endsAt });
-      await audit.append(CREDITS_AUDIT, { type: 'credits.claimed', actor_uid: uid, subject: uid, detail: { credits: CLAIM_CREDITS, period, tick } });
+      await audit.append('credits', { type: 'credits.claimed', actor_uid: uid, subject: uid, detail: { credits: CLAIM_CREDITS, period, tick } });
       return { ok: true as const, uid, credits: CLAIM_CREDITS, credits_balance: acc!.credits_balance, tick, next_claim_at: endsAt };
     },
 
@@ -170,7 +169,7 @@ export function createCreditsService(deps: CreditsDeps) {
       await consumePeerMessage(peer.key_id, message, call.tick);
       await peerUser(call.uid);
       const acc = await account(call.uid);
-      await audit.append(CREDITS_AUDIT, { type: 'credits.peer_read', actor_uid: call.uid, subject: call.uid, detail: { key_id: peer.key_id, tick: call.tick } });
+      await audit.append('credits', { type: 'credits.peer_read', actor_uid: call.uid, subject: call.uid, detail: { key_id: peer.key_id, tick: call.tick } });
       return { ok: true as const, uid: call.uid, credits_balance: acc.credits_balance, rate: CONVERSION_RATE, tick: clock.tick() };
     },
 

@@ -1,20 +1,10 @@
 import { errors } from '../../errors.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import { TALLY_HANDLES, parseEnvelopeId, tallyStream, type EnvelopeRow } from './tally-token.js';
+import { createEnvelopeLockRepository, type EnvelopeLock } from './envelope-lock-repository.js';
+import { createTallyRepository } from './tally-repository.js';
+import { parseEnvelopeId, type EnvelopeRow } from './tally-token.js';
 
-export const ENVELOPE_LOCKS = 'envelope-locks';
-
-/** Why an envelope cannot move: bonded to a contribution seat, or staked on a community vote. */
-export interface EnvelopeLock {
-  token_id: string;
-  machine_slug: string;
-  owner_uid: string;
-  value: number;
-  kind: 'bond' | 'vote';
-  /** Seat id for a bond, proposal id for a vote. */
-  ref: string;
-  tick: number;
-}
+export type { EnvelopeLock } from './envelope-lock-repository.js';
 
 export interface OwnedEnvelope {
   row: EnvelopeRow;
@@ -42,23 +32,23 @@ export interface EnvelopeLedger {
 }
 
 export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
-  const { store } = deps;
+  const tally = createTallyRepository(deps.store);
+  const locks = createEnvelopeLockRepository(deps.store);
 
   const get = async (id: string): Promise<EnvelopeRow | undefined> => {
     const parsed = parseEnvelopeId(id);
     if (!parsed) return undefined;
-    const slug = (await store.docs.get<{ slug: string }>(TALLY_HANDLES, parsed.handle))?.slug;
+    const slug = await tally.slugOfHandle(parsed.handle);
     if (slug === undefined) return undefined;
-    const row = await store.logs.get<EnvelopeRow>(tallyStream(slug), parsed.seq);
+    const row = await tally.envelope(slug, parsed.seq);
     return row && row.token_id === id ? row : undefined;
   };
 
   return {
     get,
-    lockOf: (id) => store.docs.get<EnvelopeLock>(ENVELOPE_LOCKS, id),
+    lockOf: (id) => locks.byTokenId(id),
     async locksOf(slug) {
-      const locks = await store.docs.list<EnvelopeLock>(ENVELOPE_LOCKS, (l) => l.machine_slug === slug);
-      return new Map(locks.map((l) => [l.token_id, l]));
+      return new Map((await locks.bySlug(slug)).map((l) => [l.token_id, l]));
     },
     async owned(ids, uid) {
       const unique = [...new Set(ids)];
@@ -69,7 +59,7 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
         if (!row || row.issued_to !== uid) {
           throw errors.notFound(`No envelope "${id}" issued to you; list yours with GET /api/chain/{slug}/tally/tokens`, { envelope_id: id });
         }
-        out.push({ row, lock: await store.docs.get<EnvelopeLock>(ENVELOPE_LOCKS, id) });
+        out.push({ row, lock: await locks.byTokenId(id) });
       }
       return out;
     },
@@ -78,12 +68,12 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
       for (const row of envelopes) {
         const record: EnvelopeLock = { ...lock, token_id: row.token_id, machine_slug: row.machine_slug, value: row.value, owner_uid: owner };
         try {
-          await store.docs.insert(ENVELOPE_LOCKS, row.token_id, record);
+          await locks.insert(record);
           taken.push(record);
         } catch (err) {
-          for (const t of taken) await store.docs.delete(ENVELOPE_LOCKS, t.token_id);
+          for (const t of taken) await locks.delete(t.token_id);
           if (!(err instanceof DuplicateKeyError)) throw err;
-          const held = await store.docs.get<EnvelopeLock>(ENVELOPE_LOCKS, row.token_id);
+          const held = await locks.byTokenId(row.token_id);
           throw lockedError(row.token_id, held);
         }
       }
@@ -93,7 +83,7 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
       const freed: string[] = [];
       for (const id of ids) {
         // Compare-and-delete: a lock taken for something else between a read and a delete is never removed.
-        if (await store.docs.deleteIf<EnvelopeLock>(ENVELOPE_LOCKS, id, (held) => held.kind === kind && held.ref === ref)) freed.push(id);
+        if (await locks.deleteIf(id, (held) => held.kind === kind && held.ref === ref)) freed.push(id);
       }
       return freed;
     },

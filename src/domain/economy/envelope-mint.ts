@@ -6,15 +6,13 @@ import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { hasRole } from '../identity/roles.js';
+import { createTallyRepository } from './tally-repository.js';
 import {
-  TALLY_TOKENS,
   envelopeHash,
   envelopeId,
   remainingAt,
-  tallyStream,
   type EnvelopeRow,
   type EnvelopeSource,
-  type TokenRecord,
 } from './tally-token.js';
 
 export interface MintRequest {
@@ -61,6 +59,7 @@ export interface EnvelopeMinterDeps {
  */
 export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintRequest) => Promise<MintOutcome> {
   const { store, clock, chain, machines, nodeKeys } = deps;
+  const tally = createTallyRepository(store);
 
   /**
    * The machine an envelope without an explicit slug belongs to: the machine of a machine or
@@ -76,7 +75,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     }
     const owned = (await store.docs.find<MachineRecord>(MACHINES, { owner_uid: caller.uid, status: 'active' })).items;
     owned.sort((a, b) => a.genesis_tick - b.genesis_tick || (a.slug < b.slug ? -1 : 1));
-    for (const m of owned) if (await store.docs.get(TALLY_TOKENS, m.slug)) return m.slug;
+    for (const m of owned) if (await tally.token(m.slug)) return m.slug;
     return undefined;
   }
 
@@ -87,13 +86,13 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
     if (!machine) return { minted: false, reason: 'no_machine', machine_slug: null };
     if (machine.status !== 'active') return { minted: false, reason: 'machine_inactive', machine_slug: slug };
-    const token = await store.docs.get<TokenRecord>(TALLY_TOKENS, slug);
+    const token = await tally.token(slug);
     if (!token) return { minted: false, reason: 'no_token', machine_slug: slug };
     let remaining = 0;
     let envelope: EnvelopeRow;
     const writer = deps.writer?.();
     try {
-      envelope = await store.logs.append<EnvelopeRow>(tallyStream(slug), (head, seq) => {
+      envelope = await tally.appendEnvelope(slug, (head, seq) => {
         // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
         const tick = Math.max(clock.tick(), head?.tick ?? token.genesis_tick);
         const minted = head?.minted_total ?? 0;

@@ -1,15 +1,6 @@
 import { digestOf } from '../../lib/hash.js';
 import type { LogRow } from '../../storage/port.js';
 
-export const TALLY_TOKENS = 'tally-tokens';
-/** Token handle → machine slug, so an envelope id can name its machine without revealing it. */
-export const TALLY_HANDLES = 'tally-handles';
-
-/** A machine's envelopes, one append-only stream per machine. */
-export function tallyStream(slug: string): string {
-  return `tally/${slug}`;
-}
-
 /** What minted an envelope. */
 export type EnvelopeSource = 'solve' | 'compute' | 'contract_fire';
 

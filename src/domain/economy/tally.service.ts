@@ -12,15 +12,12 @@ import { createAvatarVault } from './avatar-vault.js';
 import { createEnvelopeLedger, type EnvelopeLedger, type EnvelopeLock } from './envelope-ledger.js';
 import { createEnvelopeMinter, type MintOutcome, type MintRequest } from './envelope-mint.js';
 import { imageMatches } from './image-type.js';
+import { createTallyRepository } from './tally-repository.js';
 import {
-  TALLY_HANDLES,
-  TALLY_TOKENS,
   allowanceAt,
   definitionHash,
   envelopeHash,
   remainingAt,
-  tallyStream,
-  type EnvelopeRow,
   type AvatarContentType,
   type EnvelopeSource,
   type TokenRecord,
@@ -66,19 +63,20 @@ export interface TallyDeps {
 /** A machine's token: genesis, mint rate, supply, envelopes and their verification, the encrypted avatar. */
 export function createTallyService(deps: TallyDeps) {
   const { store, clock, chain, machines, nodeKeys } = deps;
+  const tally = createTallyRepository(store);
   const ledger: EnvelopeLedger = createEnvelopeLedger({ store });
   const avatars = createAvatarVault({ store, now: clock.now });
   const mintEnvelope = createEnvelopeMinter(deps);
 
   const tokenOf = async (slug: string): Promise<TokenRecord> => {
-    const token = await store.docs.get<TokenRecord>(TALLY_TOKENS, slug);
+    const token = await tally.token(slug);
     if (!token) {
       throw errors.notFound(`Machine "${slug}" has no token yet; its owner creates it with POST /api/chain/${slug}/tally/token/genesis`, { slug });
     }
     return token;
   };
   const readable = async (slug: string, caller: Caller) => (await machines.readable(slug, caller)).machine;
-  const minted = async (slug: string) => (await store.logs.head<EnvelopeRow>(tallyStream(slug)))?.minted_total ?? 0;
+  const minted = async (slug: string) => (await tally.lastEnvelope(slug))?.minted_total ?? 0;
 
   const info = (t: TokenRecord) => ({
     machine_slug: t.machine_slug,
@@ -125,11 +123,9 @@ export function createTallyService(deps: TallyDeps) {
         avatar: null,
       };
       const oneShot = () => errors.conflict(`Machine "${slug}" already has its token; genesis is one-shot and the token is locked`, { slug });
-      if (await store.docs.get(TALLY_TOKENS, slug)) throw oneShot();
-      // The handle goes first, so every envelope id can be resolved; a handle whose token lost a race names no envelope.
-      await store.docs.insert(TALLY_HANDLES, token.handle, { handle: token.handle, slug });
+      if (await tally.token(slug)) throw oneShot();
       try {
-        await store.docs.insert(TALLY_TOKENS, slug, token);
+        await tally.insertToken(token);
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw oneShot();
         throw err;
@@ -148,7 +144,7 @@ export function createTallyService(deps: TallyDeps) {
       chain.assertWritable(machine);
       await tokenOf(slug);
       const tick = clock.tick();
-      const updated = await store.docs.update<TokenRecord>(TALLY_TOKENS, slug, (t) =>
+      const updated = await tally.updateToken(slug, (t) =>
         t && {
           ...t,
           // Growth up to now is kept at the old rate; the new rate applies from this tick on.
@@ -193,7 +189,7 @@ export function createTallyService(deps: TallyDeps) {
     async listTokens(slug: string, caller: Caller, page: { limit: number; cursor?: string | undefined }) {
       await readable(slug, caller);
       const before = page.cursor === undefined ? undefined : decodeCursor('before', page.cursor);
-      const rows = await store.logs.read<EnvelopeRow>(tallyStream(slug), {
+      const rows = await tally.envelopes(slug, {
         reverse: true,
         limit: page.limit + 1,
         ...(before !== undefined ? { toSeq: before - 1 } : {}),
@@ -244,7 +240,7 @@ export function createTallyService(deps: TallyDeps) {
         throw errors.unprocessable(`The data is not a ${input.content_type} image; send the image bytes base64-encoded with their real content_type`);
       }
       const ref = await avatars.put(slug, token.genesis_tick, image, input.content_type, clock.tick());
-      await store.docs.update<TokenRecord>(TALLY_TOKENS, slug, (t) => t && { ...t, avatar: ref });
+      await tally.updateToken(slug, (t) => t && { ...t, avatar: ref });
       await audit(machine, caller, 'tally.avatar_set', { content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256 });
       return { ok: true as const, machine_slug: slug, content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256, encrypted: true as const };
     },

@@ -4,7 +4,7 @@ import type { Store } from '../../storage/port.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { compileGlob, decide, SERVE_AS_IS, type CompiledRule, type EdgeDecision, type PageRequest } from './cdn-match.js';
 import { checkMatchPattern, normalizeRuleAction } from './cdn-rules.js';
-import { RULES, SITES, type Rule, type Site } from './cdn-sites.service.js';
+import { createCdnSiteRepository } from './cdn-site-repository.js';
 
 /** A page request, with the Host header for an https redirect when the node has no public URL. */
 export interface EdgePageRequest extends PageRequest {
@@ -37,15 +37,16 @@ const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
  * stricter check and no longer valid are left out rather than applied half-understood.
  */
 export function createCdnEdge(deps: { store: Store; clock: Clock; machines: MachinesService; publicUrl: string | undefined }): CdnEdge {
-  const { store, clock, machines } = deps;
+  const { clock, machines } = deps;
+  const repository = createCdnSiteRepository(deps.store);
   const cache = new Map<string, { at: number; rules: Promise<CompiledRule[]> }>();
   const publicHttps = deps.publicUrl ? httpsOriginOfPublicUrl(deps.publicUrl) : undefined;
 
   async function load(slug: string): Promise<CompiledRule[]> {
-    const sites = await store.docs.list<Site>(SITES, (s) => s.machine_slug === slug);
+    const sites = await repository.sitesOf(slug);
     if (sites.length === 0) return [];
     const order = new Map([...sites].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((s, i) => [s.id, i]));
-    const stored = await store.docs.list<Rule>(RULES, (r) => r.enabled && order.has(r.site_id));
+    const stored = (await Promise.all(sites.map((s) => repository.enabledRulesOf(s.id)))).flat();
     stored.sort((a, b) => a.priority - b.priority || order.get(a.site_id)! - order.get(b.site_id)!);
     const compiled: CompiledRule[] = [];
     for (const rule of stored) {

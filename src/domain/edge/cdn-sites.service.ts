@@ -8,33 +8,10 @@ import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { checkMatchPattern, normalizeRuleAction, type RuleKind } from './cdn-rules.js';
+import { createCdnSiteRepository, type PlanTier, type Rule, type Site } from './cdn-site-repository.js';
 import type { AnalyticsWindow, Analytics, CdnTraffic } from './cdn-traffic.js';
 
-export type PlanTier = 'free' | 'pro' | 'business';
-
-export interface Site {
-  id: string;
-  edge_id: string;
-  hostname: string;
-  origin_url: string;
-  plan_tier: PlanTier;
-  machine_slug: string;
-  status: string;
-  insecure_origin_allowed: boolean;
-  free_tier_daily_cap: number | null;
-  created_at: string;
-}
-
-export interface Rule {
-  rule_id: string;
-  site_id: string;
-  kind: RuleKind;
-  match_pattern: string;
-  action_json: Record<string, unknown>;
-  priority: number;
-  enabled: boolean;
-  updated_at: string;
-}
+export type { PlanTier, Rule, Site } from './cdn-site-repository.js';
 
 export interface RegisterInput {
   hostname: string;
@@ -51,9 +28,6 @@ export interface RuleInput {
   enabled: boolean;
 }
 
-export const SITES = 'cdn-sites';
-const HOSTNAMES = 'cdn-hostnames';
-export const RULES = 'cdn-rules';
 const MAX_RULES = 200;
 const FREE_DAILY_CAP = 100_000;
 
@@ -84,7 +58,8 @@ export function createCdnSitesService(deps: {
   /** Domain under which CNAME targets are named, e.g. `edge.example.org`. */
   edgeDomain: () => string;
 }): CdnSitesService {
-  const { store, clock, chain, machines, traffic } = deps;
+  const { clock, chain, machines, traffic } = deps;
+  const sites = createCdnSiteRepository(deps.store);
   const iso = () => new Date(clock.now()).toISOString();
   const cnameOf = (site: Site) => `${site.edge_id}.${deps.edgeDomain()}`;
 
@@ -95,7 +70,7 @@ export function createCdnSitesService(deps: {
 
   /** The site with its machine, or NOT_FOUND without naming the machine of a site the caller cannot read. */
   async function readable(id: string, slug: string | undefined, caller: Caller): Promise<{ site: Site; machine: MachineRecord }> {
-    const site = await store.docs.get<Site>(SITES, id);
+    const site = await sites.site(id);
     const missing = () => errors.notFound(slug ? `No CDN site "${id}" on machine "${slug}"` : `No CDN site "${id}"`);
     if (!site || (slug !== undefined && site.machine_slug !== slug)) throw missing();
     try {
@@ -106,13 +81,12 @@ export function createCdnSitesService(deps: {
     }
   }
 
-  const rulesOf = async (siteId: string) =>
-    (await store.docs.list<Rule>(RULES, (r) => r.site_id === siteId)).sort((a, b) => a.priority - b.priority);
+  const rulesOf = (siteId: string) => sites.rulesOf(siteId);
 
   async function existing(hostname: string, slug: string, origin: string) {
-    const claim = await store.docs.get<{ site_id: string }>(HOSTNAMES, hostname);
-    if (!claim) return undefined;
-    const site = await store.docs.get<Site>(SITES, claim.site_id);
+    const claim = await sites.claimOf(hostname);
+    if (claim === undefined) return undefined;
+    const site = await sites.site(claim);
     if (!site || site.machine_slug !== slug) {
       throw errors.conflict(`The hostname "${hostname}" is already registered on this node`, { code: 'hostname_already_registered' });
     }
@@ -144,14 +118,14 @@ export function createCdnSitesService(deps: {
         created_at: iso(),
       };
       try {
-        await store.docs.insert(HOSTNAMES, input.hostname, { hostname: input.hostname, site_id: site.id, slug });
+        await sites.claimHostname(input.hostname, site.id, slug);
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
         // Registered by a concurrent call meanwhile: answer as for a repeat.
         const raced = await existing(input.hostname, slug, input.origin_url);
         return { site: raced!, already_registered: true, cname_target: cnameOf(raced!) };
       }
-      await store.docs.insert(SITES, site.id, site);
+      await sites.insertSite(site);
       deps.edge.invalidate(slug);
       traffic.track(slug);
       await audit(machine, caller, 'cdn.site.registered', { site_id: site.id, hostname: site.hostname, origin_url: site.origin_url, plan_tier: site.plan_tier });
@@ -160,7 +134,7 @@ export function createCdnSitesService(deps: {
 
     async list(slug, caller) {
       await machines.readable(slug, caller);
-      return store.docs.list<Site>(SITES, (s) => s.machine_slug === slug);
+      return sites.sitesOf(slug);
     },
 
     async get(id, slug, caller) {
@@ -177,13 +151,12 @@ export function createCdnSitesService(deps: {
       const { site, machine } = await readable(id, slug, caller);
       checkMatchPattern(input.match_pattern);
       const action_json = normalizeRuleAction(input.kind, input.action_json);
-      const key = `${site.id}|${input.priority}`;
-      const current = await store.docs.get<Rule>(RULES, key);
+      const current = await sites.ruleAt(site.id, input.priority);
       if (!current && (await rulesOf(site.id)).length >= MAX_RULES) {
         throw errors.unprocessable(`A site has at most ${MAX_RULES} rules; delete one or replace one by reusing its priority`);
       }
       let created = false;
-      const rule = (await store.docs.update<Rule>(RULES, key, (prev) => {
+      const rule = (await sites.updateRuleAt(site.id, input.priority, (prev) => {
         created = prev === undefined;
         return {
           rule_id: prev?.rule_id ?? `rule_${randomToken(16)}`,
@@ -203,8 +176,8 @@ export function createCdnSitesService(deps: {
 
     async deleteRule(id, slug, ruleId, caller) {
       const { site, machine } = await readable(id, slug, caller);
-      const [rule] = await store.docs.list<Rule>(RULES, (r) => r.site_id === site.id && r.rule_id === ruleId);
-      if (!rule || !(await store.docs.delete(RULES, `${site.id}|${rule.priority}`))) {
+      const rule = (await sites.rulesOf(site.id)).find((r) => r.rule_id === ruleId);
+      if (!rule || !(await sites.deleteRuleAt(site.id, rule.priority))) {
         throw errors.notFound(`No rule "${ruleId}" on site "${site.id}"; GET /api/cf/sites/${site.id} lists its rules`);
       }
       deps.edge.invalidate(site.machine_slug);

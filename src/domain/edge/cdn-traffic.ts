@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import type { LogRow, RowInput, Store } from '../../storage/port.js';
+import type { RowInput, Store } from '../../storage/port.js';
+import { createCdnTrafficRepository, type CountsRow } from './cdn-traffic-repository.js';
 
 export type AnalyticsWindow = '60z' | '24h' | '7d';
 
@@ -9,12 +10,6 @@ const WINDOWS: Record<AnalyticsWindow, { buckets: number; ticks: number }> = {
   '24h': { buckets: 24, ticks: Math.round(3_600_000 / 777) },
   '7d': { buckets: 28, ticks: Math.round(21_600_000 / 777) },
 };
-
-/** Counts flushed from memory (log `cdn/<slug>/requests`): per tick and status, since the previous row. */
-interface CountsRow extends LogRow {
-  type: 'counts';
-  counts: Array<[tick: number, status: number, n: number]>;
-}
 
 export interface Analytics {
   total_requests: number;
@@ -43,7 +38,6 @@ export interface CdnTraffic {
 const FLUSH_MS = 30_000;
 const MAX_CACHED_PATHS = 10_000;
 const SITE_PATH = /^\/s\/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(\/.*)?$/;
-const stream = (slug: string) => `cdn/${slug}/requests`;
 
 export function createCdnTraffic(deps: {
   store: Store;
@@ -52,7 +46,8 @@ export function createCdnTraffic(deps: {
   trackedSlugs: () => Promise<string[]>;
   onError: (err: unknown) => void;
 }): CdnTraffic {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const rows = createCdnTrafficRepository(deps.store);
   const tracked = new Set<string>();
   const pending = new Map<string, Map<number, Map<number, number>>>();
   const cached = new Map<string, Set<string>>();
@@ -65,7 +60,7 @@ export function createCdnTraffic(deps: {
     for (const [slug, byTick] of batch) {
       const counts: CountsRow['counts'] = [];
       for (const [tick, byStatus] of byTick) for (const [status, n] of byStatus) counts.push([tick, status, n]);
-      await store.logs.append<CountsRow>(stream(slug), (head) => ({
+      await rows.append(slug, (head) => ({
         tick: Math.max(clock.tick(), head?.tick ?? 0, ...counts.map((c) => c[0])),
         type: 'counts',
         counts,
@@ -112,7 +107,7 @@ export function createCdnTraffic(deps: {
         by_status[String(status)] = (by_status[String(status)] ?? 0) + count;
         total += count;
       };
-      for (const row of await store.logs.read<CountsRow>(stream(slug), { fromTick: start })) for (const [t, s, c] of row.counts) add(t, s, c);
+      for (const row of await rows.since(slug, start)) for (const [t, s, c] of row.counts) add(t, s, c);
       for (const [t, byStatus] of pending.get(slug) ?? []) for (const [s, c] of byStatus) add(t, s, c);
       return { total_requests: total, buckets, by_status };
     },

@@ -3,43 +3,16 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { LogRow, RowInput, Store } from '../../storage/port.js';
+import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
 import { claimFingerprint, forensicScore, THETA, windowTicks } from './forensic.js';
 import { createThreatMesh, listenedEvents } from './threat-mesh.js';
+import { createThreatRepository, type Device, type DeviceRecord, type Threat, type ThreatRow } from './threat-repository.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
 
-export interface Device {
-  device_id: string;
-  name: string;
-  os: string;
-  installed_tick: number;
-  transition_id: string;
-}
-
-interface DeviceRecord extends Device {
-  slug: string;
-  registered_by: string | null;
-  created_at: string;
-}
-
-/** One claim as the threat list shows it. */
-export interface Threat {
-  transition_id: string;
-  tick: number;
-  claim_type: string;
-  device_id: string;
-  fingerprint: string;
-  s_forensic: number;
-  fired: boolean;
-}
-
-/** A threat as kept (log `av/<slug>/threats`); the observation itself stays in the encrypted chain payload. */
-interface ThreatRow extends Threat, LogRow {
-  type: 'claim';
-}
+export type { Device, Threat } from './threat-repository.js';
 
 export interface ClaimInput {
   slug: string;
@@ -64,11 +37,9 @@ export interface ClaimResult {
 /** Row types of claims: contracts listen to them like to any row type. */
 export const THREAT_DETECTED = 'av.threat.detected';
 export const CLAIM_RECORDED = 'av.claim.recorded';
-export const DEVICES = 'av-devices';
 /** Devices clocks drift; a capture tick further ahead than this is refused. */
 const MAX_FUTURE_TICKS = 10;
 const MAX_LISTED = 1000;
-const threatStream = (slug: string) => `av/${slug}/threats`;
 
 export interface ThreatFeedService {
   registerDevice(slug: string, input: { name: string; os: string }, caller: Caller): Promise<{ device_id: string; transition_id: string }>;
@@ -90,12 +61,13 @@ export function createThreatFeedService(deps: {
 }): ThreatFeedService {
   const { store, clock, chain, machines } = deps;
   const mesh = createThreatMesh(deps);
+  const feed = createThreatRepository(store);
 
   /** Contracts of the machine that took a transition because of this claim row (waits for the engine to deliver it). */
   async function firedBy(slug: string, type: string, claimId: string): Promise<string[]> {
     const area = deps.contracts;
-    const listening = await area.core.contracts.list(
-      (c) => c.slug === slug && c.status === 'active' && listenedEvents(c).some((e) => e.source === slug && e.event === type),
+    const listening = (await area.core.contracts.bySlug(slug, { status: 'active' })).filter((c) =>
+      listenedEvents(c).some((e) => e.source === slug && e.event === type),
     );
     if (listening.length === 0) return [];
     await area.settled();
@@ -123,20 +95,20 @@ export function createThreatFeedService(deps: {
           registered_by: caller.uid,
           created_at: row.created_at,
         };
-        await store.docs.insert(DEVICES, device_id, record);
+        await feed.insertDevice(record);
         return { device_id, transition_id: row.transition_id };
       });
     },
 
     async listDevices(slug, caller) {
       await machines.readable(slug, caller);
-      const records = await store.docs.list<DeviceRecord>(DEVICES, (d) => d.slug === slug);
+      const records = await feed.devicesOf(slug);
       return records.map(({ device_id, name, os, installed_tick, transition_id }) => ({ device_id, name, os, installed_tick, transition_id }));
     },
 
     async claim(input, caller) {
       const { machine } = await machines.readable(input.slug, caller);
-      const device = await store.docs.get<DeviceRecord>(DEVICES, input.device_id);
+      const device = await feed.device(input.device_id);
       if (!device || device.slug !== input.slug) {
         throw errors.notFound(`No device "${input.device_id}" on machine "${input.slug}"; register it with POST /api/av/devices`);
       }
@@ -152,7 +124,7 @@ export function createThreatFeedService(deps: {
       const summary = { device_id: input.device_id, claim_type: input.claim_type, fingerprint, s_forensic };
       const payload = { claim_id: claimId, ...summary, claim_payload: input.claim_payload, captured_at_tick: input.captured_at_tick, scores: input.scores ?? [] };
       const row = await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload, transition_id: claimId });
-      await store.logs.append<ThreatRow>(threatStream(input.slug), (head) => ({
+      await feed.appendClaim(input.slug, (head) => ({
         tick: Math.max(row.tick, head?.tick ?? 0),
         type: 'claim',
         transition_id: claimId,
@@ -180,7 +152,7 @@ export function createThreatFeedService(deps: {
 
     async threats(slug, window, caller) {
       await machines.readable(slug, caller);
-      const rows = await store.logs.read<ThreatRow>(threatStream(slug), { fromTick: clock.tick() - windowTicks(window), reverse: true });
+      const rows = await feed.claimsSince(slug, clock.tick() - windowTicks(window));
       return {
         count: rows.length,
         threats: rows.slice(0, MAX_LISTED).map(({ transition_id, tick, claim_type, device_id, fingerprint, s_forensic, fired }) => ({

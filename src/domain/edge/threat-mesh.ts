@@ -8,6 +8,7 @@ import type { ContractRecord } from '../contracts/contract.types.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
 import { isEventTrigger, triggerEvents } from '../contracts/triggers.js';
 import { digestOf } from '../../lib/hash.js';
+import { createThreatRepository } from './threat-repository.js';
 
 /**
  * How a machine follows another's threats: it holds an active contract whose event trigger names the
@@ -18,17 +19,6 @@ import { digestOf } from '../../lib/hash.js';
  */
 export const THREAT_EVENT_PREFIX = 'av.';
 export const NOTIFIED_TYPE = 'av.mesh.notified';
-
-/** Fire count of one subscription (collection `av-subscriptions`, id `<follower>|<publisher>|<tag>`). */
-interface SubscriptionCount {
-  follower_slug: string;
-  publisher_slug: string;
-  tag: string;
-  fire_count: number;
-  last_fired_tick: number | null;
-}
-
-const COUNTS = 'av-subscriptions';
 
 /** Every (source machine, event name) an active contract listens to. */
 export function listenedEvents(record: ContractRecord): Array<{ source: string; event: string }> {
@@ -56,8 +46,13 @@ export function createThreatMesh(deps: {
 }): ThreatMesh {
   const { store, chain, machines } = deps;
 
-  async function contractsWhere(filter: (c: ContractRecord) => boolean): Promise<ContractRecord[]> {
-    return deps.contracts.core.contracts.list((c) => c.status === 'active' && filter(c));
+  const counts = createThreatRepository(store);
+
+  /** Active contracts that pass `filter`, of one machine or of every machine. */
+  async function contractsWhere(filter: (c: ContractRecord) => boolean, slug?: string): Promise<ContractRecord[]> {
+    const area = deps.contracts;
+    const active = slug === undefined ? await area.core.contracts.withStatus('active') : await area.core.contracts.bySlug(slug, { status: 'active' });
+    return active.filter(filter);
   }
 
   return {
@@ -73,13 +68,7 @@ export function createThreatMesh(deps: {
         if ((await machines.roleOf(publisher.slug, { uid: follower.owner_uid, credential: 'user-key' })) === undefined) continue;
         const payload = { publisher_slug: publisher.slug, tag: row.type, claim_transition_id: row.transition_id, ...summary };
         await chain.append(follower, { type: NOTIFIED_TYPE, actor_uid: null, payload_digest: digestOf(payload), payload });
-        await store.docs.update<SubscriptionCount>(COUNTS, `${followerSlug}|${publisher.slug}|${row.type}`, (current) => ({
-          follower_slug: followerSlug,
-          publisher_slug: publisher.slug,
-          tag: row.type,
-          fire_count: (current?.fire_count ?? 0) + 1,
-          last_fired_tick: row.tick,
-        }));
+        await counts.countNotification(followerSlug, publisher.slug, row.type, row.tick);
         if ((await machines.roleOf(followerSlug, caller)) !== undefined) notified.push(followerSlug);
       }
       return notified;
@@ -87,15 +76,15 @@ export function createThreatMesh(deps: {
 
     async subscriptions(slug, caller) {
       const keys = new Map<string, { publisher_slug: string; tag: string }>();
-      for (const record of await contractsWhere((c) => c.slug === slug)) {
+      for (const record of await contractsWhere(() => true, slug)) {
         for (const { source, event } of listenedEvents(record)) {
           if (source !== slug && event.startsWith(THREAT_EVENT_PREFIX)) keys.set(`${source}|${event}`, { publisher_slug: source, tag: event });
         }
       }
       const out = [];
-      for (const [key, sub] of [...keys].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [, sub] of [...keys].sort(([a], [b]) => (a < b ? -1 : 1))) {
         if ((await machines.roleOf(sub.publisher_slug, caller)) === undefined) continue;
-        const count = await store.docs.get<SubscriptionCount>(COUNTS, `${slug}|${key}`);
+        const count = await counts.subscriptionCount(slug, sub.publisher_slug, sub.tag);
         out.push({ ...sub, fire_count: count?.fire_count ?? 0, last_fired_tick: count?.last_fired_tick ?? null });
       }
       return out;

@@ -2,8 +2,8 @@ import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
 import { MACHINES } from '../chain/machine.js';
-import { CONTRACTS } from '../contracts/contract.types.js';
-import { DEVICES } from '../edge/threat-feed.service.js';
+import { createContractRepository } from '../contracts/contract-repository.js';
+import { createThreatRepository } from '../edge/threat-repository.js';
 import { createKeyRepository } from '../identity/key-repository.js';
 import type { QuotaName, QuotaSettings } from './quota-settings.js';
 import { createRollingWindows } from './rolling-window.js';
@@ -42,12 +42,12 @@ const COUNTED: Record<CountedQuota, Counted> = {
     room: 'machines are not deleted, so reuse one you have',
   },
   contracts_per_machine: {
-    count: async (store, slug) => (await store.docs.find<{ status: string }>(CONTRACTS, { slug })).items.filter((c) => c.status !== 'killed').length,
+    count: async (store, slug) => (await createContractRepository(store).bySlug(slug)).filter((c) => c.status !== 'killed').length,
     what: (limit, slug) => `${limit} live contracts on machine "${slug}"`,
     room: 'kill a contract you no longer need (POST /api/core/agent/kill/{id}) to make room',
   },
   devices_per_machine: {
-    count: async (store, slug) => (await store.docs.find(DEVICES, { slug })).items.length,
+    count: async (store, slug) => (await createThreatRepository(store).devicesOf(slug)).length,
     what: (limit, slug) => `${limit} threat-feed devices on machine "${slug}"`,
     room: 'register further devices on another machine',
   },

@@ -3,51 +3,17 @@ import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { digestOf, randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import type { ChainService, WriteResult } from '../chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';
 import { siteUid } from './site-proxy.js';
+import { createSiteRepository, type PublishKeyRecord, type SiteFile, type SiteFileRecord as FileRecord } from './site-repository.js';
 import { checkSitePath, MAX_FILE_BYTES, MAX_FILES, MAX_SITE_BYTES, normalizeContentType } from './site-rules.js';
 
-export interface SiteFile {
-  sha: string;
-  path: string;
-  content_type: string;
-  size: number;
-  uploaded_tick: number;
-  uploaded_by: string | null;
-  created_at: string;
-}
+export type { SiteFile } from './site-repository.js';
 
-/** Current file at a path (`site-files`, id `<slug>|<path>`); blobs by hash (`site-blobs`, id `<slug>|<sha>`). */
-interface FileRecord extends SiteFile {
-  slug: string;
-  /** seq of the content row in the site's log. */
-  blob_seq: number;
-}
-
-/** Content is append-only in `site/<slug>`, one row per distinct hash. */
-interface BlobRow extends LogRow {
-  type: 'blob';
-  sha: string;
-  size: number;
-  content_b64: string;
-}
-
-interface PublishKeyRecord {
-  slug: string;
-  key_hash: string;
-  key_prefix: string;
-  issued_tick: number;
-  issued_by: string | null;
-}
-
-const FILES = 'site-files';
-const BLOBS = 'site-blobs';
-const KEYS = 'site-keys';
-const USAGE = 'site-usage';
 const PUBLISH_KEY_PREFIX = 'core_site_';
 
 export interface UploadInput {
@@ -74,14 +40,14 @@ export interface SiteService {
 
 export function createSiteService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): SiteService {
   const { store, clock, chain, machines } = deps;
-  const siteStream = (slug: string) => `site/${slug}`;
+  const sites = createSiteRepository(store);
   const fileView = ({ sha, path, content_type, size, uploaded_tick, uploaded_by, created_at }: FileRecord): SiteFile => ({
     sha, path, content_type, size, uploaded_tick, uploaded_by, created_at,
   });
 
   async function authorizeUpload(slug: string, caller: Caller, publishKey: string | undefined): Promise<{ machine: MachineRecord; actor: string | null }> {
     if (publishKey !== undefined) {
-      const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
+      const key = await sites.publishKey(slug);
       const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
       if (key && machine && sameDigest(sha256Hex(publishKey), key.key_hash)) return { machine, actor: null };
       await machines.readable(slug, caller);
@@ -114,21 +80,19 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
       chain.assertWritable(machine);
       const { slug } = machine;
       const sha = sha256Hex(bytes);
-      const current = await store.docs.get<FileRecord>(FILES, `${slug}|${path}`);
-      if (!current && (await store.docs.list<FileRecord>(FILES, (f) => f.slug === slug)).length >= MAX_FILES) {
+      const current = await sites.file(slug, path);
+      if (!current && (await sites.filesOf(slug)).length >= MAX_FILES) {
         throw new CoreError('QUOTA_EXCEEDED', `The site of "${slug}" already holds ${MAX_FILES} files; replace an existing path instead`);
       }
-      let blobSeq = (await store.docs.get<{ seq: number }>(BLOBS, `${slug}|${sha}`))?.seq;
+      let blobSeq = (await sites.blobByHash(slug, sha))?.seq;
       if (blobSeq === undefined) {
-        const used = (await store.docs.get<{ bytes: number }>(USAGE, slug))?.bytes ?? 0;
+        const used = await sites.usedBytes(slug);
         if (used + bytes.length > MAX_SITE_BYTES) {
           throw new CoreError('QUOTA_EXCEEDED', `The site of "${slug}" has stored ${used} of ${MAX_SITE_BYTES} bytes; this file does not fit`);
         }
-        const row = await store.logs.append<BlobRow>(siteStream(slug), () => ({
-          tick: clock.tick(), type: 'blob', sha, size: bytes.length, content_b64: bytes.toString('base64'),
-        }));
+        const row = await sites.appendBlob(slug, { tick: clock.tick(), type: 'blob', sha, size: bytes.length, content_b64: bytes.toString('base64') });
         blobSeq = row.seq;
-        await store.docs.update<{ bytes: number }>(USAGE, slug, (u) => ({ bytes: (u?.bytes ?? 0) + bytes.length }));
+        await sites.addUsedBytes(slug, bytes.length);
       }
       const written = await chain.append(machine, {
         type: 'site.uploaded',
@@ -139,28 +103,27 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
         slug, sha, path, content_type: contentType, size: bytes.length, uploaded_tick: written.tick, uploaded_by: actor,
         created_at: new Date(clock.now()).toISOString(), blob_seq: blobSeq,
       };
-      await store.docs.put(FILES, `${slug}|${path}`, record);
-      await store.docs.put(BLOBS, `${slug}|${sha}`, { ...record, seq: blobSeq });
+      await sites.putFile(record);
       return { ok: true, file: fileView(record), tick: written.tick, transition_id: written.transition_id, seq: written.seq, state_hash: written.state_hash };
     },
 
     async list(slug, caller, page) {
       await machines.readable(slug, caller);
-      const files = (await store.docs.list<FileRecord>(FILES, (f) => f.slug === slug)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const files = (await sites.filesOf(slug)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       const { page: slice, next_cursor } = pageOf(files, page.limit, page.cursor);
       return { files: slice.map(fileView), next_cursor };
     },
 
     async getFile(slug, sha, caller) {
       await machines.readable(slug, caller);
-      const blob = await store.docs.get<FileRecord & { seq: number }>(BLOBS, `${slug}|${sha.toLowerCase()}`);
+      const blob = await sites.blobByHash(slug, sha.toLowerCase());
       if (!blob) throw errors.notFound(`No file with hash ${sha} on the site of "${slug}"`, { slug, sha });
       return fileView(blob);
     },
 
     async publishKeyStatus(slug, caller) {
       await machines.readable(slug, caller);
-      const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
+      const key = await sites.publishKey(slug);
       return { active: key !== undefined, key_prefix: key?.key_prefix ?? null, issued_tick: key?.issued_tick ?? null };
     },
 
@@ -170,30 +133,30 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
       const record: PublishKeyRecord = {
         slug, key_hash: sha256Hex(publishKey), key_prefix: publishKey.slice(0, PUBLISH_KEY_PREFIX.length + 4), issued_tick: clock.tick(), issued_by: caller.uid,
       };
-      await store.docs.put(KEYS, slug, record);
+      await sites.putPublishKey(record);
       await chain.append(machine, { type: 'site.publish_key.issued', actor_uid: caller.uid, payload_digest: digestOf({ key_prefix: record.key_prefix, issued_tick: record.issued_tick }) });
       return { publish_key: publishKey, key_prefix: record.key_prefix, issued_tick: record.issued_tick };
     },
 
     async revokePublishKey(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
-      const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
-      if (!key || !(await store.docs.delete(KEYS, slug))) return false;
+      const key = await sites.publishKey(slug);
+      if (!key || !(await sites.deletePublishKey(slug))) return false;
       await chain.append(machine, { type: 'site.publish_key.revoked', actor_uid: caller.uid, payload_digest: digestOf({ key_prefix: key.key_prefix }) });
       return true;
     },
 
     async page(slug, path, caller) {
       const { machine } = await machines.readable(slug, caller);
-      const file = await store.docs.get<FileRecord>(FILES, `${slug}|${path}`);
-      const row = file ? await store.logs.get<BlobRow>(siteStream(slug), file.blob_seq) : undefined;
+      const file = await sites.file(slug, path);
+      const row = file ? await sites.blobRow(slug, file.blob_seq) : undefined;
       if (!file || !row) throw errors.notFound(`No page "${path}" on the site of "${slug}"`, { slug, path });
       return { contentType: file.content_type, body: Buffer.from(row.content_b64, 'base64'), sha: file.sha, isPublic: machine.is_public };
     },
 
     async siteAuthority(slug, visitor) {
       const { machine } = await machines.readable(slug, visitor);
-      const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
+      const key = await sites.publishKey(slug);
       if (!key) throw errors.forbidden(`The site of "${slug}" has no active publish key, so writes through it are off`);
       return { uid: siteUid(machine.slug), credential: 'site', machine: slug, scope: 'write' };
     },

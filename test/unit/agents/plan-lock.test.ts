@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentsService } from '../../../src/domain/agents/agents.service.js';
-import { PLAN_HEADS, PLAN_INTENTS, PLANS, type PlanDoc } from '../../../src/domain/agents/plan-records.js';
+import { createPlanRepository } from '../../../src/domain/agents/plan-repository.js';
 import { createChainService } from '../../../src/domain/chain/chain.service.js';
 import { MACHINES, type MachineRecord } from '../../../src/domain/chain/machine.js';
 import type { Store } from '../../../src/storage/port.js';
@@ -67,11 +67,11 @@ describe('plan locking after a crash', () => {
       // Restart: fresh services over what reached the store.
       const restarted = createAgentsService({ store: core.store, clock: core.clock, chain: core.services.chain, machines: core.services.machines });
       const current = await restarted.plans.current(uid, 'crash');
-      const v2 = await core.store.docs.get<PlanDoc>(PLANS, `${uid}/crash/v2`);
+      const v2 = await createPlanRepository(core.store).version(uid, 'crash', 2);
       const audits = (await core.services.chain.activity(machine, { type: 'plan_locked', limit: 10 })).rows;
       const state = await restarted.state.get(uid);
-      const v1 = await core.store.docs.get<PlanDoc>(PLANS, `${uid}/crash/v1`);
-      expect(await core.store.docs.get(PLAN_INTENTS, `${uid}/crash`)).toBeUndefined();
+      const v1 = await createPlanRepository(core.store).version(uid, 'crash', 1);
+      expect(await createPlanRepository(core.store).intent(uid, 'crash')).toBeUndefined();
       if (v2) {
         sawCompleteCrash = true;
         expect(current?.plan_id).toBe('crash@v2');
@@ -79,7 +79,7 @@ describe('plan locking after a crash', () => {
         expect(audits.filter((r) => r.transition_id === v2.lock_id)).toHaveLength(1);
         expect(v1).toMatchObject({ status: 'superseded', superseded_by: 'crash@v2' });
         expect(state.protocol.current_plan_id).toBe('crash@v2');
-        expect(await core.store.docs.get(PLAN_HEADS, `${uid}/crash`)).toMatchObject({ latest_version: 2 });
+        expect(await createPlanRepository(core.store).head(uid, 'crash')).toMatchObject({ latest_version: 2 });
       } else {
         sawEmptyCrash = true;
         expect(current?.plan_id).toBe('crash@v1');

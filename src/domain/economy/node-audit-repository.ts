@@ -22,20 +22,34 @@ export interface NodeAuditEntry {
   detail: Record<string, unknown>;
 }
 
-/** Hash-chained audit logs of node-wide areas (credits, seats, community operators) that belong to no machine. */
+/** The node-wide areas that keep an audit log. */
+export type NodeAuditArea = 'credits' | 'contribute' | 'community-operators';
+
+/**
+ * Hash-chained audit logs of node-wide areas (credits, seats, community operators) that belong to no
+ * machine, one log per area: the only module that names them.
+ */
 export interface NodeAudit {
-  append(stream: string, entry: NodeAuditEntry): Promise<NodeAuditRow>;
+  /** Appends a row linked to the area's previous one; resolves once it is durable. */
+  append(area: NodeAuditArea, entry: NodeAuditEntry): Promise<NodeAuditRow>;
+  /** The area's rows, oldest first. */
+  rows(area: NodeAuditArea): Promise<NodeAuditRow[]>;
 }
 
-/** The first row's `prev_hash` of a node-level audit stream. */
-export function nodeAuditSeed(stream: string): string {
-  return sha256Hex(`core-node-audit|${stream}`);
+/** The stream of an area's log; its name is also the prefix of row ids and the seed of the chain. */
+const streamOf = (area: NodeAuditArea) => `node/${area}`;
+
+/** The first row's `prev_hash` of an area's audit log. */
+export function nodeAuditSeed(area: NodeAuditArea): string {
+  return sha256Hex(`core-node-audit|${streamOf(area)}`);
 }
 
-export function createNodeAudit(deps: { store: Store; clock: Clock }): NodeAudit {
-  const { store, clock } = deps;
+/** Builds rows at append time, under the log's lock, so it takes the clock beside the store. */
+export function createNodeAuditRepository(store: Store, clock: Clock): NodeAudit {
   return {
-    append(stream, entry) {
+    rows: (area) => store.logs.read<NodeAuditRow>(streamOf(area)),
+    append(area, entry) {
+      const stream = streamOf(area);
       const now = clock.now();
       return store.logs.append<NodeAuditRow>(stream, (head, seq) => {
         const row: UnsealedRow & { subject: string; detail: Record<string, unknown> } = {
@@ -46,7 +60,7 @@ export function createNodeAudit(deps: { store: Store; clock: Clock }): NodeAudit
           transition_id: randomUUID(),
           actor_uid: entry.actor_uid,
           payload_digest: digestOf(entry.detail),
-          prev_hash: head?.state_hash ?? nodeAuditSeed(stream),
+          prev_hash: head?.state_hash ?? nodeAuditSeed(area),
           created_at: new Date(now).toISOString(),
           subject: entry.subject,
           detail: entry.detail,

@@ -1,32 +1,37 @@
-import { sha256Hex, digestOf } from '../../lib/hash.js';
-import type { RowInput, Store } from '../../storage/port.js';
-import {
-  CONTRACTS,
-  transitionsStream,
-  versionsStream,
-  type ContractRecord,
-  type Definition,
-  type Runtime,
-  type TransitionFields,
-  type TransitionRecord,
-  type VersionFields,
-  type VersionRecord,
-} from './contract.types.js';
+import type { LogQuery, RowInput, Store } from '../../storage/port.js';
+import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './contract-runtime.js';
+import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
+
+const CONTRACTS = 'contracts';
+const STREAM_PREFIX = 'contracts/';
+const TRANSITIONS_SUFFIX = '/transitions';
+const transitionsStream = (slug: string) => `${STREAM_PREFIX}${slug}${TRANSITIONS_SUFFIX}`;
+const versionsStream = (slug: string) => `${STREAM_PREFIX}${slug}/versions`;
 
 /** The fields of a transition row the engine decides; the store adds position and hash links. */
 export type TransitionDraft = Omit<TransitionFields, 'id' | 'n' | 'prev_hash' | 'state_hash'>;
 
 /**
- * Contract persistence over the storage port: records in the `contracts` document collection (written
- * only on create, edit and control operations), and per machine two append-only logs, transitions and
- * versions, whose row type is the contract id. A contract's runtime state (current state, fire count,
- * watermarks) is carried by its last transition row, so a fire costs one log append and no document
- * rewrite; it is cached in memory once read.
+ * Contract persistence over the storage port, and the only module that names its collection and logs:
+ * records in a document collection (written only on create, edit and control operations), and per
+ * machine two append-only logs, transitions and versions, whose row type is the contract id. A
+ * contract's runtime state (current state, fire count, watermarks) is carried by its last transition
+ * row, so a fire costs one log append and no document rewrite; it is cached in memory once read. That
+ * cache is the one piece of state a repository holds here: the contracts core builds one repository
+ * and fires through it; other modules only read records and rows.
  */
-export interface ContractStore {
+export interface ContractRepository {
   get(id: string): Promise<ContractRecord | undefined>;
   insert(record: ContractRecord): Promise<void>;
   update(id: string, fn: (current: ContractRecord) => ContractRecord | undefined): Promise<ContractRecord | undefined>;
+  /** The contracts of one machine, in creation order, optionally only those of a status or template (bounded by the machine's quota). */
+  bySlug(slug: string, where?: { status?: string; template_id?: string }): Promise<ContractRecord[]>;
+  /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
+  withStatus(status: ContractRecord['status']): Promise<ContractRecord[]>;
+  /**
+   * Every contract (that passes `filter`), in creation order. A whole-collection read: for the
+   * scheduler's start and its periodic re-read, and the public directory's list and subscribers.
+   */
   list(filter?: (c: ContractRecord) => boolean): Promise<ContractRecord[]>;
   runtime(record: ContractRecord): Promise<Runtime>;
   /** Drops the cached runtime: another process sharing the store may have fired the contract since. */
@@ -39,32 +44,15 @@ export interface ContractStore {
   recentTransitions(record: ContractRecord, limit: number): Promise<TransitionRecord[]>;
   appendVersion(record: ContractRecord, version: VersionFields): Promise<VersionRecord>;
   versions(record: ContractRecord): Promise<VersionRecord[]>;
+  /** Rows of every contract of a machine, in append order (audit recovery, checks). */
+  machineTransitions(slug: string, query?: LogQuery): Promise<TransitionRecord[]>;
+  /** How many transition rows a machine's contracts have written. */
+  transitionCount(slug: string): Promise<number>;
+  /** The machines whose contracts have written at least one transition row. */
+  slugsWithTransitions(): Promise<string[]>;
 }
 
-/** The `prev_hash` of a contract's first transition row. */
-export function contractGenesis(id: string, createdTick: number): string {
-  return sha256Hex(`core-contract|${id}|${createdTick}`);
-}
-
-/** `state_hash` of a transition row: SHA-256 of its canonical JSON without `seq` and `state_hash`. */
-export function transitionHash(row: Record<string, unknown>): string {
-  const { seq: _seq, state_hash: _hash, ...rest } = row;
-  return digestOf(rest);
-}
-
-export function initialState(definition: Definition): string {
-  return Object.keys(definition.states).find((name) => definition.states[name]?.initial === true)!;
-}
-
-export function freshRuntime(record: ContractRecord): Runtime {
-  return { state: initialState(record.definition), entered_tick: record.created_tick, fire_count: 0, watermarks: {}, n: 0, last: undefined };
-}
-
-export function runtimeAfter(row: TransitionRecord): Runtime {
-  return { state: row.to_state, entered_tick: row.entered_tick, fire_count: row.fire_count, watermarks: row.watermarks, n: row.n, last: row };
-}
-
-export function createContractStore(store: Store): ContractStore {
+export function createContractRepository(store: Store): ContractRepository {
   const cache = new Map<string, Runtime>();
 
   async function runtime(record: ContractRecord): Promise<Runtime> {
@@ -80,6 +68,9 @@ export function createContractStore(store: Store): ContractStore {
     get: (id) => store.docs.get<ContractRecord>(CONTRACTS, id),
     insert: (record) => store.docs.insert(CONTRACTS, record.id, record),
     update: (id, fn) => store.docs.update<ContractRecord>(CONTRACTS, id, (current) => (current ? fn(current) : undefined)),
+    bySlug: async (slug, where = {}) =>
+      (await store.docs.find<ContractRecord>(CONTRACTS, { slug, ...(where.status !== undefined ? { status: where.status } : {}), ...(where.template_id !== undefined ? { template_id: where.template_id } : {}) })).items,
+    withStatus: async (status) => (await store.docs.find<ContractRecord>(CONTRACTS, { status })).items,
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
     forget: (id) => void cache.delete(id),
@@ -121,5 +112,9 @@ export function createContractStore(store: Store): ContractStore {
       store.logs.append<VersionRecord>(versionsStream(record.slug), () => ({ ...version, type: record.id, tick: version.tick_number }) as RowInput<VersionRecord>),
 
     versions: (record) => store.logs.read<VersionRecord>(versionsStream(record.slug), { types: [record.id] }),
+    machineTransitions: (slug, query) => store.logs.read<TransitionRecord>(transitionsStream(slug), query),
+    transitionCount: (slug) => store.logs.count(transitionsStream(slug)),
+    slugsWithTransitions: async () =>
+      (await store.logs.streams(STREAM_PREFIX)).filter((s) => s.endsWith(TRANSITIONS_SUFFIX)).map((s) => s.slice(STREAM_PREFIX.length, -TRANSITIONS_SUFFIX.length)),
   };
 }

@@ -1,4 +1,3 @@
-import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { LogRow, Store } from '../../storage/port.js';
 
@@ -22,24 +21,23 @@ interface BlobRow extends LogRow {
  * log per agent so that documents hold only small references and never the content itself. A blob is
  * addressed by its seq and checked against its SHA-256 on every read.
  */
-export interface BlobStore {
-  put(uid: string, content: Buffer): Promise<BlobRef>;
+export interface BlobRepository {
+  /** Appends the content at `tick`; resolves once it is durable. */
+  put(uid: string, content: Buffer, tick: number): Promise<BlobRef>;
   /** The content, or throws when the row is missing or does not match its digest. */
   get(uid: string, ref: Pick<BlobRef, 'seq' | 'sha256'>): Promise<Buffer>;
 }
 
-export function blobStream(uid: string): string {
-  return `agent-blobs/${uid}`;
-}
+const blobStream = (uid: string) => `agent-blobs/${uid}`;
 
-export function createBlobStore(deps: { store: Store; clock: Clock }): BlobStore {
-  const { store, clock } = deps;
+/** The agents' blob logs: the only module that names them. */
+export function createBlobRepository(store: Store): BlobRepository {
   return {
-    async put(uid, content) {
+    async put(uid, content, tick) {
       const sha256 = sha256Hex(content);
       const row = await store.logs.append<BlobRow>(blobStream(uid), () => ({
         type: 'blob',
-        tick: clock.tick(),
+        tick,
         sha256,
         bytes: content.length,
         data: content.toString('base64'),
