@@ -22,7 +22,8 @@ import { createConstantsService } from './domain/constants/constants.service.js'
 import { createIdentityService } from './domain/identity/identity.service.js';
 import { createQuotasService } from './domain/quotas/quotas.service.js';
 import { loadNodeKeys } from './domain/identity/node-keys.js';
-import { countAppends, countSandboxRuns, createMetrics, type Metrics } from './domain/platform/metrics.js';
+import { countSandboxRuns, createMetrics, type Metrics } from './domain/platform/metrics.js';
+import { observeAppends } from './storage/observe-appends.js';
 import { createPlatformService } from './domain/platform/platform.service.js';
 import type { Services } from './domain/services.js';
 import { createOperatorsService } from './domain/operators/operators.service.js';
@@ -114,7 +115,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const bus = createEventBus();
   const startedAt = Date.now();
   const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
-  const store = countAppends(opts.store ?? createStoreFor(config, log), metrics);
+  const store = observeAppends(opts.store ?? createStoreFor(config, log), metrics.appended);
   await store.open();
 
   const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });

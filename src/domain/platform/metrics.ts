@@ -1,7 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createRequestMetrics } from './request-metrics.js';
 import type { SandboxRunner } from '../sandbox/sandbox-runner.js';
-import type { LogRow, RowInput, Store } from '../../storage/port.js';
 
 /** Request durations, seconds: the pipeline's cheap reads sit near 1 ms, solves and sandbox runs higher. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -111,33 +110,6 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
     // prom-client's families, then the request families it does not hold (see request-metrics.ts).
     render: async () => `${await registry.metrics()}\n${requests.render()}`,
   };
-}
-
-/**
- * The store with every log append counted: one wrapper for every adapter instead of a counter in each.
- * Everything else is the adapter's own object, methods bound to it.
- */
-export function countAppends(store: Store, metrics: Pick<Metrics, 'appended'>): Store {
-  const logs = new Proxy(store.logs, {
-    get(target, prop) {
-      if (prop === 'append') {
-        return async <R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) => {
-          const row = await target.append<R>(stream, build);
-          metrics.appended(store.backend, stream, row.seq);
-          return row;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'logs') return logs;
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 /** The sandbox runner with every finished run counted by exit code. */
