@@ -290,6 +290,28 @@ if (databaseUrl === undefined) {
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/docs_fields/);
     });
 
+    it('answers an ordered find from the btree index of its field, reading a page, not sorting the matches', async () => {
+      const { store, schema } = await postgres();
+      const pool = rawPool();
+      await pool.query(
+        `INSERT INTO "${schema}".docs (collection, id, body)
+         SELECT c, c || n, json_build_object('is_public', n % 10 <> 0, 'genesis_tick', n / 3)
+         FROM unnest(ARRAY['machines', 'keys']) AS c, generate_series(1, 5000) AS n`,
+      );
+      await pool.query(`ANALYZE "${schema}".docs`);
+      const page = await store.docs.find<{ genesis_tick: number }>('machines', { is_public: true }, { limit: 3, orderBy: { field: 'genesis_tick', desc: true } });
+      expect(page.items.map((m) => m.genesis_tick)).toEqual([1666, 1666, 1665]);
+      const num = `"${schema}".doc_number(body, 'genesis_tick')`;
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT pos FROM "${schema}".docs WHERE collection = 'machines' AND ${num} IS NOT NULL
+           AND "${schema}".doc_fields(collection, body) @> '{"c":"machines","f":{"is_public":true}}'::jsonb
+           ORDER BY ${num} DESC, pos DESC LIMIT 4`,
+      );
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/docs_order_genesis_tick/);
+      expect(text).not.toMatch(/Sort/);
+    });
+
     it('applies each migration once when several stores open a new schema at the same time', async () => {
       const schema = uniqueSchema();
       onTestFinished(() => dropSchema(schema));

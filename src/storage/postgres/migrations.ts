@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { inTransaction, type Tables } from './sql.js';
 
+/**
+ * The fields an ordered `find` reads from an index (migration 3): machines by genesis tick, activity
+ * records by their last tick. Never edit: a new field needs a new migration.
+ */
+export const ORDERED_FIELDS = ['genesis_tick', 'last_tick'] as const;
+
 /** One schema change: `sql` returns the statements for the store's tables. Never edit a released one; add the next. */
 export interface Migration {
   version: number;
@@ -75,6 +81,30 @@ export const MIGRATIONS: readonly Migration[] = [
       END
       $fn$;
       CREATE INDEX IF NOT EXISTS docs_fields ON ${t.docs} USING gin (${t.schema}.doc_fields(collection, body) jsonb_path_ops);
+    `,
+  },
+  {
+    version: 3,
+    name: 'ordered document fields',
+    // A record's top-level number as double precision (null for anything else), and a btree per field
+    // that ordered finds use, so "the newest public machines" or "the machines active since tick t" read
+    // a page of the index instead of sorting every match. Partial: only records holding that number.
+    sql: (t) => `
+      CREATE OR REPLACE FUNCTION ${t.schema}.doc_number(body json, field text) RETURNS double precision
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+        SELECT CASE
+          WHEN json_typeof(body) <> 'object' THEN NULL
+          WHEN strpos(body::text, chr(92) || 'u0000') = 0 THEN
+            CASE WHEN json_typeof(body -> field) = 'number' THEN (body ->> field)::double precision END
+          -- Rare: reading a field of a body holding a \\u0000 escape can fail; doc_fields reads it safely.
+          ELSE (SELECT CASE WHEN jsonb_typeof(f -> field) = 'number' THEN (f ->> field)::double precision END
+                FROM (SELECT ${t.schema}.doc_fields('', body) -> 'f' AS f) AS fields)
+        END
+      $fn$;
+      ${ORDERED_FIELDS.map(
+        (field) => `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(body, '${field}'), pos)
+        WHERE ${t.schema}.doc_number(body, '${field}') IS NOT NULL;`,
+      ).join('\n')}
     `,
   },
 ];
