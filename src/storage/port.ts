@@ -65,7 +65,7 @@ export interface DocStore {
    * insertion order, both reversed by `desc`), and only records whose field holds a number are returned.
    * Its cursor is a position in that order: the next page starts after it even if its record changed or
    * went. lowdb keeps a sorted in-memory index per ordered field; PostgreSQL answers from the btree
-   * index of migration 3 for the fields it names (`genesis_tick`, `last_tick`), and correctly but by
+   * index of migration 3 for the fields it names (`genesis_tick`, `last_tick`, `signed_tick`), and correctly but by
    * sorting the matches for any other field.
    */
   find<T extends object>(collection: string, where: DocWhere, page?: DocPageRequest): Promise<DocPage<T>>;

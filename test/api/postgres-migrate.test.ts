@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { chainStream, MACHINES } from '../../src/domain/chain/machine.js';
+import { chainStream } from '../../src/domain/chain/machine.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { migrateFromLowdb, runMigrate } from '../../src/migrate-lowdb.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn } from '../helpers/durable-server.js';
@@ -36,7 +37,7 @@ if (databaseUrl === undefined) {
       await target.open();
       try {
         expect(await target.logs.read(chainStream('moved'))).toEqual(before);
-        expect(await target.docs.get(MACHINES, 'moved')).toMatchObject({ slug: 'moved' });
+        expect(await createMachineRepository(target).get('moved')).toMatchObject({ slug: 'moved' });
         await expect(migrateFromLowdb(dir, target)).rejects.toThrow(/already holds data/);
       } finally {
         await target.close();

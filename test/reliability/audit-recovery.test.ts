@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { transitionsStream } from '../../src/domain/contracts/contract.types.js';
 import { tallyStream, type EnvelopeRow } from '../../src/domain/economy/tally-token.js';
 import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
@@ -44,7 +45,7 @@ const start = (dir: string, backend: Backend) =>
  * fire and an envelope that do have theirs.
  */
 async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock): Promise<{ fireId: string; envelopeId: string; auditedFire: string; auditedEnvelope: string; paidFire: string; refusedFire: string }> {
-  const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG))!;
+  const machine = (await createMachineRepository(store).get(SLUG))!;
   const chain = createChainService({ store, clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
     store.logs.append(transitionsStream(SLUG), (head) => ({

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { PLANS, versionDocId, type PlanDoc } from '../../src/domain/agents/plan-records.js';
 import { envelopeId, tallyStream, TALLY_TOKENS, type EnvelopeRow, type TokenRecord } from '../../src/domain/economy/tally-token.js';
@@ -216,7 +217,7 @@ export async function verifyStore(
   /** Fires and envelopes (ids) that must have their audit row by now, or 'all' (after a graceful stop). */
   mustBeAudited: ReadonlySet<string> | 'all' = new Set(),
 ): Promise<Verified & { known: Known }> {
-  const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG)) ?? fail('the machine record is gone');
+  const machine = (await createMachineRepository(store).get(SLUG)) ?? fail('the machine record is gone');
   const rows = await store.logs.read<ChainRow>(chainStream(SLUG));
   // The offline verifier (what `core-server verify` runs): consecutive seqs, hashes, links, genesis seed.
   const verdict = verifyChainExport(rows, { slug: SLUG, genesisTick: machine.genesis_tick });

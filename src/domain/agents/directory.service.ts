@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
-import { GRANTS, MACHINES, type MachineRecord, type RoleGrant } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import { USERS, type UserRecord } from '../identity/identity.service.js';
 import { ATTACHED_SKILLS } from './skills.service.js';
 import { PROFILES, type AgentProfile } from './state.service.js';
@@ -27,16 +27,17 @@ export interface DirectoryService {
  */
 export function createDirectoryService(deps: { store: Store }): DirectoryService {
   const { store } = deps;
+  const machineRecords = createMachineRepository(store);
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
     const wanted = new Set(users.map((u) => u.uid));
-    const [profiles, skills, machines, grants] = await Promise.all([
+    const [profiles, skills, publicMachines] = await Promise.all([
       store.docs.list<AgentProfile>(PROFILES, (p) => wanted.has(p.uid)),
       store.docs.list<{ uid: string; name: string }>(ATTACHED_SKILLS, (s) => wanted.has(s.uid)),
-      store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public),
-      store.docs.list<RoleGrant>(GRANTS, (g) => wanted.has(g.uid)),
+      // Per user, from the owner and grant indexes: the public machines are never all read.
+      Promise.all(users.map(async (u) => [u.uid, await machineRecords.publicSlugsOf(u.uid)] as const)),
     ]);
-    const publicSlugs = new Set(machines.map((m) => m.slug));
+    const publicOf = new Map(publicMachines);
     const names = new Map(profiles.map((p) => [p.uid, p.display_name]));
     const by = <T>(list: T[], uidOf: (t: T) => string, value: (t: T) => string) => {
       const map = new Map<string, string[]>();
@@ -44,13 +45,11 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
       return map;
     };
     const skillsOf = by(skills, (s) => s.uid, (s) => s.name);
-    const owned = by(machines, (m) => m.owner_uid, (m) => m.slug);
-    const member = by(grants.filter((g) => publicSlugs.has(g.slug)), (g) => g.uid, (g) => g.slug);
     return users.map((user) => ({
       uid: user.uid,
       display_name: names.get(user.uid) ?? null,
       skills: (skillsOf.get(user.uid) ?? []).sort(),
-      public_machines: [...new Set([...(owned.get(user.uid) ?? []), ...(member.get(user.uid) ?? [])])].sort(),
+      public_machines: publicOf.get(user.uid) ?? [],
       created_at: user.created_at,
     }));
   }

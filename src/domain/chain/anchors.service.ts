@@ -24,7 +24,8 @@ import {
 } from './anchor.js';
 import type { ChainService, WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { chainStream, type MachineRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 import type { MachinesService } from './machines.service.js';
 import { storedSecret } from '../identity/stored-secret.js';
 
@@ -65,10 +66,11 @@ export interface AnchorsService {
 
 export function createAnchorsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): AnchorsService {
   const { store, clock, chain, machines } = deps;
+  const machineRecords = createMachineRepository(store);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
-  const machineDoc = (slug: string) => store.docs.get<MachineRecord>(MACHINES, slug);
+  const machineDoc = (slug: string) => machineRecords.get(slug);
   const emptyConfig = (slug: string): AnchorConfigRecord => ({
     slug, enabled: false, mother_slug: null, every_ticks: DEFAULT_ANCHOR_EVERY_TICKS, key_id: null,
     last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,

@@ -8,7 +8,8 @@ import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { chainStream, type MachineRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 
 /** Per machine: how far its transitions and envelopes are known to have their chain rows (see `Mark`). */
 export const AUDIT_RECOVERY_MARKS = 'audit-recovery';
@@ -88,6 +89,7 @@ export interface AuditRecovery {
 
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
+  const machineRecords = createMachineRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
@@ -131,7 +133,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   }
 
   async function machinePass(slug: string, report: RecoveryReport): Promise<void> {
-    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+    const machine = await machineRecords.get(slug);
     if (!machine || stopped) return;
     const mark = await store.docs.get<Mark>(AUDIT_RECOVERY_MARKS, slug);
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.

@@ -10,6 +10,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { chainStream, payloadStream, type MachineRecord } from './machine.js';
 import { genesisSeed, seal, type ChainRow } from './hash-chain.js';
 import { createPayloadVault, type PayloadRow } from './payload-vault.js';
+import { createMachineRepository } from './machine-repository.js';
 
 export interface AppendInput {
   type: string;
@@ -73,6 +74,15 @@ export interface ChainService {
 export function createChainService(deps: { store: Store; clock: Clock; bus: EventBus }): ChainService {
   const { store, clock, bus } = deps;
   const vault = createPayloadVault({ store, now: clock.now });
+  const machines = createMachineRepository(store);
+  /** The newest tick this process recorded as each machine's activity: one activity write per machine per tick. */
+  const touchedAt = new Map<string, number>();
+
+  async function touch(slug: string, tick: number): Promise<void> {
+    if ((touchedAt.get(slug) ?? -Infinity) >= tick) return;
+    await machines.touched(slug, tick);
+    touchedAt.set(slug, Math.max(tick, touchedAt.get(slug) ?? -Infinity));
+  }
 
   const service: ChainService = {
     async recordEvent(machine, caller, event) {
@@ -107,6 +117,11 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
       const { payload } = input;
       if (payload !== undefined) await vault.ready();
       const now = clock.now();
+      // The activity index is written beside the row, not after it: a tick recorded for a row that then
+      // fails only makes `active` look at a machine with nothing new, which it skips.
+      const tickNow = clock.tick();
+      const touching = touch(machine.slug, tickNow);
+      touching.catch(() => undefined);
       let payloadStored: Promise<unknown> | undefined;
       const row = await store.logs.append<ChainRow>(chainStream(machine.slug), (head, seq) => {
         const sealed = seal({
@@ -133,6 +148,9 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
         return sealed;
       });
       await payloadStored;
+      await touching;
+      // The row's tick is above the clock's only when the clock stepped back under the chain's head.
+      if (row.tick > tickNow) await touch(machine.slug, row.tick);
       bus.emit('audit.appended', { slug: machine.slug, isPublic: machine.is_public, row });
       return row;
     },

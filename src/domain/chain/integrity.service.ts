@@ -12,7 +12,7 @@ import {
 } from './checkpoint.js';
 import type { CheckpointsService } from './checkpoints.service.js';
 import { verifyChain, type ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { chainStream, type MachineRecord } from './machine.js';
 import type { MachinesService } from './machines.service.js';
 
 /** Rows read per step of a walk: memory stays flat whatever the chain's length. */
@@ -130,11 +130,7 @@ export function createIntegrityService(deps: {
         if (list.length > query.limit) list.shift();
       }
     } else {
-      const publicSlugs = new Set((await store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public)).map((m) => m.slug));
-      list = (await checkpoints.latestAll())
-        .filter((c) => publicSlugs.has(c.slug))
-        .sort((a, b) => b.signed_tick - a.signed_tick || a.slug.localeCompare(b.slug))
-        .slice(0, query.limit);
+      list = await checkpoints.newestPublic(query.limit);
     }
     const unsigned: Omit<SealArtifact, 'signature'> = {
       ok: true,

@@ -46,10 +46,6 @@ export interface RoleGrant {
   granted_at: string;
 }
 
-export const MACHINES = 'machines';
-export const GRANTS = 'machine-roles';
-export const READ_TOKENS = 'machine-read-tokens';
-
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** Slugs that would shadow the global `/api/chain/...` routes. */

@@ -3,7 +3,8 @@ import type { SseEvent, SseSource } from '../../registry/types.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { chainStream, type MachineRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 import { createOrderedRelay } from './ordered-relay.js';
 
 /** At most this many missed rows are replayed on resume; older ones are announced by a `replay.skipped` event. */
@@ -33,6 +34,7 @@ interface Entry {
 
 export function createStreamsService(deps: { store: Store; bus: EventBus; chain: ChainService; onError?: (err: unknown) => void }): StreamsService {
   const { store, bus, chain } = deps;
+  const machineRecords = createMachineRepository(store);
   const backlog: Entry[] = [];
   let counter = 0;
   const listeners = new Set<(entry: Entry) => void>();
@@ -46,7 +48,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
     for (const listener of listeners) listener(entry);
   });
 
-  const isPublicNow = async (slug: string) => (await store.docs.get<MachineRecord>(MACHINES, slug))?.is_public === true;
+  const isPublicNow = async (slug: string) => (await machineRecords.get(slug))?.is_public === true;
 
   function explore(machine: MachineRecord, opts: { publicOnly: boolean }): SseSource {
     const { slug } = machine;

@@ -5,7 +5,8 @@ import { digestOf, randomToken, sameDigest, sha256Hex } from '../../lib/hash.js'
 import type { Caller } from '../../registry/types.js';
 import type { LogRow, Store } from '../../storage/port.js';
 import type { ChainService, WriteResult } from '../chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';
 import { siteUid } from './site-proxy.js';
@@ -74,6 +75,7 @@ export interface SiteService {
 
 export function createSiteService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): SiteService {
   const { store, clock, chain, machines } = deps;
+  const machineRecords = createMachineRepository(store);
   const siteStream = (slug: string) => `site/${slug}`;
   const fileView = ({ sha, path, content_type, size, uploaded_tick, uploaded_by, created_at }: FileRecord): SiteFile => ({
     sha, path, content_type, size, uploaded_tick, uploaded_by, created_at,
@@ -82,7 +84,7 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
   async function authorizeUpload(slug: string, caller: Caller, publishKey: string | undefined): Promise<{ machine: MachineRecord; actor: string | null }> {
     if (publishKey !== undefined) {
       const key = await store.docs.get<PublishKeyRecord>(KEYS, slug);
-      const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+      const machine = await machineRecords.get(slug);
       if (key && machine && sameDigest(sha256Hex(publishKey), key.key_hash)) return { machine, actor: null };
       await machines.readable(slug, caller);
       throw errors.forbidden(`That publish key is not valid for the site of "${slug}" (revoked or replaced); ask an admin for the current one`);

@@ -3,9 +3,10 @@ import { inTransaction, type Tables } from './sql.js';
 
 /**
  * The fields an ordered `find` reads from an index (migration 3): machines by genesis tick, activity
- * records by their last tick. Never edit: a new field needs a new migration.
+ * records by their last tick, checkpoints by the tick they were signed. Never edit: a new field needs
+ * a new migration.
  */
-export const ORDERED_FIELDS = ['genesis_tick', 'last_tick'] as const;
+export const ORDERED_FIELDS = ['genesis_tick', 'last_tick', 'signed_tick'] as const;
 
 /** One schema change: `sql` returns the statements for the store's tables. Never edit a released one; add the next. */
 export interface Migration {
