@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import type { MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import type { DirServer } from '../helpers/durable-server.js';
@@ -24,7 +25,7 @@ const every = (ticks: number) => ({
 });
 
 async function chainRows(server: DirServer, slug: string): Promise<ChainRow[]> {
-  return server.core.store.logs.read<ChainRow>(chainStream(slug));
+  return createChainLogRepository(server.core.store).read(slug);
 }
 
 function expectLinear(rows: ChainRow[], machine: MachineRecord): void {

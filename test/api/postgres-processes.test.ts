@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import type { MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { TICK_MS, tickOf, tickStartMs } from '../../src/lib/clock.js';
@@ -172,7 +173,7 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
       expect(await b.exited).toBe(0);
 
       const machine = (await createMachineRepository(observer).get(slug))!;
-      const chain = await observer.logs.read<ChainRow>(chainStream(slug));
+      const chain = await createChainLogRepository(observer).read(slug);
       expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i));
       expect(verifyChain(chain, genesisSeed(machine.slug, machine.genesis_tick))).toMatchObject({ valid: true, broken_seq: null });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import type { MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { transitionsStream } from '../../src/domain/contracts/contract.types.js';
 import { tallyStream, type EnvelopeRow } from '../../src/domain/economy/tally-token.js';
@@ -104,7 +105,7 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
 }
 
 async function chainRows(store: Store): Promise<ChainRow[]> {
-  return store.logs.read<ChainRow>(chainStream(SLUG));
+  return createChainLogRepository(store).read(SLUG);
 }
 
 /** The fire's envelopes (a fire has at most one). */

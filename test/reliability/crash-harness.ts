@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, type MachineRecord } from '../../src/domain/chain/machine.js';
+import type { MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { transitionsStream, type TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { PLANS, versionDocId, type PlanDoc } from '../../src/domain/agents/plan-records.js';
@@ -218,7 +219,7 @@ export async function verifyStore(
   mustBeAudited: ReadonlySet<string> | 'all' = new Set(),
 ): Promise<Verified & { known: Known }> {
   const machine = (await createMachineRepository(store).get(SLUG)) ?? fail('the machine record is gone');
-  const rows = await store.logs.read<ChainRow>(chainStream(SLUG));
+  const rows = await createChainLogRepository(store).read(SLUG);
   // The offline verifier (what `core-server verify` runs): consecutive seqs, hashes, links, genesis seed.
   const verdict = verifyChainExport(rows, { slug: SLUG, genesisTick: machine.genesis_tick });
   if (!verdict.valid || verdict.genesis !== 'verified') fail(`the chain does not verify: ${verdict.problems.join('; ')} (genesis ${verdict.genesis})`);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
+import { runMachineRepositoryContract } from './machine-repository.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
 
@@ -17,6 +18,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     describeDocFindContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
+    runMachineRepositoryContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

@@ -24,7 +24,8 @@ import {
 } from './anchor.js';
 import type { ChainService, WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 import type { MachinesService } from './machines.service.js';
 import { storedSecret } from '../identity/stored-secret.js';
@@ -66,6 +67,7 @@ export interface AnchorsService {
 
 export function createAnchorsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): AnchorsService {
   const { store, clock, chain, machines } = deps;
+  const chainLog = createChainLogRepository(store);
   const machineRecords = createMachineRepository(store);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -132,7 +134,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const child = await machineDoc(key.slug);
       if (!child) throw errors.notFound(`No machine ${key.id_hash}`);
       if (child.slug === motherSlug) throw errors.unprocessable('A machine cannot anchor into itself; choose another mother');
-      const row = await store.logs.get<ChainRow>(chainStream(child.slug), full.head_seq);
+      const row = await chainLog.row(child.slug, full.head_seq);
       if (!row || row.state_hash !== full.head_hash || row.tick !== full.head_tick) {
         throw errors.unprocessable(`seq ${full.head_seq} of machine ${key.id_hash} does not have that hash and tick: anchor an existing head`);
       }
@@ -248,7 +250,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         const readable = await machines.readable(rec.mother_slug, caller).then(() => true, () => false);
         if (!readable) continue;
         const mine = child !== undefined && own.includes(rec.id_hash) ? child : undefined;
-        const row = mine ? await store.logs.get<ChainRow>(chainStream(mine.slug), rec.last.head_seq) : undefined;
+        const row = mine ? await chainLog.row(mine.slug, rec.last.head_seq) : undefined;
         anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
       }
       const anchored = anchors.length > 0;

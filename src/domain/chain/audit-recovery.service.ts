@@ -8,7 +8,8 @@ import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 
 /** Per machine: how far its transitions and envelopes are known to have their chain rows (see `Mark`). */
@@ -89,6 +90,7 @@ export interface AuditRecovery {
 
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
+  const chainLog = createChainLogRepository(store);
   const machineRecords = createMachineRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
@@ -100,7 +102,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const ids = new Set<string>();
     let query: { fromSeq: number } | { fromTick: number } = from;
     for (;;) {
-      const rows = await store.logs.read<ChainRow>(chainStream(slug), { ...query, types, limit: PAGE });
+      const rows = await chainLog.read(slug, { ...query, types, limit: PAGE });
       for (const r of rows) ids.add(r.transition_id);
       if (rows.length < PAGE) return ids;
       query = { fromSeq: rows[rows.length - 1]!.seq + 1 };
@@ -137,7 +139,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     if (!machine || stopped) return;
     const mark = await store.docs.get<Mark>(AUDIT_RECOVERY_MARKS, slug);
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.
-    const chainAt = await store.logs.count(chainStream(slug));
+    const chainAt = await chainLog.count(slug);
     // Read before the transitions' count too: a fire's envelope is minted after its row.
     const eCount = await store.logs.count(tallyStream(slug));
     const tCount = await store.logs.count(transitionsStream(slug));

@@ -67,18 +67,6 @@ export function checkSlug(slug: string): void {
   }
 }
 
-export function chainStream(slug: string): string {
-  return `chain/${slug}`;
-}
-
-/** Encrypted payloads of a machine's rows, one row per chain row that kept a payload, in chain order. */
-export function payloadStream(slug: string): string {
-  return `payloads/${slug}`;
-}
-
-/** The node's log of submissions rejected before they reached any chain. */
-export const REJECTION_STREAM = 'node/rejections';
-
 /** Whether the machine's share token exists and has not expired at `nowMs`. */
 export function shareActive(machine: MachineRecord, nowMs: number): boolean {
   if (!machine.share_token_hash) return false;

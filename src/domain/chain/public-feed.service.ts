@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
-import { chainStream } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
 
@@ -50,6 +50,7 @@ export function publicView(view: MachineView): PublicMachineView {
 export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
   const { store, clock, bus, machines } = deps;
   const repository = createMachineRepository(store);
+  const chainLog = createChainLogRepository(store);
   const isPublic = async (slug: string): Promise<boolean> => (await repository.get(slug))?.is_public === true;
   const ring = createRecentRing({ store, activeFirst: () => repository.activeSince(0), isPublic });
   let cache = new Map<string, { tick: number; value: unknown }>();
@@ -92,11 +93,10 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         const found = await Promise.all(recent.map((slug) => repository.get(slug)));
         for (const m of found) {
           if (!m?.is_public) continue;
-          const stream = chainStream(m.slug);
-          const head = await store.logs.head<ChainRow>(stream);
+          const head = await chainLog.head(m.slug);
           if (!head || head.tick < since) continue;
-          const count = await store.logs.count(stream);
-          const [first] = await store.logs.read<ChainRow>(stream, { fromTick: since, limit: 1 });
+          const count = await chainLog.count(m.slug);
+          const [first] = await chainLog.read(m.slug, { fromTick: since, limit: 1 });
           const n = first ? count - first.seq : 0;
           if (n > 0) counted.push({ slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick });
         }
@@ -137,7 +137,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
           repository.countWithStatus('archived'),
         ]);
         let rows = 0;
-        for await (const m of repository.each()) rows += await store.logs.count(chainStream(m.slug));
+        for await (const m of repository.each()) rows += await chainLog.count(m.slug);
         let recent = 0;
         for await (const _ of repository.activeSince(tick - 59)) recent++;
         return {

@@ -1,6 +1,6 @@
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import type { MachineActivity } from './machine-repository.js';
 
 export interface RingEntry {
@@ -59,7 +59,7 @@ export function createRecentRing(deps: {
   }
 
   async function newestOf(slug: string): Promise<RingEntry[]> {
-    const rows = await deps.store.logs.read<ChainRow>(chainStream(slug), { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
+    const rows = await createChainLogRepository(deps.store).read(slug, { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
     return rows.map((row) => ({ slug, row }));
   }
 

@@ -3,7 +3,8 @@ import type { SseEvent, SseSource } from '../../registry/types.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createOrderedRelay } from './ordered-relay.js';
 
@@ -34,6 +35,7 @@ interface Entry {
 
 export function createStreamsService(deps: { store: Store; bus: EventBus; chain: ChainService; onError?: (err: unknown) => void }): StreamsService {
   const { store, bus, chain } = deps;
+  const chainLog = createChainLogRepository(store);
   const machineRecords = createMachineRepository(store);
   const backlog: Entry[] = [];
   let counter = 0;
@@ -57,7 +59,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
         const resumeAfter = seqOfEventId(lastEventId, slug);
         const relay = createOrderedRelay<ChainRow>({
           seqOf: (row) => row.seq,
-          fetch: (from, to, limit) => store.logs.read<ChainRow>(chainStream(slug), { fromSeq: from, toSeq: to, limit }),
+          fetch: (from, to, limit) => chainLog.read(slug, { fromSeq: from, toSeq: to, limit }),
           start: chain.head(slug).then((head) => {
             const headSeq = head?.seq ?? -1;
             let after = resumeAfter === undefined ? headSeq : Math.min(resumeAfter, headSeq);
