@@ -1,7 +1,7 @@
 import type { DocStore, DocWhere } from './port.js';
 
-/** Records read per ordered page while looking for the top ones. */
-const PAGE = 200;
+/** Most records read per ordered page while looking for the top ones (the first page holds `limit + 1`, each next one twice as many). */
+const MAX_PAGE = 400;
 
 /**
  * The first `limit` records by `compare`, where `compare` sorts by `field` (highest first) and then
@@ -24,8 +24,10 @@ export async function topByField<T extends Record<string, unknown>>(
   // Read highest first and, among equal values, latest inserted first: reversed, a stable sort keeps insertion order for ties.
   const finish = (): T[] => kept.reverse().sort(compare).slice(0, limit);
   let after: string | undefined;
+  let size = Math.min(limit + 1, MAX_PAGE);
   for (;;) {
-    const page = await docs.find<T>(collection, where, { limit: PAGE, orderBy: { field, desc: true }, ...(after === undefined ? {} : { after }) });
+    const page = await docs.find<T>(collection, where, { limit: size, orderBy: { field, desc: true }, ...(after === undefined ? {} : { after }) });
+    size = Math.min(size * 2, MAX_PAGE);
     const wanted = await keep(page.items);
     for (const [i, record] of page.items.entries()) {
       const boundary = kept.length >= limit ? (kept[limit - 1]![field] as number) : undefined;

@@ -8,6 +8,12 @@ const READ_TOKENS = 'machine-read-tokens';
 /** One record per machine that has rows: the tick of its newest row, for "active since" lists. */
 const ACTIVITY = 'machine-activity';
 
+/**
+ * Kept in the activity collection once every machine stored before the index existed was entered in it.
+ * Its id is no slug (slugs hold no ':'), and it holds no `last_tick`, so no ordered read returns it.
+ */
+const BACKFILLED = ':backfilled';
+
 /** Records read per page when walking machines in insertion order. */
 const WALK_PAGE = 500;
 
@@ -30,10 +36,12 @@ export function createMachineRepository(store: Store) {
   const { docs } = store;
 
   /** Machines in insertion order from the start, a page of the store at a time (lazily). */
-  async function* walk(where: Record<string, string | boolean>): AsyncGenerator<MachineRecord> {
+  async function* walk(where: Record<string, string | boolean>, firstPage: number): AsyncGenerator<MachineRecord> {
     let after: string | undefined;
+    let limit = Math.min(firstPage, WALK_PAGE);
     do {
-      const page = await docs.find<MachineRecord>(MACHINES, where, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
+      const page = await docs.find<MachineRecord>(MACHINES, where, { limit, ...(after === undefined ? {} : { after }) });
+      limit = WALK_PAGE;
       yield* page.items;
       after = page.next;
     } while (after !== undefined);
@@ -69,9 +77,10 @@ export function createMachineRepository(store: Store) {
       topByField<MachineRecord & Record<string, unknown>>(docs, MACHINES, { is_public: true }, 'genesis_tick', limit, byGenesisDesc),
     /**
      * Machines in insertion order, only public ones when `publicOnly`. Lazy: a caller that stops early
-     * reads only the pages it went through. For background work (checkpoints, migration) every machine.
+     * reads only the pages it went through; `expected` (how many it expects to take) sizes the first.
+     * For background work (checkpoints, migration) every machine.
      */
-    each: (publicOnly = false): AsyncGenerator<MachineRecord> => walk(publicOnly ? { is_public: true } : {}),
+    each: (publicOnly = false, expected = WALK_PAGE): AsyncGenerator<MachineRecord> => walk(publicOnly ? { is_public: true } : {}, expected),
     /** Which of `slugs` name public machines now (one keyed read per distinct slug, batched by the store). */
     async publicAmong(slugs: Iterable<string>): Promise<Set<string>> {
       const distinct = [...new Set(slugs)];
@@ -112,6 +121,9 @@ export function createMachineRepository(store: Store) {
     async touched(slug: string, tick: number): Promise<void> {
       await docs.update<MachineActivity>(ACTIVITY, slug, (current) => (current !== undefined && current.last_tick >= tick ? undefined : { slug, last_tick: tick }));
     },
+    /** Whether every machine stored before the activity index existed has been entered in it. */
+    activityBackfilled: async (): Promise<boolean> => (await docs.get(ACTIVITY, BACKFILLED)) !== undefined,
+    markActivityBackfilled: (): Promise<void> => docs.put(ACTIVITY, BACKFILLED, { backfilled: true }),
     /**
      * The machines whose newest row is at tick `since` or later, latest first (from the ordered index:
      * reads only those). Lazy, a page at a time, so a caller can stop early.

@@ -222,7 +222,9 @@ export function createMachinesService(deps: {
       }
       // Without private machines of its own the caller sees the public ones: read from their index.
       const visible: MachineRecord[] = [];
-      for await (const machine of machines.each(mine.size === 0)) {
+      // The first page is sized for the page wanted (twice that when private machines are mixed in); later ones are full.
+      const wanted = offset + limit + 1;
+      for await (const machine of machines.each(mine.size === 0, mine.size === 0 ? wanted : 2 * wanted)) {
         if (machine.is_public || mine.has(machine.slug)) visible.push(machine);
         if (visible.length > offset + limit) break;
       }

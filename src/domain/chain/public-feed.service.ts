@@ -5,6 +5,7 @@ import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
 import { createChainLogRepository } from './chain-log-repository.js';
+import type { MachineRecord } from './machine.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
 
@@ -47,12 +48,38 @@ export function publicView(view: MachineView): PublicMachineView {
   return rest;
 }
 
+/** Machines whose logs `active` reads at once. */
+const ACTIVE_BATCH = 32;
+
 export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
   const { store, clock, bus, machines } = deps;
   const repository = createMachineRepository(store);
   const chainLog = createChainLogRepository(store);
   const isPublic = async (slug: string): Promise<boolean> => (await repository.get(slug))?.is_public === true;
-  const ring = createRecentRing({ store, activeFirst: () => repository.activeSince(0), isPublic });
+  /**
+   * Data written before the activity index existed is entered in it once (each machine's head tick), in
+   * the background from start; the reads that use the index wait for it. Idempotent, so processes
+   * sharing a store may both run it.
+   */
+  let backfill: Promise<void> | undefined;
+  const activityReady = (): Promise<void> =>
+    (backfill ??= (async () => {
+      if (await repository.activityBackfilled()) return;
+      for await (const m of repository.each()) {
+        const head = await chainLog.head(m.slug);
+        if (head !== undefined) await repository.touched(m.slug, head.tick);
+      }
+      await repository.markActivityBackfilled();
+    })().catch((err: unknown) => {
+      backfill = undefined;
+      throw err;
+    }));
+  activityReady().catch(() => undefined);
+  async function* activeSince(tick: number) {
+    await activityReady();
+    yield* repository.activeSince(tick);
+  }
+  const ring = createRecentRing({ store, activeFirst: () => activeSince(0), isPublic });
   let cache = new Map<string, { tick: number; value: unknown }>();
 
   bus.on('audit.appended', ({ slug, isPublic: pub, row }) => {
@@ -89,16 +116,22 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         const counted: ActiveMachine[] = [];
         // Only machines with a row since `since` are read (the activity index), not every public one.
         const recent: string[] = [];
-        for await (const activity of repository.activeSince(since)) recent.push(activity.slug);
+        for await (const activity of activeSince(since)) recent.push(activity.slug);
         const found = await Promise.all(recent.map((slug) => repository.get(slug)));
-        for (const m of found) {
-          if (!m?.is_public) continue;
-          const head = await chainLog.head(m.slug);
-          if (!head || head.tick < since) continue;
-          const count = await chainLog.count(m.slug);
-          const [first] = await chainLog.read(m.slug, { fromTick: since, limit: 1 });
-          const n = first ? count - first.seq : 0;
-          if (n > 0) counted.push({ slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick });
+        const count = async (m: MachineRecord): Promise<ActiveMachine | undefined> => {
+          const [head, total, [first]] = await Promise.all([
+            chainLog.head(m.slug),
+            chainLog.count(m.slug),
+            chainLog.read(m.slug, { fromTick: since, limit: 1 }),
+          ]);
+          if (!head || head.tick < since || !first) return undefined;
+          const n = total - first.seq;
+          return n > 0 ? { slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick } : undefined;
+        };
+        // A batch of machines at a time: their log reads overlap (PostgreSQL sends them together).
+        const candidates = found.filter((m): m is MachineRecord => m?.is_public === true);
+        for (let i = 0; i < candidates.length; i += ACTIVE_BATCH) {
+          for (const a of await Promise.all(candidates.slice(i, i + ACTIVE_BATCH).map(count))) if (a) counted.push(a);
         }
         counted.sort((a, b) => b.transition_count - a.transition_count || b.last_tick - a.last_tick || a.slug.localeCompare(b.slug));
         return { since_tick: since, machines: counted.slice(0, limit) };
@@ -139,7 +172,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         let rows = 0;
         for await (const m of repository.each()) rows += await chainLog.count(m.slug);
         let recent = 0;
-        for await (const _ of repository.activeSince(tick - 59)) recent++;
+        for await (const _ of activeSince(tick - 59)) recent++;
         return {
           tick,
           machines_total: total,

@@ -18,7 +18,8 @@ export interface Migration {
 /**
  * The schema, oldest first. JSON goes in `json` columns, not `jsonb`: `json` keeps the text as written,
  * so records come back with their keys in the order they were stored (as on lowdb) and strings may hold
- * U+0000, which `jsonb` refuses. Documents are queried inside only through `doc_fields` (migration 2);
+ * U+0000, which `jsonb` refuses. Documents are queried inside only through `doc_fields` (migration 2, stored
+ * in the `fields` column since migration 3) and `doc_number` (migration 3);
  * the fields log reads filter on (seq, tick, type) have columns of their own.
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -86,11 +87,17 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'ordered document fields',
-    // A record's top-level number as double precision (null for anything else), and a btree per field
-    // that ordered finds use, so "the newest public machines" or "the machines active since tick t" read
-    // a page of the index instead of sorting every match. Partial: only records holding that number.
+    name: 'stored document fields, ordered document fields',
+    // doc_fields is stored in a generated column, indexed by GIN: jsonb_path_ops is lossy, so every
+    // match is rechecked, and rechecking a stored jsonb costs a fraction of calling doc_fields (which
+    // parses the body) again for each match (counting 5,000 matches: 57 ms before, a few after).
+    // Then a record's top-level number as double precision (null for anything else), and a btree per
+    // field that ordered finds use, so "the newest public machines" or "the machines active since tick
+    // t" read a page of the index instead of sorting every match. Partial: only records with the number.
     sql: (t) => `
+      ALTER TABLE ${t.docs} ADD COLUMN IF NOT EXISTS fields jsonb GENERATED ALWAYS AS (${t.schema}.doc_fields(collection, body)) STORED;
+      CREATE INDEX IF NOT EXISTS docs_fields_stored ON ${t.docs} USING gin (fields jsonb_path_ops);
+      DROP INDEX IF EXISTS ${t.schema}.docs_fields;
       CREATE OR REPLACE FUNCTION ${t.schema}.doc_number(body json, field text) RETURNS double precision
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
         SELECT CASE

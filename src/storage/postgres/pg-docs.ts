@@ -40,10 +40,10 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
     list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
     count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
-    countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1 AND ${t.schema}.doc_fields(collection, body) @> $2::jsonb`,
-    // The expression is the indexed one (migration 2), so the GIN index answers it.
+    countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1 AND fields @> $2::jsonb`,
+    // `fields` is doc_fields stored (migration 3), so the GIN index answers it.
     find: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-           WHERE collection = $1 AND ${t.schema}.doc_fields(collection, body) @> $4::jsonb AND pos > $2
+           WHERE collection = $1 AND fields @> $4::jsonb AND pos > $2
            ORDER BY pos LIMIT $3`,
     findAll: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
               WHERE collection = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
@@ -66,7 +66,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     let text = `SELECT pos::text AS pos, ${num} AS num, body::text AS text FROM ${t.docs} WHERE collection = $1 AND ${num} IS NOT NULL`;
     if (where !== undefined) {
       values.push(where);
-      text += ` AND ${t.schema}.doc_fields(collection, body) @> $${values.length}::jsonb`;
+      text += ` AND fields @> $${values.length}::jsonb`;
     }
     if (after !== undefined) {
       values.push(after.value, after.ord);
