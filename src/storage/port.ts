@@ -64,7 +64,9 @@ export interface DocStore {
    * With `orderBy`, the records come in the order of one top-level numeric field instead (ties in
    * insertion order, both reversed by `desc`), and only records whose field holds a number are returned.
    * Its cursor is a position in that order: the next page starts after it even if its record changed or
-   * went. lowdb keeps a sorted in-memory index per ordered field; PostgreSQL answers from the btree
+   * went. Both adapters walk the field's index and check `where` on each record it yields: suited to
+   * values that are common among the ordered records. lowdb keeps a sorted in-memory index per ordered
+   * field; PostgreSQL answers from the btree
    * index of migration 3 for the fields it names (`genesis_tick`, `last_tick`, `signed_tick`), and correctly but by
    * sorting the matches for any other field.
    */

@@ -161,7 +161,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
     fleet: () =>
       cached('fleet', async () => {
         const tick = clock.tick();
-        // Counts come from the indexes; the row total still reads each machine's log count (see notes).
+        // Counts come from the indexes; the row total still reads each machine's log count (O(machines), once per tick).
         const [total, pub, active, paused, archived] = await Promise.all([
           repository.count(),
           repository.countPublic(),

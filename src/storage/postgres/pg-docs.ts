@@ -63,9 +63,11 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     const num = `${t.schema}.doc_number(body, '${order.field}')`;
     const dir = order.desc ? 'DESC' : 'ASC';
     const values: unknown[] = [collection, limit];
-    let text = `SELECT pos::text AS pos, ${num} AS num, body::text AS text FROM ${t.docs} WHERE collection = $1 AND ${num} IS NOT NULL`;
+    // Output names differ from the columns: ORDER BY would take `pos` for a text alias and sort by it.
+    let text = `SELECT pos::text AS at, ${num} AS num, body::text AS text FROM ${t.docs} WHERE collection = $1 AND ${num} IS NOT NULL`;
     if (where !== undefined) {
       values.push(where);
+      // Checked on each record the field's index yields (as lowdb does), not looked up in the GIN index.
       text += ` AND fields @> $${values.length}::jsonb`;
     }
     if (after !== undefined) {
@@ -156,12 +158,18 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
         if (page?.after !== undefined && after === undefined) throw new InvalidCursorError(page.after);
         const where = conditions.length > 0 ? whereJson(collection, conditions) : undefined;
         const query = orderedQuery(collection, order, where, after, limit === undefined ? null : limit + 1);
-        const { rows } = await pool().query<{ pos: string; num: number; text: string }>(query.text, query.values);
+        // Sorting is switched off for this statement: the page must come from the field's index, read in
+        // order, even when the planner has no statistics yet (a store just filled) and would rather sort
+        // every match. SET LOCAL ends with the transaction.
+        const { rows } = await inTransaction(pool(), async (client) => {
+          await client.query('SET LOCAL enable_sort = off');
+          return client.query<{ at: string; num: number; text: string }>(query.text, query.values);
+        });
         const more = limit !== undefined && rows.length > limit;
         const shown = more ? rows.slice(0, limit) : rows;
         const items = shown.map((row) => JSON.parse(row.text) as T);
         const lastRow = shown.at(-1);
-        return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.pos) } : { items };
+        return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.at) } : { items };
       }
       const after = page?.after ?? '0';
       if (!/^\d{1,18}$/.test(after)) throw new InvalidCursorError(after);
