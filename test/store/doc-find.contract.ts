@@ -189,6 +189,17 @@ export function describeDocFindContract(makeStore: MakeStore): void {
       expect(slugs(rest)).toEqual(['m5', 'm3', 'm7', 'm0']);
     });
 
+    it('orders many equal values by insertion order, numerically, also across pages', async () => {
+      const { store } = await freshStore(makeStore);
+      const names = Array.from({ length: 12 }, (_, n) => `m${n}`);
+      for (const slug of names) await store.docs.insert('machines', slug, { slug, owner: 'u1', tick: 7 });
+      const desc = await store.docs.find<Machine>('machines', {}, { orderBy: { field: 'tick', desc: true } });
+      expect(slugs(desc)).toEqual([...names].reverse());
+      const first = await store.docs.find<Machine>('machines', {}, { limit: 5, orderBy: { field: 'tick' } });
+      const rest = await store.docs.find<Machine>('machines', {}, { orderBy: { field: 'tick' }, after: first.next! });
+      expect([...slugs(first), ...slugs(rest)]).toEqual(names);
+    });
+
     it('refuses an order field that is not a plain name, and a cursor of another order', async () => {
       const { store } = await freshStore(makeStore);
       await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1', tick: 1 });
