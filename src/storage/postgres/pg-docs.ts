@@ -60,7 +60,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     after: { value: number; ord: number } | undefined,
     limit: number | null,
   ): { text: string; values: unknown[] } {
-    const num = `${t.schema}.doc_number(body, '${order.field}')`;
+    const num = `${t.schema}.doc_number(fields, '${order.field}')`;
     const dir = order.desc ? 'DESC' : 'ASC';
     const values: unknown[] = [collection, limit];
     // Output names differ from the columns: ORDER BY would take `pos` for a text alias and sort by it.
