@@ -119,13 +119,10 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         for await (const activity of activeSince(since)) recent.push(activity.slug);
         const found = await Promise.all(recent.map((slug) => repository.get(slug)));
         const count = async (m: MachineRecord): Promise<ActiveMachine | undefined> => {
-          const [head, total, [first]] = await Promise.all([
-            chainLog.head(m.slug),
-            chainLog.count(m.slug),
-            chainLog.read(m.slug, { fromTick: since, limit: 1 }),
-          ]);
+          const [head, [first]] = await Promise.all([chainLog.head(m.slug), chainLog.read(m.slug, { fromTick: since, limit: 1 })]);
           if (!head || head.tick < since || !first) return undefined;
-          const n = total - first.seq;
+          // Seqs are gap-free from 0, so the head's seq says how many rows there are.
+          const n = head.seq + 1 - first.seq;
           return n > 0 ? { slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick } : undefined;
         };
         // A batch of machines at a time: their log reads overlap (PostgreSQL sends them together).
