@@ -56,7 +56,7 @@ export function createMachineRepository(store: Store) {
       docs.update<MachineRecord>(MACHINES, slug, fn),
     /** How many machines are stored. */
     count: (): Promise<number> => docs.count(MACHINES),
-    /** The machines `uid` owns (optionally only those with `status`), oldest first: bounded by the owner's machine quota. */
+    /** The machines `uid` owns (optionally only those with `status`), oldest first: as many as the machine quota allows when quotas are on. */
     ownedBy: async (uid: string, status?: MachineRecord['status']): Promise<MachineRecord[]> =>
       (await docs.find<MachineRecord>(MACHINES, status === undefined ? { owner_uid: uid } : { owner_uid: uid, status })).items,
     countOwnedBy: (uid: string): Promise<number> => docs.count(MACHINES, { owner_uid: uid }),
