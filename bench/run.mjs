@@ -12,6 +12,7 @@ import { sandboxOverhead } from './sandbox.mjs';
 import { operatorsBench } from './operators.mjs';
 import { contractsFireLag } from './contracts.mjs';
 import { storageAppends } from './storage.mjs';
+import { listLatency } from './list-latency.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
 import { FULL, QUICK, runTable } from './table.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
@@ -38,6 +39,8 @@ const suites = {
   operators: () => operatorsBench(),
   contracts: () => contractsFireLag(),
   storage: () => storageAppends(),
+  // List and lookup p50 with 10,000 keys and machines stored (issue 20); BENCH_DATABASE_URL: on PostgreSQL.
+  lists: () => listLatency(),
   async postgres() {
     return { appends_one_process: await pgAppends({ processes: 1 }), appends_two_processes: await pgAppends({ processes: 2 }), fire_lag_two_processes: await pgFireLag() };
   },

@@ -1,5 +1,6 @@
-import { genesisSeed, verifyChain, type ChainRow } from './domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './domain/chain/machine.js';
+import { genesisSeed, verifyChain } from './domain/chain/hash-chain.js';
+import { createChainLogRepository } from './domain/chain/chain-log-repository.js';
+import { createMachineRepository } from './domain/chain/machine-repository.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import type { LogRow, RowInput, Store } from './storage/port.js';
 
@@ -23,7 +24,9 @@ export interface MigrationReport {
  * with its directory lock, so a server still running on it makes the migration fail rather than race.
  */
 export async function migrateFromLowdb(dataDir: string, target: Store, progress: (line: string) => void = () => undefined): Promise<MigrationReport> {
-  if ((await target.logs.streams()).length > 0 || (await target.docs.count(MACHINES)) > 0) {
+  const machines = createMachineRepository(target);
+  const targetChains = createChainLogRepository(target);
+  if ((await target.logs.streams()).length > 0 || (await machines.count()) > 0) {
     throw new Error('the target database already holds data: migrate into an empty schema (set DATABASE_SCHEMA to a new name)');
   }
   const source = createLowdbStore({ dataDir, fsync: false });
@@ -59,10 +62,13 @@ export async function migrateFromLowdb(dataDir: string, target: Store, progress:
     }
     progress(`copied ${report.rows} log rows in ${report.streams} streams`);
 
-    for (const machine of await target.docs.list<MachineRecord>(MACHINES)) {
-      const rows = await target.logs.read<ChainRow>(chainStream(machine.slug));
+    for await (const machine of machines.each()) {
+      const rows = await targetChains.read(machine.slug);
+      // Data written before the activity index existed gets it here, so `active` and `recent` see every machine.
+      const head = rows.at(-1);
+      if (head !== undefined) await machines.touched(machine.slug, head.tick);
       const check = verifyChain(rows, genesisSeed(machine.slug, machine.genesis_tick));
-      const sourceCount = await source.logs.count(chainStream(machine.slug));
+      const sourceCount = await createChainLogRepository(source).count(machine.slug);
       report.chains += 1;
       if (!check.valid || rows.length !== sourceCount) {
         report.broken.push({ slug: machine.slug, reason: check.reason ?? `${rows.length} rows copied of ${sourceCount}`, broken_seq: check.broken_seq });

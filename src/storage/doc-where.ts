@@ -1,4 +1,4 @@
-import type { DocPageRequest, DocWhere } from './port.js';
+import type { DocOrder, DocPageRequest, DocWhere } from './port.js';
 
 /** One checked condition of a `find`: the field and the value it must equal. */
 export type FieldCondition = readonly [field: string, value: string | number | boolean];
@@ -37,4 +37,33 @@ export function indexKey(value: unknown): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** A field `orderBy` may name: also safe to write into SQL as a literal. */
+const ORDER_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Checks a `find`'s `orderBy` the same way on every adapter; undefined when the find is in insertion order. */
+export function checkOrder(page: DocPageRequest | undefined): Required<DocOrder> | undefined {
+  const order = page?.orderBy;
+  if (order === undefined) return undefined;
+  if (typeof order !== 'object' || order === null || typeof order.field !== 'string' || !ORDER_FIELD.test(order.field)) {
+    throw new TypeError('find: orderBy.field must be a plain field name (letters, digits, _)');
+  }
+  return { field: order.field, desc: order.desc === true };
+}
+
+/**
+ * An ordered `find`'s cursor: the value of the page's last record and its place in insertion order
+ * (lowdb's ordinal, PostgreSQL's `pos`). Undefined when `cursor` is not one.
+ */
+export function decodeOrderCursor(cursor: string): { value: number; ord: number } | undefined {
+  const match = /^o(-?[0-9.eE+-]+):(\d{1,18})$/.exec(cursor);
+  if (match === null) return undefined;
+  const value = Number(match[1]);
+  const ord = Number(match[2]);
+  return Number.isFinite(value) && Number.isSafeInteger(ord) ? { value, ord } : undefined;
+}
+
+export function encodeOrderCursor(value: number, ord: number | string): string {
+  return `o${JSON.stringify(value)}:${ord}`;
 }

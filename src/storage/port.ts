@@ -51,7 +51,8 @@ export interface DocStore {
   deleteIf<T extends object>(collection: string, id: string, predicate: (current: T) => boolean): Promise<boolean>;
   /** Every record of a collection, in insertion order (integer-like ids excepted on lowdb), optionally filtered. */
   list<T extends object>(collection: string, filter?: (value: T) => boolean): Promise<T[]>;
-  count(collection: string): Promise<number>;
+  /** How many records the collection holds, or (with `where`, checked as `find` checks it) how many match. */
+  count(collection: string, where?: DocWhere): Promise<number>;
   /**
    * The records whose top-level fields equal every value of `where` (an empty `where` matches every
    * record), in insertion order, a page at a time: at most `limit` records (all when absent) following
@@ -59,6 +60,15 @@ export interface DocStore {
    * only when more matching records follow. Answered from an index on both adapters (lowdb: in-memory
    * indexes built on first use and kept on write; PostgreSQL: a GIN index), never by reading the
    * collection. A cursor stays valid while its record exists, across writes and restarts.
+   *
+   * With `orderBy`, the records come in the order of one top-level numeric field instead (ties in
+   * insertion order, both reversed by `desc`), and only records whose field holds a number are returned.
+   * Its cursor is a position in that order: the next page starts after it even if its record changed or
+   * went. Both adapters walk the field's index and check `where` on each record it yields: suited to
+   * values that are common among the ordered records. lowdb keeps a sorted in-memory index per ordered
+   * field; PostgreSQL answers from the btree
+   * index of migration 3 for the fields it names (`genesis_tick`, `last_tick`, `signed_tick`), and correctly but by
+   * sorting the matches for any other field.
    */
   find<T extends object>(collection: string, where: DocWhere, page?: DocPageRequest): Promise<DocPage<T>>;
 }
@@ -73,8 +83,16 @@ export type DocWhere = Readonly<Record<string, string | number | boolean>>;
 export interface DocPageRequest {
   /** Most records to return: a positive integer. */
   limit?: number;
-  /** A `next` cursor from an earlier page of the same collection. */
+  /** A `next` cursor from an earlier page of the same collection and `orderBy`. */
   after?: string;
+  /** Order by this numeric field (a plain name: letters, digits, `_`) instead of insertion order. */
+  orderBy?: DocOrder;
+}
+
+export interface DocOrder {
+  field: string;
+  /** Highest first (and, among equal values, the latest inserted first). */
+  desc?: boolean;
 }
 
 export interface DocPage<T> {

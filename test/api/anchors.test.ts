@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signAnchor, ANCHOR_KEYS, ANCHOR_CONFIGS, ANCHORED, ANCHOR_ID_SECRET, anchorIdHash, legacyAnchorIdHash, newAnchorKey, type AnchorConfigRecord, type AnchorKeyRecord } from '../../src/domain/chain/anchor.js';
+import { createAnchorRepository } from '../../src/domain/chain/anchor-repository.js';
+import { signAnchor, ANCHOR_ID_SECRET, anchorIdHash, legacyAnchorIdHash, newAnchorKey } from '../../src/domain/chain/anchor.js';
 import { storedSecret } from '../../src/domain/identity/stored-secret.js';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
@@ -124,7 +125,7 @@ describe('anchor reads', () => {
 
 describe('POST anchor', () => {
   async function signedClaim(t: Awaited<ReturnType<typeof setup>>, keyId: string) {
-    const key = (await t.server.core.store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, keyId))!;
+    const key = (await createAnchorRepository(t.server.core.store).key(keyId))!;
     await t.server.call('POST', '/api/chain/secret-child/event', { key: t.owner.key, body: { type: 'x' } });
     const head = (await rowsOf(t.server, 'secret-child', t.owner.key))[0]!;
     const claim = { id_hash: t.idHash, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
@@ -166,7 +167,7 @@ describe('POST anchor', () => {
   it('refuses a signed head that is not in the child chain', async () => {
     const t = await setup();
     const config = (await t.configure({ enabled: false })).body.config;
-    const key = (await t.server.core.store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id))!;
+    const key = (await createAnchorRepository(t.server.core.store).key(config.key_id))!;
     const claim = { id_hash: t.idHash, head_seq: 0, head_tick: 1, head_hash: 'b'.repeat(64) };
     const res = await t.server.call('POST', '/api/chain/mother/anchor', {
       body: { ...claim, key_id: key.key_id, signature: signAnchor(key, { ...claim, mother_slug: 'mother' }) },
@@ -214,8 +215,8 @@ describe('keyed pseudonyms', () => {
     // A child anchored before the change: its key and its anchors carry sha256("<slug>|<genesis>").
     const legacy = legacyAnchorIdHash('secret-child', t.genesis);
     const oldKey = newAnchorKey('secret-child', legacy, t.clock.tick());
-    await store.docs.insert(ANCHOR_KEYS, oldKey.key_id, oldKey);
-    await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, 'secret-child', () => ({
+    await createAnchorRepository(store).insertKey(oldKey);
+    await createAnchorRepository(store).updateConfig('secret-child', () => ({
       slug: 'secret-child', enabled: false, mother_slug: null, every_ticks: 10, key_id: oldKey.key_id,
       last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
     }));
@@ -225,13 +226,13 @@ describe('keyed pseudonyms', () => {
       body: { ...claim, key_id: oldKey.key_id, signature: signAnchor(oldKey, { ...claim, mother_slug: 'mother' }) },
     });
     expect(old.status).toBe(200);
-    expect(await store.docs.get(ANCHORED, `mother|${legacy}`)).toBeDefined();
+    expect(await createAnchorRepository(store).anchored('mother', legacy)).toBeDefined();
 
     // Enabling anchoring now retires the old key and anchors under the keyed pseudonym.
     const config = (await t.configure()).body.config;
     expect(config.key_id).not.toBe(oldKey.key_id);
     expect(config.id_hash).toBe(t.idHash);
-    expect((await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, oldKey.key_id))!.retired_tick).not.toBeNull();
+    expect((await createAnchorRepository(store).key(oldKey.key_id))!.retired_tick).not.toBeNull();
     expect((await rowsOf(t.server, 'secret-child', t.owner.key)).map((r) => r.type)).toContain('anchor.key.rotated');
 
     const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${legacy}`, { key: t.owner.key });

@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import type { MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import type { DirServer } from '../helpers/durable-server.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
@@ -23,7 +25,7 @@ const every = (ticks: number) => ({
 });
 
 async function chainRows(server: DirServer, slug: string): Promise<ChainRow[]> {
-  return server.core.store.logs.read<ChainRow>(chainStream(slug));
+  return createChainLogRepository(server.core.store).read(slug);
 }
 
 function expectLinear(rows: ChainRow[], machine: MachineRecord): void {
@@ -62,7 +64,7 @@ if (databaseUrl === undefined) {
         expect(mine.map((r) => r.n)).toEqual(mine.map((_, i) => i + 1));
         for (let i = 1; i < mine.length; i++) expect(mine[i]!.prev_hash).toBe(mine[i - 1]!.state_hash);
       }
-      const machine = (await a.core.store.docs.get<MachineRecord>(MACHINES, slug))!;
+      const machine = (await createMachineRepository(a.core.store).get(slug))!;
       expectLinear(await chainRows(a, slug), machine);
     });
 
@@ -111,7 +113,7 @@ if (databaseUrl === undefined) {
       const calls = Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'tick', payload: { i } } }));
       const answers = await Promise.all(calls);
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
-      const machine = (await b.core.store.docs.get<MachineRecord>(MACHINES, slug))!;
+      const machine = (await createMachineRepository(b.core.store).get(slug))!;
       const rows = await chainRows(b, slug);
       expect(rows.filter((r) => r.type === 'tick')).toHaveLength(60);
       expectLinear(rows, machine);

@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { chainStream, MACHINES } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { migrateFromLowdb, runMigrate } from '../../src/migrate-lowdb.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn } from '../helpers/durable-server.js';
@@ -24,7 +25,7 @@ if (databaseUrl === undefined) {
       const { key } = (await embedded.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       expect((await embedded.call('POST', '/api/chain/state-machines', { key, body: { slug: 'moved' } })).status).toBe(200);
       for (let i = 0; i < 5; i++) expect((await embedded.call('POST', '/api/chain/moved/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
-      const before = await embedded.core.store.logs.read(chainStream('moved'));
+      const before = await createChainLogRepository(embedded.core.store).read('moved');
       await embedded.stop(1000);
 
       const lines: string[] = [];
@@ -35,8 +36,8 @@ if (databaseUrl === undefined) {
       const target = createPostgresStore({ connectionString: databaseUrl!, schema });
       await target.open();
       try {
-        expect(await target.logs.read(chainStream('moved'))).toEqual(before);
-        expect(await target.docs.get(MACHINES, 'moved')).toMatchObject({ slug: 'moved' });
+        expect(await createChainLogRepository(target).read('moved')).toEqual(before);
+        expect(await createMachineRepository(target).get('moved')).toMatchObject({ slug: 'moved' });
         await expect(migrateFromLowdb(dir, target)).rejects.toThrow(/already holds data/);
       } finally {
         await target.close();

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { genesisSeed, verifyChain, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import type { TransitionRecord } from '../../src/domain/contracts/contract.types.js';
 import { tickOf, tickStartMs } from '../../src/lib/clock.js';
@@ -171,8 +172,8 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
       expect(await a2.exited).toBe(0);
       expect(await b.exited).toBe(0);
 
-      const machine = (await observer.docs.get<MachineRecord>(MACHINES, slug))!;
-      const chain = await observer.logs.read<ChainRow>(chainStream(slug));
+      const machine = (await createMachineRepository(observer).get(slug))!;
+      const chain = await createChainLogRepository(observer).read(slug);
       expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i));
       expect(verifyChain(chain, genesisSeed(machine.slug, machine.genesis_tick))).toMatchObject({ valid: true, broken_seq: null });
 

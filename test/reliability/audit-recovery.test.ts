@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
 import type { EnvelopeRow } from '../../src/domain/economy/tally-token.js';
 import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
@@ -44,7 +45,7 @@ const start = (dir: string, backend: Backend) =>
  * fire and an envelope that do have theirs.
  */
 async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock): Promise<{ fireId: string; envelopeId: string; auditedFire: string; auditedEnvelope: string; paidFire: string; refusedFire: string }> {
-  const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG))!;
+  const machine = (await createMachineRepository(store).get(SLUG))!;
   const chain = createChainService({ store, clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
     // Raw rows as a crashed writer left them, outside the repository that would hash-link them.
@@ -104,7 +105,7 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
 }
 
 async function chainRows(store: Store): Promise<ChainRow[]> {
-  return store.logs.read<ChainRow>(chainStream(SLUG));
+  return createChainLogRepository(store).read(SLUG);
 }
 
 /** The fire's envelopes (a fire has at most one). */

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { verifyChainExport } from '../../src/domain/chain/offline-verify.js';
-import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from '../../src/domain/chain/machine.js';
+import { createChainLogRepository } from '../../src/domain/chain/chain-log-repository.js';
+import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { createPlanRepository } from '../../src/domain/agents/plan-repository.js';
 import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
@@ -217,8 +217,8 @@ export async function verifyStore(
   /** Fires and envelopes (ids) that must have their audit row by now, or 'all' (after a graceful stop). */
   mustBeAudited: ReadonlySet<string> | 'all' = new Set(),
 ): Promise<Verified & { known: Known }> {
-  const machine = (await store.docs.get<MachineRecord>(MACHINES, SLUG)) ?? fail('the machine record is gone');
-  const rows = await store.logs.read<ChainRow>(chainStream(SLUG));
+  const machine = (await createMachineRepository(store).get(SLUG)) ?? fail('the machine record is gone');
+  const rows = await createChainLogRepository(store).read(SLUG);
   // The offline verifier (what `core-server verify` runs): consecutive seqs, hashes, links, genesis seed.
   const verdict = verifyChainExport(rows, { slug: SLUG, genesisTick: machine.genesis_tick });
   if (!verdict.valid || verdict.genesis !== 'verified') fail(`the chain does not verify: ${verdict.problems.join('; ')} (genesis ${verdict.genesis})`);

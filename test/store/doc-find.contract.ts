@@ -71,6 +71,9 @@ export function describeDocFindContract(makeStore: MakeStore): void {
       await store.docs.insert('notes', 'n2', { slug: 'n2', owner: 'u1', text: 'plain \\u0000 escape' });
       expect(slugs(await store.docs.find<Machine>('notes', { owner: 'u1' }))).toEqual(['n1', 'n2']);
       expect(slugs(await store.docs.find<Machine>('notes', { text: 'plain \\u0000 escape' }))).toEqual(['n2']);
+      await store.docs.insert('notes', 'n3', { slug: 'n3', owner: 'u1', text: 'nul\u0000', tick: 2 });
+      await store.docs.insert('notes', 'n4', { slug: 'n4', owner: 'u1', tick: 1 });
+      expect(slugs(await store.docs.find<Machine>('notes', { owner: 'u1' }, { orderBy: { field: 'tick' } }))).toEqual(['n4', 'n3']);
     });
 
     it('pages through the matches with limit and the next cursor, which is absent on the last page', async () => {
@@ -139,6 +142,84 @@ export function describeDocFindContract(makeStore: MakeStore): void {
       for (const after of ['', 'garbage', '-1', '1.5']) {
         await expect(store.docs.find('machines', { owner: 'u1' }, { after })).rejects.toBeInstanceOf(InvalidCursorError);
       }
+    });
+
+    it('orders by a numeric field when asked, ties in insertion order, and leaves out records without a number there', async () => {
+      const { store } = await freshStore(makeStore);
+      const rows: Machine[] = [
+        { slug: 'a', owner: 'u1', public: true, tick: 5 },
+        { slug: 'b', owner: 'u1', public: true, tick: 2 },
+        { slug: 'c', owner: 'u1', public: false, tick: 9 },
+        { slug: 'd', owner: 'u2', public: true, tick: 5 },
+        { slug: 'e', owner: 'u1', public: true, tick: '7' },
+        { slug: 'f', owner: 'u1', public: true },
+        { slug: 'g', owner: 'u1', public: true, tick: -1.5 },
+      ];
+      for (const row of rows) await store.docs.insert('machines', row.slug, row);
+      const byTick = (where: DocWhere, desc: boolean) => store.docs.find<Machine>('machines', where, { orderBy: { field: 'tick', desc } });
+      expect(slugs(await byTick({}, false))).toEqual(['g', 'b', 'a', 'd', 'c']);
+      expect(slugs(await byTick({}, true))).toEqual(['c', 'd', 'a', 'b', 'g']);
+      expect(slugs(await byTick({ public: true }, true))).toEqual(['d', 'a', 'b', 'g']);
+      expect(slugs(await byTick({ public: true, owner: 'u1' }, false))).toEqual(['g', 'b', 'a']);
+      expect(await byTick({ owner: 'nobody' }, true)).toEqual({ items: [] });
+      expect(await store.docs.find('machines', {}, { orderBy: { field: 'absent' } })).toEqual({ items: [] });
+    });
+
+    it('pages an ordered find by position, and keeps the order right through updates and deletes', async () => {
+      const { store, reopen } = await freshStore(makeStore);
+      for (let n = 0; n < 10; n++) await store.docs.insert('machines', `m${n}`, { slug: `m${n}`, owner: 'u1', tick: n % 4 });
+      const pageOf = async (s: Store, after?: string) =>
+        s.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 3, orderBy: { field: 'tick', desc: true }, ...(after === undefined ? {} : { after }) });
+      const first = await pageOf(store);
+      expect(slugs(first)).toEqual(['m7', 'm3', 'm6']);
+      await store.docs.update<Machine>('machines', 'm2', (m) => m && { ...m, tick: 1 });
+      await store.docs.delete('machines', 'm6');
+      await store.docs.update<Machine>('machines', 'm9', (m) => m && { ...m, owner: 'u2' });
+      const again = await reopen();
+      const second = await pageOf(again, first.next!);
+      expect(slugs(second)).toEqual(['m5', 'm2', 'm1']);
+      const third = await pageOf(again, second.next!);
+      expect(slugs(third)).toEqual(['m8', 'm4', 'm0']);
+      expect(third.next).toBeUndefined();
+      await again.docs.put('machines', 'm0', { slug: 'm0', owner: 'u1', tick: 100 });
+      expect(slugs(await again.docs.find<Machine>('machines', {}, { limit: 2, orderBy: { field: 'tick', desc: true } }))).toEqual(['m0', 'm7']);
+      const asc = await again.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 4, orderBy: { field: 'tick' } });
+      expect(slugs(asc)).toEqual(['m4', 'm8', 'm1', 'm2']);
+      const rest = await again.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 4, orderBy: { field: 'tick' }, after: asc.next! });
+      expect(slugs(rest)).toEqual(['m5', 'm3', 'm7', 'm0']);
+    });
+
+    it('orders many equal values by insertion order, numerically, also across pages', async () => {
+      const { store } = await freshStore(makeStore);
+      const names = Array.from({ length: 12 }, (_, n) => `m${n}`);
+      for (const slug of names) await store.docs.insert('machines', slug, { slug, owner: 'u1', tick: 7 });
+      const desc = await store.docs.find<Machine>('machines', {}, { orderBy: { field: 'tick', desc: true } });
+      expect(slugs(desc)).toEqual([...names].reverse());
+      const first = await store.docs.find<Machine>('machines', {}, { limit: 5, orderBy: { field: 'tick' } });
+      const rest = await store.docs.find<Machine>('machines', {}, { orderBy: { field: 'tick' }, after: first.next! });
+      expect([...slugs(first), ...slugs(rest)]).toEqual(names);
+    });
+
+    it('refuses an order field that is not a plain name, and a cursor of another order', async () => {
+      const { store } = await freshStore(makeStore);
+      await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1', tick: 1 });
+      await store.docs.insert('machines', 'b', { slug: 'b', owner: 'u1', tick: 2 });
+      for (const field of ["tick'", 'a b', '', '1x']) {
+        await expect(store.docs.find('machines', {}, { orderBy: { field } })).rejects.toThrow(TypeError);
+      }
+      const plain = await store.docs.find('machines', {}, { limit: 1 });
+      await expect(store.docs.find('machines', {}, { orderBy: { field: 'tick' }, after: plain.next! })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+
+    it('counts the records matching field values', async () => {
+      const { store } = await freshStore(makeStore);
+      for (let n = 0; n < 7; n++) await store.docs.insert('machines', `m${n}`, { slug: `m${n}`, owner: n < 3 ? 'u1' : 'u2', public: n % 2 === 0 });
+      expect(await store.docs.count('machines')).toBe(7);
+      expect(await store.docs.count('machines', {})).toBe(7);
+      expect(await store.docs.count('machines', { owner: 'u2' })).toBe(4);
+      expect(await store.docs.count('machines', { owner: 'u2', public: true })).toBe(2);
+      expect(await store.docs.count('machines', { owner: 'nobody' })).toBe(0);
+      await expect(store.docs.count('machines', { owner: 'a\u0000' })).rejects.toThrow(TypeError);
     });
   });
 }

@@ -4,6 +4,7 @@ import { describeDocFindContract } from './doc-find.contract.js';
 import { runDomainAreaRepositoryContracts } from './domain-area-repositories.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
+import { runMachineRepositoryContract } from './machine-repository.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
 
@@ -21,6 +22,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     describeLogQueryContract(makeStore);
     runIdentityAreaRepositoryContracts(name, makeStore);
     runDomainAreaRepositoryContracts(name, makeStore);
+    runMachineRepositoryContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

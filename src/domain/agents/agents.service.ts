@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { resourcePath } from '../../lib/paths.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { createAgentAccess, type AgentAccess } from './agent-access.js';
 import { createBlobRepository } from './blob-repository.js';
@@ -33,9 +33,10 @@ export function createAgentsService(deps: {
   skillsDir?: string;
 }): AgentsService {
   const { store, clock, chain, machines } = deps;
+  const machineRecords = createMachineRepository(store);
   const blobs = createBlobRepository(store);
   const state = createStateService({ store, clock });
-  const loadMachine = (slug: string) => store.docs.get<MachineRecord>(MACHINES, slug);
+  const loadMachine = (slug: string) => machineRecords.get(slug);
   const delegations = createDelegationsService({ store, clock });
   return {
     access: createAgentAccess({ machines, delegations }),

@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
-import { GRANTS, MACHINES, type MachineRecord, type RoleGrant } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import { createUserRepository, type UserRecord } from '../identity/user-repository.js';
 import { createSkillRepository } from './skill-repository.js';
 import { createStateRepository } from './state-repository.js';
@@ -29,16 +29,16 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
   const { store } = deps;
   const attached = createSkillRepository(store);
   const states = createStateRepository(store);
+  const machineRecords = createMachineRepository(store);
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
-    const wanted = new Set(users.map((u) => u.uid));
-    const [profiles, skills, machines, grants] = await Promise.all([
+    const [profiles, skills, publicMachines] = await Promise.all([
       states.profilesOf(users.map((u) => u.uid)),
       attached.attachedTo(users.map((u) => u.uid)),
-      store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public),
-      store.docs.list<RoleGrant>(GRANTS, (g) => wanted.has(g.uid)),
+      // Per user, from the owner and grant indexes: the public machines are never all read.
+      Promise.all(users.map(async (u) => [u.uid, await machineRecords.publicSlugsOf(u.uid)] as const)),
     ]);
-    const publicSlugs = new Set(machines.map((m) => m.slug));
+    const publicOf = new Map(publicMachines);
     const names = new Map(profiles.map((p) => [p.uid, p.display_name]));
     const by = <T>(list: T[], uidOf: (t: T) => string, value: (t: T) => string) => {
       const map = new Map<string, string[]>();
@@ -46,25 +46,26 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
       return map;
     };
     const skillsOf = by(skills, (s) => s.uid, (s) => s.name);
-    const owned = by(machines, (m) => m.owner_uid, (m) => m.slug);
-    const member = by(grants.filter((g) => publicSlugs.has(g.slug)), (g) => g.uid, (g) => g.slug);
     return users.map((user) => ({
       uid: user.uid,
       display_name: names.get(user.uid) ?? null,
       skills: (skillsOf.get(user.uid) ?? []).sort(),
-      public_machines: [...new Set([...(owned.get(user.uid) ?? []), ...(member.get(user.uid) ?? [])])].sort(),
+      public_machines: publicOf.get(user.uid) ?? [],
       created_at: user.created_at,
     }));
   }
 
   return {
     async list(query) {
-      const users = (await createUserRepository(store).page()).items;
-      let all = await entries(users);
+      let users = (await createUserRepository(store).page()).items;
       const q = query.q?.trim().toLowerCase();
-      if (q) all = all.filter((a) => a.uid.toLowerCase().includes(q) || (a.display_name ?? '').toLowerCase().includes(q));
-      const { page, next_cursor } = pageOf(all, query.limit, query.cursor);
-      return { agents: page, next_cursor };
+      if (q) {
+        const names = new Map((await states.profilesOf(users.map((u) => u.uid))).map((p) => [p.uid, p.display_name ?? '']));
+        users = users.filter((u) => u.uid.toLowerCase().includes(q) || (names.get(u.uid) ?? '').toLowerCase().includes(q));
+      }
+      // Entries (skills, public machines: reads per agent) only for the page asked for.
+      const { page, next_cursor } = pageOf(users, query.limit, query.cursor);
+      return { agents: await entries(page), next_cursor };
     },
 
     async get(uid) {

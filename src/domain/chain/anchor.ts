@@ -51,8 +51,6 @@ export interface AnchorKeyRecord {
   retired_tick: number | null;
 }
 
-export const ANCHOR_KEYS = 'anchor-keys';
-
 export function newAnchorKey(slug: string, idHash: string, tick: number): AnchorKeyRecord {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const raw = rawPublicKeyOf(publicKey);
@@ -79,10 +77,6 @@ export function verifyAnchor(publicKey: string, claim: AnchorClaim, signature: s
   }
 }
 
-/** Anchoring settings of each machine, by slug. */
-export const ANCHOR_CONFIGS = 'anchor-configs';
-/** Per mother and child: count and latest anchored head (`<mother>|<id_hash>`). */
-export const ANCHORED = 'anchored';
 export const DEFAULT_ANCHOR_EVERY_TICKS = 1287;
 
 export interface AnchorConfigRecord {

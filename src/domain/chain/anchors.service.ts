@@ -4,12 +4,9 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import {
-  ANCHOR_CONFIGS,
-  ANCHOR_KEYS,
   ANCHOR_ID_SECRET,
-  ANCHORED,
   anchorIdHash,
   legacyAnchorIdHash,
   DEFAULT_ANCHOR_EVERY_TICKS,
@@ -18,26 +15,20 @@ import {
   verifyAnchor,
   type AnchorClaim,
   type AnchorConfigRecord,
-  type AnchoredRecord,
   type AnchorKeyRecord,
-  type AnchorView,
-} from './anchor.js';
+  type AnchorView } from './anchor.js';
 import type { ChainService, WriteResult } from './chain.service.js';
-import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
+import { createMachineRepository } from './machine-repository.js';
+import { createAnchorRepository, type AnchorRow } from './anchor-repository.js';
 import type { MachinesService } from './machines.service.js';
 import { storedSecret } from '../identity/stored-secret.js';
 
 /** How often due anchors are looked for. */
 const POLL_MS = 5_000;
 
-interface AnchorRow extends LogRow, AnchorView {}
-
 export type ConfigView = Omit<AnchorConfigRecord, 'last_sent_seq'> & { public_key: string | null; id_hash: string | null };
-
-export function anchorStream(mother: string): string {
-  return `anchors/${mother}`;
-}
 
 export interface AnchorsService {
   /** Records a signed child head in the mother's chain (and an `anchor.sent` row in the child's). */
@@ -65,19 +56,22 @@ export interface AnchorsService {
 
 export function createAnchorsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): AnchorsService {
   const { store, clock, chain, machines } = deps;
+  const chainLog = createChainLogRepository(store);
+  const machineRecords = createMachineRepository(store);
+  const anchors = createAnchorRepository(store);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
-  const machineDoc = (slug: string) => store.docs.get<MachineRecord>(MACHINES, slug);
+  const machineDoc = (slug: string) => machineRecords.get(slug);
   const emptyConfig = (slug: string): AnchorConfigRecord => ({
     slug, enabled: false, mother_slug: null, every_ticks: DEFAULT_ANCHOR_EVERY_TICKS, key_id: null,
     last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
   });
-  const configOf = async (slug: string) => (await store.docs.get<AnchorConfigRecord>(ANCHOR_CONFIGS, slug)) ?? emptyConfig(slug);
+  const configOf = async (slug: string) => (await anchors.config(slug)) ?? emptyConfig(slug);
 
   async function view(config: AnchorConfigRecord): Promise<ConfigView> {
     const { last_sent_seq: _internal, ...rest } = config;
-    const key = config.key_id ? await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id) : undefined;
+    const key = config.key_id ? await anchors.key(config.key_id) : undefined;
     return { ...rest, public_key: key?.public_key ?? null, id_hash: key?.id_hash ?? null };
   }
 
@@ -99,15 +93,15 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
    */
   async function currentKey(machine: MachineRecord): Promise<AnchorKeyRecord> {
     const config = await configOf(machine.slug);
-    const existing = config.key_id ? await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id) : undefined;
+    const existing = config.key_id ? await anchors.key(config.key_id) : undefined;
     const idHash = await pseudonymOf(machine.slug, machine.genesis_hash);
     if (existing && existing.retired_tick === null && existing.id_hash === idHash) return existing;
     const tick = clock.tick();
     const upgraded = existing !== undefined && existing.retired_tick === null;
-    if (upgraded) await store.docs.update<AnchorKeyRecord>(ANCHOR_KEYS, existing.key_id, (k) => (k ? { ...k, retired_tick: tick } : undefined));
+    if (upgraded) await anchors.retireKey(existing.key_id, tick);
     const key = newAnchorKey(machine.slug, idHash, tick);
-    await store.docs.insert(ANCHOR_KEYS, key.key_id, key);
-    await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
+    await anchors.insertKey(key);
+    await anchors.updateConfig(machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
     if (upgraded) {
       const payload = { key_id: key.key_id, previous_key_id: existing.key_id, reason: 'keyed pseudonym' };
       await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: null, payload_digest: digestOf(payload) });
@@ -119,7 +113,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     async anchor(motherSlug, claim) {
       const mother = await machineDoc(motherSlug);
       if (!mother || !mother.is_public) throw errors.notFound(`No public machine "${motherSlug}" to anchor into`, { slug: motherSlug });
-      const key = await store.docs.get<AnchorKeyRecord>(ANCHOR_KEYS, claim.key_id);
+      const key = await anchors.key(claim.key_id);
       if (!key || key.id_hash !== claim.id_hash.toLowerCase() || key.retired_tick !== null) {
         throw errors.forbidden(`Key "${claim.key_id}" is not the current anchor key of machine ${claim.id_hash}; rotate or use the current key`);
       }
@@ -130,11 +124,11 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const child = await machineDoc(key.slug);
       if (!child) throw errors.notFound(`No machine ${key.id_hash}`);
       if (child.slug === motherSlug) throw errors.unprocessable('A machine cannot anchor into itself; choose another mother');
-      const row = await store.logs.get<ChainRow>(chainStream(child.slug), full.head_seq);
+      const row = await chainLog.row(child.slug, full.head_seq);
       if (!row || row.state_hash !== full.head_hash || row.tick !== full.head_tick) {
         throw errors.unprocessable(`seq ${full.head_seq} of machine ${key.id_hash} does not have that hash and tick: anchor an existing head`);
       }
-      const previous = await store.docs.get<AnchoredRecord>(ANCHORED, `${motherSlug}|${full.id_hash}`);
+      const previous = await anchors.anchored(motherSlug, full.id_hash);
       // Also refuses a replayed request: each anchor must move the anchored head forward.
       if (previous && previous.last.head_seq >= full.head_seq) {
         throw errors.conflict(`seq ${previous.last.head_seq} of machine ${full.id_hash} is already anchored in "${motherSlug}"; anchor a newer head`);
@@ -149,8 +143,8 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         anchored_tick: motherRow.tick, mother_seq: motherRow.seq,
       };
       // The row type carries the id hash so one child's anchors are read through the log's type index.
-      await store.logs.append<AnchorRow>(anchorStream(motherSlug), () => ({ ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` }));
-      await store.docs.update<AnchoredRecord>(ANCHORED, `${motherSlug}|${full.id_hash}`, (cur) => ({
+      await anchors.appendAnchor(motherSlug, { ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` });
+      await anchors.updateAnchored(motherSlug, full.id_hash, (cur) => ({
         mother_slug: motherSlug,
         id_hash: full.id_hash,
         anchor_count: (cur?.anchor_count ?? 0) + 1,
@@ -160,7 +154,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       }));
       const sentPayload = { mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record };
       const sent = await chain.append(child, { type: 'anchor.sent', actor_uid: null, payload_digest: digestOf(sentPayload), payload: sentPayload, transition_id: anchorId });
-      await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, child.slug, (c) => ({
+      await anchors.updateConfig(child.slug, (c) => ({
         ...(c ?? emptyConfig(child.slug)),
         last_anchor_tick: motherRow.tick,
         last_anchor_seq: full.head_seq,
@@ -173,7 +167,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     async list(motherSlug, caller, q) {
       await machines.readable(motherSlug, caller);
       const before = q.cursor === undefined ? undefined : decodeCursor('before', q.cursor);
-      const rows = await store.logs.read<AnchorRow>(anchorStream(motherSlug), {
+      const rows = await anchors.readAnchors(motherSlug, {
         reverse: true,
         limit: q.limit + 1,
         ...(before !== undefined ? { toSeq: before - 1 } : {}),
@@ -186,7 +180,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
     async anchored(motherSlug, caller) {
       await machines.readable(motherSlug, caller);
-      const records = await store.docs.list<AnchoredRecord>(ANCHORED, (r) => r.mother_slug === motherSlug);
+      const records = await anchors.anchoredIn(motherSlug);
       return records
         .sort((a, b) => b.last_tick - a.last_tick)
         .map((r) => ({ id_hash: r.id_hash, anchor_count: r.anchor_count, first_tick: r.first_tick, last_tick: r.last_tick, last_head_seq: r.last.head_seq }));
@@ -200,7 +194,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const { machine: mother } = await machines.readable(input.mother_slug, caller);
       if (!mother.is_public) throw errors.unprocessable(`The mother "${mother.slug}" is private; anchors go into a public machine`);
       await currentKey(machine);
-      const config = await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, slug, (c) => ({
+      const config = await anchors.updateConfig(slug, (c) => ({
         ...(c ?? emptyConfig(slug)),
         enabled: input.enabled,
         mother_slug: mother.slug,
@@ -209,14 +203,14 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input), payload: { ...input } });
       // Enabling anchors at once, so the first anchor does not wait a whole period.
       if (input.enabled) await anchorNow(slug).catch((err: unknown) => recordError(slug, err));
-      return view((await store.docs.get<AnchorConfigRecord>(ANCHOR_CONFIGS, slug)) ?? config!);
+      return view((await anchors.config(slug)) ?? config!);
     },
 
     async rotateKey(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
       const config = await configOf(slug);
       const tick = clock.tick();
-      if (config.key_id) await store.docs.update<AnchorKeyRecord>(ANCHOR_KEYS, config.key_id, (k) => (k ? { ...k, retired_tick: tick } : undefined));
+      if (config.key_id) await anchors.retireKey(config.key_id, tick);
       const key = await currentKey(machine);
       await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: caller.uid, payload_digest: digestOf({ key_id: key.key_id, previous_key_id: config.key_id }) });
       return { key_id: key.key_id, public_key: key.public_key, previous_key_id: config.key_id, rotated_tick: tick };
@@ -241,16 +235,16 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       else if (child !== undefined && q.genesis_hash !== undefined) match = child.genesis_hash === q.genesis_hash.toLowerCase();
       const own = child === undefined ? [] : [await pseudonymOf(child.slug, child.genesis_hash), legacyAnchorIdHash(child.slug, child.genesis_hash)];
       const wanted = new Set(recomputed ?? [idHash]);
-      const anchors = [];
-      for (const rec of await store.docs.list<AnchoredRecord>(ANCHORED, (r) => wanted.has(r.id_hash))) {
+      const found = [];
+      for (const rec of await anchors.anchoredOf(wanted)) {
         const readable = await machines.readable(rec.mother_slug, caller).then(() => true, () => false);
         if (!readable) continue;
         const mine = child !== undefined && own.includes(rec.id_hash) ? child : undefined;
-        const row = mine ? await store.logs.get<ChainRow>(chainStream(mine.slug), rec.last.head_seq) : undefined;
-        anchors.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
+        const row = mine ? await chainLog.row(mine.slug, rec.last.head_seq) : undefined;
+        found.push({ ...rec.last, mother_slug: rec.mother_slug, head_matches: mine ? row?.state_hash === rec.last.head_hash : null });
       }
-      const anchored = anchors.length > 0;
-      const cut = anchors.find((a) => a.head_matches === false);
+      const anchored = found.length > 0;
+      const cut = found.find((a) => a.head_matches === false);
       // The same verdict fields as every verify operation: valid, and the first check that failed.
       const reason =
         match === false
@@ -262,14 +256,13 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
             : cut
               ? `the machine's chain no longer holds the head anchored in "${cut.mother_slug}" (seq ${cut.head_seq}): its tail was cut or rewritten`
               : null;
-      return { valid: reason === null, reason, id_hash: idHash, recomputed: recomputed !== undefined, match, anchored, anchors };
+      return { valid: reason === null, reason, id_hash: idHash, recomputed: recomputed !== undefined, match, anchored, anchors: found };
     },
 
     async runDue() {
       const now = clock.tick();
-      const due = await store.docs.list<AnchorConfigRecord>(
-        ANCHOR_CONFIGS,
-        (c) => c.enabled && c.mother_slug !== null && (c.last_anchor_tick === null || now - c.last_anchor_tick >= c.every_ticks),
+      const due = (await anchors.enabledConfigs()).filter(
+        (c) => c.mother_slug !== null && (c.last_anchor_tick === null || now - c.last_anchor_tick >= c.every_ticks),
       );
       let written = 0;
       for (const c of due) {
@@ -317,7 +310,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
   async function recordError(slug: string, err: unknown): Promise<false> {
     const message = err instanceof Error ? err.message : String(err);
-    await store.docs.update<AnchorConfigRecord>(ANCHOR_CONFIGS, slug, (c) => (c ? { ...c, last_error: message } : undefined));
+    await anchors.updateConfig(slug, (c) => (c ? { ...c, last_error: message } : undefined));
     return false;
   }
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../../lib/event-bus.js';
 import type { Json, Store } from '../../storage/port.js';
-import type { ChainRow } from './hash-chain.js';
-import { chainStream } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 
 /** The store channel chain appends are announced on. */
 export const APPENDED_CHANNEL = 'chain.appended';
@@ -29,6 +28,7 @@ export interface AppendRelay {
  */
 export function createAppendRelay(deps: { store: Store; bus: EventBus; onError: (err: unknown) => void }): AppendRelay {
   const { store, bus } = deps;
+  const chainLog = createChainLogRepository(store);
   const origin = randomUUID();
   let pending = new Map<string, Announcement>();
   let flushing: NodeJS.Immediate | undefined;
@@ -54,7 +54,7 @@ export function createAppendRelay(deps: { store: Store; bus: EventBus; onError: 
     const seen = lastSeen.get(slug);
     if (seen !== undefined && seen >= seq) return;
     const from = Math.max(seen === undefined ? seq : seen + 1, seq - MAX_CATCH_UP + 1);
-    const rows = await store.logs.read<ChainRow>(chainStream(slug), { fromSeq: from, toSeq: seq });
+    const rows = await chainLog.read(slug, { fromSeq: from, toSeq: seq });
     lastSeen.delete(slug);
     lastSeen.set(slug, seq);
     if (lastSeen.size > MAX_TRACKED) lastSeen.delete(lastSeen.keys().next().value!);

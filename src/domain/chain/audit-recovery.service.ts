@@ -9,11 +9,11 @@ import type { EnvelopeRow } from '../economy/tally-token.js';
 import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
-import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
+import { createRecoveryMarkRepository, type Mark } from './recovery-mark-repository.js';
+import { createMachineRepository } from './machine-repository.js';
 
 /** Per machine: how far its transitions and envelopes are known to have their chain rows (see `Mark`). */
-export const AUDIT_RECOVERY_MARKS = 'audit-recovery';
 /** Rows of each stream a first pass over a store without marks looks at (a crash leaves gaps only at the end). */
 const FIRST_PASS_TAIL = 10_000;
 /** Ticks a first pass reads the chain back from before the oldest row it checks (the wall clock may step back). */
@@ -24,21 +24,6 @@ const PAGE = 1_000;
  * progress (a rolling upgrade on PostgreSQL): it is recovered only once this many ticks old.
  */
 const LEGACY_GRACE_TICKS = 10;
-
-/**
- * Every transition below `t` has its chain row or is being written by a live process, and the chain row
- * of every transition at or above `t` is at chain seq `tc` or later (`tc` was read before `t`). Likewise
- * `e`/`ec` for envelopes. A pair is kept whole, the one reaching further winning.
- */
-interface Mark {
-  slug: string;
-  t: number;
-  tc: number;
-  /** Tally seq the envelope of every fire at or above `t` is at or after (read before `t`). */
-  te: number;
-  e: number;
-  ec: number;
-}
 
 export interface RecoveryReport {
   machines: number;
@@ -92,6 +77,9 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const { store, chain } = deps;
   const contracts = createContractRepository(store);
   const tally = createTallyRepository(store);
+  const chainLog = createChainLogRepository(store);
+  const machineRecords = createMachineRepository(store);
+  const marks = createRecoveryMarkRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
@@ -102,7 +90,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const ids = new Set<string>();
     let query: { fromSeq: number } | { fromTick: number } = from;
     for (;;) {
-      const rows = await store.logs.read<ChainRow>(chainStream(slug), { ...query, types, limit: PAGE });
+      const rows = await chainLog.read(slug, { ...query, types, limit: PAGE });
       for (const r of rows) ids.add(r.transition_id);
       if (rows.length < PAGE) return ids;
       query = { fromSeq: rows[rows.length - 1]!.seq + 1 };
@@ -135,11 +123,11 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   }
 
   async function machinePass(slug: string, report: RecoveryReport): Promise<void> {
-    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+    const machine = await machineRecords.get(slug);
     if (!machine || stopped) return;
-    const mark = await store.docs.get<Mark>(AUDIT_RECOVERY_MARKS, slug);
+    const mark = await marks.get(slug);
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.
-    const chainAt = await store.logs.count(chainStream(slug));
+    const chainAt = await chainLog.count(slug);
     // Read before the transitions' count too: a fire's envelope is minted after its row.
     const eCount = await tally.envelopeCount(slug);
     const tCount = await contracts.transitionCount(slug);
@@ -190,7 +178,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     }
 
     const next: Mark = { slug, t: tCount, tc: chainAt, te: eCount, e: eDone, ec: chainAt };
-    await store.docs.update<Mark>(AUDIT_RECOVERY_MARKS, slug, (cur) => {
+    await marks.update(slug, (cur) => {
       if (!cur) return next;
       const fire = next.t > cur.t ? { t: next.t, tc: next.tc, te: next.te } : { t: cur.t, tc: cur.tc, te: cur.te };
       const env = next.e > cur.e ? { e: next.e, ec: next.ec } : { e: cur.e, ec: cur.ec };

@@ -5,7 +5,8 @@ import type { Store } from '../../storage/port.js';
 import { createKeyRepository } from '../identity/key-repository.js';
 import { createChainSummaries, type SpanCount } from './chain-summary.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 
 /** Format version of the explore answer; `rows` stays its member for older clients. */
 export const EXPLORE_VERSION = '2';
@@ -64,21 +65,21 @@ export function groupOf(type: string): string {
 
 export function createChainReadsService(deps: { store: Store; clock: Clock; origin: string }): ChainReadsService {
   const { store, clock, origin } = deps;
+  const chainLog = createChainLogRepository(store);
   const summaries = createChainSummaries(store);
 
-  const stream = (m: MachineRecord): string => chainStream(m.slug);
 
   /**
    * First seq whose tick is >= `tick`, or `count` when none: chain ticks never decrease, so counts over
    * tick ranges are differences of these, found by the store's index without reading the rows between.
    */
   async function seqAtTick(m: MachineRecord, tick: number, count: number): Promise<number> {
-    const [row] = await store.logs.read<ChainRow>(stream(m), { fromTick: tick, limit: 1 });
+    const [row] = await chainLog.read(m.slug, { fromTick: tick, limit: 1 });
     return row === undefined ? count : Math.min(row.seq, count);
   }
 
   async function latestAtOrBefore(m: MachineRecord, tick: number, types?: string[]): Promise<ChainRow | undefined> {
-    const [row] = await store.logs.read<ChainRow>(stream(m), { toTick: tick, reverse: true, limit: 1, ...(types ? { types } : {}) });
+    const [row] = await chainLog.read(m.slug, { toTick: tick, reverse: true, limit: 1, ...(types ? { types } : {}) });
     return row;
   }
 
@@ -88,9 +89,9 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
   return {
     async state(m) {
       const [head, count, [state]] = await Promise.all([
-        store.logs.head<ChainRow>(stream(m)),
-        store.logs.count(stream(m)),
-        store.logs.read<ChainRow>(stream(m), { types: ['state'], reverse: true, limit: 1 }),
+        chainLog.head(m.slug),
+        chainLog.count(m.slug),
+        chainLog.read(m.slug, { types: ['state'], reverse: true, limit: 1 }),
       ]);
       return {
         status: m.status,
@@ -106,9 +107,9 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
 
     async stats(m) {
       const summary = await summaries.of(m);
-      const count = await store.logs.count(stream(m));
-      const [first] = await store.logs.read<ChainRow>(stream(m), { limit: 1 });
-      const head = await store.logs.head<ChainRow>(stream(m));
+      const count = await chainLog.count(m.slug);
+      const [first] = await chainLog.read(m.slug, { limit: 1 });
+      const head = await chainLog.head(m.slug);
       const recent = count - (await seqAtTick(m, clock.tick() - 59, count));
       const byType = Object.fromEntries([...summary.byType].map(([type, s]) => [type, s.count]));
       const contracts = summary.byType.get('contract.deployed')?.count ?? 0;
@@ -165,7 +166,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
       const to = clock.tick();
       const from = Math.max(0, to - windowTicks + 1);
       const span = to - from + 1;
-      const count = await store.logs.count(stream(m));
+      const count = await chainLog.count(m.slug);
       const edges: number[] = [];
       for (let i = 0; i <= buckets; i++) edges.push(await seqAtTick(m, from + Math.floor((i * span) / buckets), count));
       const counts = edges.slice(1).map((edge, i) => edge - edges[i]!);
@@ -177,7 +178,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
       const to = q.to ?? clock.tick();
       if (to < from) throw errors.validation(`to (${to}) is before from (${from})`, { issues: [{ path: 'to', message: 'to must be >= from', code: 'custom' }] });
       const fromSeq = q.cursor === undefined ? undefined : decodeCursor('seq', q.cursor);
-      const rows = await store.logs.read<ChainRow>(stream(m), {
+      const rows = await chainLog.read(m.slug, {
         fromTick: from,
         toTick: to,
         limit: q.limit + 1,
@@ -197,7 +198,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
     },
 
     async block(m, tick) {
-      const rows = await store.logs.read<ChainRow>(stream(m), { fromTick: tick, toTick: tick, limit: BLOCK_LIMIT + 1 });
+      const rows = await chainLog.read(m.slug, { fromTick: tick, toTick: tick, limit: BLOCK_LIMIT + 1 });
       if (rows.length === 0) throw noBlock(m, tick);
       const truncated = rows.length > BLOCK_LIMIT;
       const last = truncated ? (await latestAtOrBefore(m, tick))! : rows[rows.length - 1]!;

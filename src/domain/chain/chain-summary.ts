@@ -1,6 +1,7 @@
 import type { Store } from '../../storage/port.js';
-import { genesisSeed, stateHashOf, type ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import { genesisSeed, stateHashOf } from './hash-chain.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 
 export interface SpanCount {
   count: number;
@@ -46,13 +47,13 @@ function bump(map: Map<string, SpanCount>, key: string, tick: number): void {
 
 export function createChainSummaries(store: Store): ChainSummaries {
   const cache = new Map<string, ChainSummary>();
+  const chainLog = createChainLogRepository(store);
   const folding = new Map<string, Promise<ChainSummary>>();
 
   async function fold(machine: MachineRecord, summary: ChainSummary): Promise<ChainSummary> {
-    const stream = chainStream(machine.slug);
-    const total = await store.logs.count(stream);
+    const total = await chainLog.count(machine.slug);
     while (summary.folded < total) {
-      const rows = await store.logs.read<ChainRow>(stream, { fromSeq: summary.folded, toSeq: total - 1, limit: PAGE });
+      const rows = await chainLog.read(machine.slug, { fromSeq: summary.folded, toSeq: total - 1, limit: PAGE });
       if (rows.length === 0) break;
       for (const row of rows) {
         const { state_hash, ...rest } = row;

@@ -6,7 +6,8 @@ import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import { writeResult, type ChainService, type RowPayload, type WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, REJECTION_STREAM, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { createRejectionBudget } from './rejection-budget.js';
 
 export interface FileRecordInput {
@@ -59,6 +60,7 @@ const SCAN_PAGE = 5000;
 
 export function createChainWritesService(deps: { store: Store; clock: Clock; chain: ChainService }): ChainWritesService {
   const { store, clock, chain } = deps;
+  const chainLog = createChainLogRepository(store);
   // The endpoint is public and writes to disk: per-reporter and node-wide budgets (rejection-budget.ts).
   const rejections = createRejectionBudget();
 
@@ -71,9 +73,9 @@ export function createChainWritesService(deps: { store: Store; clock: Clock; cha
   async function rowsByTransitionId(slug: string, ids: string[]): Promise<ChainRow[]> {
     const wanted = new Set(ids);
     const found = new Map<string, ChainRow>();
-    let before = await store.logs.count(chainStream(slug));
+    let before = await chainLog.count(slug);
     while (before > 0 && found.size < wanted.size) {
-      const page = await store.logs.read<ChainRow>(chainStream(slug), { toSeq: before - 1, reverse: true, limit: SCAN_PAGE });
+      const page = await chainLog.read(slug, { toSeq: before - 1, reverse: true, limit: SCAN_PAGE });
       for (const row of page) if (wanted.has(row.transition_id)) found.set(row.transition_id, row);
       before -= SCAN_PAGE;
     }
@@ -101,7 +103,7 @@ export function createChainWritesService(deps: { store: Store; clock: Clock; cha
       const now = clock.now();
       rejections.take(caller, clientIp, now);
       const id = randomUUID();
-      const row = await store.logs.append(REJECTION_STREAM, () => ({
+      const row = await chainLog.appendRejection(() => ({
         tick: clock.tick(),
         type: 'rejection',
         id,
@@ -127,7 +129,7 @@ export function createChainWritesService(deps: { store: Store; clock: Clock; cha
       if (seqs !== undefined) {
         rows = [];
         for (const seq of seqs) {
-          const row = await store.logs.get<ChainRow>(chainStream(machine.slug), seq);
+          const row = await chainLog.row(machine.slug, seq);
           if (!row) throw errors.notFound(`No row ${seq} on "${machine.slug}"`, { seq });
           rows.push(row);
         }

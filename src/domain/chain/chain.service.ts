@@ -7,9 +7,11 @@ import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import { digestOf, sameDigest, sha256Hex } from '../../lib/hash.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
-import { chainStream, payloadStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import { genesisSeed, seal, type ChainRow } from './hash-chain.js';
-import { createPayloadVault, type PayloadRow } from './payload-vault.js';
+import { createPayloadVault } from './payload-vault.js';
+import { createMachineRepository } from './machine-repository.js';
 
 export interface AppendInput {
   type: string;
@@ -73,6 +75,16 @@ export interface ChainService {
 export function createChainService(deps: { store: Store; clock: Clock; bus: EventBus }): ChainService {
   const { store, clock, bus } = deps;
   const vault = createPayloadVault({ store, now: clock.now });
+  const machines = createMachineRepository(store);
+  const chainLog = createChainLogRepository(store);
+  /** The newest tick this process recorded as each machine's activity: one activity write per machine per tick. */
+  const touchedAt = new Map<string, number>();
+
+  async function touch(slug: string, tick: number): Promise<void> {
+    if ((touchedAt.get(slug) ?? -Infinity) >= tick) return;
+    await machines.touched(slug, tick);
+    touchedAt.set(slug, Math.max(tick, touchedAt.get(slug) ?? -Infinity));
+  }
 
   const service: ChainService = {
     async recordEvent(machine, caller, event) {
@@ -107,8 +119,13 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
       const { payload } = input;
       if (payload !== undefined) await vault.ready();
       const now = clock.now();
+      // The activity index is written beside the row, not after it: a tick recorded for a row that then
+      // fails only makes `active` look at a machine with nothing new, which it skips.
+      const tickNow = clock.tick();
+      const touching = touch(machine.slug, tickNow);
+      touching.catch(() => undefined);
       let payloadStored: Promise<unknown> | undefined;
-      const row = await store.logs.append<ChainRow>(chainStream(machine.slug), (head, seq) => {
+      const row = await chainLog.append(machine.slug, (head, seq) => {
         const sealed = seal({
           id: `${machine.slug}:${seq}`,
           // The chain's ticks never decrease, even if the wall clock steps back.
@@ -127,12 +144,15 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
           const stored = vault.seal(machine, sealed.tick, binding, payload, input.payloadJson);
           // Appended from inside the build, so payload rows land in chain order (see PayloadVault.find);
           // PostgreSQL writes this row in the chain row's own transaction (see pg-log-append.ts).
-          payloadStored = store.logs.append<PayloadRow>(payloadStream(machine.slug), () => stored);
+          payloadStored = chainLog.appendPayload(machine.slug, stored);
           payloadStored.catch(() => undefined);
         }
         return sealed;
       });
       await payloadStored;
+      await touching;
+      // The row's tick is above the clock's only when the clock stepped back under the chain's head.
+      if (row.tick > tickNow) await touch(machine.slug, row.tick);
       bus.emit('audit.appended', { slug: machine.slug, isPublic: machine.is_public, row });
       return row;
     },
@@ -140,7 +160,7 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
     async activity(machine, query) {
       const limit = query.limit ?? 50;
       const before = query.cursor === undefined ? undefined : decodeCursor('before', query.cursor);
-      const rows = await store.logs.read<ChainRow>(chainStream(machine.slug), {
+      const rows = await chainLog.read(machine.slug, {
         reverse: true,
         limit: limit + 1,
         ...(before !== undefined ? { toSeq: before - 1 } : {}),
@@ -165,8 +185,8 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
       return { payload: payload as Record<string, unknown>, digest_matches: matches };
     },
 
-    head: (slug) => store.logs.head<ChainRow>(chainStream(slug)),
-    count: (slug) => store.logs.count(chainStream(slug)),
+    head: (slug) => chainLog.head(slug),
+    count: (slug) => chainLog.count(slug),
   };
   return service;
 }

@@ -1,32 +1,14 @@
 import type { Clock } from '../../lib/clock.js';
 import { TICK_MS } from '../../lib/clock.js';
-import type { LogRow, Store } from '../../storage/port.js';
+import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { ChainService } from './chain.service.js';
 import { checkpointMessage, type Checkpoint, type UnsignedCheckpoint } from './checkpoint.js';
-import { MACHINES, type MachineRecord } from './machine.js';
+import { createCheckpointRepository } from './checkpoint-repository.js';
+import { createMachineRepository } from './machine-repository.js';
 
 /** Heads are signed every 1,287 ticks (about 16.7 minutes), the seal cadence of the public service. */
 export const CHECKPOINT_EVERY_TICKS = 1287;
-
-/** Latest checkpoint of each machine, by slug (small: one record per machine). */
-export const CHECKPOINTS = 'checkpoints';
-
-/** One stored checkpoint in a machine's checkpoint history (`checkpoints/<slug>`). */
-interface CheckpointRow extends LogRow {
-  type: 'checkpoint';
-  slug: string;
-  head_seq: number;
-  head_tick: number;
-  head_hash: string;
-  signed_tick: number;
-  key_id: string;
-  signature: string;
-}
-
-export function checkpointStream(slug: string): string {
-  return `checkpoints/${slug}`;
-}
 
 export interface CheckpointsService {
   readonly everyTicks: number;
@@ -37,8 +19,8 @@ export interface CheckpointsService {
   /** Signs every machine whose head moved since its last checkpoint; returns how many were signed. */
   checkpointAll(): Promise<number>;
   latest(slug: string): Promise<Checkpoint | undefined>;
-  /** Every machine's latest checkpoint. */
-  latestAll(): Promise<Checkpoint[]>;
+  /** The `limit` latest checkpoints of public machines, latest signed first (equal ticks by slug). */
+  newestPublic(limit: number): Promise<Checkpoint[]>;
   /** The machine's most recent checkpoints, oldest first. */
   history(slug: string, limit: number): Promise<Checkpoint[]>;
   /** Starts the periodic signing timer. */
@@ -63,34 +45,25 @@ export function createCheckpointsService(deps: {
   const everyTicks = deps.everyTicks ?? CHECKPOINT_EVERY_TICKS;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
+  const checkpoints = createCheckpointRepository(store);
+  const machines = createMachineRepository(store);
 
   const sign = (unsigned: UnsignedCheckpoint): Checkpoint => ({ ...unsigned, signature: nodeKeys.sign(checkpointMessage(unsigned)) });
 
   async function checkpoint(slug: string): Promise<Checkpoint | undefined> {
     const head = await chain.head(slug);
     if (!head) return undefined;
-    const last = await store.docs.get<Checkpoint>(CHECKPOINTS, slug);
+    const last = await checkpoints.latest(slug);
     if (last && last.seq === head.seq && last.head_hash === head.state_hash) return last;
     const signed = sign({ slug, seq: head.seq, tick: head.tick, head_hash: head.state_hash, signed_tick: clock.tick() });
-    await store.logs.append<CheckpointRow>(checkpointStream(slug), () => ({
-      tick: signed.signed_tick,
-      type: 'checkpoint',
-      slug,
-      head_seq: signed.seq,
-      head_tick: signed.tick,
-      head_hash: signed.head_hash,
-      signed_tick: signed.signed_tick,
-      key_id: nodeKeys.keyId,
-      signature: signed.signature,
-    }));
-    await store.docs.put(CHECKPOINTS, slug, signed);
+    await checkpoints.record(signed, nodeKeys.keyId);
     return signed;
   }
 
   async function checkpointAll(): Promise<number> {
     let signed = 0;
-    for (const machine of await store.docs.list<MachineRecord>(MACHINES)) {
-      const before = await store.docs.get<Checkpoint>(CHECKPOINTS, machine.slug);
+    for await (const machine of machines.each()) {
+      const before = await checkpoints.latest(machine.slug);
       const after = await checkpoint(machine.slug);
       if (after && after.signed_tick !== before?.signed_tick) signed += 1;
     }
@@ -116,19 +89,14 @@ export function createCheckpointsService(deps: {
     sign,
     checkpoint,
     checkpointAll,
-    latest: (slug) => store.docs.get<Checkpoint>(CHECKPOINTS, slug),
-    latestAll: () => store.docs.list<Checkpoint>(CHECKPOINTS),
-    async history(slug, limit) {
-      const rows = await store.logs.read<CheckpointRow>(checkpointStream(slug), { reverse: true, limit });
-      return rows.reverse().map((r) => ({
-        slug: r.slug,
-        seq: r.head_seq,
-        tick: r.head_tick,
-        head_hash: r.head_hash,
-        signed_tick: r.signed_tick,
-        signature: r.signature,
-      }));
+    latest: (slug) => checkpoints.latest(slug),
+    async newestPublic(limit) {
+      return checkpoints.newest(limit, async (found) => {
+        const pub = await machines.publicAmong(found.map((c) => c.slug));
+        return found.map((c) => pub.has(c.slug));
+      });
     },
+    history: (slug, limit) => checkpoints.history(slug, limit),
     start() {
       if (timer === undefined) arm();
     },

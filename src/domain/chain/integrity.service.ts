@@ -12,7 +12,8 @@ import {
 } from './checkpoint.js';
 import type { CheckpointsService } from './checkpoints.service.js';
 import { verifyChain, type ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 import type { MachinesService } from './machines.service.js';
 
 /** Rows read per step of a walk: memory stays flat whatever the chain's length. */
@@ -49,22 +50,22 @@ export function createIntegrityService(deps: {
   nodeKeys: NodeKeys;
 }): IntegrityService {
   const { store, clock, chain, machines, checkpoints, nodeKeys } = deps;
+  const chainLog = createChainLogRepository(store);
 
   async function validate(machine: MachineRecord, window: { from?: number | undefined; to?: number | undefined }): Promise<ValidateResult> {
-    const stream = chainStream(machine.slug);
     const head = await chain.head(machine.slug);
     const from = window.from ?? machine.genesis_tick;
     // A row's tick can be ahead of the wall clock (ticks never decrease on a chain), so the default end is the later of the two.
     const to = window.to ?? Math.max(clock.tick(), head?.tick ?? 0);
     const base = { ok: true as const, genesis_tick: machine.genesis_tick, from, to };
     // Bounds by seq, then a walk over every seq between them: a row whose tick was altered is still walked.
-    const [first] = await store.logs.read<ChainRow>(stream, { fromTick: from, limit: 1 });
-    const [last] = await store.logs.read<ChainRow>(stream, { toTick: to, reverse: true, limit: 1 });
+    const [first] = await chainLog.read(machine.slug, { fromTick: from, limit: 1 });
+    const [last] = await chainLog.read(machine.slug, { toTick: to, reverse: true, limit: 1 });
     const empty = { valid: true, count: 0, broken_at: null, broken_seq: null, reason: null };
     if (!first || !last || first.seq > last.seq) {
       return { ...base, ...empty, message: 'empty range', checkpoint: await checkpointCheck(machine, to, head) };
     }
-    let expectedPrev = first.seq === 0 ? machine.genesis_hash : (await store.logs.get<ChainRow>(stream, first.seq - 1))?.state_hash;
+    let expectedPrev = first.seq === 0 ? machine.genesis_hash : (await chainLog.row(machine.slug, first.seq - 1))?.state_hash;
     // The store skips a stored line that is not a row at all: the seq it leaves missing is the break.
     const unreadable = async (seq: number, tick: number, count: number) => ({
       ...base,
@@ -79,7 +80,7 @@ export function createIntegrityService(deps: {
     let count = 0;
     for (let seq = first.seq; seq <= last.seq; seq += WALK_BATCH) {
       const end = Math.min(last.seq, seq + WALK_BATCH - 1);
-      const rows = await store.logs.read<ChainRow>(stream, { fromSeq: seq, toSeq: end });
+      const rows = await chainLog.read(machine.slug, { fromSeq: seq, toSeq: end });
       const gap = rows.findIndex((row, i) => row.seq !== seq + i);
       const intact = gap === -1 ? rows : rows.slice(0, gap);
       const check = verifyChain(intact, expectedPrev);
@@ -112,7 +113,7 @@ export function createIntegrityService(deps: {
   async function checkpointCheck(machine: MachineRecord, to: number, head: ChainRow | undefined): Promise<ValidateResult['checkpoint']> {
     const latest = await checkpoints.latest(machine.slug);
     if (!latest || latest.tick > to) return null;
-    const row = head && latest.seq <= head.seq ? await store.logs.get<ChainRow>(chainStream(machine.slug), latest.seq) : undefined;
+    const row = head && latest.seq <= head.seq ? await chainLog.row(machine.slug, latest.seq) : undefined;
     const { seq, tick, head_hash, signed_tick } = latest;
     return { seq, tick, head_hash, signed_tick, matches: row?.state_hash === head_hash };
   }
@@ -130,11 +131,7 @@ export function createIntegrityService(deps: {
         if (list.length > query.limit) list.shift();
       }
     } else {
-      const publicSlugs = new Set((await store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public)).map((m) => m.slug));
-      list = (await checkpoints.latestAll())
-        .filter((c) => publicSlugs.has(c.slug))
-        .sort((a, b) => b.signed_tick - a.signed_tick || a.slug.localeCompare(b.slug))
-        .slice(0, query.limit);
+      list = await checkpoints.newestPublic(query.limit);
     }
     const unsigned: Omit<SealArtifact, 'signature'> = {
       ok: true,

@@ -5,7 +5,8 @@ import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService, MachineView } from './machines.service.js';
-import { MACHINES, READ_TOKENS, shareActive, type MachineRecord, type MachineStatus, type ReadTokenRecord } from './machine.js';
+import { shareActive, type MachineRecord, type MachineStatus, type ReadTokenRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 import { checkPassword, hashPassword } from './read-password.js';
 import { createUnlockThrottle } from './unlock-throttle.js';
 import { assertProven } from '../identity/proof.js';
@@ -42,12 +43,13 @@ export function createMachineSettingsService(deps: {
 }): MachineSettingsService {
   const { store, clock, chain, machines } = deps;
   const throttle = createUnlockThrottle({ store, clock });
+  const repository = createMachineRepository(store);
   const iso = (ms = clock.now()): string => new Date(ms).toISOString();
 
   /** Read-modify-write of a machine record; `fn` returns the next record or undefined for no change. */
   async function change(slug: string, fn: (m: MachineRecord) => MachineRecord | undefined): Promise<{ before: MachineRecord; after: MachineRecord }> {
     let before: MachineRecord | undefined;
-    const after = await store.docs.update<MachineRecord>(MACHINES, slug, (current) => {
+    const after = await repository.update(slug, (current) => {
       before = current;
       if (!current) return undefined;
       const next = fn(current);
@@ -60,10 +62,10 @@ export function createMachineSettingsService(deps: {
   /** Deletes the live unlock tokens of `slug` (none when undefined) and every expired one; counts the live ones dropped. */
   async function dropReadTokens(slug: string | undefined): Promise<number> {
     const now = clock.now();
-    const stale = await store.docs.list<ReadTokenRecord>(READ_TOKENS, (t) => t.slug === slug || t.expires_ms <= now);
+    const stale = await repository.staleReadTokens(slug, now);
     let dropped = 0;
     for (const token of stale) {
-      if ((await store.docs.delete(READ_TOKENS, token.token_hash)) && token.expires_ms > now) dropped++;
+      if ((await repository.deleteReadToken(token.token_hash)) && token.expires_ms > now) dropped++;
     }
     return dropped;
   }
@@ -100,7 +102,7 @@ export function createMachineSettingsService(deps: {
     },
 
     async unlock(slug, caller, password, ttlTicks, clientIp) {
-      const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+      const machine = await repository.get(slug);
       // A machine without a password and a missing machine answer alike: unlock never confirms a slug.
       if (!machine?.password_hash) throw errors.notFound(`No password-protected machine "${slug}"`, { slug });
       const role = await machines.roleOf(slug, caller);
@@ -117,7 +119,7 @@ export function createMachineSettingsService(deps: {
         created_at: iso(),
         token_hash: hash,
       };
-      await store.docs.put(READ_TOKENS, hash, record);
+      await repository.putReadToken(record);
       const payload = { ttl_ticks: ttlTicks, expires_at: iso(expiresMs) };
       await chain.append(machine, { type: 'machine.unlocked', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
       return { share_token: token, expires_tick: clock.tick() + ttlTicks, expires_at: iso(expiresMs) };

@@ -46,10 +46,6 @@ export interface RoleGrant {
   granted_at: string;
 }
 
-export const MACHINES = 'machines';
-export const GRANTS = 'machine-roles';
-export const READ_TOKENS = 'machine-read-tokens';
-
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** Slugs that would shadow the global `/api/chain/...` routes. */
@@ -70,18 +66,6 @@ export function checkSlug(slug: string): void {
     });
   }
 }
-
-export function chainStream(slug: string): string {
-  return `chain/${slug}`;
-}
-
-/** Encrypted payloads of a machine's rows, one row per chain row that kept a payload, in chain order. */
-export function payloadStream(slug: string): string {
-  return `payloads/${slug}`;
-}
-
-/** The node's log of submissions rejected before they reached any chain. */
-export const REJECTION_STREAM = 'node/rejections';
 
 /** Whether the machine's share token exists and has not expired at `nowMs`. */
 export function shareActive(machine: MachineRecord, nowMs: number): boolean {

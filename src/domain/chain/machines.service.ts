@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, sha256Hex } from '../../lib/hash.js';
 import { errors } from '../../errors.js';
-import { pageOf } from '../../lib/cursor.js';
+import { decodeCursor, pageOf } from '../../lib/cursor.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
@@ -11,17 +11,8 @@ import type { QuotasService } from '../quotas/quotas.service.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
 import { isSiteUid } from '../site/site-proxy.js';
-import {
-  GRANTS,
-  MACHINES,
-  READ_TOKENS,
-  checkSlug,
-  grantId,
-  shareActive,
-  type MachineRecord,
-  type ReadTokenRecord,
-  type RoleGrant,
-} from './machine.js';
+import { checkSlug, shareActive, type MachineRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 
 export interface CreateMachineInput {
   slug?: string;
@@ -90,6 +81,7 @@ export function createMachinesService(deps: {
   quotas: QuotasService;
 }): MachinesService {
   const { store, clock, chain, identity, quotas } = deps;
+  const machines = createMachineRepository(store);
 
   /**
    * The machine and the caller's role when the caller may read it, with when a read right that lapses by
@@ -98,7 +90,7 @@ export function createMachinesService(deps: {
   async function access(
     slug: string,
     caller: Caller,
-    record: Promise<MachineRecord | undefined> = store.docs.get<MachineRecord>(MACHINES, slug),
+    record: Promise<MachineRecord | undefined> = machines.get(slug),
   ): Promise<{ machine: MachineRecord; role: Role | 'none'; untilMs: number | null } | undefined> {
     const machine = await record;
     if (!machine) return undefined;
@@ -118,7 +110,7 @@ export function createMachinesService(deps: {
       return machine.share_token_expires_at ? Date.parse(machine.share_token_expires_at) : null;
     }
     if (!machine.password_hash) return false;
-    const unlocked = await store.docs.get<ReadTokenRecord>(READ_TOKENS, hash);
+    const unlocked = await machines.readToken(hash);
     const live =
       unlocked !== undefined &&
       unlocked.slug === machine.slug &&
@@ -127,7 +119,12 @@ export function createMachinesService(deps: {
     return live ? unlocked.expires_ms : false;
   }
 
-  async function roleFor(machine: MachineRecord, caller: Caller): Promise<Role | 'none'> {
+  /** The caller's role on `machine`; `granted` answers for the role granted to the caller (read from the store by default). */
+  async function roleFor(
+    machine: MachineRecord,
+    caller: Caller,
+    granted: (slug: string, uid: string) => Promise<Role | undefined> = async (slug, uid) => (await machines.grantOf(slug, uid))?.role,
+  ): Promise<Role | 'none'> {
     if (caller.uid === null) return 'none';
     // A key bound to one machine carries no authority on any other.
     if (caller.machine !== undefined && caller.machine !== machine.slug) return 'none';
@@ -135,7 +132,7 @@ export function createMachinesService(deps: {
     if (isDeveloperUid(caller.uid) || isSiteUid(caller.uid)) return caller.machine === machine.slug && caller.scope ? roleOfScope(caller.scope) : 'none';
     let role: Role | 'none';
     if (caller.uid === machine.owner_uid) role = 'owner';
-    else role = (await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, caller.uid)))?.role ?? 'none';
+    else role = (await granted(machine.slug, caller.uid)) ?? 'none';
     return caller.scope ? minRole(role, roleOfScope(caller.scope)) : role;
   }
 
@@ -156,7 +153,7 @@ export function createMachinesService(deps: {
   async function freeSlugFrom(base: string): Promise<string> {
     for (let n = 1; n < 1000; n++) {
       const candidate = n === 1 ? base : `${base.slice(0, 60)}-${n}`;
-      if (!(await store.docs.get(MACHINES, candidate))) return candidate;
+      if (!(await machines.get(candidate))) return candidate;
     }
     throw errors.conflict(`No free slug derived from "${base}"; pass a slug`);
   }
@@ -189,7 +186,7 @@ export function createMachinesService(deps: {
         share_token_hash: null,
       };
       try {
-        await quotas.within('machines', caller.uid, () => store.docs.insert(MACHINES, slug, machine));
+        await quotas.within('machines', caller.uid, () => machines.insert(machine));
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
         throw err;
@@ -202,15 +199,30 @@ export function createMachinesService(deps: {
     },
 
     async list(caller, page) {
-      const all = await store.docs.list<MachineRecord>(MACHINES);
-      const visible: Array<{ machine: MachineRecord; role: Role | 'none' }> = [];
-      for (const machine of all) {
-        const role = await roleFor(machine, caller);
-        if (machine.is_public || role !== 'none') visible.push({ machine, role });
+      const limit = page.limit ?? 100;
+      const offset = page.cursor ? decodeCursor('offset', page.cursor) : 0;
+      // Visible: public, or a role. The caller's roles come from the machines it owns and the grants it
+      // holds (both by index), so the walk below checks each machine in memory, never reading a grant.
+      const mine = new Set<string>();
+      if (caller.uid !== null) {
+        const grants = await machines.grantsOf(caller.uid);
+        const roles = new Map(grants.map((g) => [g.slug, g.role]));
+        const bound = caller.machine === undefined ? [] : [caller.machine];
+        const candidates = [...(await machines.ownedBy(caller.uid)), ...(await Promise.all([...grants.map((g) => g.slug), ...bound].map(machines.get)))];
+        for (const machine of candidates) {
+          if (machine && (await roleFor(machine, caller, async (slug) => roles.get(slug))) !== 'none') mine.add(machine.slug);
+        }
       }
-      const { page: slice, next_cursor } = pageOf(visible, page.limit ?? 100, page.cursor);
-      const machines = await Promise.all(slice.map((m) => view(m.machine)));
-      return { machines, next_cursor };
+      // Without private machines of its own the caller sees the public ones: read from their index.
+      const visible: MachineRecord[] = [];
+      // The first page is sized for the page wanted (twice that when private machines are mixed in); later ones are full.
+      const wanted = offset + limit + 1;
+      for await (const machine of machines.each(mine.size === 0, mine.size === 0 ? wanted : 2 * wanted)) {
+        if (machine.is_public || mine.has(machine.slug)) visible.push(machine);
+        if (visible.length > offset + limit) break;
+      }
+      const { page: slice, next_cursor } = pageOf(visible, limit, page.cursor);
+      return { machines: await Promise.all(slice.map(view)), next_cursor };
     },
 
     async get(slug, caller) {
@@ -235,7 +247,7 @@ export function createMachinesService(deps: {
     },
 
     prefetch(slug) {
-      const record = store.docs.get<MachineRecord>(MACHINES, slug);
+      const record = machines.get(slug);
       // Not awaited when authentication fails first: never an unhandled rejection.
       record.catch(() => undefined);
       return record;
@@ -244,7 +256,7 @@ export function createMachinesService(deps: {
     view,
 
     async ownedBy(uid, limit) {
-      const owned = (await store.docs.find<MachineRecord>(MACHINES, { owner_uid: uid })).items;
+      const owned = await machines.ownedBy(uid);
       return { slugs: owned.slice(0, limit).map((m) => m.slug), total: owned.length };
     },
   };

@@ -7,7 +7,8 @@ import { isDeveloperUid, type IdentityService } from '../identity/identity.servi
 import { canManageRole } from '../identity/roles.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService } from './machines.service.js';
-import { GRANTS, grantId, type MachineRecord, type RoleGrant } from './machine.js';
+import type { MachineRecord, RoleGrant } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 
 type MemberRole = RoleGrant['role'];
 
@@ -41,6 +42,7 @@ export function createMembersService(deps: {
   identity: IdentityService;
 }): MembersService {
   const { store, clock, chain, machines, identity } = deps;
+  const repository = createMachineRepository(store);
 
   /** The machine and the caller's role on it (the pipeline has already checked it is at least admin). */
   const actorOn = (slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' }> => machines.readable(slug, caller);
@@ -51,7 +53,7 @@ export function createMembersService(deps: {
   }
 
   const currentRole = async (machine: MachineRecord, uid: string): Promise<Role | 'none'> =>
-    uid === machine.owner_uid ? 'owner' : ((await store.docs.get<RoleGrant>(GRANTS, grantId(machine.slug, uid)))?.role ?? 'none');
+    uid === machine.owner_uid ? 'owner' : ((await repository.grantOf(machine.slug, uid))?.role ?? 'none');
 
   async function audit(machine: MachineRecord, caller: Caller, type: string, payload: Record<string, unknown>): Promise<void> {
     await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
@@ -60,7 +62,7 @@ export function createMembersService(deps: {
   return {
     async list(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
-      const grants = (await store.docs.find<RoleGrant>(GRANTS, { slug })).items;
+      const grants = await repository.grantsOn(slug);
       return { owner_uid: machine.owner_uid, admins: grants.map(view) };
     },
 
@@ -72,7 +74,7 @@ export function createMembersService(deps: {
       if (!(await identity.isUser(uid))) throw errors.notFound(`No identity "${uid}" on this node`, { uid });
       const grant: RoleGrant = { slug, uid, role, granted_by: caller.uid!, granted_at: new Date(clock.now()).toISOString() };
       let existed = false;
-      await store.docs.update<RoleGrant>(GRANTS, grantId(slug, uid), (current) => {
+      await repository.updateGrant(slug, uid, (current) => {
         existed = current !== undefined;
         return existed ? undefined : grant;
       });
@@ -86,7 +88,7 @@ export function createMembersService(deps: {
       const target = await currentRole(machine, uid);
       if (target === 'none') throw errors.notFound(`${uid} has no role on "${slug}"; grant one with POST /api/chain/${slug}/admins`, { uid });
       if (!canManageRole(actor, target, role)) refuse(actor, target, role, uid);
-      const updated = await store.docs.update<RoleGrant>(GRANTS, grantId(slug, uid), (current) =>
+      const updated = await repository.updateGrant(slug, uid, (current) =>
         current ? { ...current, role, granted_by: caller.uid!, granted_at: new Date(clock.now()).toISOString() } : undefined,
       );
       if (!updated) throw errors.notFound(`${uid} has no role on "${slug}"`, { uid });
@@ -99,7 +101,7 @@ export function createMembersService(deps: {
       const target = await currentRole(machine, uid);
       if (target === 'none') return false;
       if (!canManageRole(actor, target, 'none')) refuse(actor, target, 'none', uid);
-      const removed = await store.docs.delete(GRANTS, grantId(slug, uid));
+      const removed = await repository.deleteGrant(slug, uid);
       if (removed) await audit(machine, caller, 'admin.revoked', { uid, role: target });
       return removed;
     },

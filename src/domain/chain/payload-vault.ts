@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { LogRow, RowInput, Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
-import { payloadStream, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
 
 /** One encrypted payload, stored in `payloads/<slug>` in the order of the chain rows it belongs to. */
 export interface PayloadRow extends LogRow {
@@ -48,6 +49,7 @@ export interface PayloadVault {
 
 export function createPayloadVault(deps: { store: Store; now: () => number }): PayloadVault {
   const { store } = deps;
+  const chainLog = createChainLogRepository(store);
   let master: Buffer | undefined;
   let loading: Promise<void> | undefined;
   const machineKeys = new Map<string, Buffer>();
@@ -109,22 +111,21 @@ export function createPayloadVault(deps: { store: Store; now: () => number }): P
     },
 
     async find(slug, rowSeq, transitionId, tick) {
-      const stream = payloadStream(slug);
       // Payload rows are appended in chain order, so row_seq never decreases: binary search by it.
       let lo = 0;
-      let hi = await store.logs.count(stream);
+      let hi = await chainLog.payloadCount(slug);
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        const row = await store.logs.get<PayloadRow>(stream, mid);
+        const row = await chainLog.payloadAt(slug, mid);
         if (row !== undefined && row.row_seq < rowSeq) lo = mid + 1;
         else hi = mid;
       }
       // A write that failed after its payload was queued can leave an orphan with the same row_seq.
       const match = (row: PayloadRow): boolean => row.row_seq === rowSeq && row.transition_id === transitionId;
-      const near = (await store.logs.read<PayloadRow>(stream, { fromSeq: lo, limit: 8 })).find(match);
+      const near = (await chainLog.readPayloads(slug, { fromSeq: lo, limit: 8 })).find(match);
       if (near) return near;
       // Should an adapter ever commit payload rows out of chain order, they still share their row's tick.
-      return (await store.logs.read<PayloadRow>(stream, { fromTick: tick, toTick: tick })).find(match);
+      return (await chainLog.readPayloads(slug, { fromTick: tick, toTick: tick })).find(match);
     },
 
     open(machine, stored, binding) {

@@ -1,10 +1,12 @@
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../../lib/event-bus.js';
-import { pageOf } from '../../lib/cursor.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
+import type { MachineRecord } from './machine.js';
+import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
 
 /** A public machine as anonymous readers see it: no owner identity, no access settings. */
@@ -46,11 +48,38 @@ export function publicView(view: MachineView): PublicMachineView {
   return rest;
 }
 
+/** Machines whose logs `active` reads at once. */
+const ACTIVE_BATCH = 32;
+
 export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
   const { store, clock, bus, machines } = deps;
-  const publicMachines = async (): Promise<MachineRecord[]> => store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public);
-  const isPublic = async (slug: string): Promise<boolean> => (await store.docs.get<MachineRecord>(MACHINES, slug))?.is_public === true;
-  const ring = createRecentRing({ store, publicMachines });
+  const repository = createMachineRepository(store);
+  const chainLog = createChainLogRepository(store);
+  const isPublic = async (slug: string): Promise<boolean> => (await repository.get(slug))?.is_public === true;
+  /**
+   * Data written before the activity index existed is entered in it once (each machine's head tick), in
+   * the background from start; the reads that use the index wait for it. Idempotent, so processes
+   * sharing a store may both run it.
+   */
+  let backfill: Promise<void> | undefined;
+  const activityReady = (): Promise<void> =>
+    (backfill ??= (async () => {
+      if (await repository.activityBackfilled()) return;
+      for await (const m of repository.each()) {
+        const head = await chainLog.head(m.slug);
+        if (head !== undefined) await repository.touched(m.slug, head.tick);
+      }
+      await repository.markActivityBackfilled();
+    })().catch((err: unknown) => {
+      backfill = undefined;
+      throw err;
+    }));
+  activityReady().catch(() => undefined);
+  async function* activeSince(tick: number) {
+    await activityReady();
+    yield* repository.activeSince(tick);
+  }
+  const ring = createRecentRing({ store, activeFirst: () => activeSince(0), isPublic });
   let cache = new Map<string, { tick: number; value: unknown }>();
 
   bus.on('audit.appended', ({ slug, isPublic: pub, row }) => {
@@ -74,33 +103,40 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
 
   return {
     async listPublic(page) {
-      const all = await publicMachines();
-      const { page: slice, next_cursor } = pageOf(all, page.limit ?? 100, page.cursor);
+      const limit = page.limit ?? 100;
+      const offset = page.cursor ? decodeCursor('offset', page.cursor) : 0;
+      const { machines: slice, total } = await repository.publicPage(offset, limit);
       const views = await Promise.all(slice.map(async (m) => publicView(await machines.view(m))));
-      return { count: all.length, machines: views, next_cursor };
+      return { count: total, machines: views, next_cursor: offset + limit < total ? encodeCursor('offset', offset + limit) : null };
     },
 
     active: (windowTicks, limit) =>
       cached(`active|${windowTicks}|${limit}`, async () => {
         const since = Math.max(0, clock.tick() - windowTicks + 1);
         const counted: ActiveMachine[] = [];
-        for (const m of await publicMachines()) {
-          const stream = chainStream(m.slug);
-          const head = await store.logs.head<ChainRow>(stream);
-          if (!head || head.tick < since) continue;
-          const count = await store.logs.count(stream);
-          const [first] = await store.logs.read<ChainRow>(stream, { fromTick: since, limit: 1 });
-          const n = first ? count - first.seq : 0;
-          if (n > 0) counted.push({ slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick });
+        // Only machines with a row since `since` are read (the activity index), not every public one.
+        const recent: string[] = [];
+        for await (const activity of activeSince(since)) recent.push(activity.slug);
+        const found = await Promise.all(recent.map((slug) => repository.get(slug)));
+        const count = async (m: MachineRecord): Promise<ActiveMachine | undefined> => {
+          const [head, [first]] = await Promise.all([chainLog.head(m.slug), chainLog.read(m.slug, { fromTick: since, limit: 1 })]);
+          if (!head || head.tick < since || !first) return undefined;
+          // Seqs are gap-free from 0, so the head's seq says how many rows there are.
+          const n = head.seq + 1 - first.seq;
+          return n > 0 ? { slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick } : undefined;
+        };
+        // A batch of machines at a time: their log reads overlap (PostgreSQL sends them together).
+        const candidates = found.filter((m): m is MachineRecord => m?.is_public === true);
+        for (let i = 0; i < candidates.length; i += ACTIVE_BATCH) {
+          for (const a of await Promise.all(candidates.slice(i, i + ACTIVE_BATCH).map(count))) if (a) counted.push(a);
         }
         counted.sort((a, b) => b.transition_count - a.transition_count || b.last_tick - a.last_tick || a.slug.localeCompare(b.slug));
         return { since_tick: since, machines: counted.slice(0, limit) };
       }),
 
     async newest(limit) {
-      const all = await publicMachines();
-      all.sort((a, b) => b.genesis_tick - a.genesis_tick || b.created_at.localeCompare(a.created_at));
-      return Promise.all(all.slice(0, limit).map(async (m) => publicView(await machines.view(m))));
+      const newest = await repository.newestPublic(limit);
+      return Promise.all(newest.map(async (m) => publicView(await machines.view(m))));
     },
 
     recent: (limit, type) =>
@@ -122,22 +158,23 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
     fleet: () =>
       cached('fleet', async () => {
         const tick = clock.tick();
-        const all = await store.docs.list<MachineRecord>(MACHINES);
-        const byStatus = { active: 0, paused: 0, archived: 0 };
+        // Counts come from the indexes; the row total still reads each machine's log count (O(machines), once per tick).
+        const [total, pub, active, paused, archived] = await Promise.all([
+          repository.count(),
+          repository.countPublic(),
+          repository.countWithStatus('active'),
+          repository.countWithStatus('paused'),
+          repository.countWithStatus('archived'),
+        ]);
         let rows = 0;
+        for await (const m of repository.each()) rows += await chainLog.count(m.slug);
         let recent = 0;
-        for (const m of all) {
-          byStatus[m.status]++;
-          const stream = chainStream(m.slug);
-          rows += await store.logs.count(stream);
-          const head = await store.logs.head<ChainRow>(stream);
-          if (head && head.tick >= tick - 59) recent++;
-        }
+        for await (const _ of activeSince(tick - 59)) recent++;
         return {
           tick,
-          machines_total: all.length,
-          machines_public: all.filter((m) => m.is_public).length,
-          by_status: byStatus,
+          machines_total: total,
+          machines_public: pub,
+          by_status: { active, paused, archived },
           rows_total: rows,
           active_last_60_ticks: recent,
         };

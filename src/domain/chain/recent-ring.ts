@@ -1,6 +1,7 @@
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, type MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
+import type { MachineActivity } from './machine-repository.js';
 
 export interface RingEntry {
   slug: string;
@@ -28,7 +29,13 @@ const PER_MACHINE = 100;
 const order = (a: RingEntry, b: RingEntry): number =>
   a.row.tick - b.row.tick || a.row.created_at.localeCompare(b.row.created_at) || a.slug.localeCompare(b.slug) || a.row.seq - b.row.seq;
 
-export function createRecentRing(deps: { store: Store; publicMachines: () => Promise<MachineRecord[]>; capacity?: number }): RecentRing {
+export function createRecentRing(deps: {
+  store: Store;
+  /** Every machine with rows, the one with the newest row first. */
+  activeFirst: () => AsyncIterable<MachineActivity>;
+  isPublic: (slug: string) => Promise<boolean>;
+  capacity?: number;
+}): RecentRing {
   const capacity = deps.capacity ?? CAPACITY;
   let entries: RingEntry[] = [];
   let keys = new Set<string>();
@@ -52,7 +59,7 @@ export function createRecentRing(deps: { store: Store; publicMachines: () => Pro
   }
 
   async function newestOf(slug: string): Promise<RingEntry[]> {
-    const rows = await deps.store.logs.read<ChainRow>(chainStream(slug), { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
+    const rows = await createChainLogRepository(deps.store).read(slug, { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
     return rows.map((row) => ({ slug, row }));
   }
 
@@ -73,7 +80,15 @@ export function createRecentRing(deps: { store: Store; publicMachines: () => Pro
     async newestFirst() {
       building ??= (async () => {
         const found: RingEntry[] = [];
-        for (const m of await deps.publicMachines()) found.push(...(await newestOf(m.slug)));
+        // Machines come newest row first: once `capacity` rows are in hand, a machine whose newest row
+        // is older than all of them cannot add one, and neither can any after it.
+        let floor = -Infinity;
+        for await (const { slug, last_tick } of deps.activeFirst()) {
+          if (last_tick < floor) break;
+          if (!(await deps.isPublic(slug))) continue;
+          found.push(...(await newestOf(slug)));
+          if (found.length >= capacity) floor = found.map((e) => e.row.tick).sort((a, b) => b - a)[capacity - 1]!;
+        }
         merge(found);
       })().catch((err: unknown) => {
         building = undefined;

@@ -3,7 +3,9 @@ import type { SseEvent, SseSource } from '../../registry/types.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
-import { chainStream, MACHINES, type MachineRecord } from './machine.js';
+import type { MachineRecord } from './machine.js';
+import { createChainLogRepository } from './chain-log-repository.js';
+import { createMachineRepository } from './machine-repository.js';
 import { createOrderedRelay } from './ordered-relay.js';
 
 /** At most this many missed rows are replayed on resume; older ones are announced by a `replay.skipped` event. */
@@ -33,6 +35,8 @@ interface Entry {
 
 export function createStreamsService(deps: { store: Store; bus: EventBus; chain: ChainService; onError?: (err: unknown) => void }): StreamsService {
   const { store, bus, chain } = deps;
+  const chainLog = createChainLogRepository(store);
+  const machineRecords = createMachineRepository(store);
   const backlog: Entry[] = [];
   let counter = 0;
   const listeners = new Set<(entry: Entry) => void>();
@@ -46,7 +50,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
     for (const listener of listeners) listener(entry);
   });
 
-  const isPublicNow = async (slug: string) => (await store.docs.get<MachineRecord>(MACHINES, slug))?.is_public === true;
+  const isPublicNow = async (slug: string) => (await machineRecords.get(slug))?.is_public === true;
 
   function explore(machine: MachineRecord, opts: { publicOnly: boolean }): SseSource {
     const { slug } = machine;
@@ -55,7 +59,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
         const resumeAfter = seqOfEventId(lastEventId, slug);
         const relay = createOrderedRelay<ChainRow>({
           seqOf: (row) => row.seq,
-          fetch: (from, to, limit) => store.logs.read<ChainRow>(chainStream(slug), { fromSeq: from, toSeq: to, limit }),
+          fetch: (from, to, limit) => chainLog.read(slug, { fromSeq: from, toSeq: to, limit }),
           start: chain.head(slug).then((head) => {
             const headSeq = head?.seq ?? -1;
             let after = resumeAfter === undefined ? headSeq : Math.min(resumeAfter, headSeq);

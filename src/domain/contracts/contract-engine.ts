@@ -3,7 +3,7 @@ import { digestOf } from '../../lib/hash.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { fireAuditPayload, fireEnvelopeRequest } from './fire-records.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import { evaluateCondition } from './condition.js';
 import type { ContractHub } from './contract-hub.js';
 import type { ContractRepository } from './contract-repository.js';
@@ -66,6 +66,7 @@ export interface EngineDeps extends OperatorRunDeps {
 export function createContractEngine(deps: EngineDeps): ContractEngine {
   const { store, contracts, chain, clock, hub } = deps;
   const events = createContractEventRepository(store);
+  const machineRecords = createMachineRepository(store);
 
   async function emit(record: ContractRecord, transition: TransitionSpec, row: TransitionRecord, scope: Record<string, unknown>, depth: number) {
     for (const action of transition.post_actions ?? []) {
@@ -85,7 +86,7 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
   }
 
   async function audit(record: ContractRecord, row: TransitionRecord, actor: string | null) {
-    const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
+    const machine = await machineRecords.get(record.slug);
     if (!machine) return;
     // The same payload the audit recovery rebuilds from the row when a crash cuts this append off.
     const payload = fireAuditPayload(row);

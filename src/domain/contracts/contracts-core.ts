@@ -6,7 +6,8 @@ import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { evaluateAggregate } from './aggregate.js';
@@ -93,6 +94,7 @@ const RESYNC_PARALLEL = 50;
 
 export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const { store, clock } = deps;
+  const machineRecords = createMachineRepository(store);
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
   const shared = store.backend !== 'lowdb';
   const contracts = createContractRepository(store);
@@ -133,7 +135,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
       for (let step = 0; step < 32; step++) {
         const next = nextScheduled(record, await contracts.runtime(record));
         if (!next || next.due > nowTick) return next?.due;
-        const machine = await store.docs.get<MachineRecord>(MACHINES, record.slug);
+        const machine = await machineRecords.get(record.slug);
         if (!machine) return undefined;
         // A paused or archived machine takes no writes: the fire waits, then collapses with the missed ones.
         if (machine.status !== 'active') return nowTick + 1;
@@ -149,7 +151,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
       const current = await contracts.get(id);
       if (!current || current.status !== 'active') return undefined;
       // A paused or archived machine takes no writes, so its contracts let events pass by.
-      if ((await store.docs.get<MachineRecord>(MACHINES, current.slug))?.status !== 'active') return undefined;
+      if ((await machineRecords.get(current.slug))?.status !== 'active') return undefined;
       const runtime = await contracts.runtime(current);
       const defaults = current.definition.defaults ?? {};
       let filtered: { index: number; input: Record<string, unknown> } | undefined;
@@ -238,7 +240,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   }
 
   async function machine(slug: string) {
-    const found = await store.docs.get<MachineRecord>(MACHINES, slug);
+    const found = await machineRecords.get(slug);
     if (!found) throw errors.notFound(`No machine "${slug}"`, { slug });
     return found;
   }

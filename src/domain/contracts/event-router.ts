@@ -3,7 +3,7 @@ import type { EventBus } from '../../lib/event-bus.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import { inboxType } from './aggregate.js';
 import { createContractEventRepository } from './contract-event-repository.js';
 import { type ContractRecord, type InboxRecord, type ListenerPrincipal } from './contract.types.js';
@@ -56,6 +56,7 @@ export interface RouterDeps {
 export function createEventRouter(deps: RouterDeps): EventRouter {
   const { store, chain } = deps;
   const events = createContractEventRepository(store);
+  const machineRecords = createMachineRepository(store);
   /** source slug → event name → listening contract ids. */
   const listeners = new Map<string, Map<string, Set<string>>>();
   /** contract id → what it is indexed under, for re-indexing. */
@@ -170,7 +171,7 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
     const type = (row as unknown as ChainRow).type;
     if (type.startsWith('contract.') || !listeners.get(slug)?.get(type)?.size) return;
     enqueue(slug, async () => {
-      const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+      const machine = await machineRecords.get(slug);
       if (!machine) return;
       const chainRow = row as unknown as ChainRow;
       const payload = async () => (await chain.payloadOf(machine, chainRow)).payload ?? {};

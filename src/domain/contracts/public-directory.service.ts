@@ -1,6 +1,6 @@
 import { errors } from '../../errors.js';
 import { pageOf } from '../../lib/cursor.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { ContractPlanning, PredictedFireView } from './contract-planning.service.js';
 import type { ContractsCore } from './contracts-core.js';
 import type { ContractRecord, Definition, TransitionRecord, TriggerSpec } from './contract.types.js';
@@ -51,15 +51,12 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
   const { contracts } = core;
   const { store, clock } = core.deps;
 
-  async function publicSlugs(): Promise<Set<string>> {
-    const machines = await store.docs.list<MachineRecord>(MACHINES, (m) => m.is_public);
-    return new Set(machines.map((m) => m.slug));
-  }
+  const machineRecords = createMachineRepository(store);
 
   /** The contract when its machine is public now; NOT_FOUND otherwise, without saying which. */
   async function publicContract(id: string): Promise<ContractRecord> {
     const record = await contracts.get(id);
-    const machine = record ? await store.docs.get<MachineRecord>(MACHINES, record.slug) : undefined;
+    const machine = record ? await machineRecords.get(record.slug) : undefined;
     if (!record || !machine?.is_public) throw errors.notFound(`No public contract "${id}"`, { code: 'contract_not_found', id });
     return record;
   }
@@ -82,15 +79,16 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
 
   return {
     async list(query) {
-      const slugs = await publicSlugs();
       const q = query.q?.toLowerCase();
-      const candidates = await contracts.list(
+      const found = await contracts.list(
         (c) =>
-          slugs.has(c.slug) &&
           (query.slug === undefined || c.slug === query.slug) &&
           (query.template_id === undefined || c.template_id === query.template_id) &&
           (q === undefined || c.name.toLowerCase().includes(q) || c.slug.includes(q)),
       );
+      // Only the machines these contracts are on are looked up, not every public machine.
+      const slugs = await machineRecords.publicAmong(found.map((c) => c.slug));
+      const candidates = found.filter((c) => slugs.has(c.slug));
       const views = await Promise.all(candidates.reverse().map(summary));
       const matching = query.state === undefined ? views : views.filter((v) => v.current_state === query.state);
       const { page, next_cursor } = pageOf(matching, query.limit, query.cursor);
@@ -116,9 +114,10 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
       const record = await publicContract(id);
       const emits = new Set(record.definition.transitions.flatMap((t) => (t.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : []))));
       if (emits.size === 0) return [];
-      const slugs = await publicSlugs();
       // Only listeners on public machines are shown: a private machine's contracts stay unacknowledged.
-      const listeners = await contracts.list((c) => c.slug !== record.slug && slugs.has(c.slug) && c.status !== 'killed' && c.status !== 'frozen');
+      const live = await contracts.list((c) => c.slug !== record.slug && c.status !== 'killed' && c.status !== 'frozen');
+      const slugs = await machineRecords.publicAmong(live.map((c) => c.slug));
+      const listeners = live.filter((c) => slugs.has(c.slug));
       const out: Subscriber[] = [];
       for (const c of listeners) {
         const events = new Set<string>();

@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { hasRole } from '../identity/roles.js';
@@ -60,6 +60,7 @@ export interface EnvelopeMinterDeps {
 export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintRequest) => Promise<MintOutcome> {
   const { store, clock, chain, machines, nodeKeys } = deps;
   const tally = createTallyRepository(store);
+  const machineRecords = createMachineRepository(store);
 
   /**
    * The machine an envelope without an explicit slug belongs to: the machine of a machine or
@@ -73,7 +74,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
       const role = await machines.roleOf(caller.machine, caller);
       return role !== undefined && hasRole(role, 'operator') ? caller.machine : undefined;
     }
-    const owned = (await store.docs.find<MachineRecord>(MACHINES, { owner_uid: caller.uid, status: 'active' })).items;
+    const owned = await machineRecords.ownedBy(caller.uid, 'active');
     owned.sort((a, b) => a.genesis_tick - b.genesis_tick || (a.slug < b.slug ? -1 : 1));
     for (const m of owned) if (await tally.token(m.slug)) return m.slug;
     return undefined;
@@ -83,7 +84,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     const slug = req.slug ?? (await machineFor(req.caller));
     if (slug === undefined) return { minted: false, reason: 'no_machine', machine_slug: null };
     if (!(req.value > 0) || !Number.isFinite(req.value)) return { minted: false, reason: 'no_value', machine_slug: slug };
-    const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+    const machine = await machineRecords.get(slug);
     if (!machine) return { minted: false, reason: 'no_machine', machine_slug: null };
     if (machine.status !== 'active') return { minted: false, reason: 'machine_inactive', machine_slug: slug };
     const token = await tally.token(slug);

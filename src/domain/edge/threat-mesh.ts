@@ -2,7 +2,8 @@ import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { ContractRecord } from '../contracts/contract.types.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
@@ -45,6 +46,7 @@ export function createThreatMesh(deps: {
   contracts: ContractsService;
 }): ThreatMesh {
   const { store, chain, machines } = deps;
+  const machineRecords = createMachineRepository(store);
 
   const counts = createThreatRepository(store);
 
@@ -62,7 +64,7 @@ export function createThreatMesh(deps: {
       );
       const notified: string[] = [];
       for (const followerSlug of [...new Set(following.map((c) => c.slug))].sort()) {
-        const follower = await store.docs.get<MachineRecord>(MACHINES, followerSlug);
+        const follower = await machineRecords.get(followerSlug);
         if (!follower || follower.status !== 'active') continue;
         // A follower whose owner lost read access to the publisher is told nothing more.
         if ((await machines.roleOf(publisher.slug, { uid: follower.owner_uid, credential: 'user-key' })) === undefined) continue;

@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
-import { MACHINES } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import { createContractRepository } from '../contracts/contract-repository.js';
 import { createThreatRepository } from '../edge/threat-repository.js';
 import { createKeyRepository } from '../identity/key-repository.js';
@@ -37,7 +37,7 @@ interface Counted {
 
 const COUNTED: Record<CountedQuota, Counted> = {
   machines: {
-    count: async (store, uid) => (await store.docs.find(MACHINES, { owner_uid: uid })).items.length,
+    count: (store, uid) => createMachineRepository(store).countOwnedBy(uid),
     what: (limit) => `${limit} machines per identity`,
     room: 'machines are not deleted, so reuse one you have',
   },

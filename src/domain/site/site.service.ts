@@ -5,7 +5,8 @@ import { digestOf, randomToken, sameDigest, sha256Hex } from '../../lib/hash.js'
 import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService, WriteResult } from '../chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../chain/machine.js';
+import { type MachineRecord } from '../chain/machine.js';
+import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';
 import { siteUid } from './site-proxy.js';
@@ -41,6 +42,7 @@ export interface SiteService {
 export function createSiteService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): SiteService {
   const { store, clock, chain, machines } = deps;
   const sites = createSiteRepository(store);
+  const machineRecords = createMachineRepository(store);
   const fileView = ({ sha, path, content_type, size, uploaded_tick, uploaded_by, created_at }: FileRecord): SiteFile => ({
     sha, path, content_type, size, uploaded_tick, uploaded_by, created_at,
   });
@@ -48,7 +50,7 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
   async function authorizeUpload(slug: string, caller: Caller, publishKey: string | undefined): Promise<{ machine: MachineRecord; actor: string | null }> {
     if (publishKey !== undefined) {
       const key = await sites.publishKey(slug);
-      const machine = await store.docs.get<MachineRecord>(MACHINES, slug);
+      const machine = await machineRecords.get(slug);
       if (key && machine && sameDigest(sha256Hex(publishKey), key.key_hash)) return { machine, actor: null };
       await machines.readable(slug, caller);
       throw errors.forbidden(`That publish key is not valid for the site of "${slug}" (revoked or replaced); ask an admin for the current one`);

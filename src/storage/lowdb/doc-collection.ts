@@ -221,6 +221,35 @@ export class DocCollection {
     return { values };
   }
 
+  /**
+   * One page of the records matching every condition whose `order.field` holds a number, in that
+   * field's order, after position `after` (absent: from the start).
+   */
+  findOrdered(
+    conditions: FieldCondition[],
+    order: { field: string; desc: boolean },
+    after: { value: number; ord: number } | undefined,
+    limit: number | undefined,
+  ): { values: object[]; last?: { value: number; ord: number } } {
+    const keyed = conditions.map(([field, value]) => [field, indexKey(value)!] as const);
+    const values: object[] = [];
+    let last: { value: number; ord: number } | undefined;
+    for (const [value, ord, id] of this.indexes.sorted(order.field).walk(order.desc, after)) {
+      const record = this.records.get(id)!.value as Record<string, unknown>;
+      if (!keyed.every(([field, key]) => Object.hasOwn(record, field) && indexKey(record[field]) === key)) continue;
+      if (limit !== undefined && values.length === limit) return { values, last: last! };
+      values.push(record);
+      last = { value, ord };
+    }
+    return { values };
+  }
+
+  /** How many records match every condition. */
+  count(conditions: FieldCondition[]): number {
+    if (conditions.length === 0) return this.records.size;
+    return this.find(conditions, 0, undefined).values.length;
+  }
+
   /** Lets queued writes finish, then closes the journal. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -1,5 +1,5 @@
 import { mkdir, readdir } from 'node:fs/promises';
-import { checkFind } from '../doc-where.js';
+import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { DocCollection } from './doc-collection.js';
 import type { LowdbWarning } from './log-file.js';
@@ -121,12 +121,21 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
       for (const { value } of c.records.values()) if (filter === undefined || filter(value as T)) matching.push(copy<T>(value));
       return matching;
     },
-    async count(collection) {
-      return (await load(collection)).records.size;
+    async count(collection, where) {
+      const conditions = checkFind(where ?? {}, undefined);
+      return (await load(collection)).count(conditions);
     },
     async find<T extends object>(collection: string, where: Parameters<DocStore['find']>[1], page?: Parameters<DocStore['find']>[2]) {
       const conditions = checkFind(where, page);
+      const order = checkOrder(page);
       const c = await load(collection);
+      if (order !== undefined) {
+        const after = page?.after === undefined ? undefined : decodeOrderCursor(page.after);
+        if (page?.after !== undefined && after === undefined) throw new InvalidCursorError(page.after);
+        const found = c.findOrdered(conditions, order, after, page?.limit);
+        const items = found.values.map((value) => copy<T>(value));
+        return found.last === undefined ? { items } : { items, next: encodeOrderCursor(found.last.value, found.last.ord) };
+      }
       const afterOrd = page?.after === undefined ? 0 : decodeCursor(page.after, c);
       const found = c.find(conditions, afterOrd, page?.limit);
       const items = found.values.map((value) => copy<T>(value));

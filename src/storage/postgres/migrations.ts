@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import { inTransaction, type Tables } from './sql.js';
 
+/**
+ * The fields an ordered `find` reads from an index (migration 3): machines by genesis tick, activity
+ * records by their last tick, checkpoints by the tick they were signed. Never edit: a new field needs
+ * a new migration.
+ */
+export const ORDERED_FIELDS = ['genesis_tick', 'last_tick', 'signed_tick'] as const;
+
 /** One schema change: `sql` returns the statements for the store's tables. Never edit a released one; add the next. */
 export interface Migration {
   version: number;
@@ -11,7 +18,8 @@ export interface Migration {
 /**
  * The schema, oldest first. JSON goes in `json` columns, not `jsonb`: `json` keeps the text as written,
  * so records come back with their keys in the order they were stored (as on lowdb) and strings may hold
- * U+0000, which `jsonb` refuses. Documents are queried inside only through `doc_fields` (migration 2);
+ * U+0000, which `jsonb` refuses. Documents are queried inside only through `doc_fields` (migration 2, stored
+ * in the `fields` column since migration 3) and `doc_number` over those fields (migration 3);
  * the fields log reads filter on (seq, tick, type) have columns of their own.
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -75,6 +83,30 @@ export const MIGRATIONS: readonly Migration[] = [
       END
       $fn$;
       CREATE INDEX IF NOT EXISTS docs_fields ON ${t.docs} USING gin (${t.schema}.doc_fields(collection, body) jsonb_path_ops);
+    `,
+  },
+  {
+    version: 3,
+    name: 'stored document fields, ordered document fields',
+    // doc_fields is stored in a generated column, indexed by GIN: jsonb_path_ops is lossy, so every
+    // match is rechecked, and rechecking a stored jsonb costs a fraction of calling doc_fields (which
+    // parses the body) again for each match (counting 5,000 matches: 57 ms before, a few after).
+    // Then a record's top-level number as double precision (null for anything else), read from the
+    // stored fields (no body parsed on a write), and a btree per field that ordered finds use, so "the
+    // newest public machines" or "the machines active since tick t" read a page of the index instead of
+    // sorting every match. Partial: only records with the number.
+    sql: (t) => `
+      ALTER TABLE ${t.docs} ADD COLUMN IF NOT EXISTS fields jsonb GENERATED ALWAYS AS (${t.schema}.doc_fields(collection, body)) STORED;
+      CREATE INDEX IF NOT EXISTS docs_fields_stored ON ${t.docs} USING gin (fields jsonb_path_ops);
+      DROP INDEX IF EXISTS ${t.schema}.docs_fields;
+      CREATE OR REPLACE FUNCTION ${t.schema}.doc_number(fields jsonb, field text) RETURNS double precision
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+        SELECT CASE WHEN jsonb_typeof(fields -> 'f' -> field) = 'number' THEN (fields -> 'f' ->> field)::double precision END
+      $fn$;
+      ${ORDERED_FIELDS.map(
+        (field) => `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(fields, '${field}'), pos)
+        WHERE ${t.schema}.doc_number(fields, '${field}') IS NOT NULL;`,
+      ).join('\n')}
     `,
   },
 ];

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
-import { checkFind } from '../doc-where.js';
+import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type FieldCondition } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
 import { createDocReader } from './pg-doc-reads.js';
@@ -40,13 +40,44 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
     list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
     count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
-    // The expression is the indexed one (migration 2), so the GIN index answers it.
+    countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1 AND fields @> $2::jsonb`,
+    // `fields` is doc_fields stored (migration 3), so the GIN index answers it.
     find: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-           WHERE collection = $1 AND ${t.schema}.doc_fields(collection, body) @> $4::jsonb AND pos > $2
+           WHERE collection = $1 AND fields @> $4::jsonb AND pos > $2
            ORDER BY pos LIMIT $3`,
     findAll: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
               WHERE collection = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
   };
+
+  /**
+   * An ordered find's statement and parameters. The field is written into the text (checkOrder allows
+   * only plain names), so the expression is the one migration 3 indexed: a parameter would not match it.
+   */
+  function orderedQuery(
+    collection: string,
+    order: { field: string; desc: boolean },
+    where: string | undefined,
+    after: { value: number; ord: number } | undefined,
+    limit: number | null,
+  ): { text: string; values: unknown[] } {
+    const num = `${t.schema}.doc_number(fields, '${order.field}')`;
+    const dir = order.desc ? 'DESC' : 'ASC';
+    const values: unknown[] = [collection, limit];
+    // Output names differ from the columns: ORDER BY would take `pos` for a text alias and sort by it.
+    let text = `SELECT pos::text AS at, ${num} AS num, body::text AS text FROM ${t.docs} WHERE collection = $1 AND ${num} IS NOT NULL`;
+    if (where !== undefined) {
+      values.push(where);
+      // Checked on each record the field's index yields (as lowdb does), not looked up in the GIN index.
+      text += ` AND fields @> $${values.length}::jsonb`;
+    }
+    if (after !== undefined) {
+      values.push(after.value, after.ord);
+      text += ` AND (${num}, pos) ${order.desc ? '<' : '>'} ($${values.length - 1}::double precision, $${values.length}::bigint)`;
+    }
+    return { text: `${text} ORDER BY ${num} ${dir}, pos ${dir} LIMIT $2`, values };
+  }
+
+  const whereJson = (collection: string, conditions: FieldCondition[]) => JSON.stringify({ c: collection, f: Object.fromEntries(conditions) });
 
   /** One read-modify-write attempt; a creation raced by a plain insert or put fails with a unique violation. */
   async function updateOnce<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined) {
@@ -109,18 +140,41 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       const all = rows.map((row) => row.body);
       return filter === undefined ? all : all.filter(filter);
     },
-    async count(collection) {
-      const { rows } = await pool().query<{ n: number }>(sql.count, [collection]);
+    async count(collection, where) {
+      const conditions = checkFind(where ?? {}, undefined);
+      const { rows } =
+        conditions.length === 0
+          ? await pool().query<{ n: number }>(sql.count, [collection])
+          : await pool().query<{ n: number }>(sql.countWhere, [collection, whereJson(collection, conditions)]);
       return rows[0]?.n ?? 0;
     },
     /** As the port says; the cursor is the page's last `pos`, which a record keeps for as long as it exists. */
     async find<T extends object>(collection: string, where: Parameters<DocStore['find']>[1], page?: Parameters<DocStore['find']>[2]) {
       const conditions = checkFind(where, page);
+      const order = checkOrder(page);
+      const limit = page?.limit;
+      if (order !== undefined) {
+        const after = page?.after === undefined ? undefined : decodeOrderCursor(page.after);
+        if (page?.after !== undefined && after === undefined) throw new InvalidCursorError(page.after);
+        const where = conditions.length > 0 ? whereJson(collection, conditions) : undefined;
+        const query = orderedQuery(collection, order, where, after, limit === undefined ? null : limit + 1);
+        // Sorting is switched off for this statement: the page must come from the field's index, read in
+        // order, even when the planner has no statistics yet (a store just filled) and would rather sort
+        // every match. SET LOCAL ends with the transaction.
+        const { rows } = await inTransaction(pool(), async (client) => {
+          await client.query('SET LOCAL enable_sort = off');
+          return client.query<{ at: string; num: number; text: string }>(query.text, query.values);
+        });
+        const more = limit !== undefined && rows.length > limit;
+        const shown = more ? rows.slice(0, limit) : rows;
+        const items = shown.map((row) => JSON.parse(row.text) as T);
+        const lastRow = shown.at(-1);
+        return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.at) } : { items };
+      }
       const after = page?.after ?? '0';
       if (!/^\d{1,18}$/.test(after)) throw new InvalidCursorError(after);
-      const limit = page?.limit;
       const values: unknown[] = [collection, after, limit === undefined ? null : limit + 1];
-      if (conditions.length > 0) values.push(JSON.stringify({ c: collection, f: Object.fromEntries(conditions) }));
+      if (conditions.length > 0) values.push(whereJson(collection, conditions));
       const { rows } = await pool().query<{ cursor: string; text: string }>(conditions.length === 0 ? sql.findAll : sql.find, values);
       const more = limit !== undefined && rows.length > limit;
       const shown = more ? rows.slice(0, limit) : rows;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentsService } from '../../../src/domain/agents/agents.service.js';
 import { createPlanRepository } from '../../../src/domain/agents/plan-repository.js';
 import { createChainService } from '../../../src/domain/chain/chain.service.js';
-import { MACHINES, type MachineRecord } from '../../../src/domain/chain/machine.js';
+import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import type { Store } from '../../../src/storage/port.js';
 import { startTestCore } from '../../helpers/server.js';
 
@@ -52,7 +52,7 @@ describe('plan locking after a crash', () => {
       cleanups.push(core.cleanup);
       const { uid } = await core.services.identity.mintDemoKey();
       await core.services.machines.create({ slug: 'crash' }, { uid, credential: 'user-key' });
-      const machine = (await core.store.docs.get<MachineRecord>(MACHINES, 'crash'))!;
+      const machine = (await createMachineRepository(core.store).get('crash'))!;
       await core.services.agents.plans.lock(uid, machine, plan('v1'), uid);
 
       const store = crashAfter(core.store, n);

@@ -3,6 +3,7 @@ import { createChainService } from '../../../src/domain/chain/chain.service.js';
 import { genesisSeed, type ChainRow } from '../../../src/domain/chain/hash-chain.js';
 import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 import { createRecentRing } from '../../../src/domain/chain/recent-ring.js';
+import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/lib/event-bus.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
@@ -40,7 +41,12 @@ describe('recent ring', () => {
       written.push(await chain.append(b, { type: 'y', actor_uid: null, payload_digest: 'b'.repeat(64) }));
       clock.advance(777);
     }
-    const ring = createRecentRing({ store: harness.store, publicMachines: async () => [a, b], capacity: 4 });
+    const ring = createRecentRing({
+      store: harness.store,
+      activeFirst: () => createMachineRepository(harness.store).activeSince(0),
+      isPublic: async (slug) => slug === a.slug || slug === b.slug,
+      capacity: 4,
+    });
     ring.push('ring-b', written[5]!);
     const first = await ring.newestFirst();
     expect(first.map((e) => `${e.slug}:${e.row.seq}`)).toEqual(['ring-b:2', 'ring-a:2', 'ring-b:1', 'ring-a:1']);

@@ -1,0 +1,147 @@
+import { topByField } from '../../storage/doc-top.js';
+import type { Store } from '../../storage/port.js';
+import { grantId, type MachineRecord, type ReadTokenRecord, type RoleGrant } from './machine.js';
+
+const MACHINES = 'machines';
+const GRANTS = 'machine-roles';
+const READ_TOKENS = 'machine-read-tokens';
+/** One record per machine that has rows: the tick of its newest row, for "active since" lists. */
+const ACTIVITY = 'machine-activity';
+
+/**
+ * Kept in the activity collection once every machine stored before the index existed was entered in it.
+ * Its id is no slug (slugs hold no ':'), and it holds no `last_tick`, so no ordered read returns it.
+ */
+const BACKFILLED = ':backfilled';
+
+/** Records read per page when walking machines in insertion order. */
+const WALK_PAGE = 500;
+
+/** When a machine last had a row appended (at least this tick; see `touched`). */
+export interface MachineActivity {
+  slug: string;
+  last_tick: number;
+}
+
+/** Newest first by genesis tick, then by creation time; equal ones oldest inserted first (the order `newest` always had). */
+const byGenesisDesc = (a: MachineRecord, b: MachineRecord): number => b.genesis_tick - a.genesis_tick || b.created_at.localeCompare(a.created_at);
+
+/**
+ * The machine aggregate's storage: machine records, the roles granted on them, unlock read tokens and
+ * each machine's last activity tick. The only module that names these collections. Every query is
+ * answered from an index (field equality or an ordered field); none reads a whole collection on a
+ * request path.
+ */
+export function createMachineRepository(store: Store) {
+  const { docs } = store;
+
+  /** Machines in insertion order from the start, a page of the store at a time (lazily). */
+  async function* walk(where: Record<string, string | boolean>, firstPage: number): AsyncGenerator<MachineRecord> {
+    let after: string | undefined;
+    let limit = Math.min(firstPage, WALK_PAGE);
+    do {
+      const page = await docs.find<MachineRecord>(MACHINES, where, { limit, ...(after === undefined ? {} : { after }) });
+      limit = WALK_PAGE;
+      yield* page.items;
+      after = page.next;
+    } while (after !== undefined);
+  }
+
+  const repository = {
+    get: (slug: string): Promise<MachineRecord | undefined> => docs.get<MachineRecord>(MACHINES, slug),
+    /** Inserts a new machine; fails with `DuplicateKeyError` when the slug is taken. */
+    insert: (machine: MachineRecord): Promise<void> => docs.insert(MACHINES, machine.slug, machine),
+    /** Read-modify-write of one machine (see `DocStore.update`); returns what is stored afterwards. */
+    update: (slug: string, fn: (current: MachineRecord | undefined) => MachineRecord | undefined): Promise<MachineRecord | undefined> =>
+      docs.update<MachineRecord>(MACHINES, slug, fn),
+    /** How many machines are stored. */
+    count: (): Promise<number> => docs.count(MACHINES),
+    /** The machines `uid` owns (optionally only those with `status`), oldest first: as many as the machine quota allows when quotas are on. */
+    ownedBy: async (uid: string, status?: MachineRecord['status']): Promise<MachineRecord[]> =>
+      (await docs.find<MachineRecord>(MACHINES, status === undefined ? { owner_uid: uid } : { owner_uid: uid, status })).items,
+    countOwnedBy: (uid: string): Promise<number> => docs.count(MACHINES, { owner_uid: uid }),
+    /** Public machines `offset` to `offset + limit`, oldest first, and how many are public. Reads `offset + limit` records. */
+    async publicPage(offset: number, limit: number): Promise<{ machines: MachineRecord[]; total: number }> {
+      const [page, total] = await Promise.all([
+        docs.find<MachineRecord>(MACHINES, { is_public: true }, { limit: offset + limit }),
+        docs.count(MACHINES, { is_public: true }),
+      ]);
+      return { machines: page.items.slice(offset), total };
+    },
+    /** How many machines are public. */
+    countPublic: (): Promise<number> => docs.count(MACHINES, { is_public: true }),
+    /** How many machines have `status`. */
+    countWithStatus: (status: MachineRecord['status']): Promise<number> => docs.count(MACHINES, { status }),
+    /** The `limit` public machines with the highest genesis tick (ties: latest created first), from the ordered index. */
+    newestPublic: (limit: number): Promise<MachineRecord[]> =>
+      topByField<MachineRecord & Record<string, unknown>>(docs, MACHINES, { is_public: true }, 'genesis_tick', limit, byGenesisDesc),
+    /**
+     * Machines in insertion order, only public ones when `publicOnly`. Lazy: a caller that stops early
+     * reads only the pages it went through; `expected` (how many it expects to take) sizes the first.
+     * For background work (checkpoints, migration) every machine.
+     */
+    each: (publicOnly = false, expected = WALK_PAGE): AsyncGenerator<MachineRecord> => walk(publicOnly ? { is_public: true } : {}, expected),
+    /** Which of `slugs` name public machines now (one keyed read per distinct slug, batched by the store). */
+    async publicAmong(slugs: Iterable<string>): Promise<Set<string>> {
+      const distinct = [...new Set(slugs)];
+      const found = await Promise.all(distinct.map((slug) => docs.get<MachineRecord>(MACHINES, slug)));
+      return new Set(found.filter((m) => m?.is_public === true).map((m) => m!.slug));
+    },
+    /** Slugs of the public machines `uid` owns or holds a role on, sorted. */
+    async publicSlugsOf(uid: string): Promise<string[]> {
+      const [owned, grants] = await Promise.all([docs.find<MachineRecord>(MACHINES, { owner_uid: uid, is_public: true }), repository.grantsOf(uid)]);
+      const member = await repository.publicAmong(grants.map((g) => g.slug));
+      return [...new Set([...owned.items.map((m) => m.slug), ...member])].sort();
+    },
+
+    /** The role granted to `uid` on `slug` (owners hold none: ownership is on the machine). */
+    grantOf: (slug: string, uid: string): Promise<RoleGrant | undefined> => docs.get<RoleGrant>(GRANTS, grantId(slug, uid)),
+    /** Every role granted on a machine, in the order granted: bounded by the machine's member limit. */
+    grantsOn: async (slug: string): Promise<RoleGrant[]> => (await docs.find<RoleGrant>(GRANTS, { slug })).items,
+    /** Every role granted to `uid`, in the order granted. */
+    grantsOf: async (uid: string): Promise<RoleGrant[]> => (await docs.find<RoleGrant>(GRANTS, { uid })).items,
+    updateGrant: (slug: string, uid: string, fn: (current: RoleGrant | undefined) => RoleGrant | undefined): Promise<RoleGrant | undefined> =>
+      docs.update<RoleGrant>(GRANTS, grantId(slug, uid), fn),
+    deleteGrant: (slug: string, uid: string): Promise<boolean> => docs.delete(GRANTS, grantId(slug, uid)),
+
+    readToken: (tokenHash: string): Promise<ReadTokenRecord | undefined> => docs.get<ReadTokenRecord>(READ_TOKENS, tokenHash),
+    putReadToken: (record: ReadTokenRecord): Promise<void> => docs.put(READ_TOKENS, record.token_hash, record),
+    /**
+     * The unlock tokens of `slug` (none when undefined) and every expired one. Lists the collection: it
+     * stays small, since every unlock sweeps the expired tokens and a token lives for its short TTL.
+     */
+    staleReadTokens: (slug: string | undefined, nowMs: number): Promise<ReadTokenRecord[]> =>
+      docs.list<ReadTokenRecord>(READ_TOKENS, (t) => t.slug === slug || t.expires_ms <= nowMs),
+    deleteReadToken: (tokenHash: string): Promise<boolean> => docs.delete(READ_TOKENS, tokenHash),
+
+    /**
+     * Records that `slug` had a row at `tick`. The stored tick only grows; a call with an older tick
+     * writes nothing. Callers skip calls whose tick they already recorded (one write per machine per tick).
+     */
+    async touched(slug: string, tick: number): Promise<void> {
+      await docs.update<MachineActivity>(ACTIVITY, slug, (current) => (current !== undefined && current.last_tick >= tick ? undefined : { slug, last_tick: tick }));
+    },
+    /** Whether every machine stored before the activity index existed has been entered in it. */
+    activityBackfilled: async (): Promise<boolean> => (await docs.get(ACTIVITY, BACKFILLED)) !== undefined,
+    markActivityBackfilled: (): Promise<void> => docs.put(ACTIVITY, BACKFILLED, { backfilled: true }),
+    /**
+     * The machines whose newest row is at tick `since` or later, latest first (from the ordered index:
+     * reads only those). Lazy, a page at a time, so a caller can stop early.
+     */
+    async *activeSince(since: number): AsyncGenerator<MachineActivity> {
+      let after: string | undefined;
+      for (;;) {
+        const page = await docs.find<MachineActivity>(ACTIVITY, {}, { limit: WALK_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) });
+        for (const activity of page.items) {
+          if (activity.last_tick < since) return;
+          yield activity;
+        }
+        if (page.next === undefined) return;
+        after = page.next;
+      }
+    },
+  };
+  return repository;
+}
+
+export type MachineRepository = ReturnType<typeof createMachineRepository>;
