@@ -2,10 +2,8 @@ import { genesisSeed, verifyChain } from './domain/chain/hash-chain.js';
 import { createChainLogRepository } from './domain/chain/chain-log-repository.js';
 import { createMachineRepository } from './domain/chain/machine-repository.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
-import type { LogRow, RowInput, Store } from './storage/port.js';
-
-/** Rows read and appended at a time (appends of one stream queued together share group commits). */
-const PAGE = 500;
+import { copyDocsAndLogs, holdsLogs } from './storage/copy-store.js';
+import type { Store } from './storage/port.js';
 
 export interface MigrationReport {
   collections: number;
@@ -26,41 +24,13 @@ export interface MigrationReport {
 export async function migrateFromLowdb(dataDir: string, target: Store, progress: (line: string) => void = () => undefined): Promise<MigrationReport> {
   const machines = createMachineRepository(target);
   const targetChains = createChainLogRepository(target);
-  if ((await target.logs.streams()).length > 0 || (await machines.count()) > 0) {
+  if ((await holdsLogs(target)) || (await machines.count()) > 0) {
     throw new Error('the target database already holds data: migrate into an empty schema (set DATABASE_SCHEMA to a new name)');
   }
   const source = createLowdbStore({ dataDir, fsync: false });
   await source.open();
-  const report: MigrationReport = { collections: 0, documents: 0, streams: 0, rows: 0, chains: 0, broken: [] };
   try {
-    for (const collection of await source.docCollections()) {
-      // With their ids (the port lists values only), in the order they were stored.
-      const entries = await source.docEntries(collection);
-      for (const [id, value] of entries) await target.docs.insert(collection, id, value);
-      report.collections += 1;
-      report.documents += entries.length;
-    }
-    progress(`copied ${report.documents} documents in ${report.collections} collections`);
-
-    for (const stream of await source.logs.streams()) {
-      for (let from = 0; ; from += PAGE) {
-        const rows = await source.logs.read<LogRow>(stream, { fromSeq: from, toSeq: from + PAGE - 1 });
-        if (rows.length === 0) break;
-        await Promise.all(
-          rows.map((row) =>
-            target.logs.append(stream, (_head, seq) => {
-              if (seq !== row.seq) throw new Error(`log ${stream}: the target gave seq ${seq} to row ${row.seq} (is another process writing?)`);
-              const { seq: _seq, ...rest } = row;
-              return rest as RowInput<LogRow>;
-            }),
-          ),
-        );
-        report.rows += rows.length;
-        if (rows.length < PAGE) break;
-      }
-      report.streams += 1;
-    }
-    progress(`copied ${report.rows} log rows in ${report.streams} streams`);
+    const report: MigrationReport = { ...(await copyDocsAndLogs(source, target, progress)), chains: 0, broken: [] };
 
     for await (const machine of machines.each()) {
       const rows = await targetChains.read(machine.slug);
