@@ -80,12 +80,14 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
   return {
     async list(query) {
       const q = query.q?.toLowerCase();
-      const found = await contracts.list(
-        (c) =>
-          (query.slug === undefined || c.slug === query.slug) &&
-          (query.template_id === undefined || c.template_id === query.template_id) &&
-          (q === undefined || c.name.toLowerCase().includes(q) || c.slug.includes(q)),
-      );
+      const matches = (c: ContractRecord) =>
+        (query.template_id === undefined || c.template_id === query.template_id) && (q === undefined || c.name.toLowerCase().includes(q) || c.slug.includes(q));
+      // One machine's contracts come from the slug index; the whole directory still reads every contract
+      // (which of them are public follows their machines' visibility: docs/storage.md, what is next).
+      const found =
+        query.slug === undefined
+          ? await contracts.list(matches)
+          : (await contracts.bySlug(query.slug, query.template_id === undefined ? {} : { template_id: query.template_id })).filter(matches);
       // Only the machines these contracts are on are looked up, not every public machine.
       const slugs = await machineRecords.publicAmong(found.map((c) => c.slug));
       const candidates = found.filter((c) => slugs.has(c.slug));
