@@ -9,7 +9,8 @@ export interface UnitDef {
 
 const TICK_S = TICK_MS / 1000;
 
-/** Units by their exact spelling. */
+/** Units by their exact spelling (grouped by dimension, one line per family: kept as written). */
+// prettier-ignore
 const EXACT: Record<string, UnitDef> = {
   N: { dim: 'force', factor: 1 }, kN: { dim: 'force', factor: 1e3 }, MN: { dim: 'force', factor: 1e6 },
   kg: { dim: 'mass', factor: 1 }, g: { dim: 'mass', factor: 1e-3 }, mg: { dim: 'mass', factor: 1e-6 }, t: { dim: 'mass', factor: 1e3 },
