@@ -57,7 +57,7 @@ async function prefill(dataDir, slug, rows) {
   const span = Math.max(1, nowTick - machine.genesis_tick);
   const started = performance.now();
   const batch = 20_000;
-  for (let done = start; done < rows; ) {
+  for (let done = start; done < rows;) {
     const n = Math.min(batch, rows - done);
     const pending = [];
     for (let i = 0; i < n; i++) {
@@ -86,7 +86,14 @@ async function prefill(dataDir, slug, rows) {
   return { rows: count, seconds: +((performance.now() - started) / 1000).toFixed(1) };
 }
 
-export async function chainAppends({ rows = 1_000_000, connections = 50, duration = 20, warmup = 3, env = {}, event = { type: 'bench', payload: { sensor: 'a1', value: 21.5, unit: 'C' } } } = {}) {
+export async function chainAppends({
+  rows = 1_000_000,
+  connections = 50,
+  duration = 20,
+  warmup = 3,
+  env = {},
+  event = { type: 'bench', payload: { sensor: 'a1', value: 21.5, unit: 'C' } },
+} = {}) {
   const dataDir = tempDataDir();
   const slug = 'bench-chain';
   let server = await serve(dataDir, env);

@@ -25,11 +25,7 @@ function rssMiB(pid) {
 
 export async function contractsFireLag({ contracts = 1000, seconds = 60 } = {}) {
   const dataDir = tempDataDir();
-  const { child, match } = await startProcess(
-    ['dist/src/cli.js', 'serve'],
-    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-    /"url":"(http:[^"]+)"/,
-  );
+  const { child, match } = await startProcess(['dist/src/cli.js', 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
   const url = match[1];
   try {
     const { key } = await call(url, 'POST', '/api/demo-key/mint', { body: {} });
@@ -102,6 +98,11 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60 } = {}) 
 
 /** Rows of a log stream, read from its JSON-lines file (file names encoded as the lowdb adapter does). */
 function readLog(dataDir, stream) {
-  const encoded = encodeURIComponent(stream).replace(/%[0-9A-F]{2}|[A-Z.!~*'()]/g, (m) => (m.length === 3 ? m : `%${m.charCodeAt(0).toString(16).toUpperCase()}`));
-  return readFileSync(path.join(dataDir, 'logs', `${encoded}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const encoded = encodeURIComponent(stream).replace(/%[0-9A-F]{2}|[A-Z.!~*'()]/g, (m) =>
+    m.length === 3 ? m : `%${m.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return readFileSync(path.join(dataDir, 'logs', `${encoded}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }

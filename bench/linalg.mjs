@@ -56,7 +56,6 @@ print(json.dumps({
 }))
 `;
 
-
 /**
  * Median milliseconds of each solve and of its LAPACK counterpart. The LAPACK side is absent (with the
  * reason) when python3 with numpy and scipy is not installed.

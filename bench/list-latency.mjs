@@ -49,7 +49,11 @@ export async function listLatency({ keys = 10_000, build = process.env.BENCH_BUI
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const schema = `bench_lists_${process.pid}_${Date.now()}`;
   const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
-  const { child, match } = await startProcess([path.join(build, 'dist/src/cli.js'), 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg }, /"url":"(http:[^"]+)"/);
+  const { child, match } = await startProcess(
+    [path.join(build, 'dist/src/cli.js'), 'serve'],
+    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg },
+    /"url":"(http:[^"]+)"/,
+  );
   const url = match[1];
   try {
     const minted = [];

@@ -15,7 +15,10 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 export const MCP_MODERN_CONSTANT_CALL = JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'core_constants', arguments: { action: 'get', key: 'h' }, _meta: MODERN_META },
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'core_constants', arguments: { action: 'get', key: 'h' }, _meta: MODERN_META },
 });
 const modernHeaders = { ...mcpHeaders, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'core_constants' };
 export const MCP_CORE_HTTP_CALL = rpc('core_http', { method: 'GET', path: '/api/constants/h' });
@@ -25,7 +28,8 @@ async function sideBySide(a, b, { duration, connections, rounds }) {
   await load(a.url, { ...a.opts, duration: Math.max(1, duration / 4), connections });
   await load(b.url, { ...b.opts, duration: Math.max(1, duration / 4), connections });
   const runs = [];
-  for (let i = 0; i < rounds; i++) runs.push({ a: await load(a.url, { ...a.opts, duration, connections }), b: await load(b.url, { ...b.opts, duration, connections }) });
+  for (let i = 0; i < rounds; i++)
+    runs.push({ a: await load(a.url, { ...a.opts, duration, connections }), b: await load(b.url, { ...b.opts, duration, connections }) });
   const best = (side) => runs.map((r) => r[side]).reduce((x, y) => (y.rps > x.rps ? y : x));
   return { a: best('a'), b: best('b'), ratio: +(best('a').rps / best('b').rps).toFixed(3) };
 }
@@ -42,7 +46,8 @@ export async function mcpVsRest(coreUrl, { duration = 5, connections = 50, round
 /** `mcpVsRest` with the call made in the modern era. */
 export async function mcpModernVsRest(coreUrl, { duration = 5, connections = 50, rounds = 2 } = {}) {
   const check = await fetch(`${coreUrl}/api/mcp`, { method: 'POST', headers: modernHeaders, body: MCP_MODERN_CONSTANT_CALL }).then((r) => r.json());
-  if (!check.result || check.result.isError || check.result.resultType !== 'complete') throw new Error(`MCP 2026-07-28 tools/call failed: ${JSON.stringify(check)}`);
+  if (!check.result || check.result.isError || check.result.resultType !== 'complete')
+    throw new Error(`MCP 2026-07-28 tools/call failed: ${JSON.stringify(check)}`);
   const mcp = { url: `${coreUrl}/api/mcp`, opts: { method: 'POST', headers: modernHeaders, body: MCP_MODERN_CONSTANT_CALL } };
   const rest = { url: `${coreUrl}/api/constants/h`, opts: {} };
   const r = await sideBySide(mcp, rest, { duration, connections, rounds });

@@ -15,7 +15,11 @@ const tickOf = (ms) => Math.floor(ms / TICK_MS);
 const tickStartMs = (tick) => tick * TICK_MS;
 
 async function call(url, method, p, key, body) {
-  const res = await fetch(`${url}${p}`, { method, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${p}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -45,7 +49,11 @@ async function cluster(url, count, env = {}) {
     // Started together: the migrations run once, under their advisory lock.
     const started = await Promise.all(
       dirs.map((dir) =>
-        startProcess(['dist/src/cli.js', 'serve'], { PORT: '0', LOG_LEVEL: 'info', CORE_DATA_DIR: dir, DATABASE_URL: url, DATABASE_SCHEMA: schema, ...env }, /"url":"(http:[^"]+)"/),
+        startProcess(
+          ['dist/src/cli.js', 'serve'],
+          { PORT: '0', LOG_LEVEL: 'info', CORE_DATA_DIR: dir, DATABASE_URL: url, DATABASE_SCHEMA: schema, ...env },
+          /"url":"(http:[^"]+)"/,
+        ),
       ),
     );
     for (const s of started) servers.push({ child: s.child, url: s.match[1] });
@@ -69,17 +77,31 @@ export async function pgFireLag({ contracts = 1000, everyTicks = 10, seconds = 3
     const { key } = await call(servers[0].url, 'POST', '/api/demo-key/mint', undefined, {});
     const slugs = Array.from({ length: 10 }, (_, i) => `lag-${i}`);
     for (const slug of slugs) await call(servers[0].url, 'POST', '/api/chain/state-machines', key, { slug });
-    const definition = { name: 'lag', states: { running: { initial: true } }, transitions: [{ from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: everyTicks } }] };
+    const definition = {
+      name: 'lag',
+      states: { running: { initial: true } },
+      transitions: [{ from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: everyTicks } }],
+    };
     for (let i = 0; i < contracts; i += 20) {
-      await Promise.all(Array.from({ length: Math.min(20, contracts - i) }, (_, j) => call(servers[(i + j) % servers.length].url, 'POST', `/api/chain/${slugs[(i + j) % slugs.length]}/contracts`, key, { definition })));
+      await Promise.all(
+        Array.from({ length: Math.min(20, contracts - i) }, (_, j) =>
+          call(servers[(i + j) % servers.length].url, 'POST', `/api/chain/${slugs[(i + j) % slugs.length]}/contracts`, key, { definition }),
+        ),
+      );
     }
     const start = Date.now();
     const startTick = tickOf(start) + 1;
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     // The last tick whose fires are surely done (the current one may still be firing).
     const endTick = tickOf(Date.now()) - 1;
-    const rows = await withClient(url, async (c) =>
-      (await c.query(`SELECT body->>'created_at' AS at, (body->>'due_tick')::bigint AS due, (body->>'skipped')::int AS skipped, body->>'contract_id' AS id FROM "${schema}".log_rows WHERE stream LIKE '%transitions%' AND body->>'triggered_by' = 'trigger' ORDER BY seq`)).rows,
+    const rows = await withClient(
+      url,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT body->>'created_at' AS at, (body->>'due_tick')::bigint AS due, (body->>'skipped')::int AS skipped, body->>'contract_id' AS id FROM "${schema}".log_rows WHERE stream LIKE '%transitions%' AND body->>'triggered_by' = 'trigger' ORDER BY seq`,
+          )
+        ).rows,
     );
     const inWindow = rows.filter((r) => Number(r.due) >= startTick && Number(r.due) <= endTick);
     const lags = inWindow.map((r) => Date.parse(r.at) - tickStartMs(Number(r.due)));
@@ -100,7 +122,11 @@ export async function pgFireLag({ contracts = 1000, everyTicks = 10, seconds = 3
       if (first <= endTick) expected += Math.floor((endTick - first) / everyTicks) + 1;
     }
     return {
-      processes, contracts, every_ticks: everyTicks, seconds, fires: inWindow.length,
+      processes,
+      contracts,
+      every_ticks: everyTicks,
+      seconds,
+      fires: inWindow.length,
       fires_expected: expected,
       contracts_fired: lastDue.size,
       missed_fires: missed,
@@ -157,6 +183,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(JSON.stringify(await pgAppends({ processes: Number(processes ?? 2), duration: Number(seconds ?? 10) }), null, 2));
   } else {
     const [contracts, everyTicks, seconds] = args;
-    console.log(JSON.stringify(await pgFireLag({ contracts: Number(contracts ?? 1000), everyTicks: Number(everyTicks ?? 10), seconds: Number(seconds ?? 30) }), null, 2));
+    console.log(
+      JSON.stringify(await pgFireLag({ contracts: Number(contracts ?? 1000), everyTicks: Number(everyTicks ?? 10), seconds: Number(seconds ?? 30) }), null, 2),
+    );
   }
 }

@@ -30,7 +30,11 @@ const nodeArgs = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ..
 const { child, match } = await startProcess([...nodeArgs, 'dist/src/cli.js', 'serve'], env, /"url":"(http:[^"]+)"/);
 const url = match[1];
 const post = (p, body, key) =>
-  fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) }).then((r) => r.json());
+  fetch(`${url}${p}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  }).then((r) => r.json());
 try {
   const { key } = await post('/api/demo-key/mint', {});
   await post('/api/chain/state-machines', { slug: 'prof' }, key);
@@ -47,7 +51,15 @@ try {
   const ticks = cpuTicks(child.pid) - t0;
   if (process.env.PROFILE_NODE_ARGS) child.kill('SIGUSR2');
   const appends = r.rps * seconds;
-  console.log(JSON.stringify({ backend: pg ? 'postgres' : 'lowdb', rows_per_s: r.rps, p99_ms: r.p99, errors: r.errors, server_cpu_us_per_append: Math.round((ticks * 10_000) / appends) }));
+  console.log(
+    JSON.stringify({
+      backend: pg ? 'postgres' : 'lowdb',
+      rows_per_s: r.rps,
+      p99_ms: r.p99,
+      errors: r.errors,
+      server_cpu_us_per_append: Math.round((ticks * 10_000) / appends),
+    }),
+  );
 } finally {
   await stop(child);
 }
@@ -66,13 +78,27 @@ if (prof) {
     const t = dt.get(node.id) ?? 0;
     if (!t) continue;
     const { functionName, url: u, lineNumber } = node.callFrame;
-    const short = u.replace(/^.*node_modules\//, 'nm:').replace(/^.*\/dist\/src\//, 'src:').replace(/^node:/, 'node:');
+    const short = u
+      .replace(/^.*node_modules\//, 'nm:')
+      .replace(/^.*\/dist\/src\//, 'src:')
+      .replace(/^node:/, 'node:');
     const fnKey = `${functionName || '(anon)'} ${short}:${lineNumber + 1}`;
     byFn.set(fnKey, (byFn.get(fnKey) ?? 0) + t);
-    const pkg = u.startsWith('node:') ? u.split('/').slice(0, 2).join('/') : u.includes('node_modules/') ? `nm:${u.split('node_modules/')[1].split('/')[0]}` : u.includes('/dist/src/') ? `src:${u.split('/dist/src/')[1].split('/').slice(0, 2).join('/')}` : functionName;
+    const pkg = u.startsWith('node:')
+      ? u.split('/').slice(0, 2).join('/')
+      : u.includes('node_modules/')
+        ? `nm:${u.split('node_modules/')[1].split('/')[0]}`
+        : u.includes('/dist/src/')
+          ? `src:${u.split('/dist/src/')[1].split('/').slice(0, 2).join('/')}`
+          : functionName;
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
   }
-  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) => `${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+  const top = (m, n) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, t]) => `${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`)
+      .join('\n');
   console.log(`\nby package/area:\n${top(byPkg, 30)}\n\nby function:\n${top(byFn, 45)}`);
 }
 rmSync(dataDir, { recursive: true, force: true });

@@ -28,7 +28,10 @@ export function renderSection({ rows, quick, command, startedAt, note }) {
     '',
     '| workload | figure | unit | baseline (same run) | ratio | target | holds | detail |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${cell(r.workload)} | ${cell(r.figure)} | ${cell(r.unit)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${holds(r)} | ${cell(r.detail ?? '')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${cell(r.workload)} | ${cell(r.figure)} | ${cell(r.unit)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${holds(r)} | ${cell(r.detail ?? '')} |`,
+    ),
   ];
   const missed = rows.filter((r) => r.holds === false);
   lines.push('');

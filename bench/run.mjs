@@ -42,7 +42,11 @@ const suites = {
   // List and lookup p50 with 10,000 keys and machines stored (issue 20); BENCH_DATABASE_URL: on PostgreSQL.
   lists: () => listLatency(),
   async postgres() {
-    return { appends_one_process: await pgAppends({ processes: 1 }), appends_two_processes: await pgAppends({ processes: 2 }), fire_lag_two_processes: await pgFireLag() };
+    return {
+      appends_one_process: await pgAppends({ processes: 1 }),
+      appends_two_processes: await pgAppends({ processes: 2 }),
+      fire_lag_two_processes: await pgFireLag(),
+    };
   },
 };
 
@@ -72,6 +76,9 @@ if (wanted.length > 0) {
   const { rows, raw } = await runTable({ ...(quick ? QUICK : FULL), ...(only ? { only } : {}) });
   const command = `node bench/run.mjs${quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}${flag('--out') ? ` --out ${flag('--out')}` : ''}${note ? ` --note "${note}"` : ''}`;
   if (!only || flag('--out')) writeReport(out, renderSection({ rows, quick, command, startedAt, note }));
-  for (const r of rows) process.stderr.write(`${r.holds === false ? 'MISSED' : r.holds ? 'ok    ' : '      '} ${r.id}: ${r.figure} ${r.unit} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target})\n`);
+  for (const r of rows)
+    process.stderr.write(
+      `${r.holds === false ? 'MISSED' : r.holds ? 'ok    ' : '      '} ${r.id}: ${r.figure} ${r.unit} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target})\n`,
+    );
   process.stdout.write(`${JSON.stringify({ quick, out, rows, raw }, null, 2)}\n`);
 }

@@ -35,7 +35,11 @@ export async function solverTimings({ runs = 200, budgetMs = 2000 } = {}) {
 
 /** `POST /api/solvers/root-brent/solve` on `core-server serve`, 50 connections, 10 s after a 2 s warm-up. */
 export async function solveThroughput({ duration = 10, connections = 50 } = {}) {
-  const { child, match } = await startProcess(['dist/src/cli.js', 'serve'], { PORT: '0', CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
+  const { child, match } = await startProcess(
+    ['dist/src/cli.js', 'serve'],
+    { PORT: '0', CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'info' },
+    /"url":"(http:[^"]+)"/,
+  );
   const url = `${match[1]}/api/solvers/root-brent/solve`;
   const request = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputs: { f: 'x^3 - 2*x - 5', a: 2, b: 3 } }) };
   try {

@@ -12,7 +12,12 @@ export async function mcpInitialize(runs = 15) {
       env: { ...process.env, ...BENCH_ENV, CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'warn' },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    };
     child.stdin.write(`${JSON.stringify(init)}\n`);
     await new Promise((resolve) => {
       let buf = '';

@@ -31,9 +31,15 @@ export async function sseFanOut(url, key, slug, { subscribers = 1000, events = 3
   const received = Array.from({ length: subscribers }, () => new Map());
   const conns = [];
   for (let i = 0; i < subscribers; i += 50) {
-    conns.push(...(await Promise.all(Array.from({ length: Math.min(50, subscribers - i) }, (_, j) => subscribe(`${url}/api/chain/${slug}/explore/sse`, key, (row) => {
-      if (typeof row.seq === 'number') received[i + j].set(row.seq, performance.now());
-    })))));
+    conns.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, subscribers - i) }, (_, j) =>
+          subscribe(`${url}/api/chain/${slug}/explore/sse`, key, (row) => {
+            if (typeof row.seq === 'number') received[i + j].set(row.seq, performance.now());
+          }),
+        ),
+      )),
+    );
   }
   const latencies = [];
   let missing = 0;

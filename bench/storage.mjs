@@ -10,7 +10,15 @@ const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url).href;
 
 function link(head, seq, worker) {
   const prev_hash = head?.state_hash ?? '0'.repeat(64);
-  const row = { id: `bench:${seq}`, tick: seq, type: 'event', actor_uid: `u${worker}`, payload_digest: 'ab'.repeat(32), prev_hash, created_at: new Date().toISOString() };
+  const row = {
+    id: `bench:${seq}`,
+    tick: seq,
+    type: 'event',
+    actor_uid: `u${worker}`,
+    payload_digest: 'ab'.repeat(32),
+    prev_hash,
+    created_at: new Date().toISOString(),
+  };
   return { ...row, state_hash: createHash('sha256').update(JSON.stringify(row)).digest('hex') };
 }
 

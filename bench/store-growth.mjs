@@ -52,7 +52,11 @@ export async function storeGrowth({ keys = 10_000, machines = 10_000, build = pr
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const schema = `bench_growth_${process.pid}_${Date.now()}`;
   const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
-  const { child, match } = await startProcess([path.join(build, 'dist/src/cli.js'), 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg }, /"url":"(http:[^"]+)"/);
+  const { child, match } = await startProcess(
+    [path.join(build, 'dist/src/cli.js'), 'serve'],
+    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg },
+    /"url":"(http:[^"]+)"/,
+  );
   const url = match[1];
   try {
     const minted = [];
@@ -62,7 +66,14 @@ export async function storeGrowth({ keys = 10_000, machines = 10_000, build = pr
     const machineRows = await blocks(Math.min(machines, keys), async (i) => {
       await call(url, 'POST', '/api/chain/state-machines', { key: minted[i], body: { slug: `grow-${i}` } });
     });
-    return { build, backend: databaseUrl ? 'postgres' : 'lowdb', keys: summary(keyRows), machines: machineRows.length > 0 ? summary(machineRows) : 'skipped', key_blocks: keyRows, machine_blocks: machineRows };
+    return {
+      build,
+      backend: databaseUrl ? 'postgres' : 'lowdb',
+      keys: summary(keyRows),
+      machines: machineRows.length > 0 ? summary(machineRows) : 'skipped',
+      key_blocks: keyRows,
+      machine_blocks: machineRows,
+    };
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });

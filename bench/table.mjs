@@ -13,8 +13,38 @@ import { pgAppends, pgFireLag } from './postgres.mjs';
 import { mcpInitialize } from './spine.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
 
-export const FULL = { duration: 10, rounds: 2, connections: 50, chainRows: 1_000_000, chainSeconds: 20, chainWarmup: 3, contracts: 1000, contractSeconds: 60, sseSubscribers: 1000, sseEvents: 30, sandboxRuns: 40, coldStarts: 15, idleSettleMs: 2000, linalgRuns: 30 };
-export const QUICK = { duration: 1, rounds: 1, connections: 10, chainRows: 10_000, chainSeconds: 2, chainWarmup: 1, contracts: 50, contractSeconds: 3, sseSubscribers: 50, sseEvents: 10, sandboxRuns: 4, coldStarts: 3, idleSettleMs: 300, linalgRuns: 5 };
+export const FULL = {
+  duration: 10,
+  rounds: 2,
+  connections: 50,
+  chainRows: 1_000_000,
+  chainSeconds: 20,
+  chainWarmup: 3,
+  contracts: 1000,
+  contractSeconds: 60,
+  sseSubscribers: 1000,
+  sseEvents: 30,
+  sandboxRuns: 40,
+  coldStarts: 15,
+  idleSettleMs: 2000,
+  linalgRuns: 30,
+};
+export const QUICK = {
+  duration: 1,
+  rounds: 1,
+  connections: 10,
+  chainRows: 10_000,
+  chainSeconds: 2,
+  chainWarmup: 1,
+  contracts: 50,
+  contractSeconds: 3,
+  sseSubscribers: 50,
+  sseEvents: 10,
+  sandboxRuns: 4,
+  coldStarts: 3,
+  idleSettleMs: 300,
+  linalgRuns: 5,
+};
 // PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
@@ -72,91 +102,264 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     await new Promise((r) => setTimeout(r, sizes.idleSettleMs));
     idleRss = rssMiB(core.child.pid);
     const sample = await (await fetch(`${coreUrl}/api/constants/h`)).text();
-    await attempt('constants_read', async () => {
-      const express = await startProcess(['bench/bare-express.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
-      const bare = await startProcess(['bench/bare-http.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
-      try {
-        const targets = { core: `${coreUrl}/api/constants/h`, express: `${express.match[1]}/api/constants/h`, http: `${bare.match[1]}/api/constants/h` };
-        for (const url of Object.values(targets)) await load(url, { duration: Math.max(1, duration / 4), connections });
-        const best = { core: undefined, express: undefined, http: undefined };
-        for (let i = 0; i < rounds; i++) {
-          for (const [k, url] of Object.entries(targets)) {
-            const r = await load(url, { duration, connections });
-            if (!best[k] || r.rps > best[k].rps) best[k] = r;
+    await attempt(
+      'constants_read',
+      async () => {
+        const express = await startProcess(['bench/bare-express.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
+        const bare = await startProcess(['bench/bare-http.mjs'], { BENCH_BODY: sample }, /(http:\S+)/);
+        try {
+          const targets = { core: `${coreUrl}/api/constants/h`, express: `${express.match[1]}/api/constants/h`, http: `${bare.match[1]}/api/constants/h` };
+          for (const url of Object.values(targets)) await load(url, { duration: Math.max(1, duration / 4), connections });
+          const best = { core: undefined, express: undefined, http: undefined };
+          for (let i = 0; i < rounds; i++) {
+            for (const [k, url] of Object.entries(targets)) {
+              const r = await load(url, { duration, connections });
+              if (!best[k] || r.rps > best[k].rps) best[k] = r;
+            }
           }
+          raw.constants_read = { ...best, body_bytes: sample.length };
+          const vsExpress = +(best.core.rps / best.express.rps).toFixed(3);
+          const vsHttp = +(best.core.rps / best.http.rps).toFixed(3);
+          rows.push(
+            row(
+              'constants_vs_express',
+              '`GET /api/constants/h` vs bare Express 5',
+              best.core.rps,
+              'req/s',
+              `${best.express.rps} req/s`,
+              vsExpress,
+              '≥ 0.8 of Express',
+              vsExpress >= 0.8,
+              `p99 ${best.core.p99} ms vs ${best.express.p99} ms`,
+            ),
+          );
+          rows.push(
+            row(
+              'constants_vs_node_http',
+              '`GET /api/constants/h` vs bare `node:http`',
+              best.core.rps,
+              'req/s',
+              `${best.http.rps} req/s`,
+              vsHttp,
+              'reported',
+              null,
+              `p99 ${best.core.p99} ms vs ${best.http.p99} ms`,
+            ),
+          );
+        } finally {
+          await stop(express.child);
+          await stop(bare.child);
         }
-        raw.constants_read = { ...best, body_bytes: sample.length };
-        const vsExpress = +(best.core.rps / best.express.rps).toFixed(3);
-        const vsHttp = +(best.core.rps / best.http.rps).toFixed(3);
-        rows.push(row('constants_vs_express', '`GET /api/constants/h` vs bare Express 5', best.core.rps, 'req/s', `${best.express.rps} req/s`, vsExpress, '≥ 0.8 of Express', vsExpress >= 0.8, `p99 ${best.core.p99} ms vs ${best.express.p99} ms`));
-        rows.push(row('constants_vs_node_http', '`GET /api/constants/h` vs bare `node:http`', best.core.rps, 'req/s', `${best.http.rps} req/s`, vsHttp, 'reported', null, `p99 ${best.core.p99} ms vs ${best.http.p99} ms`));
-      } finally {
-        await stop(express.child);
-        await stop(bare.child);
-      }
-    }, [['constants_vs_express', '`GET /api/constants/h` vs bare Express 5', '≥ 0.8 of Express'], ['constants_vs_node_http', '`GET /api/constants/h` vs bare `node:http`', 'reported']]);
+      },
+      [
+        ['constants_vs_express', '`GET /api/constants/h` vs bare Express 5', '≥ 0.8 of Express'],
+        ['constants_vs_node_http', '`GET /api/constants/h` vs bare `node:http`', 'reported'],
+      ],
+    );
 
-    await attempt('mcp_vs_rest', async () => {
-      const r = await mcpVsRest(coreUrl, { duration, connections, rounds });
-      raw.mcp_vs_rest = r;
-      rows.push(row('mcp_vs_rest', 'MCP `tools/call` `core_constants` get vs REST', r.mcp.rps, 'req/s', `${r.rest.rps} req/s`, r.ratio, '≥ 0.7 of REST', r.ratio >= 0.7, `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`));
-    }, [['mcp_vs_rest', 'MCP `tools/call` `core_constants` get vs REST', '≥ 0.7 of REST']]);
+    await attempt(
+      'mcp_vs_rest',
+      async () => {
+        const r = await mcpVsRest(coreUrl, { duration, connections, rounds });
+        raw.mcp_vs_rest = r;
+        rows.push(
+          row(
+            'mcp_vs_rest',
+            'MCP `tools/call` `core_constants` get vs REST',
+            r.mcp.rps,
+            'req/s',
+            `${r.rest.rps} req/s`,
+            r.ratio,
+            '≥ 0.7 of REST',
+            r.ratio >= 0.7,
+            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`,
+          ),
+        );
+      },
+      [['mcp_vs_rest', 'MCP `tools/call` `core_constants` get vs REST', '≥ 0.7 of REST']],
+    );
 
-    await attempt('mcp_modern_vs_rest', async () => {
-      const r = await mcpModernVsRest(coreUrl, { duration, connections, rounds });
-      raw.mcp_modern_vs_rest = r;
-      rows.push(row('mcp_modern_vs_rest', 'MCP 2026-07-28 `tools/call` `core_constants` get vs REST', r.mcp.rps, 'req/s', `${r.rest.rps} req/s`, r.ratio, '≥ 0.7 of REST', r.ratio >= 0.7, `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`));
-    }, [['mcp_modern_vs_rest', 'MCP 2026-07-28 `tools/call` `core_constants` get vs REST', '≥ 0.7 of REST']]);
+    await attempt(
+      'mcp_modern_vs_rest',
+      async () => {
+        const r = await mcpModernVsRest(coreUrl, { duration, connections, rounds });
+        raw.mcp_modern_vs_rest = r;
+        rows.push(
+          row(
+            'mcp_modern_vs_rest',
+            'MCP 2026-07-28 `tools/call` `core_constants` get vs REST',
+            r.mcp.rps,
+            'req/s',
+            `${r.rest.rps} req/s`,
+            r.ratio,
+            '≥ 0.7 of REST',
+            r.ratio >= 0.7,
+            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`,
+          ),
+        );
+      },
+      [['mcp_modern_vs_rest', 'MCP 2026-07-28 `tools/call` `core_constants` get vs REST', '≥ 0.7 of REST']],
+    );
 
-    await attempt('core_http_vs_tool', async () => {
-      const r = await coreHttpVsTool(coreUrl, { duration, connections, rounds });
-      raw.core_http_vs_tool = r;
-      rows.push(row('core_http_vs_tool', '`core_http` GET /api/constants/h vs `core_constants` (both MCP)', r.core_http.rps, 'req/s', `${r.tool.rps} req/s`, r.ratio, '≥ 0.9', r.ratio >= 0.9, `p99 ${r.core_http.p99} ms vs ${r.tool.p99} ms`));
-    }, [['core_http_vs_tool', '`core_http` GET /api/constants/h vs `core_constants` (both MCP)', '≥ 0.9']]);
+    await attempt(
+      'core_http_vs_tool',
+      async () => {
+        const r = await coreHttpVsTool(coreUrl, { duration, connections, rounds });
+        raw.core_http_vs_tool = r;
+        rows.push(
+          row(
+            'core_http_vs_tool',
+            '`core_http` GET /api/constants/h vs `core_constants` (both MCP)',
+            r.core_http.rps,
+            'req/s',
+            `${r.tool.rps} req/s`,
+            r.ratio,
+            '≥ 0.9',
+            r.ratio >= 0.9,
+            `p99 ${r.core_http.p99} ms vs ${r.tool.p99} ms`,
+          ),
+        );
+      },
+      [['core_http_vs_tool', '`core_http` GET /api/constants/h vs `core_constants` (both MCP)', '≥ 0.9']],
+    );
 
-    await attempt('sse', async () => {
-      const { key } = await call(coreUrl, 'POST', '/api/demo-key/mint', { body: {} });
-      const slug = 'bench-sse';
-      await call(coreUrl, 'POST', '/api/chain/state-machines', { key, body: { slug } });
-      const r = await sseFanOut(coreUrl, key, slug, { subscribers: sizes.sseSubscribers, events: sizes.sseEvents });
-      raw.sse = r;
-      rows.push(row('sse_delivery', `SSE: ${r.subscribers} subscribers on one machine's explore/sse, p99 append-to-receive`, r.p99_ms, 'ms', '—', 'n/a', 'p99 < 100 ms, none missing', r.p99_ms < 100 && r.missing === 0, `p50 ${r.p50_ms} ms, max ${r.max_ms} ms, ${r.deliveries} deliveries, ${r.missing} missing`));
-    }, [['sse_delivery', 'SSE subscribers on one machine\'s explore/sse, p99 append-to-receive', 'p99 < 100 ms']]);
+    await attempt(
+      'sse',
+      async () => {
+        const { key } = await call(coreUrl, 'POST', '/api/demo-key/mint', { body: {} });
+        const slug = 'bench-sse';
+        await call(coreUrl, 'POST', '/api/chain/state-machines', { key, body: { slug } });
+        const r = await sseFanOut(coreUrl, key, slug, { subscribers: sizes.sseSubscribers, events: sizes.sseEvents });
+        raw.sse = r;
+        rows.push(
+          row(
+            'sse_delivery',
+            `SSE: ${r.subscribers} subscribers on one machine's explore/sse, p99 append-to-receive`,
+            r.p99_ms,
+            'ms',
+            '—',
+            'n/a',
+            'p99 < 100 ms, none missing',
+            r.p99_ms < 100 && r.missing === 0,
+            `p50 ${r.p50_ms} ms, max ${r.max_ms} ms, ${r.deliveries} deliveries, ${r.missing} missing`,
+          ),
+        );
+      },
+      [['sse_delivery', "SSE subscribers on one machine's explore/sse, p99 append-to-receive", 'p99 < 100 ms']],
+    );
   } finally {
     await stop(core.child);
   }
 
   let lowdbBytes = 300;
   let lowdbAppends;
-  await attempt('chain_lowdb', async () => {
-    const r = await chainAppends({ rows: sizes.chainRows, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections });
-    lowdbBytes = r.bytes_per_append || lowdbBytes;
-    lowdbAppends = r;
-    const base = await appendFileLoop({ rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
-    raw.chain_lowdb = { ...r, baseline_append_file: base };
-    const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
-    rows.push(row('chain_lowdb', `\`POST /api/chain/{slug}/event\` on lowdb, ${r.rows_before_load} rows already`, r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (fs appendFile, ${base.row_bytes} B, p99 ${base.p99_ms} ms)`, ratio, '≥ 2,000 rows/s, p99 < 50 ms', r.rows_per_s >= 2000 && r.p99_ms < 50 && r.errors === 0, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}, log open ${r.log_open_ms} ms`));
-    const growth = r.rss_mib.after_load - idleRss;
-    raw.memory = { idle_rss_mib: idleRss, rss_after_rows_mib: r.rss_mib };
-    rows.push(row('memory_growth', `memory: RSS growth with ${r.rows_before_load} rows (after load) over idle`, growth, 'MiB', `${idleRss} MiB idle`, 'n/a', '< 200 MB', growth < 200 * 0.9537, `RSS at start ${r.rss_mib.at_start}, log indexed ${r.rss_mib.after_index}, after load ${r.rss_mib.after_load} MiB`));
-  }, [['chain_lowdb', '`POST /api/chain/{slug}/event` on lowdb', '≥ 2,000 rows/s, p99 < 50 ms'], ['memory_growth', 'memory: RSS growth after rows', '< 200 MB']]);
-  if (!skip('chain_lowdb')) rows.push(row('memory_idle', 'memory: idle RSS after start', fmt(idleRss), 'MiB', '—', 'n/a', '< 150 MB', idleRss < 150 * 0.9537, `settled ${sizes.idleSettleMs} ms after listening`));
+  await attempt(
+    'chain_lowdb',
+    async () => {
+      const r = await chainAppends({ rows: sizes.chainRows, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections });
+      lowdbBytes = r.bytes_per_append || lowdbBytes;
+      lowdbAppends = r;
+      const base = await appendFileLoop({ rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
+      raw.chain_lowdb = { ...r, baseline_append_file: base };
+      const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
+      rows.push(
+        row(
+          'chain_lowdb',
+          `\`POST /api/chain/{slug}/event\` on lowdb, ${r.rows_before_load} rows already`,
+          r.rows_per_s,
+          'rows/s',
+          `${base.rows_per_s} rows/s (fs appendFile, ${base.row_bytes} B, p99 ${base.p99_ms} ms)`,
+          ratio,
+          '≥ 2,000 rows/s, p99 < 50 ms',
+          r.rows_per_s >= 2000 && r.p99_ms < 50 && r.errors === 0,
+          `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}, log open ${r.log_open_ms} ms`,
+        ),
+      );
+      const growth = r.rss_mib.after_load - idleRss;
+      raw.memory = { idle_rss_mib: idleRss, rss_after_rows_mib: r.rss_mib };
+      rows.push(
+        row(
+          'memory_growth',
+          `memory: RSS growth with ${r.rows_before_load} rows (after load) over idle`,
+          growth,
+          'MiB',
+          `${idleRss} MiB idle`,
+          'n/a',
+          '< 200 MB',
+          growth < 200 * 0.9537,
+          `RSS at start ${r.rss_mib.at_start}, log indexed ${r.rss_mib.after_index}, after load ${r.rss_mib.after_load} MiB`,
+        ),
+      );
+    },
+    [
+      ['chain_lowdb', '`POST /api/chain/{slug}/event` on lowdb', '≥ 2,000 rows/s, p99 < 50 ms'],
+      ['memory_growth', 'memory: RSS growth after rows', '< 200 MB'],
+    ],
+  );
+  if (!skip('chain_lowdb'))
+    rows.push(
+      row(
+        'memory_idle',
+        'memory: idle RSS after start',
+        fmt(idleRss),
+        'MiB',
+        '—',
+        'n/a',
+        '< 150 MB',
+        idleRss < 150 * 0.9537,
+        `settled ${sizes.idleSettleMs} ms after listening`,
+      ),
+    );
 
   const pgUrl = process.env.DATABASE_URL;
   if (skip('chain_postgres')) {
     // not asked for
   } else if (!pgUrl) {
-    rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', 'skipped', '', 'n/a', 'n/a', '≥ 0.5 of raw insert rate', null, 'skipped: DATABASE_URL is not set'));
+    rows.push(
+      row(
+        'chain_postgres',
+        '`POST /api/chain/{slug}/event` on PostgreSQL',
+        'skipped',
+        '',
+        'n/a',
+        'n/a',
+        '≥ 0.5 of raw insert rate',
+        null,
+        'skipped: DATABASE_URL is not set',
+      ),
+    );
   } else {
-    await attempt('chain_postgres', async () => {
-      const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
-      const r = await chainAppends({ rows: 0, duration: sizes.chainSeconds, warmup: sizes.chainWarmup, connections, env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema } });
-      const base = await pgInsertLoop(pgUrl, { rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
-      await dropSchema(pgUrl, schema);
-      raw.chain_postgres = { ...r, baseline_insert: base, schema };
-      const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
-      rows.push(row('chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)', r.rows_per_s, 'rows/s', `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`, ratio, '≥ 0.5 of raw insert rate', ratio >= 0.5, `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}`));
-    }, [['chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', '≥ 0.5 of raw insert rate']]);
+    await attempt(
+      'chain_postgres',
+      async () => {
+        const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
+        const r = await chainAppends({
+          rows: 0,
+          duration: sizes.chainSeconds,
+          warmup: sizes.chainWarmup,
+          connections,
+          env: { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema },
+        });
+        const base = await pgInsertLoop(pgUrl, { rowBytes: lowdbBytes, concurrency: connections, seconds: sizes.chainSeconds });
+        await dropSchema(pgUrl, schema);
+        raw.chain_postgres = { ...r, baseline_insert: base, schema };
+        const ratio = +(r.rows_per_s / base.rows_per_s).toFixed(3);
+        rows.push(
+          row(
+            'chain_postgres',
+            '`POST /api/chain/{slug}/event` on PostgreSQL (empty chain)',
+            r.rows_per_s,
+            'rows/s',
+            `${base.rows_per_s} rows/s (single-row INSERT, p99 ${base.p99_ms} ms)`,
+            ratio,
+            '≥ 0.5 of raw insert rate',
+            ratio >= 0.5,
+            `p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${r.errors}`,
+          ),
+        );
+      },
+      [['chain_postgres', '`POST /api/chain/{slug}/event` on PostgreSQL', '≥ 0.5 of raw insert rate']],
+    );
   }
 
   const twoWorkload = '`POST /api/chain/{slug}/event` on PostgreSQL, two server processes on one chain';
@@ -165,68 +368,244 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     // not asked for
   } else if (!pgUrl) {
     rows.push(row('chain_postgres_two', twoWorkload, 'skipped', '', 'n/a', 'n/a', 'reported', null, 'skipped: DATABASE_URL is not set'));
-    rows.push(row('contracts_postgres', pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks), 'skipped', '', 'n/a', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', null, 'skipped: DATABASE_URL is not set'));
+    rows.push(
+      row(
+        'contracts_postgres',
+        pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks),
+        'skipped',
+        '',
+        'n/a',
+        'n/a',
+        'p99 < 1 tick (777 ms), 0 missed',
+        null,
+        'skipped: DATABASE_URL is not set',
+      ),
+    );
   } else {
-    await attempt('postgres_processes', async () => {
-      const one = await pgAppends({ processes: 1, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
-      const two = await pgAppends({ processes: 2, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
-      raw.chain_postgres_two = { one, two, lowdb: lowdbAppends ? { rows_per_s: lowdbAppends.rows_per_s, p99_ms: lowdbAppends.p99_ms } : null };
-      const lowdb = lowdbAppends ? `; lowdb ${lowdbAppends.rows_per_s} rows/s, p99 ${lowdbAppends.p99_ms} ms` : '';
-      rows.push(row('chain_postgres_two', twoWorkload, two.rows_per_s, 'rows/s', `${one.rows_per_s} rows/s with one process (p99 ${one.p99_ms} ms)${lowdb}`, +(two.rows_per_s / one.rows_per_s).toFixed(3), 'reported', null, `p50 ${two.p50_ms} ms, p99 ${two.p99_ms} ms, errors ${two.errors + one.errors}, chain valid ${two.chain_valid && one.chain_valid}`));
-    }, [['chain_postgres_two', twoWorkload, 'reported']]);
-    await attempt('postgres_processes', async () => {
-      const r = await pgFireLag({ contracts: sizes.pgContracts, everyTicks: sizes.pgEveryTicks, seconds: sizes.pgContractSeconds });
-      raw.contracts_postgres = r;
-      rows.push(row('contracts_postgres', pgLagWorkload(r.contracts, r.every_ticks), r.lag_ms.p99, 'ms', '—', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', r.lag_ms.p99 < 777 && r.missed_fires === 0 && r.duplicate_fires === 0, `${r.fires}/${r.fires_expected} fires over ${r.seconds} s, ${r.missed_fires} missed, ${r.duplicate_fires} duplicated, p50 ${r.lag_ms.p50} ms, max ${r.lag_ms.max} ms`));
-    }, [['contracts_postgres', pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks), 'p99 < 1 tick (777 ms), 0 missed']]);
+    await attempt(
+      'postgres_processes',
+      async () => {
+        const one = await pgAppends({ processes: 1, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
+        const two = await pgAppends({ processes: 2, connections, duration: sizes.chainSeconds, warmup: sizes.chainWarmup });
+        raw.chain_postgres_two = { one, two, lowdb: lowdbAppends ? { rows_per_s: lowdbAppends.rows_per_s, p99_ms: lowdbAppends.p99_ms } : null };
+        const lowdb = lowdbAppends ? `; lowdb ${lowdbAppends.rows_per_s} rows/s, p99 ${lowdbAppends.p99_ms} ms` : '';
+        rows.push(
+          row(
+            'chain_postgres_two',
+            twoWorkload,
+            two.rows_per_s,
+            'rows/s',
+            `${one.rows_per_s} rows/s with one process (p99 ${one.p99_ms} ms)${lowdb}`,
+            +(two.rows_per_s / one.rows_per_s).toFixed(3),
+            'reported',
+            null,
+            `p50 ${two.p50_ms} ms, p99 ${two.p99_ms} ms, errors ${two.errors + one.errors}, chain valid ${two.chain_valid && one.chain_valid}`,
+          ),
+        );
+      },
+      [['chain_postgres_two', twoWorkload, 'reported']],
+    );
+    await attempt(
+      'postgres_processes',
+      async () => {
+        const r = await pgFireLag({ contracts: sizes.pgContracts, everyTicks: sizes.pgEveryTicks, seconds: sizes.pgContractSeconds });
+        raw.contracts_postgres = r;
+        rows.push(
+          row(
+            'contracts_postgres',
+            pgLagWorkload(r.contracts, r.every_ticks),
+            r.lag_ms.p99,
+            'ms',
+            '—',
+            'n/a',
+            'p99 < 1 tick (777 ms), 0 missed',
+            r.lag_ms.p99 < 777 && r.missed_fires === 0 && r.duplicate_fires === 0,
+            `${r.fires}/${r.fires_expected} fires over ${r.seconds} s, ${r.missed_fires} missed, ${r.duplicate_fires} duplicated, p50 ${r.lag_ms.p50} ms, max ${r.lag_ms.max} ms`,
+          ),
+        );
+      },
+      [['contracts_postgres', pgLagWorkload(sizes.pgContracts, sizes.pgEveryTicks), 'p99 < 1 tick (777 ms), 0 missed']],
+    );
   }
 
-  await attempt('contracts', async () => {
-    const r = await contractsFireLag({ contracts: sizes.contracts, seconds: sizes.contractSeconds });
-    raw.contracts = r;
-    rows.push(row('contracts', `${r.contracts} recurring contracts firing every tick for ${r.window_s} s, p99 fire lag`, r.fire_lag_ms.p99, 'ms', '—', 'n/a', 'p99 < 1 tick (777 ms), 0 missed', r.fire_lag_ms.p99 < 777 && r.missed_fires === 0, `${r.fires_made}/${r.fires_expected} fires, ${r.missed_fires} missed, p50 ${r.fire_lag_ms.p50} ms, max ${r.fire_lag_ms.max} ms`));
-  }, [['contracts', 'recurring contracts firing every tick, p99 fire lag', 'p99 < 1 tick, 0 missed']]);
+  await attempt(
+    'contracts',
+    async () => {
+      const r = await contractsFireLag({ contracts: sizes.contracts, seconds: sizes.contractSeconds });
+      raw.contracts = r;
+      rows.push(
+        row(
+          'contracts',
+          `${r.contracts} recurring contracts firing every tick for ${r.window_s} s, p99 fire lag`,
+          r.fire_lag_ms.p99,
+          'ms',
+          '—',
+          'n/a',
+          'p99 < 1 tick (777 ms), 0 missed',
+          r.fire_lag_ms.p99 < 777 && r.missed_fires === 0,
+          `${r.fires_made}/${r.fires_expected} fires, ${r.missed_fires} missed, p50 ${r.fire_lag_ms.p50} ms, max ${r.fire_lag_ms.max} ms`,
+        ),
+      );
+    },
+    [['contracts', 'recurring contracts firing every tick, p99 fire lag', 'p99 < 1 tick, 0 missed']],
+  );
 
-  await attempt('sandbox', async () => {
-    const r = await sandboxOverhead({ runs: sizes.sandboxRuns, rounds: 2 });
-    raw.sandbox = r;
-    rows.push(row('sandbox', 'sandbox `print(1)` through the API, median', r.api_median_ms, 'ms', `${r.bare_median_ms} ms (bare python3 -c spawn)`, r.ratio, '≤ 2x', r.ratio <= 2, `${r.runs} runs each; inside the runner ${r.sandbox_spawn_median_ms} ms`));
-  }, [['sandbox', 'sandbox `print(1)` through the API, median', '≤ 2x']]);
+  await attempt(
+    'sandbox',
+    async () => {
+      const r = await sandboxOverhead({ runs: sizes.sandboxRuns, rounds: 2 });
+      raw.sandbox = r;
+      rows.push(
+        row(
+          'sandbox',
+          'sandbox `print(1)` through the API, median',
+          r.api_median_ms,
+          'ms',
+          `${r.bare_median_ms} ms (bare python3 -c spawn)`,
+          r.ratio,
+          '≤ 2x',
+          r.ratio <= 2,
+          `${r.runs} runs each; inside the runner ${r.sandbox_spawn_median_ms} ms`,
+        ),
+      );
+    },
+    [['sandbox', 'sandbox `print(1)` through the API, median', '≤ 2x']],
+  );
 
-  await attempt('linalg', async () => {
-    const r = await linalgVsLapack({ runs: sizes.linalgRuns });
-    raw.linalg = r;
-    const versus = (id, workload, ours, base, label) => {
-      const ratio = typeof base === 'number' ? +(ours.cpu_ms / base).toFixed(1) : 'n/a';
-      const lapack = r.lapack.error ?? `numpy ${r.lapack.numpy}, SciPy ${r.lapack.scipy}, one thread each`;
-      rows.push(row(id, workload, ours.cpu_ms, 'ms', typeof base === 'number' ? `${base.toFixed(2)} ms (${label})` : 'n/a', ratio, '≤ 10x', typeof ratio === 'number' ? ratio <= 10 : null, `${lapack}; ${r.runs} runs; wall: solver time ${ours.solver_ms} ms, whole in-process solve with its receipt ${ours.call_ms} ms`));
-    };
-    versus('eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median CPU time', r.ours.eigen_values, r.lapack.eigvalsh_ms, 'numpy eigvalsh');
-    versus('eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', r.ours.eigen_vectors, r.lapack.eigh_ms, 'numpy eigh');
-    // linear-lu also answers the exact 1-norm condition number (the inverse's columns), so its baseline does the same.
-    versus('lu_vs_lapack', '`linear-lu` 200×200 solve with exact condition number, median CPU time', r.ours.lu, r.lapack.lu_solve_cond_ms, `SciPy lu_factor + lu_solve + exact cond₁; bare factor + solve ${r.lapack.lu_solve_ms?.toFixed?.(2) ?? 'n/a'} ms`);
-  }, [
-    ['eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median CPU time', '≤ 10x'],
-    ['eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', '≤ 10x'],
-    ['lu_vs_lapack', '`linear-lu` 200×200 solve with exact condition number, median CPU time', '≤ 10x'],
-  ]);
+  await attempt(
+    'linalg',
+    async () => {
+      const r = await linalgVsLapack({ runs: sizes.linalgRuns });
+      raw.linalg = r;
+      const versus = (id, workload, ours, base, label) => {
+        const ratio = typeof base === 'number' ? +(ours.cpu_ms / base).toFixed(1) : 'n/a';
+        const lapack = r.lapack.error ?? `numpy ${r.lapack.numpy}, SciPy ${r.lapack.scipy}, one thread each`;
+        rows.push(
+          row(
+            id,
+            workload,
+            ours.cpu_ms,
+            'ms',
+            typeof base === 'number' ? `${base.toFixed(2)} ms (${label})` : 'n/a',
+            ratio,
+            '≤ 10x',
+            typeof ratio === 'number' ? ratio <= 10 : null,
+            `${lapack}; ${r.runs} runs; wall: solver time ${ours.solver_ms} ms, whole in-process solve with its receipt ${ours.call_ms} ms`,
+          ),
+        );
+      };
+      versus(
+        'eigen_values_vs_lapack',
+        '`eigen-symmetric` 150×150, eigenvalues only, median CPU time',
+        r.ours.eigen_values,
+        r.lapack.eigvalsh_ms,
+        'numpy eigvalsh',
+      );
+      versus('eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', r.ours.eigen_vectors, r.lapack.eigh_ms, 'numpy eigh');
+      // linear-lu also answers the exact 1-norm condition number (the inverse's columns), so its baseline does the same.
+      versus(
+        'lu_vs_lapack',
+        '`linear-lu` 200×200 solve with exact condition number, median CPU time',
+        r.ours.lu,
+        r.lapack.lu_solve_cond_ms,
+        `SciPy lu_factor + lu_solve + exact cond₁; bare factor + solve ${r.lapack.lu_solve_ms?.toFixed?.(2) ?? 'n/a'} ms`,
+      );
+    },
+    [
+      ['eigen_values_vs_lapack', '`eigen-symmetric` 150×150, eigenvalues only, median CPU time', '≤ 10x'],
+      ['eigen_vectors_vs_lapack', '`eigen-symmetric` 150×150 with eigenvectors, median CPU time', '≤ 10x'],
+      ['lu_vs_lapack', '`linear-lu` 200×200 solve with exact condition number, median CPU time', '≤ 10x'],
+    ],
+  );
 
-  await attempt('mcp_cold_start', async () => {
-    const r = await mcpInitialize(sizes.coldStarts);
-    const base = await nodeEStart(sizes.coldStarts);
-    raw.mcp_cold_start = { ...r, node_e: base };
-    rows.push(row('mcp_cold_start', '`npm run mcp` cold start to `initialize` answered, median', r.median_ms, 'ms', `${base.median_ms} ms (node -e printing a line)`, +(r.median_ms / base.median_ms).toFixed(2), '< 500 ms', r.median_ms < 500, `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`));
-  }, [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']]);
+  await attempt(
+    'mcp_cold_start',
+    async () => {
+      const r = await mcpInitialize(sizes.coldStarts);
+      const base = await nodeEStart(sizes.coldStarts);
+      raw.mcp_cold_start = { ...r, node_e: base };
+      rows.push(
+        row(
+          'mcp_cold_start',
+          '`npm run mcp` cold start to `initialize` answered, median',
+          r.median_ms,
+          'ms',
+          `${base.median_ms} ms (node -e printing a line)`,
+          +(r.median_ms / base.median_ms).toFixed(2),
+          '< 500 ms',
+          r.median_ms < 500,
+          `p90 ${r.p90_ms} ms, max ${r.max_ms} ms over ${r.runs} starts`,
+        ),
+      );
+    },
+    [['mcp_cold_start', '`npm run mcp` cold start to `initialize` answered', '< 500 ms']],
+  );
 
-  await attempt('tools_list_tokens', async () => {
-    const r = toolListTokens();
-    raw.tools_list_tokens = r;
-    rows.push(row('tools_list_tokens', `\`tools/list\` of the ${r.tools} default tools, tokens (o200k_base)`, r.tokens, 'tokens', '42,831 before issue 18', +(r.tokens / 42831).toFixed(3), '≤ 15,000, no tool > 2,000', r.tokens <= 15000 && r.largest_tool.tokens <= 2000, `largest ${r.largest_tool.name} ${r.largest_tool.tokens}; read-only ${r.read_only_tokens}; ${r.bytes} bytes`));
-  }, [['tools_list_tokens', '`tools/list` of the default tools, tokens (o200k_base)', '≤ 15,000']]);
+  await attempt(
+    'tools_list_tokens',
+    async () => {
+      const r = toolListTokens();
+      raw.tools_list_tokens = r;
+      rows.push(
+        row(
+          'tools_list_tokens',
+          `\`tools/list\` of the ${r.tools} default tools, tokens (o200k_base)`,
+          r.tokens,
+          'tokens',
+          '42,831 before issue 18',
+          +(r.tokens / 42831).toFixed(3),
+          '≤ 15,000, no tool > 2,000',
+          r.tokens <= 15000 && r.largest_tool.tokens <= 2000,
+          `largest ${r.largest_tool.name} ${r.largest_tool.tokens}; read-only ${r.read_only_tokens}; ${r.bytes} bytes`,
+        ),
+      );
+    },
+    [['tools_list_tokens', '`tools/list` of the default tools, tokens (o200k_base)', '≤ 15,000']],
+  );
 
-  const order = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'mcp_modern_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];
+  const order = [
+    'tools_list_tokens',
+    'constants_vs_express',
+    'constants_vs_node_http',
+    'mcp_vs_rest',
+    'mcp_modern_vs_rest',
+    'core_http_vs_tool',
+    'chain_lowdb',
+    'chain_postgres',
+    'chain_postgres_two',
+    'contracts',
+    'contracts_postgres',
+    'sse_delivery',
+    'sandbox',
+    'mcp_cold_start',
+    'eigen_values_vs_lapack',
+    'eigen_vectors_vs_lapack',
+    'lu_vs_lapack',
+    'memory_idle',
+    'memory_growth',
+  ];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
 }
 
-export const ROW_IDS = ['tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'mcp_modern_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two', 'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack', 'memory_idle', 'memory_growth'];
+export const ROW_IDS = [
+  'tools_list_tokens',
+  'constants_vs_express',
+  'constants_vs_node_http',
+  'mcp_vs_rest',
+  'mcp_modern_vs_rest',
+  'core_http_vs_tool',
+  'chain_lowdb',
+  'chain_postgres',
+  'chain_postgres_two',
+  'contracts',
+  'contracts_postgres',
+  'sse_delivery',
+  'sandbox',
+  'mcp_cold_start',
+  'eigen_values_vs_lapack',
+  'eigen_vectors_vs_lapack',
+  'lu_vs_lapack',
+  'memory_idle',
+  'memory_growth',
+];

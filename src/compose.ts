@@ -156,11 +156,24 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     constants,
     solvers: () => solvers.list().solvers,
     operators,
-    limits: { max_operators_per_compute: 3, solvers: solvers.list().total, http_body_bytes: 1024 * 1024, compress_input_bytes: MAX_INPUT_BYTES, decompress_output_bytes: MAX_OUTPUT_BYTES },
+    limits: {
+      max_operators_per_compute: 3,
+      solvers: solvers.list().total,
+      http_body_bytes: 1024 * 1024,
+      compress_input_bytes: MAX_INPUT_BYTES,
+      decompress_output_bytes: MAX_OUTPUT_BYTES,
+    },
   });
   const compression = createCompressionService();
   const contracts = createContractsService({
-    store, clock, bus, chain, machines, nodeKeys, operators, receipts,
+    store,
+    clock,
+    bus,
+    chain,
+    machines,
+    nodeKeys,
+    operators,
+    receipts,
     // The economy area is built after contracts: look it up at call time.
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('contract work failed', { err }),
@@ -169,17 +182,41 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   });
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAuditRepository(store, clock);
-  const tally = createTallyService({ store, clock, chain, machines, nodeKeys, onError: (err) => log.error('envelope mint failed', { err }), writer: () => auditRecovery.writer });
+  const tally = createTallyService({
+    store,
+    clock,
+    chain,
+    machines,
+    nodeKeys,
+    onError: (err) => log.error('envelope mint failed', { err }),
+    writer: () => auditRecovery.writer,
+  });
   const auditRecovery = createAuditRecovery({
-    store, clock, chain,
+    store,
+    clock,
+    chain,
     lockContract: (id, fn) => contracts.core.locked(id, fn),
     mintEnvelope: (req) => tally.mintEnvelope(req),
     onError: (err) => log.error('audit recovery failed', { err }),
     onDone: (report) => log.info('audit recovery done', { ...report }),
   });
-  const credits = createCreditsService({ store, clock, identity, audit: nodeAudit, peerKeys: loadPeerKeys(config.peerKeys), authority: config.creditsAuthority });
+  const credits = createCreditsService({
+    store,
+    clock,
+    identity,
+    audit: nodeAudit,
+    peerKeys: loadPeerKeys(config.peerKeys),
+    authority: config.creditsAuthority,
+  });
   const contribute = createContributeService({ store, clock, ledger: tally.ledger, audit: nodeAudit });
-  const communityOperators = createCommunityOperatorsService({ store, clock, operators, ledger: tally.ledger, audit: nodeAudit, onError: (err) => log.error('community operator step failed', { err }) });
+  const communityOperators = createCommunityOperatorsService({
+    store,
+    clock,
+    operators,
+    ledger: tally.ledger,
+    audit: nodeAudit,
+    onError: (err) => log.error('community operator step failed', { err }),
+  });
   const chat = createChatService({
     store,
     clock,
@@ -188,7 +225,11 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onUpstreamError: (err) => log.warn('chat upstream failed; the local assistant answered', { err }),
   });
   const sessions = createSessionsService({
-    store, clock, nodeKeys, identity, log,
+    store,
+    clock,
+    nodeKeys,
+    identity,
+    log,
     mode: config.loginMode,
     publicUrl: config.publicUrl,
     redirectOrigins: config.ssoRedirectOrigins,
@@ -197,7 +238,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
   const general = createGeneralService({ store, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
-    store, clock,
+    store,
+    clock,
     trackedSlugs: () => createCdnSiteRepository(store).siteMachineSlugs(),
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
@@ -205,7 +247,55 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
   const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
-  const services: Services = { clock, store, bus, nodeKeys, constants, identity, machines, chain, platform, operators, compute, machineSettings, members, apiKeys, chainWrites, chainReads, publicFeed, checkpoints, integrity, anchors, streams, deliveryGuard, site, agents, sandbox, solvers, receipts, proof, usage, kernel, compression, contracts, tally, credits, contribute, communityOperators, chat, sessions, updateManifest, general, threatFeed, cdnSites, cdnTraffic, cdnEdge, templates, rateTiers, auditRecovery };
+  const services: Services = {
+    clock,
+    store,
+    bus,
+    nodeKeys,
+    constants,
+    identity,
+    machines,
+    chain,
+    platform,
+    operators,
+    compute,
+    machineSettings,
+    members,
+    apiKeys,
+    chainWrites,
+    chainReads,
+    publicFeed,
+    checkpoints,
+    integrity,
+    anchors,
+    streams,
+    deliveryGuard,
+    site,
+    agents,
+    sandbox,
+    solvers,
+    receipts,
+    proof,
+    usage,
+    kernel,
+    compression,
+    contracts,
+    tally,
+    credits,
+    contribute,
+    communityOperators,
+    chat,
+    sessions,
+    updateManifest,
+    general,
+    threatFeed,
+    cdnSites,
+    cdnTraffic,
+    cdnEdge,
+    templates,
+    rateTiers,
+    auditRecovery,
+  };
   const app: AppServices = {
     // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
     relay: createHttpRelay({ registry, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
@@ -217,7 +307,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
-    ...(config.rateLimit ? { rateLimiter: createRateLimiter(config.rateLimit, () => performance.now(), rateTiers.rateOf, store.backend === 'lowdb' ? undefined : { pubsub: store.pubsub, isOpen: () => store.isOpen() }) } : {}),
+    ...(config.rateLimit
+      ? {
+          rateLimiter: createRateLimiter(
+            config.rateLimit,
+            () => performance.now(),
+            rateTiers.rateOf,
+            store.backend === 'lowdb' ? undefined : { pubsub: store.pubsub, isOpen: () => store.isOpen() },
+          ),
+        }
+      : {}),
   });
 
   checkpoints.start();
@@ -246,16 +345,17 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     filter,
     surface: { registry, pipeline, filter, content: mcpContent },
     metrics,
-    close: () => (closing ??= (async () => {
-      platform.setStopping();
-      streams.stop();
-      await appendRelay?.stop();
-      await Promise.all([checkpoints.stop(), anchors.stop()]);
-      await contracts.stop();
-      await cdnTraffic.stop();
-      await auditRecovery.stop();
-      await store.close();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        platform.setStopping();
+        streams.stop();
+        await appendRelay?.stop();
+        await Promise.all([checkpoints.stop(), anchors.stop()]);
+        await contracts.stop();
+        await cdnTraffic.stop();
+        await auditRecovery.stop();
+        await store.close();
+      })()),
   };
 }
 
@@ -267,7 +367,13 @@ async function openThrowawayCore(): Promise<Core> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'core-self-check-'));
   try {
     const core = await createCore({ config: loadConfig({ CORE_DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: '0' }), log: createLogger('silent') });
-    return { ...core, close: async () => { await core.close(); await rm(dir, { recursive: true, force: true }); } };
+    return {
+      ...core,
+      close: async () => {
+        await core.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;

@@ -77,7 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`CORE_LOGIN_MODE must be "email" or "code", got "${env.CORE_LOGIN_MODE}"`);
   }
   const publicUrl = env.CORE_PUBLIC_URL ? publicUrlOf(env.CORE_PUBLIC_URL) : undefined;
-  const toolsets = env.CORE_TOOLSETS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const toolsets = env.CORE_TOOLSETS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -95,7 +97,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creditsAuthority: env.CORE_CREDITS_AUTHORITY === '1' || env.CORE_CREDITS_AUTHORITY === 'true',
     peerKeys: env.CORE_PEER_KEYS || undefined,
     loginMode,
-    ssoRedirectOrigins: (env.CORE_SSO_REDIRECTS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(redirectOriginOf),
+    ssoRedirectOrigins: (env.CORE_SSO_REDIRECTS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(redirectOriginOf),
     quotas: parseQuotaSettings(env.CORE_QUOTAS),
     publicUrl,
     rateLimit: parseRateSpec(env.CORE_RATE_LIMIT, DEFAULT_RATE_LIMIT),
@@ -126,7 +132,10 @@ function schemaNameOf(value: string): string {
 const HOST_ENTRY = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 function allowedHostsOf(value: string | undefined): string[] | undefined {
-  const entries = value?.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const entries = value
+    ?.split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (!entries || entries.length === 0) return undefined;
   for (const entry of entries) {
     if (!HOST_ENTRY.test(entry)) {

@@ -63,9 +63,9 @@ Exit code 0 when the copy verifies, 1 otherwise.
 export async function runMigrate(args: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
   const at = args.indexOf('--from-lowdb');
   const dir = at === -1 ? undefined : args[at + 1];
-  if (args.includes('--help') || args.includes('-h')) return out(MIGRATE_USAGE), 0;
-  if (dir === undefined || args.length !== 2) return out(`migrate: give --from-lowdb DIR\n\n${MIGRATE_USAGE}`), 1;
-  if (!env.DATABASE_URL) return out('migrate: set DATABASE_URL to the PostgreSQL database to copy into\n'), 1;
+  if (args.includes('--help') || args.includes('-h')) return (out(MIGRATE_USAGE), 0);
+  if (dir === undefined || args.length !== 2) return (out(`migrate: give --from-lowdb DIR\n\n${MIGRATE_USAGE}`), 1);
+  if (!env.DATABASE_URL) return (out('migrate: set DATABASE_URL to the PostgreSQL database to copy into\n'), 1);
   const { createPostgresStore } = await import('./storage/postgres/postgres.store.js');
   const target = createPostgresStore({ connectionString: env.DATABASE_URL, ...(env.DATABASE_SCHEMA ? { schema: env.DATABASE_SCHEMA } : {}) });
   await target.open();

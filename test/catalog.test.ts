@@ -50,9 +50,22 @@ describe('the tool registry', () => {
 
   it('serves the unlisted paths the design fixes', () => {
     const unlisted = [
-      'GET /api/solvers', 'GET /api/solvers/{id}', 'POST /api/solvers/{id}/solve', 'POST /api/compute', 'POST /api/proof/verify',
-      'GET /api/operators', 'GET /api/operators/categories', 'GET /api/operators/{id}', 'GET /api/kernel', 'GET /api/kernel/prompt',
-      'GET /api/pulse', 'POST /api/decompress', 'GET /api/health', 'GET /api/status', 'GET /api/metrics', 'GET /api/openapi.json',
+      'GET /api/solvers',
+      'GET /api/solvers/{id}',
+      'POST /api/solvers/{id}/solve',
+      'POST /api/compute',
+      'POST /api/proof/verify',
+      'GET /api/operators',
+      'GET /api/operators/categories',
+      'GET /api/operators/{id}',
+      'GET /api/kernel',
+      'GET /api/kernel/prompt',
+      'GET /api/pulse',
+      'POST /api/decompress',
+      'GET /api/health',
+      'GET /api/status',
+      'GET /api/metrics',
+      'GET /api/openapi.json',
     ];
     const ops = new Set(registry.operations.map((op) => key(op.method, op.path)));
     for (const k of unlisted) expect(ops.has(k), k).toBe(true);
@@ -72,9 +85,7 @@ describe('the tool registry', () => {
     const fromRegistry = new Set([...registry.operations.map((op) => key(op.method, op.path)), ...TRANSPORT_ROUTES.map((r) => key(r.method, r.path))]);
     const fromEndpoints = new Set(allEndpoints(registry).map((e) => key(e.method, e.path)));
     const doc = openApiOf(registry);
-    const fromOpenApi = new Set(
-      Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => key(m.toUpperCase(), p))),
-    );
+    const fromOpenApi = new Set(Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => key(m.toUpperCase(), p))));
     expect(fromEndpoints).toEqual(fromRegistry);
     expect(fromOpenApi).toEqual(fromRegistry);
     expect(doc.openapi).toBe('3.1.0');

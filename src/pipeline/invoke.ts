@@ -44,8 +44,7 @@ export interface InvokeOptions {
  * know, on a public operation answered anonymously); REST sends it as `X-Core-Key-Warning`, MCP as a note.
  */
 export type InvokeResult =
-  | { ok: true; value: unknown; requestId: string; warning?: string }
-  | { ok: false; error: CoreError; requestId: string; warning?: string };
+  { ok: true; value: unknown; requestId: string; warning?: string } | { ok: false; error: CoreError; requestId: string; warning?: string };
 
 /** The response header that carries `InvokeResult.warning` over HTTP. */
 export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
@@ -122,7 +121,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   /** The role check: the machine named by the route's `guards` input and the caller's role on it, or the refusal. */
-  async function authorize(op: Operation, input: Record<string, unknown>, caller: Caller, machine: Prefetched | undefined): Promise<{ machine: MachineRecord; role: Role }> {
+  async function authorize(
+    op: Operation,
+    input: Record<string, unknown>,
+    caller: Caller,
+    machine: Prefetched | undefined,
+  ): Promise<{ machine: MachineRecord; role: Role }> {
     if (caller.uid === null) throw errors.unauthenticated(caller);
     const slug = input[op.def.guards!];
     if (typeof slug !== 'string') throw new Error(`${op.id} declares a role but its ${op.def.guards} input is not a string`);

@@ -86,9 +86,13 @@ export function createRateLimiter(
         const wait = Math.max(1, Math.ceil((1 - b.tokens) / spec.perSecond));
         const tier = caller.rateTier ? ` (tier ${caller.rateTier})` : '';
         const whose = caller.keyId ? `this key${tier}` : caller.uid ? `${caller.uid}${tier}` : 'this address';
-        throw new CoreError('RATE_LIMITED', `Too many requests for ${whose}; at most ${spec.perSecond} a second (bursts of ${spec.burst}); retry in ${wait} s`, {
-          retry_after_s: wait,
-        });
+        throw new CoreError(
+          'RATE_LIMITED',
+          `Too many requests for ${whose}; at most ${spec.perSecond} a second (bursts of ${spec.burst}); retry in ${wait} s`,
+          {
+            retry_after_s: wait,
+          },
+        );
       }
       b.tokens -= 1;
       consumed?.took(id, spec);

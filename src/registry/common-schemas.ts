@@ -10,7 +10,12 @@ export const Slug = z
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'a slug is 1-64 characters of a-z, 0-9 and "-", not starting or ending with "-"')
   .describe('Machine slug');
 
-export const Uid = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'a uid is letters, digits, "_", ".", ":" or "-"').describe('Identity id (uid)');
+export const Uid = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'a uid is letters, digits, "_", ".", ":" or "-"')
+  .describe('Identity id (uid)');
 
 export const Tick = z.number().int().min(0).describe('Tick number (floor(unix_ms / 777))');
 
@@ -35,7 +40,6 @@ export const JsonObject = z.record(z.string(), z.unknown());
 export const Ok = z.object({ ok: z.literal(true) });
 
 /** Output of an operation whose area is not built yet: the declared shape is the contract for later. */
-export const Page = <T extends z.ZodType>(item: T) =>
-  z.object({ ok: z.literal(true), items: z.array(item), next_cursor: z.string().nullable() });
+export const Page = <T extends z.ZodType>(item: T) => z.object({ ok: z.literal(true), items: z.array(item), next_cursor: z.string().nullable() });
 
 export const NoInput = z.object({});

@@ -14,7 +14,9 @@ export function firstSentence(text: string): string {
  */
 export function firstClause(text: string, keepUpTo = 60): string {
   // "... and returns it" says nothing the answer does not show.
-  const sentence = firstSentence(text).replace(/\.$/, '').replace(/(?:,? and|;) returns (?:it|them)$/, '');
+  const sentence = firstSentence(text)
+    .replace(/\.$/, '')
+    .replace(/(?:,? and|;) returns (?:it|them)$/, '');
   if (sentence.length <= keepUpTo) return sentence;
   const plain = sentence.replace(/\s+\([^()]*\)/g, '');
   if (plain.length <= keepUpTo) return plain;

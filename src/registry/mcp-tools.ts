@@ -101,10 +101,12 @@ function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): Jso
 /** The top-level fields of an input that hold a shared shape this tool spells out (they keep their notes). */
 function homeFieldsOf(schema: JsonSchema, toolName: string): Set<string> {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  return new Set(Object.keys(props).filter((name) => {
-    const shape = props[name]![SHAPE_MARK] as SharedShape | undefined;
-    return shape !== undefined && isHomeOf(shape, toolName);
-  }));
+  return new Set(
+    Object.keys(props).filter((name) => {
+      const shape = props[name]![SHAPE_MARK] as SharedShape | undefined;
+      return shape !== undefined && isHomeOf(shape, toolName);
+    }),
+  );
 }
 
 /** Replaces each shared shape by a pointer to where it is spelled out (its home keeps it). */
@@ -114,7 +116,11 @@ function resolveShapes(node: unknown, toolName: string): unknown {
   const record = node as JsonSchema;
   const shape = record[SHAPE_MARK] as SharedShape | undefined;
   if (shape && !isHomeOf(shape, toolName)) return shapePointer(shape, record.description);
-  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== SHAPE_MARK).map(([k, v]) => [k, resolveShapes(v, toolName)]));
+  return Object.fromEntries(
+    Object.entries(record)
+      .filter(([k]) => k !== SHAPE_MARK)
+      .map(([k, v]) => [k, resolveShapes(v, toolName)]),
+  );
 }
 
 /** One line per action, `name(required fields): summary`; a field every action requires is said once. */

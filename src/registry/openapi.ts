@@ -40,8 +40,7 @@ export function openApiOf(registry: Registry): OpenApiDocument {
     info: {
       title: 'Machine Compute, Chain and Contract Service',
       version: API_VERSION,
-      description:
-        'Every operation is also an action of one of the 57 MCP tools (see x-mcp-tool), served at POST /api/mcp and over stdio.',
+      description: 'Every operation is also an action of one of the 57 MCP tools (see x-mcp-tool), served at POST /api/mcp and over stdio.',
     },
     servers: [{ url: '/' }],
     tags: [
@@ -68,7 +67,9 @@ function operationObject(op: Operation): Record<string, unknown> {
   const rest = Object.keys(props).filter((k) => !op.pathParams.includes(k));
   const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
   // An alias is listed beside the field it names, never required: either name may be sent.
-  const aliases = Object.entries(op.def.aliases ?? {}).map(([alias, name]) => [alias, { ...props[name], description: `Alias of ${name} (the spec's name); send one of the two` }] as const);
+  const aliases = Object.entries(op.def.aliases ?? {}).map(
+    ([alias, name]) => [alias, { ...props[name], description: `Alias of ${name} (the spec's name); send one of the two` }] as const,
+  );
   if (!hasBody) {
     for (const name of rest) parameters.push({ name, in: 'query', required: required.has(name), schema: props[name] });
     for (const [name, schema] of aliases) parameters.push({ name, in: 'query', required: false, schema });

@@ -63,7 +63,10 @@ export function compactSchema(schema: JsonSchema, keepNestedNotes: ReadonlySet<s
   // Inside a field's object (a receipt or token row handed back as received) names and types are
   // enough, and the field's own description says what it is; a shape an agent writes keeps its notes
   // and which of its fields are required.
-  const properties = Object.entries(top.properties).map(([k, v]) => [k, keepNestedNotes.has(k) ? v : { ...withoutNestedNotes(v as JsonSchema), ...pick(v as JsonSchema, 'description') }]);
+  const properties = Object.entries(top.properties).map(([k, v]) => [
+    k,
+    keepNestedNotes.has(k) ? v : { ...withoutNestedNotes(v as JsonSchema), ...pick(v as JsonSchema, 'description') },
+  ]);
   return { ...top, properties: Object.fromEntries(properties) };
 }
 
@@ -200,7 +203,14 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema): JsonSchema {
   const vb = values(b);
   if (va && vb) out.enum = [...new Set([...va, ...vb])];
   if (a.default !== undefined && a.default === b.default) out.default = a.default;
-  for (const [key, pick] of [['minimum', Math.min], ['minLength', Math.min], ['minItems', Math.min], ['maximum', Math.max], ['maxLength', Math.max], ['maxItems', Math.max]] as const) {
+  for (const [key, pick] of [
+    ['minimum', Math.min],
+    ['minLength', Math.min],
+    ['minItems', Math.min],
+    ['maximum', Math.max],
+    ['maxLength', Math.max],
+    ['maxItems', Math.max],
+  ] as const) {
     if (typeof a[key] === 'number' && typeof b[key] === 'number') out[key] = pick(a[key], b[key]);
   }
   for (const key of ['pattern', 'format'] as const) if (a[key] !== undefined && a[key] === b[key]) out[key] = a[key];
@@ -217,7 +227,8 @@ export function mergeSchemas(a: JsonSchema, b: JsonSchema): JsonSchema {
     if (required.length > 0) out.required = required;
   }
   if (a.additionalProperties === false && b.additionalProperties === false) out.additionalProperties = false;
-  else if (isObject(a.additionalProperties) && isObject(b.additionalProperties)) out.additionalProperties = mergeSchemas(a.additionalProperties, b.additionalProperties);
+  else if (isObject(a.additionalProperties) && isObject(b.additionalProperties))
+    out.additionalProperties = mergeSchemas(a.additionalProperties, b.additionalProperties);
   else if (a.additionalProperties === true || b.additionalProperties === true) out.additionalProperties = true;
   return out;
 }

@@ -42,9 +42,7 @@ export const TRANSPORT_ROUTES: readonly TransportRoute[] = [
 ];
 
 export type RouteMatch =
-  | { kind: 'found'; op: Operation; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allowed: HttpMethod[] }
-  | { kind: 'not-found' };
+  { kind: 'found'; op: Operation; params: Record<string, string> } | { kind: 'method-not-allowed'; allowed: HttpMethod[] } | { kind: 'not-found' };
 
 export interface Registry {
   tools: ToolDef[];
@@ -62,7 +60,10 @@ const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export function actionNameOf(def: ActionDef): string {
   if (def.action) return def.action;
   const verb = def.id.slice(def.id.indexOf('.') + 1);
-  return verb.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[.-]/g, '_').toLowerCase();
+  return verb
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[.-]/g, '_')
+    .toLowerCase();
 }
 
 export function paramsOf(path: string): string[] {

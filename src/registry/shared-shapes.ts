@@ -8,9 +8,7 @@ import type { z } from 'zod';
  * - a shape the server issued and the agent hands back as it was (a receipt, a token row, an export
  *   envelope) is named by the answer that returns it, and spelled out nowhere in `tools/list`.
  */
-export type SharedShape =
-  | { name: string; home: string; field: string }
-  | { name: string; returnedBy: string };
+export type SharedShape = { name: string; home: string; field: string } | { name: string; returnedBy: string };
 
 /** Marks a shape's JSON Schema while descriptors are generated; never left in a descriptor. */
 export const SHAPE_MARK = 'x-core-shape';

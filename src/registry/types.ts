@@ -178,8 +178,9 @@ export interface ToolDef {
 }
 
 /** What `defineAction` takes besides the handler: `guards` must name an input field, and comes with `role`. */
-type ActionSpec<I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined> = Omit<ActionDef<I, O>, 'handler' | 'role' | 'guards'> &
-  { role?: R } & ([R] extends [Role] ? { guards: keyof I['shape'] & string } : { guards?: undefined });
+type ActionSpec<I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined> = Omit<ActionDef<I, O>, 'handler' | 'role' | 'guards'> & {
+  role?: R;
+} & ([R] extends [Role] ? { guards: keyof I['shape'] & string } : { guards?: undefined });
 
 /**
  * Declares an action with its handler typed from its schemas; a route declaring `role` gets a handler

@@ -12,8 +12,7 @@ export function checkFind(where: DocWhere, page: DocPageRequest | undefined): Fi
   if (typeof where !== 'object' || where === null || Array.isArray(where)) throw new TypeError('find: where must be an object of field values');
   const conditions: FieldCondition[] = [];
   for (const [field, value] of Object.entries(where)) {
-    const ok =
-      (typeof value === 'string' && !value.includes('\u0000')) || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
+    const ok = (typeof value === 'string' && !value.includes('\u0000')) || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
     if (!ok) throw new TypeError(`find: ${JSON.stringify(field)} must be a string without U+0000, a finite number or a boolean`);
     conditions.push([field, value]);
   }

@@ -36,11 +36,7 @@ export interface DocStore {
    * next one, or `undefined` to leave the record as it is. Concurrent updates of one id are serialized.
    * Returns what is stored afterwards.
    */
-  update<T extends object>(
-    collection: string,
-    id: string,
-    fn: (current: T | undefined) => T | undefined,
-  ): Promise<T | undefined>;
+  update<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined>;
   /** Deletes; returns whether something was deleted. */
   delete(collection: string, id: string): Promise<boolean>;
   /**

@@ -35,7 +35,7 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
   return result.isError ? { code: content?.error?.code, message: content?.error?.message } : { body: content };
 }
 
-const plan = { title: 'Forged', goal: 'Lock a plan in the victim\'s name', steps: [{ action: 'anything' }] };
+const plan = { title: 'Forged', goal: "Lock a plan in the victim's name", steps: [{ action: 'anything' }] };
 
 /** A victim agent with some store, and an attacker who owns a machine and granted the victim a role on it. */
 async function attackScene(slug: string) {
@@ -120,7 +120,7 @@ describe('acting for another agent', () => {
     expect(http.body).toMatchObject({ ok: true, plan: { uid: victim.uid, status: 'draft' } });
   });
 
-  it('does not take a machine key of the agent\'s own machine for the agent', async () => {
+  it("does not take a machine key of the agent's own machine for the agent", async () => {
     const agent = await mintKey(server);
     const made = await server.call('POST', '/api/chain/state-machines', { key: agent.key, body: { slug: 'own-mk' } });
     const machineKey = made.body.api_key as string;
@@ -154,7 +154,9 @@ describe('delegations', () => {
     expect((await tool(client, 'core_agent_state', { action: 'get', uid: agent.uid })).code).toBe('FORBIDDEN');
 
     await delegate('write');
-    expect((await tool(client, 'core_agent_state', { action: 'patch', uid: agent.uid, slug, patch: { by: 'owner' } })).body).toMatchObject({ state: { by: 'owner' } });
+    expect((await tool(client, 'core_agent_state', { action: 'patch', uid: agent.uid, slug, patch: { by: 'owner' } })).body).toMatchObject({
+      state: { by: 'owner' },
+    });
     const locked = await tool(client, 'core_http', { method: 'POST', path: `/api/agent/${agent.uid}/plans/lock`, body: { slug, plan } });
     expect(locked.body).toMatchObject({ ok: true, plan: { uid: agent.uid, version: 1 } });
     const rows = await server.call('GET', `/api/chain/${slug}/activity?type=plan_locked`, { key: owner.key });

@@ -50,7 +50,7 @@ describe('who may act for an agent', () => {
     }
   });
 
-  it('lets the owner of a machine act for the agent only under the agent\'s delegation, and nobody else', async () => {
+  it("lets the owner of a machine act for the agent only under the agent's delegation, and nobody else", async () => {
     const { owner, agent, stranger } = await team('who-2');
     const mine = await server.call('POST', '/api/chain/state-machines', { key: stranger.key, body: { slug: 'who-2-other' } });
     expect(mine.status).toBe(200);
@@ -161,7 +161,17 @@ describe('plans', () => {
     const { agent } = await team('plans-5');
     const dup = await server.call('POST', `/api/agent/${agent.uid}/plans/draft`, {
       key: agent.key,
-      body: { slug: 'plans-5', plan: { title: 't', goal: 'g', steps: [{ id: 'a', action: 'x' }, { id: 'a', action: 'y' }] } },
+      body: {
+        slug: 'plans-5',
+        plan: {
+          title: 't',
+          goal: 'g',
+          steps: [
+            { id: 'a', action: 'x' },
+            { id: 'a', action: 'y' },
+          ],
+        },
+      },
     });
     expect(dup.status).toBe(400);
     expect(dup.body.error.message).toContain('"a" appears twice');
@@ -234,7 +244,8 @@ describe('skills', () => {
 describe('files', () => {
   it('keeps every version and reads the latest or a given one', async () => {
     const { key } = await mintKey(server);
-    const write = (content: string, encoding = 'utf8') => server.call('POST', '/api/agent/files/write', { key, body: { path: 'notes//a/./b.md', content, encoding } });
+    const write = (content: string, encoding = 'utf8') =>
+      server.call('POST', '/api/agent/files/write', { key, body: { path: 'notes//a/./b.md', content, encoding } });
     const v1 = await write('one');
     expect(v1.body.file).toMatchObject({ path: 'notes/a/b.md', version: 1, bytes: 3 });
     await write('two');
@@ -259,8 +270,13 @@ describe('files', () => {
   it('refuses content over 1 MiB once decoded, whatever the surface', async () => {
     const { uid } = await mintKey(server);
     const files = server.core.services.agents.files;
-    await expect(files.write(uid, { path: 'big.bin', content: 'x'.repeat(1024 * 1024 + 1), encoding: 'utf8' })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
-    await expect(files.write(uid, { path: 'ok.bin', content: Buffer.alloc(1024 * 1024).toString('base64'), encoding: 'base64' })).resolves.toMatchObject({ bytes: 1024 * 1024 });
+    await expect(files.write(uid, { path: 'big.bin', content: 'x'.repeat(1024 * 1024 + 1), encoding: 'utf8' })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+    });
+    await expect(files.write(uid, { path: 'ok.bin', content: Buffer.alloc(1024 * 1024).toString('base64'), encoding: 'base64' })).resolves.toMatchObject({
+      bytes: 1024 * 1024,
+    });
     await expect(files.write(uid, { path: 'bad.bin', content: 'not base64!', encoding: 'base64' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
@@ -313,7 +329,13 @@ describe('agent directory', () => {
     await server.call('POST', `/api/agent/${uid}/skills/attach`, { key, body: { name: 'getting-started' } });
     const one = await server.call('GET', `/api/agents/${uid}`);
     expect(one.status).toBe(200);
-    expect(one.body.agent).toEqual({ uid, display_name: 'Directory Dora', skills: ['getting-started'], public_machines: ['dir-public'], created_at: expect.any(String) });
+    expect(one.body.agent).toEqual({
+      uid,
+      display_name: 'Directory Dora',
+      skills: ['getting-started'],
+      public_machines: ['dir-public'],
+      created_at: expect.any(String),
+    });
     expect(JSON.stringify(one.body)).not.toContain('hidden');
     const search = await server.call('GET', '/api/agents?q=dora');
     expect(search.body.agents.map((a: { uid: string }) => a.uid)).toEqual([uid]);

@@ -50,7 +50,10 @@ describe('anchor configuration', () => {
     const motherRows = await rowsOf(t.server, 'mother', t.owner.key);
     expect(motherRows[0]!.type).toBe('anchor.recorded');
     // Each anchor row keeps its payload beside the digest: audit/decrypt shows it and checks it.
-    for (const [slug, rows] of [['secret-child', childRows.slice(0, 2)], ['mother', motherRows.slice(0, 1)]] as const) {
+    for (const [slug, rows] of [
+      ['secret-child', childRows.slice(0, 2)],
+      ['mother', motherRows.slice(0, 1)],
+    ] as const) {
       const opened = await t.server.call('POST', `/api/chain/${slug}/audit/decrypt`, { key: t.owner.key, body: { seqs: rows.map((r) => r.seq) } });
       for (const row of opened.body.rows) expect(row, `${slug} ${row.row.type}`).toMatchObject({ payload: expect.any(Object), digest_matches: true });
     }
@@ -111,7 +114,9 @@ describe('anchor reads', () => {
     expect(owner.body).toMatchObject({ match: true, id_hash: t.idHash, recomputed: true, anchored: true });
     expect(owner.body.anchors[0]).toMatchObject({ mother_slug: 'mother' });
     expect(owner.body.anchors[0].head_matches).toBe(true);
-    const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`, { key: t.owner.key });
+    const mismatch = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${'a'.repeat(64)}`, {
+      key: t.owner.key,
+    });
     expect(mismatch.status).toBe(200);
     expect(mismatch.body).toMatchObject({ valid: false, reason: 'id_hash is not the hash of slug and genesis_hash', match: false, id_hash: t.idHash });
     const nowhere = await t.server.call('GET', `/api/chain/verify-anchor?id_hash=${'b'.repeat(64)}`);
@@ -200,7 +205,12 @@ describe('keyed pseudonyms', () => {
     const rpc = await t.server.call('POST', '/api/mcp', {
       key: stranger.key,
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'core_anchors', arguments: { action: 'verify', slug: 'secret-child', genesis_hash: t.genesis } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'core_anchors', arguments: { action: 'verify', slug: 'secret-child', genesis_hash: t.genesis } },
+      },
     });
     expect(rpc.body.result.isError).toBe(true);
     expect(rpc.body.result.structuredContent.error.code).toBe('NOT_FOUND');
@@ -217,8 +227,15 @@ describe('keyed pseudonyms', () => {
     const oldKey = newAnchorKey('secret-child', legacy, t.clock.tick());
     await createAnchorRepository(store).insertKey(oldKey);
     await createAnchorRepository(store).updateConfig('secret-child', () => ({
-      slug: 'secret-child', enabled: false, mother_slug: null, every_ticks: 10, key_id: oldKey.key_id,
-      last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
+      slug: 'secret-child',
+      enabled: false,
+      mother_slug: null,
+      every_ticks: 10,
+      key_id: oldKey.key_id,
+      last_anchor_tick: null,
+      last_anchor_seq: null,
+      last_sent_seq: null,
+      last_error: null,
     }));
     const head = (await rowsOf(t.server, 'secret-child', t.owner.key))[0]!;
     const claim = { id_hash: legacy, head_seq: head.seq, head_tick: head.tick, head_hash: head.state_hash };
@@ -238,6 +255,11 @@ describe('keyed pseudonyms', () => {
     const owner = await t.server.call('GET', `/api/chain/verify-anchor?slug=secret-child&genesis_hash=${t.genesis}&id_hash=${legacy}`, { key: t.owner.key });
     expect(owner.body).toMatchObject({ match: true, id_hash: t.idHash, anchored: true });
     const ids = (owner.body.anchors as Array<{ id_hash: string; head_matches: boolean }>).map((a) => [a.id_hash, a.head_matches]);
-    expect(ids).toEqual(expect.arrayContaining([[legacy, true], [t.idHash, true]]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        [legacy, true],
+        [t.idHash, true],
+      ]),
+    );
   });
 });

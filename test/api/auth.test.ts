@@ -94,7 +94,9 @@ describe('login by e-mail alone (CORE_LOGIN_MODE=email, an opt-in for demos)', (
     expect(apiKey.body.error.message).toMatch(/Minting an API key needs a proven identity/);
     const share = await server.call('POST', '/api/chain/state-machines/ada-lab/share/set', { headers: cookie, body: {} });
     expect(share.status).toBe(403);
-    const sso = await server.call('GET', `/api/auth/sso-start?${new URLSearchParams({ redirect_uri: '/explorer/', state: 'state-1234567' })}`, { headers: cookie });
+    const sso = await server.call('GET', `/api/auth/sso-start?${new URLSearchParams({ redirect_uri: '/explorer/', state: 'state-1234567' })}`, {
+      headers: cookie,
+    });
     expect(sso.status).toBe(403);
     expect(sso.headers.getSetCookie()).toEqual([]);
     expect(made.status).toBe(200);
@@ -173,7 +175,10 @@ describe('session tokens and discovery', () => {
   it('authenticates requests with the session cookie or the JWT as a bearer token, as the session uid', async () => {
     const server = await start();
     const { token, res } = await login(server, 'ada@example.org');
-    const byCookie = await server.call('POST', '/api/chain/state-machines', { headers: { cookie: `theme=dark; core_session=${token}` }, body: { slug: 'ada-lab' } });
+    const byCookie = await server.call('POST', '/api/chain/state-machines', {
+      headers: { cookie: `theme=dark; core_session=${token}` },
+      body: { slug: 'ada-lab' },
+    });
     expect(byCookie.status).toBe(200);
     expect(byCookie.body.machine.owner_uid).toBe(res.body.uid);
     const byBearer = await server.call('POST', '/api/chain/state-machines', { key: token, body: { slug: 'ada-lab-2' } });
@@ -201,7 +206,11 @@ describe('session tokens and discovery', () => {
     const server = await start();
     const user = await mintKey(server);
     const { token } = await login(server, 'ada@example.org');
-    const res = await server.call('POST', '/api/chain/state-machines', { key: user.key, headers: { cookie: `core_session=${token}` }, body: { slug: 'key-lab' } });
+    const res = await server.call('POST', '/api/chain/state-machines', {
+      key: user.key,
+      headers: { cookie: `core_session=${token}` },
+      body: { slug: 'key-lab' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.machine.owner_uid).toBe(user.uid);
   });
@@ -215,12 +224,17 @@ describe('session tokens and discovery', () => {
       await running.stop(1000);
       await cleanup();
     });
-    const post = (body: unknown) => fetch(`${running.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${running.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await post({ email: 'ada@example.org' });
     const res = await post({ email: 'ada@example.org', one_time_code: codes.codeFor('ada@example.org') });
     const { token } = sessionOf(res.headers);
     const create = (slug: string) =>
-      fetch(`${running.url}/api/chain/state-machines`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug }) });
+      fetch(`${running.url}/api/chain/state-machines`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug }),
+      });
     expect((await create('before-expiry')).status).toBe(200);
     clock.advance(24 * 3600 * 1000 + 1000);
     expect((await create('after-expiry')).status).toBe(401);
@@ -244,7 +258,10 @@ describe('login with one-time codes (CORE_LOGIN_MODE=code)', () => {
       return { status: res.status, body: (await res.json()) as any, headers: res.headers };
     };
     const codeFor = (email: string) =>
-      lines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'one-time login code' && e.email === email).pop()?.code as string | undefined;
+      lines
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.msg === 'one-time login code' && e.email === email)
+        .pop()?.code as string | undefined;
     return { post, codeFor };
   }
 
@@ -357,7 +374,15 @@ describe('SSO authorization-code round trip', () => {
   it('refuses redirect targets off this node with 400 and allows paths, its own origin and CORE_SSO_REDIRECTS', async () => {
     const server = await start({ CORE_SSO_REDIRECTS: 'https://app.example.org' });
     const user = await mintKey(server);
-    for (const target of ['https://evil.example/after', '//evil.example/after', '/\\evil.example', 'javascript:alert(1)', 'https://app.example.org.evil.example/', 'ftp://x.org/', 'explorer/']) {
+    for (const target of [
+      'https://evil.example/after',
+      '//evil.example/after',
+      '/\\evil.example',
+      'javascript:alert(1)',
+      'https://app.example.org.evil.example/',
+      'ftp://x.org/',
+      'explorer/',
+    ]) {
       const res = await startSso(server, user.key, { redirect_uri: target });
       expect(res.status, target).toBe(400);
       expect(res.body.error.message, target).toMatch(/redirect_uri must be a path on this node/);
@@ -381,7 +406,9 @@ describe('SSO authorization-code round trip', () => {
     expect(JSON.stringify(res.body)).toMatch(/UNPROCESSABLE|over HTTP/);
     expect(JSON.stringify(res.body)).not.toMatch(/api\/auth\/callback\?code=/);
     const client = new Client({ name: 'sso', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${user.key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${user.key}` } } }),
+    );
     try {
       const viaMcp = await client.callTool({ name: 'core_auth', arguments: { action: 'sso_start', redirect_uri: redirect, state: 'state-1234567' } });
       expect(viaMcp.isError).toBe(true);
@@ -433,7 +460,9 @@ describe('SSO authorization-code round trip', () => {
     const missing = await server.call('GET', `/api/auth/callback?code=${a.code}&state=state-1234567`, { headers: a.headers });
     expect(missing.body.error.details.reason).toBe('verifier_required');
     const b = await codeOf();
-    const wrong = await server.call('GET', `/api/auth/callback?code=${b.code}&state=state-1234567&code_verifier=${randomBytes(32).toString('base64url')}`, { headers: b.headers });
+    const wrong = await server.call('GET', `/api/auth/callback?code=${b.code}&state=state-1234567&code_verifier=${randomBytes(32).toString('base64url')}`, {
+      headers: b.headers,
+    });
     expect(wrong.body.error.details.reason).toBe('verifier_mismatch');
     const c = await codeOf();
     const right = await server.call('GET', `/api/auth/callback?code=${c.code}&state=state-1234567&code_verifier=${verifier}`, { headers: c.headers });
@@ -449,6 +478,9 @@ describe('SSO authorization-code round trip', () => {
     expect((await server.call('GET', `/api/auth/sso-start?${q}`)).status).toBe(401);
     const byMachineKey = await server.call('GET', `/api/auth/sso-start?${q}`, { key: machine.body.api_key });
     expect(byMachineKey.status).toBe(403);
-    expect((await server.call('GET', `/api/auth/sso-start?${new URLSearchParams({ redirect_uri: 'ftp://x.org/', state: 'state-1234567' })}`, { key: user.key })).status).toBe(400);
+    expect(
+      (await server.call('GET', `/api/auth/sso-start?${new URLSearchParams({ redirect_uri: 'ftp://x.org/', state: 'state-1234567' })}`, { key: user.key }))
+        .status,
+    ).toBe(400);
   });
 });

@@ -27,11 +27,11 @@ function largestLuInput() {
 }
 
 describe('request body limits that follow the declared inputs', () => {
-  it('gives the solve operation a limit that holds every solver\'s largest input at full-length numbers', () => {
+  it("gives the solve operation a limit that holds every solver's largest input at full-length numbers", () => {
     for (const solver of SOLVERS) expect(solveBodyBytes(solver), solver.id).toBeLessThanOrEqual(SOLVE_BODY_BYTES);
   });
 
-  it('solves linear-lu\'s largest declared input (400×400) over REST, a body well over 1 MiB', async () => {
+  it("solves linear-lu's largest declared input (400×400) over REST, a body well over 1 MiB", async () => {
     const { n, A, b } = largestLuInput();
     const body = JSON.stringify({ inputs: { A, b } });
     expect(body.length).toBeGreaterThan(3 * 2 ** 20);

@@ -55,7 +55,13 @@ describe('the auth every surface states', () => {
       expect(rest.status).toBe(401);
       const mcp = await callTool(server.core.surface, 'core_spin_up', { slug: 'anon-try' }, {}, { surface: 'mcp-http' });
       expect((mcp.structuredContent as any).error.code).toBe('UNAUTHENTICATED');
-      const relay = await callTool(server.core.surface, 'core_http', { method: 'POST', path: '/api/chain/state-machines', body: { slug: 'anon-try' } }, {}, { surface: 'mcp-http' });
+      const relay = await callTool(
+        server.core.surface,
+        'core_http',
+        { method: 'POST', path: '/api/chain/state-machines', body: { slug: 'anon-try' } },
+        {},
+        { surface: 'mcp-http' },
+      );
       expect((relay.structuredContent as any).error.code).toBe('UNAUTHENTICATED');
       const ok = await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'anon-try' } });
       expect(ok.status).toBe(200);

@@ -12,10 +12,19 @@ async function setup(opts: { isPublic?: boolean; env?: Record<string, string> } 
   servers.push(server);
   const owner = await mintKey(server);
   await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'edge-lab', is_public: opts.isPublic ?? true } });
-  const site = await server.call('POST', '/api/cf/sites', { key: owner.key, body: { slug: 'edge-lab', hostname: 'www.example.org', origin_url: 'https://origin.example.org' } });
+  const site = await server.call('POST', '/api/cf/sites', {
+    key: owner.key,
+    body: { slug: 'edge-lab', hostname: 'www.example.org', origin_url: 'https://origin.example.org' },
+  });
   expect(site.status).toBe(200);
   const id = site.body.site.id as string;
-  for (const [path, content_type] of [['index.html', 'text/html'], ['about.html', 'text/html'], ['admin/panel.html', 'text/html'], ['docs/index.html', 'text/html'], ['logo.png', 'image/png']]) {
+  for (const [path, content_type] of [
+    ['index.html', 'text/html'],
+    ['about.html', 'text/html'],
+    ['admin/panel.html', 'text/html'],
+    ['docs/index.html', 'text/html'],
+    ['logo.png', 'image/png'],
+  ]) {
     const up = await server.call('POST', '/api/chain/edge-lab/site/upload', { key: owner.key, body: { path, content: `<h1>${path}</h1>`, content_type } });
     expect(up.status).toBe(200);
   }
@@ -43,7 +52,13 @@ describe('edge rules on served pages', () => {
     expect(home.headers.get('referrer-policy')).toBe('no-referrer');
     const csp = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
       key: t.owner.key,
-      body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name: 'Content-Security-Policy', value: "default-src 'self'" }, priority: 3 },
+      body: {
+        slug: 'edge-lab',
+        kind: 'header',
+        match_pattern: '*',
+        action_json: { name: 'Content-Security-Policy', value: "default-src 'self'" },
+        priority: 3,
+      },
     });
     expect(csp.status).toBe(400);
     expect(csp.body.error.message).toMatch(/cannot set Content-Security-Policy: the node sets it to keep site pages sandboxed/);
@@ -122,7 +137,10 @@ describe('rule order and changes', () => {
 
   it('orders the rules of all the machine sites together by priority', async () => {
     const t = await setup();
-    const second = await t.server.call('POST', '/api/cf/sites', { key: t.owner.key, body: { slug: 'edge-lab', hostname: 'cdn.example.org', origin_url: 'https://origin.example.org' } });
+    const second = await t.server.call('POST', '/api/cf/sites', {
+      key: t.owner.key,
+      body: { slug: 'edge-lab', hostname: 'cdn.example.org', origin_url: 'https://origin.example.org' },
+    });
     await t.rule({ kind: 'block', match_pattern: '/about.html', action_json: {}, priority: 7 });
     await t.rule({ kind: 'redirect', match_pattern: '/about.html', action_json: { url: '/' }, priority: 3 }, second.body.site.id);
     expect((await t.visit('/about.html')).status).toBe(302);
@@ -158,7 +176,14 @@ describe('rule order and changes', () => {
     expect((await t.visit('/about.html')).status).toBe(200);
     // Written behind the service's back: the cached (empty) rule set still answers.
     await t.server.core.store.docs.put('cdn-rules', `${t.id}|1`, {
-      rule_id: 'rule_direct', site_id: t.id, kind: 'block', match_pattern: '*', action_json: { status: 403 }, priority: 1, enabled: true, updated_at: new Date().toISOString(),
+      rule_id: 'rule_direct',
+      site_id: t.id,
+      kind: 'block',
+      match_pattern: '*',
+      action_json: { status: 403 },
+      priority: 1,
+      enabled: true,
+      updated_at: new Date().toISOString(),
     });
     expect((await t.visit('/about.html')).status).toBe(200);
     const purge = await t.server.call('POST', `/api/cf/sites/${t.id}/purge`, { key: t.owner.key, body: { slug: 'edge-lab', all: true } });
@@ -215,8 +240,18 @@ describe('private machines and sessions', () => {
 
 describe('headers that act beyond the page', () => {
   const refusedNames = [
-    'NEL', 'Report-To', 'Reporting-Endpoints', 'Content-Security-Policy-Report-Only', 'Set-Cookie', 'Expect-CT',
-    'Access-Control-Allow-Origin', 'Cross-Origin-Opener-Policy', 'Service-Worker-Allowed', 'Accept-CH', 'Link', 'X-Accel-Redirect',
+    'NEL',
+    'Report-To',
+    'Reporting-Endpoints',
+    'Content-Security-Policy-Report-Only',
+    'Set-Cookie',
+    'Expect-CT',
+    'Access-Control-Allow-Origin',
+    'Cross-Origin-Opener-Policy',
+    'Service-Worker-Allowed',
+    'Accept-CH',
+    'Link',
+    'X-Accel-Redirect',
   ];
 
   it('refuses reporting, cookie, CORS and origin-wide headers with a VALIDATION_FAILED that names what is allowed', async () => {
@@ -233,7 +268,13 @@ describe('headers that act beyond the page', () => {
     }
     const nel = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
       key: t.owner.key,
-      body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' }, priority: 5 },
+      body: {
+        slug: 'edge-lab',
+        kind: 'header',
+        match_pattern: '*',
+        action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' },
+        priority: 5,
+      },
     });
     expect(nel.body.error.message).toMatch(/report every URL of this node \(share tokens included\)/);
   });
@@ -242,7 +283,13 @@ describe('headers that act beyond the page', () => {
     const t = await setup();
     const res = await t.server.call('POST', `/api/cf/sites/${t.id}/rules`, {
       key: t.owner.key,
-      body: { slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json: { name: 'Permissions-Policy', value: 'camera=(), report-to=collector' }, priority: 5 },
+      body: {
+        slug: 'edge-lab',
+        kind: 'header',
+        match_pattern: '*',
+        action_json: { name: 'Permissions-Policy', value: 'camera=(), report-to=collector' },
+        priority: 5,
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/Invalid action_json\.value: no reporting endpoints/);
@@ -261,8 +308,13 @@ describe('headers that act beyond the page', () => {
       key: t.owner.key,
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
       body: {
-        jsonrpc: '2.0', id: 1, method: 'tools/call',
-        params: { name: 'core_cdn_sites', arguments: { action: 'upsert_rule', id: t.id, slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json, priority: 5 } },
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'core_cdn_sites',
+          arguments: { action: 'upsert_rule', id: t.id, slug: 'edge-lab', kind: 'header', match_pattern: '*', action_json, priority: 5 },
+        },
       },
     });
     expect(rpc.status).toBe(200);

@@ -13,7 +13,10 @@ async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof creat
   const owner = await mintKey(server);
   await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'cdn-lab', is_public: opts.isPublic ?? true } });
   const register = (body: Record<string, unknown> = {}, key: string | null = owner.key) =>
-    server.call('POST', '/api/cf/sites', { ...(key ? { key } : {}), body: { slug: 'cdn-lab', hostname: 'www.example.org', origin_url: 'https://origin.example.org', ...body } });
+    server.call('POST', '/api/cf/sites', {
+      ...(key ? { key } : {}),
+      body: { slug: 'cdn-lab', hostname: 'www.example.org', origin_url: 'https://origin.example.org', ...body },
+    });
   return { server, owner, register };
 }
 
@@ -52,7 +55,10 @@ describe('sites', () => {
     expect(otherOrigin.status).toBe(409);
     const rival = await mintKey(t.server);
     await t.server.call('POST', '/api/chain/state-machines', { key: rival.key, body: { slug: 'rival-lab' } });
-    const taken = await t.server.call('POST', '/api/cf/sites', { key: rival.key, body: { slug: 'rival-lab', hostname: 'www.example.org', origin_url: 'https://o.example.org' } });
+    const taken = await t.server.call('POST', '/api/cf/sites', {
+      key: rival.key,
+      body: { slug: 'rival-lab', hostname: 'www.example.org', origin_url: 'https://o.example.org' },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.error.details.code).toBe('hostname_already_registered');
     expect(JSON.stringify(taken.body)).not.toContain('cdn-lab');
@@ -84,7 +90,8 @@ describe('rules', () => {
   it('creates a rule, replaces the one at the same priority, lists them by priority and deletes one', async () => {
     const t = await setup();
     const id = (await t.register()).body.site.id;
-    const upsert = (body: Record<string, unknown>) => t.server.call('POST', `/api/cf/sites/${id}/rules`, { key: t.owner.key, body: { slug: 'cdn-lab', ...body } });
+    const upsert = (body: Record<string, unknown>) =>
+      t.server.call('POST', `/api/cf/sites/${id}/rules`, { key: t.owner.key, body: { slug: 'cdn-lab', ...body } });
     const redirect = await upsert({ kind: 'redirect', match_pattern: '/old/*', action_json: { url: '/new/' }, priority: 10 });
     expect(redirect.status).toBe(200);
     expect(redirect.body).toMatchObject({ created: true, rule: { kind: 'redirect', action_json: { url: '/new/', status: 302 }, priority: 10, enabled: true } });
@@ -93,7 +100,10 @@ describe('rules', () => {
     const replaced = await upsert({ kind: 'block', match_pattern: '/admin/*', action_json: {}, priority: 10 });
     expect(replaced.body).toMatchObject({ created: false, rule: { rule_id: redirect.body.rule.rule_id, kind: 'block', action_json: { status: 403 } } });
     const site = await t.server.call('GET', `/api/cf/sites/${id}`);
-    expect(site.body.rules.map((r: any) => [r.priority, r.kind])).toEqual([[5, 'header'], [10, 'block']]);
+    expect(site.body.rules.map((r: any) => [r.priority, r.kind])).toEqual([
+      [5, 'header'],
+      [10, 'block'],
+    ]);
 
     const del = await t.server.call('DELETE', `/api/cf/sites/${id}/rules/${header.body.rule.rule_id}?slug=cdn-lab`, { key: t.owner.key });
     expect(del.body).toEqual({ ok: true, deleted: true, rule_id: header.body.rule.rule_id });

@@ -49,7 +49,18 @@ async function setup(opts: { isPublic?: boolean; events?: number } = {}) {
     server = await serverOn(dir, clock);
   };
   const logFile = path.join(dir, 'logs', `chain%2F${slug}.jsonl`);
-  return { dir, clock, owner, slug, genesisTick: created.body.machine.genesis_tick as number, logFile, restart, get server() { return server; } };
+  return {
+    dir,
+    clock,
+    owner,
+    slug,
+    genesisTick: created.body.machine.genesis_tick as number,
+    logFile,
+    restart,
+    get server() {
+      return server;
+    },
+  };
 }
 
 async function verifyFiles(dir: string, files: Record<string, unknown>, extra: string[] = []) {
@@ -166,7 +177,10 @@ describe('seal and offline verify', () => {
     expect(whole.out).toMatch(/genesis verified, 1 checkpoints compared/);
     expect(whole.code).toBe(0);
 
-    const jsonl = explore.body.rows.slice(0, 2).map((r: unknown) => JSON.stringify(r)).join('\n');
+    const jsonl = explore.body.rows
+      .slice(0, 2)
+      .map((r: unknown) => JSON.stringify(r))
+      .join('\n');
     const cut = await verifyFiles(t.dir, { 'seal.json': seal.body, 'cut.jsonl': jsonl });
     expect(cut.code).toBe(1);
     expect(cut.out).toMatch(/rows are missing at the end/);

@@ -79,7 +79,17 @@ describe('state, stats, coverage, sources, awareness', () => {
   it('keeps every summary read of a private machine to members and share-token holders', async () => {
     const { key } = await machine('r-private', false);
     const stranger = await mintKey(server);
-    const paths = ['state', 'stats', 'coverage', 'sources', 'awareness/status', 'analytics', 'explore', `block?tick=${clock.tick()}`, `at?tick=${clock.tick()}`];
+    const paths = [
+      'state',
+      'stats',
+      'coverage',
+      'sources',
+      'awareness/status',
+      'analytics',
+      'explore',
+      `block?tick=${clock.tick()}`,
+      `at?tick=${clock.tick()}`,
+    ];
     for (const path of paths) {
       expect((await server.call('GET', `/api/chain/r-private/${path}`)).status, path).toBe(404);
       expect((await server.call('GET', `/api/chain/r-private/${path}`, { key: stranger.key })).status, path).toBe(404);

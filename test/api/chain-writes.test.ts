@@ -171,9 +171,7 @@ describe('payloads at rest and audit/decrypt', () => {
 describe('concurrent writes with payloads', () => {
   it('keeps every payload findable when many events are appended at once', async () => {
     const { key } = await machine('w-burst');
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => server.call('POST', '/api/chain/w-burst/event', { key, body: { payload: { i } } })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => server.call('POST', '/api/chain/w-burst/event', { key, body: { payload: { i } } })));
     const seqs = results.map((r) => r.body.seq as number);
     const res = await server.call('POST', '/api/chain/w-burst/audit/decrypt', { key, body: { seqs } });
     expect(res.body.rows.map((r: { payload: { i: number } }) => r.payload.i)).toEqual(results.map((_, i) => i));

@@ -36,12 +36,16 @@ describe('free chat with the local assistant (chat.complete)', () => {
     const { key } = await mintKey(server);
     const contracts = (await ask(server, key, 'How do I deploy a contract to my machine?')).body.choices[0].message.content as string;
     expect(contracts).toMatch(/`POST \/api\/chain\/\{slug\}\/contracts[^`]*`/);
-    const physics = (await ask(server, key, "Which operator gives force from mass and acceleration, Newton's second law? Is NM19 it?")).body.choices[0].message.content as string;
+    const physics = (await ask(server, key, "Which operator gives force from mass and acceleration, Newton's second law? Is NM19 it?")).body.choices[0].message
+      .content as string;
     expect(physics).toContain('NM19');
     expect(physics).toContain('POST /api/compute');
-    const receipts = (await ask(server, key, 'Should I report the receipt and the error estimate with computed numbers?')).body.choices[0].message.content as string;
+    const receipts = (await ask(server, key, 'Should I report the receipt and the error estimate with computed numbers?')).body.choices[0].message
+      .content as string;
     expect(receipts).toContain('From the kernel prompt');
-    expect((await ask(server, key, 'Which operator gives force from mass and acceleration, Newton\'s second law? Is NM19 it?')).body.choices[0].message.content).toBe(physics);
+    expect(
+      (await ask(server, key, "Which operator gives force from mass and acceleration, Newton's second law? Is NM19 it?")).body.choices[0].message.content,
+    ).toBe(physics);
   });
 
   it('says plainly when nothing on the server matches', async () => {
@@ -101,9 +105,15 @@ describe('free chat through an OpenAI-compatible upstream (CORE_CHAT_UPSTREAM)',
           res.writeHead(500).end('{}');
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ model: 'tiny-upstream', choices: [{ message: { role: 'assistant', content: 'Use POST /api/compute.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 42, completion_tokens: 6 } }),
-        );
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              model: 'tiny-upstream',
+              choices: [{ message: { role: 'assistant', content: 'Use POST /api/compute.' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 42, completion_tokens: 6 },
+            }),
+          );
       });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));

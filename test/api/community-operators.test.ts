@@ -23,17 +23,23 @@ async function holder(count: number, isPublic = true) {
   const user = await mintKey(server);
   const slug = `vote-${++n}`;
   const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug, is_public: isPublic } })).body.api_key;
-  await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key: user.key, body: { name: 'V', symbol: 'V', max_supply: 10_000, mint_rate_per_tick: 100 } });
+  await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
+    key: user.key,
+    body: { name: 'V', symbol: 'V', max_supply: 10_000, mint_rate_per_tick: 100 },
+  });
   clock.advance(TICK_MS);
   const envelopes: string[] = [];
   for (let i = 0; i < count; i++) {
-    envelopes.push((await server.call('POST', '/api/compute', { key: machineKey, body: { operators: ['NM19'], inputs: { m: 1, a: i + 1 } } })).body.envelope.token_id);
+    envelopes.push(
+      (await server.call('POST', '/api/compute', { key: machineKey, body: { operators: ['NM19'], inputs: { m: 1, a: i + 1 } } })).body.envelope.token_id,
+    );
   }
   return { ...user, slug, envelopes };
 }
 
 const propose = (key: string | undefined, body: unknown) => server.call('POST', '/api/community-operators/propose', { ...(key ? { key } : {}), body });
-const stake = (key: string, id: string, side: 'yes' | 'no', envelope_ids: string[]) => server.call('POST', `/api/community-operators/${id}/stake`, { key, body: { side, envelope_ids } });
+const stake = (key: string, id: string, side: 'yes' | 'no', envelope_ids: string[]) =>
+  server.call('POST', `/api/community-operators/${id}/stake`, { key, body: { side, envelope_ids } });
 const envelope = async (slug: string, id: string) => (await server.call('GET', `/api/chain/${slug}/tally/token/${id}`)).body.token;
 const audit = () => server.core.store.logs.read<NodeAuditRow>('node/community-operators');
 
@@ -72,7 +78,13 @@ describe('propose (communityOperator.propose, communityOperator.get, communityOp
 
   it('records failing cases as failed, and such a proposal cannot go to a vote (422)', async () => {
     const author = await mintKey(server);
-    const body = proposal('KE_WRONG', { test_cases: [{ inputs: { m: 2, v: 3 }, expected: 18 }, { inputs: { m: 1, v: 1 }, expected: 0.5 }, { inputs: { m: 0, v: 1 }, expected: 0 }] });
+    const body = proposal('KE_WRONG', {
+      test_cases: [
+        { inputs: { m: 2, v: 3 }, expected: 18 },
+        { inputs: { m: 1, v: 1 }, expected: 0.5 },
+        { inputs: { m: 0, v: 1 }, expected: 0 },
+      ],
+    });
     const p = (await propose(author.key, body)).body.proposal;
     expect(p.verification.passed).toBe(false);
     expect(p.verification.cases.map((c: { passed: boolean }) => c.passed)).toEqual([false, true, true]);
@@ -89,7 +101,16 @@ describe('propose (communityOperator.propose, communityOperator.get, communityOp
       expect(res.status, expression).toBe(400);
       expect(res.body.error.message).toContain('expression');
     }
-    const mismatch = await propose(key, proposal('KE_BAD', { test_cases: [{ inputs: { m: 1 }, expected: 1 }, { inputs: { m: 1, v: 1 }, expected: 0.5 }, { inputs: { m: 1, v: 1 }, expected: 0.5 }] }));
+    const mismatch = await propose(
+      key,
+      proposal('KE_BAD', {
+        test_cases: [
+          { inputs: { m: 1 }, expected: 1 },
+          { inputs: { m: 1, v: 1 }, expected: 0.5 },
+          { inputs: { m: 1, v: 1 }, expected: 0.5 },
+        ],
+      }),
+    );
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.message).toContain('test_cases[0]');
     expect((await propose(key, proposal('KE_BAD', { output: { name: 'energy', unit: 'joulez' } }))).status).toBe(400);
@@ -111,7 +132,10 @@ describe('open-vote (communityOperator.openVote)', () => {
     const res = await server.call('POST', `/api/community-operators/${id}/open-vote`, { key: author.key, body: { window_ticks: 50 } });
     expect(res.status).toBe(200);
     expect(res.body.closes_at_tick).toBe(clock.tick() + 50);
-    expect(res.body.proposal).toMatchObject({ status: 'voting', vote: { opened_at_tick: clock.tick(), closes_at_tick: clock.tick() + 50, quorum: 3, min_stake: 10, stakers: 0, yes_weight: 0, no_weight: 0 } });
+    expect(res.body.proposal).toMatchObject({
+      status: 'voting',
+      vote: { opened_at_tick: clock.tick(), closes_at_tick: clock.tick() + 50, quorum: 3, min_stake: 10, stakers: 0, yes_weight: 0, no_weight: 0 },
+    });
     expect((await server.call('POST', `/api/community-operators/${id}/open-vote`, { key: author.key, body: {} })).status).toBe(409);
     expect((await server.call('POST', `/api/community-operators/${id}/open-vote`, { body: {} })).status).toBe(401);
     expect((await server.call('POST', '/api/community-operators/cop_missing/open-vote', { key: author.key, body: {} })).status).toBe(404);
@@ -138,7 +162,12 @@ describe('stake and resolve (communityOperator.stake, communityOperator.resolve)
     const anyone = await mintKey(server);
     const res = await server.call('POST', `/api/community-operators/${id}/resolve`, { key: anyone.key, body: {} });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ outcome: 'accepted', quorum_met: true, tally: { yes_weight: 10, no_weight: 4, stakers: 3 }, resolved_at_tick: clock.tick() });
+    expect(res.body).toMatchObject({
+      outcome: 'accepted',
+      quorum_met: true,
+      tally: { yes_weight: 10, no_weight: 4, stakers: 3 },
+      resolved_at_tick: clock.tick(),
+    });
     expect(res.body.returned).toHaveLength(7);
     expect(res.body.returned).toContainEqual({ envelope_id: c.envelopes[0], owner_uid: c.uid, side: 'no' });
     for (const h of [a, b, c]) for (const e of h.envelopes) expect((await envelope(h.slug, e)).locked_for_vote).toBe(false);
@@ -214,7 +243,11 @@ describe('promote (communityOperator.promote)', () => {
     const id = await accepted('KE_NOCONFIRM');
     const cookie = await sessionCookie('reviewer-a@example.org');
     for (const body of [{}, { confirm: false }]) {
-      const res = await fetch(`${server.url}/api/community-operators/${id}/promote`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.url}/api/community-operators/${id}/promote`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as any).error.message).toContain('confirm');
     }
@@ -234,7 +267,13 @@ describe('promote (communityOperator.promote)', () => {
   it('refuses a session opened with an e-mail address alone (403): promotion needs a proven human', async () => {
     const id = await accepted('KE_UNPROVEN');
     // What a node in CORE_LOGIN_MODE=email hands anyone who types the address.
-    const { token } = await signSession(server.core.services.nodeKeys, { uid: 'uunprovenreview1', method: 'email', proven: false, issuer: server.url, nowMs: clock.now() });
+    const { token } = await signSession(server.core.services.nodeKeys, {
+      uid: 'uunprovenreview1',
+      method: 'email',
+      proven: false,
+      issuer: server.url,
+      nowMs: clock.now(),
+    });
     const res = await server.call('POST', `/api/community-operators/${id}/promote`, { headers: { cookie: `core_session=${token}` }, body: { confirm: true } });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toMatch(/Promoting a community operator needs a proven identity/);
@@ -245,7 +284,11 @@ describe('promote (communityOperator.promote)', () => {
     const id = await accepted('KE_PROMOTED');
     const cookie = await sessionCookie('reviewer-b@example.org');
     const promote = (pid: string) =>
-      fetch(`${server.url}/api/community-operators/${pid}/promote`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ confirm: true }) });
+      fetch(`${server.url}/api/community-operators/${pid}/promote`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({ confirm: true }),
+      });
     const res = await promote(id);
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
@@ -272,9 +315,17 @@ describe('promoted operators across a restart', () => {
     try {
       let node = await startServerOn(dir, {}, fake);
       const def = {
-        id: 'KE_DURABLE', name: 'Durable', description: 'd', formula: 'y = 2x', expression: '2 * x',
-        inputs: [{ name: 'x', unit: '', description: '', example: 1 }], output: { name: 'y', unit: '', description: '' },
-        domain: ['community_test'], tier: 'community', proof_required: false, category: 'community_test',
+        id: 'KE_DURABLE',
+        name: 'Durable',
+        description: 'd',
+        formula: 'y = 2x',
+        expression: '2 * x',
+        inputs: [{ name: 'x', unit: '', description: '', example: 1 }],
+        output: { name: 'y', unit: '', description: '' },
+        domain: ['community_test'],
+        tier: 'community',
+        proof_required: false,
+        category: 'community_test',
       };
       await node.core.store.docs.insert('community-operators', def.id, def);
       await node.stop(100);

@@ -22,7 +22,9 @@ describe('compression.compress and compression.decompress (POST /api/compress, P
       expect(packed.status).toBe(200);
       expect(packed.body).toMatchObject({ algorithm, original_bytes: TEXT.length, sha256: sha(TEXT) });
       expect(packed.body.ratio).toBeLessThan(0.05);
-      const restored = await server.call('POST', '/api/decompress', { body: { compressed: packed.body.compressed, algorithm, sha256: packed.body.sha256, encoding: 'utf8' } });
+      const restored = await server.call('POST', '/api/decompress', {
+        body: { compressed: packed.body.compressed, algorithm, sha256: packed.body.sha256, encoding: 'utf8' },
+      });
       expect(restored.status).toBe(200);
       expect(restored.body).toMatchObject({ data: TEXT, verified: true, bytes: TEXT.length });
     }
@@ -49,7 +51,9 @@ describe('compression.compress and compression.decompress (POST /api/compress, P
     const wrong = await server.call('POST', '/api/decompress', { body: { compressed: packed.body.compressed, algorithm: 'brotli', sha256: sha('hullo') } });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error.details).toMatchObject({ field: 'sha256', actual: sha('hello') });
-    const corrupt = await server.call('POST', '/api/decompress', { body: { compressed: Buffer.from('not gzip at all').toString('base64'), algorithm: 'gzip' } });
+    const corrupt = await server.call('POST', '/api/decompress', {
+      body: { compressed: Buffer.from('not gzip at all').toString('base64'), algorithm: 'gzip' },
+    });
     expect(corrupt.status).toBe(422);
     const badB64 = await server.call('POST', '/api/compress', { body: { data: '@@@', encoding: 'base64' } });
     expect(badB64.status).toBe(400);
@@ -59,7 +63,10 @@ describe('compression.compress and compression.decompress (POST /api/compress, P
 
   it('answers 413 for input over the limit and for data that decompresses beyond the output limit', async () => {
     const service = createCompressionService();
-    await expect(service.compress({ data: 'a'.repeat(MAX_INPUT_BYTES + 1), encoding: 'utf8', algorithm: 'gzip' })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    await expect(service.compress({ data: 'a'.repeat(MAX_INPUT_BYTES + 1), encoding: 'utf8', algorithm: 'gzip' })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+    });
     const bomb = await service.compress({ data: Buffer.alloc(MAX_INPUT_BYTES).toString('base64'), encoding: 'base64', algorithm: 'gzip', level: 9 });
     // Nine copies of a 1 MiB zero block concatenated as gzip members restore to 9 MiB, over the 8 MiB cap.
     const nine = Buffer.concat(Array.from({ length: 9 }, () => Buffer.from(bomb.compressed, 'base64'))).toString('base64');

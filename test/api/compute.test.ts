@@ -143,7 +143,16 @@ describe('POST /api/attest (proof.attestClaim)', () => {
 
   it('agrees with a correct claim signed by another node and disagrees with a wrong value', async () => {
     const peer = foreignNode();
-    const claim = { operators: ['KO42', 'NM19'], inputs: { m: 3, a: 2 }, value: 6, unit: 'N', uncertainty: null, registry_version: 'other', tick: 5, phase: 0.5 };
+    const claim = {
+      operators: ['KO42', 'NM19'],
+      inputs: { m: 3, a: 2 },
+      value: 6,
+      unit: 'N',
+      uncertainty: null,
+      registry_version: 'other',
+      tick: 5,
+      phase: 0.5,
+    };
     const agree = await attest({ claim, signature: peer.sign(claim), public_key: peer.public_key });
     expect(agree.body.verdict).toBe('agree');
     expect(agree.body.reason).toContain('another registry version');

@@ -51,7 +51,10 @@ describe('condition budget', () => {
     const res = await server.call('POST', '/api/contracts/simulate', { key: t.owner.key, body: { definition: gate(EVIL), input } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.results[0]).toMatchObject({ outcome: 'filtered', reason: `condition is false: ${EVIL}` });
-    const matching = await server.call('POST', '/api/contracts/simulate', { key: t.owner.key, body: { definition: gate(EVIL), input: { s: 'a'.repeat(1000) } } });
+    const matching = await server.call('POST', '/api/contracts/simulate', {
+      key: t.owner.key,
+      body: { definition: gate(EVIL), input: { s: 'a'.repeat(1000) } },
+    });
     expect(matching.body.results[0].outcome).toBe('fire');
     const id = await t.create(gate(EVIL));
     const fired = await server.call('POST', `/api/chain/${t.slug}/contracts/${id}/transition`, { key: t.owner.key, body: { to: 'open', input } });
@@ -97,14 +100,19 @@ describe('condition budget', () => {
     }
     // The refused transition wrote nothing.
     expect((await server.call('GET', `${base}/audit`, { key: t.owner.key })).body.transitions).toEqual([]);
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.owner.key}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${t.owner.key}` } },
+    });
     const client = new Client({ name: 'budget-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const viaMcp = await client.callTool({ name: 'core_contract_simulate', arguments: { action: 'dry_run', slug: t.slug, id, input } });
       expect(viaMcp.isError).toBe(true);
       expect(viaMcp.structuredContent).toMatchObject({ error: { code: 'UNPROCESSABLE', details: { code: 'condition_over_budget' } } });
-      const viaHttp = await client.callTool({ name: 'core_http', arguments: { method: 'POST', path: '/api/contracts/simulate', body: { definition: gate(NESTED), input } } });
+      const viaHttp = await client.callTool({
+        name: 'core_http',
+        arguments: { method: 'POST', path: '/api/contracts/simulate', body: { definition: gate(NESTED), input } },
+      });
       expect(viaHttp.isError).toBe(true);
       expect(viaHttp.structuredContent).toMatchObject({ error: { code: 'UNPROCESSABLE' } });
     } finally {

@@ -101,7 +101,10 @@ describe('contract secrets are write-only', () => {
 
   it('strips secrets stored in any shape before the output check: an older non-object value reads fine', async () => {
     const t = await setup();
-    await server.core.services.contracts.core.contracts.update(t.id, (r) => ({ ...r, definition: { ...r.definition, secrets: 'legacy-plain-string' as unknown as Record<string, unknown> } }));
+    await server.core.services.contracts.core.contracts.update(t.id, (r) => ({
+      ...r,
+      definition: { ...r.definition, secrets: 'legacy-plain-string' as unknown as Record<string, unknown> },
+    }));
     const res = await server.call('GET', `/api/chain/${t.slug}/contracts/${t.id}`, { key: t.viewer.key });
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).not.toContain('legacy-plain-string');

@@ -26,7 +26,13 @@ const heartbeat = (every = 2) => ({
   name: 'heartbeat',
   states: { running: { initial: true }, stopped: { terminal: true } },
   transitions: [
-    { from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: every }, post_actions: [{ type: 'emit', event: 'beat', payload: { n: 1 } }] },
+    {
+      from: 'running',
+      to: 'running',
+      operator: 'KO42',
+      trigger: { kind: 'every', every_ticks: every },
+      post_actions: [{ type: 'emit', event: 'beat', payload: { n: 1 } }],
+    },
     { from: 'running', to: 'stopped', operator: 'KO42', condition: 'input.stop == true' },
   ],
 });
@@ -39,7 +45,10 @@ async function setup(isPublic = false) {
   const viewer = await mintKey(server);
   const stranger = await mintKey(server);
   expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } })).status).toBe(200);
-  for (const [who, role] of [[operator, 'operator'], [viewer, 'viewer']] as const) {
+  for (const [who, role] of [
+    [operator, 'operator'],
+    [viewer, 'viewer'],
+  ] as const) {
     const res = await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: who.uid, role } });
     expect(res.status).toBe(200);
   }
@@ -71,7 +80,11 @@ describe('create, read and list', () => {
     const before = await chainCount(t.slug, t.owner.key);
     const created = await server.call('POST', t.base, { key: t.operator.key, body: { definition: heartbeat(), name: 'pulse' } });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ ok: true, template_id: null, contract: { name: 'pulse', slug: t.slug, status: 'active', current_state: 'running', current_version_no: 1, fire_count: 0, next_fire: nowTick() + 2 } });
+    expect(created.body).toMatchObject({
+      ok: true,
+      template_id: null,
+      contract: { name: 'pulse', slug: t.slug, status: 'active', current_state: 'running', current_version_no: 1, fire_count: 0, next_fire: nowTick() + 2 },
+    });
     expect(created.body.contract.id).toMatch(/^ct_/);
     expect(await chainCount(t.slug, t.owner.key)).toBe(before + 1);
     const id = created.body.contract.id;
@@ -106,13 +119,19 @@ describe('create, read and list', () => {
 
   it('deploys a template with a parameter, from both deploy paths', async () => {
     const t = await setup();
-    const res = await server.call('POST', '/api/contracts/templates/fixture-heartbeat/deploy', { key: t.operator.key, body: { slug: t.slug, params: { every_ticks: 7 } } });
+    const res = await server.call('POST', '/api/contracts/templates/fixture-heartbeat/deploy', {
+      key: t.operator.key,
+      body: { slug: t.slug, params: { every_ticks: 7 } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.template_id).toBe('fixture-heartbeat');
     expect(res.body.contract.definition.transitions[0].trigger.every_ticks).toBe(7);
     const viaCreate = await server.call('POST', t.base, { key: t.operator.key, body: { template_id: 'fixture-heartbeat' } });
     expect(viaCreate.body.contract).toMatchObject({ template_id: 'fixture-heartbeat', name: 'fixture_heartbeat' });
-    const unknown = await server.call('POST', '/api/contracts/templates/fixture-heartbeat/deploy', { key: t.operator.key, body: { slug: t.slug, params: { colour: 'red' } } });
+    const unknown = await server.call('POST', '/api/contracts/templates/fixture-heartbeat/deploy', {
+      key: t.operator.key,
+      body: { slug: t.slug, params: { colour: 'red' } },
+    });
     expect(unknown.status).toBe(400);
     expect((await server.call('POST', '/api/contracts/templates/no-such-template/deploy', { key: t.operator.key, body: { slug: t.slug } })).status).toBe(404);
     expect((await server.call('POST', '/api/contracts/templates/fixture-heartbeat/deploy', { key: t.stranger.key, body: { slug: t.slug } })).status).toBe(404);
@@ -174,7 +193,11 @@ describe('versions', () => {
     expect(rolled.body.contract.definition.transitions[0].trigger.every_ticks).toBe(2);
     const versions = await server.call('GET', `${t.base}/${id}/versions`, { key: t.viewer.key });
     expect(versions.body.current_version_no).toBe(3);
-    expect(versions.body.versions.map((v: any) => [v.n, v.rolled_back_from, v.note])).toEqual([[3, 1, 'rollback to version 1'], [2, null, 'slower'], [1, null, 'created']]);
+    expect(versions.body.versions.map((v: any) => [v.n, v.rolled_back_from, v.note])).toEqual([
+      [3, 1, 'rollback to version 1'],
+      [2, null, 'slower'],
+      [1, null, 'created'],
+    ]);
     const v2 = await server.call('GET', `${t.base}/${id}/versions/2`, { key: t.viewer.key });
     expect(v2.body.version.definition.transitions[0].trigger.every_ticks).toBe(9);
     expect((await server.call('GET', `${t.base}/${id}/versions/7`, { key: t.viewer.key })).status).toBe(404);
@@ -224,10 +247,16 @@ describe('scheduling controls and planning', () => {
     const dry = await server.call('POST', `${t.base}/${id}/dry-run`, { key: t.operator.key, body: { input: { stop: true } } });
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({ current_state: 'running', would_fire: true });
-    expect(dry.body.results.map((r: any) => [r.to, r.outcome])).toEqual([['running', 'pass'], ['stopped', 'fire']]);
+    expect(dry.body.results.map((r: any) => [r.to, r.outcome])).toEqual([
+      ['running', 'pass'],
+      ['stopped', 'fire'],
+    ]);
     const later = await server.call('POST', `${t.base}/${id}/dry-run`, { key: t.operator.key, body: { at_tick: nowTick() + 2, input: {} } });
     expect(later.body.results.map((r: any) => r.outcome)).toEqual(['fire', 'filtered']);
-    const inline = await server.call('POST', '/api/contracts/simulate', { key: t.stranger.key, body: { definition: heartbeat(), to: 'stopped', input: { stop: false } } });
+    const inline = await server.call('POST', '/api/contracts/simulate', {
+      key: t.stranger.key,
+      body: { definition: heartbeat(), to: 'stopped', input: { stop: false } },
+    });
     expect(inline.body).toMatchObject({ would_fire: false, results: [{ outcome: 'filtered' }] });
     const stored = await server.call('POST', '/api/contracts/simulate', { key: t.viewer.key, body: { slug: t.slug, contract_id: id, input: { stop: true } } });
     expect(stored.body.would_fire).toBe(true);
@@ -306,7 +335,11 @@ describe('events and oracles', () => {
     const id = await t.create(heartbeat(1));
     for (let k = 0; k < 3; k++) await runAt(nowTick() + 1);
     const all = await server.call('GET', `/api/chain/${t.slug}/events`, { key: t.viewer.key });
-    expect(all.body.events.map((e: any) => [e.name, e.contract_id])).toEqual([['beat', id], ['beat', id], ['beat', id]]);
+    expect(all.body.events.map((e: any) => [e.name, e.contract_id])).toEqual([
+      ['beat', id],
+      ['beat', id],
+      ['beat', id],
+    ]);
     const after = await server.call('GET', `/api/chain/${t.slug}/events?since_tick=${all.body.events[0].tick_number}&limit=1`, { key: t.viewer.key });
     expect(after.body.events).toHaveLength(1);
     expect(after.body.next_since_tick).toBe(all.body.events[1].tick_number);
@@ -394,7 +427,13 @@ describe('public directory', () => {
     await server.call('POST', '/api/chain/state-machines', { key: listener.key, body: { slug: lslug, is_public: true } });
     const sub = await server.call('POST', `/api/chain/${lslug}/contracts`, {
       key: listener.key,
-      body: { definition: { name: 'sub', states: { s: { initial: true } }, transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'on_event', event: 'beat', machine: pub.slug } }] } },
+      body: {
+        definition: {
+          name: 'sub',
+          states: { s: { initial: true } },
+          transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'on_event', event: 'beat', machine: pub.slug } }],
+        },
+      },
     });
     expect(sub.status).toBe(200);
     const list = await server.call('GET', `/api/contracts/public?slug=${pub.slug}`);
@@ -408,7 +447,10 @@ describe('public directory', () => {
     const subs = await server.call('GET', `/api/contracts/public/${id}/subscribers`);
     expect(subs.body.subscribers).toEqual([{ slug: lslug, contract_id: sub.body.contract.id, events: ['beat'], since_tick: nowTick() }]);
     const sp = await server.call('GET', `/api/contracts/public/${id}/superposition`);
-    expect(sp.body.branches.map((b: any) => [b.to, b.condition])).toEqual([['running', null], ['stopped', 'input.stop == true']]);
+    expect(sp.body.branches.map((b: any) => [b.to, b.condition])).toEqual([
+      ['running', null],
+      ['stopped', 'input.stop == true'],
+    ]);
     await runAt(nowTick() + 3);
     const audit = await server.call('GET', `/api/contracts/public/${id}/audit`);
     expect(audit.body.transitions).toHaveLength(1);

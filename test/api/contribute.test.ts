@@ -19,7 +19,10 @@ async function holder(count: number) {
   const user = await mintKey(server);
   const slug = `seat-${++n}`;
   const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug, is_public: true } })).body.api_key;
-  await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key: user.key, body: { name: 'S', symbol: 'S', max_supply: 10_000, mint_rate_per_tick: 100 } });
+  await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
+    key: user.key,
+    body: { name: 'S', symbol: 'S', max_supply: 10_000, mint_rate_per_tick: 100 },
+  });
   clock.advance(TICK_MS);
   const envelopes: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -63,16 +66,27 @@ describe('bonding (contribute.bond, contribute.getStatus)', () => {
     expect((await server.call('GET', '/api/contribute/status', { key: a.key })).body.seat).toBeNull();
     const res = await bond(a.key, { token_ids: a.envelopes.slice(0, 5) });
     expect(res.status).toBe(200);
-    expect(res.body.seat).toMatchObject({ uid: a.uid, mode: 'verifier', state: 'active', bonded_value: 10, bonded_token_ids: a.envelopes.slice(0, 5), last_heartbeat_tick: clock.tick(), lapses_at_tick: clock.tick() + 4633 });
+    expect(res.body.seat).toMatchObject({
+      uid: a.uid,
+      mode: 'verifier',
+      state: 'active',
+      bonded_value: 10,
+      bonded_token_ids: a.envelopes.slice(0, 5),
+      last_heartbeat_tick: clock.tick(),
+      lapses_at_tick: clock.tick() + 4633,
+    });
     const t = await token(a.slug, a.envelopes[0]!);
     expect(t).toMatchObject({ bonded: true, locked_for_vote: false, issued_to: a.uid });
     const more = await bond(a.key, { token_ids: [a.envelopes[5]!] });
     expect(more.body.seat.bonded_value).toBe(12);
     expect((await server.call('GET', '/api/contribute/status', { key: a.key })).body.seat.seat_id).toBe(res.body.seat.seat_id);
-    expect((await auditRows()).filter((r) => r.subject === res.body.seat.seat_id).map((r) => r.type)).toEqual(['contribute.seat_opened', 'contribute.bond_added']);
+    expect((await auditRows()).filter((r) => r.subject === res.body.seat.seat_id).map((r) => r.type)).toEqual([
+      'contribute.seat_opened',
+      'contribute.bond_added',
+    ]);
   });
 
-  it('refuses a bond under the minimum (422), of envelopes not the caller\'s (404), already bonded (409), or without a key (401)', async () => {
+  it("refuses a bond under the minimum (422), of envelopes not the caller's (404), already bonded (409), or without a key (401)", async () => {
     const a = await holder(6);
     const b = await mintKey(server);
     const small = await bond(a.key, { token_ids: a.envelopes.slice(0, 2) });

@@ -71,7 +71,10 @@ describe('conversion (credits.getConversion, credits.convert)', () => {
 
   it("moves the caller's credits into the caller's wallet atomically without creating value, audited", async () => {
     const { key, uid } = await funded();
-    const slug = `conv-${uid.toLowerCase().replace(/[^a-z0-9]/g, '').slice(-12)}`;
+    const slug = `conv-${uid
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(-12)}`;
     await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: true } });
     await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key, body: { name: 'T', symbol: 'T', max_supply: 500, mint_rate_per_tick: 1 } });
     const supplyBefore = (await server.call('GET', `/api/chain/${slug}/tally/supply`)).body;
@@ -126,7 +129,8 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
   const peer = generateKeyPairSync('ed25519');
   const intruder = generateKeyPairSync('ed25519');
   const raw = (k: KeyObject) => (k.export({ format: 'jwk' }) as { x: string }).x;
-  const signWith = (k: KeyObject, message: string, encoding: 'hex' | 'base64' | 'base64url' = 'base64url') => sign(null, Buffer.from(message), k).toString(encoding);
+  const signWith = (k: KeyObject, message: string, encoding: 'hex' | 'base64' | 'base64url' = 'base64url') =>
+    sign(null, Buffer.from(message), k).toString(encoding);
 
   let dir: { dir: string; cleanup: () => Promise<void> };
   let authority: DirServer;
@@ -155,7 +159,12 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
 
   const read = (tick: number, opts: { key?: KeyObject; keyId?: string; encoding?: 'hex' | 'base64' } = {}) =>
     authority.call('POST', '/api/credits/peer/conversion', {
-      body: { uid: user.uid, tick, signature: signWith(opts.key ?? peer.privateKey, `credits-conversion|${user.uid}|${tick}`, opts.encoding), public_key_id: opts.keyId ?? 'user-key-1' },
+      body: {
+        uid: user.uid,
+        tick,
+        signature: signWith(opts.key ?? peer.privateKey, `credits-conversion|${user.uid}|${tick}`, opts.encoding),
+        public_key_id: opts.keyId ?? 'user-key-1',
+      },
     });
 
   it("returns the uid's balance for a signature by the uid's published key, in hex or base64", async () => {
@@ -185,7 +194,7 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
     expect((await read(tick)).status).toBe(422);
   });
 
-  it("refuses a signature by another key, a key published for another uid and an unknown key id with 403", async () => {
+  it('refuses a signature by another key, a key published for another uid and an unknown key id with 403', async () => {
     expect((await read(fake.tick(), { key: intruder.privateKey })).status).toBe(403);
     const borrowed = await read(fake.tick() - 4, { key: intruder.privateKey, keyId: 'other-key-1' });
     expect(borrowed.status).toBe(403);
@@ -195,7 +204,13 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
 
   const convert = (credits: number, tick: number, node: DirServer = authority, keyId?: string) =>
     node.call('POST', '/api/credits/peer/convert', {
-      body: { uid: user.uid, credits, tick, signature: signWith(peer.privateKey, `credits-convert|${user.uid}|${credits}|${tick}`), ...(keyId ? { public_key_id: keyId } : {}) },
+      body: {
+        uid: user.uid,
+        credits,
+        tick,
+        signature: signWith(peer.privateKey, `credits-convert|${user.uid}|${credits}|${tick}`),
+        ...(keyId ? { public_key_id: keyId } : {}),
+      },
     });
 
   it("converts on the authority node with the uid's current key, refusing replays, stale ticks and overdrafts", async () => {

@@ -58,7 +58,10 @@ describe('contact', () => {
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(await createContactRepository(server.core.store).messages()).toHaveLength(5);
     const user = await mintKey(server);
-    const signedIn = await server.call('POST', '/api/contact', { key: user.key, body: { name: 'Ada', email: 'ada@example.org', message: 'Signed in this time.' } });
+    const signedIn = await server.call('POST', '/api/contact', {
+      key: user.key,
+      body: { name: 'Ada', email: 'ada@example.org', message: 'Signed in this time.' },
+    });
     expect(signedIn.status).toBe(200);
   });
 
@@ -74,7 +77,10 @@ describe('apps/track', () => {
     const server = await start();
     const owner = await mintKey(server);
     const made = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'app-lab' } });
-    const res = await server.call('POST', '/api/apps/track', { key: owner.key, body: { app: 'dashboard', event: 'export.clicked', slug: 'app-lab', properties: { rows: 12 } } });
+    const res = await server.call('POST', '/api/apps/track', {
+      key: owner.key,
+      body: { app: 'dashboard', event: 'export.clicked', slug: 'app-lab', properties: { rows: 12 } },
+    });
     expect(res.status).toBe(200);
     const rows = await server.call('GET', '/api/chain/app-lab/activity?type=app.tracked', { key: owner.key });
     expect(rows.body.rows[0]).toMatchObject({ id: res.body.audit_row_id, tick: res.body.tick, actor_uid: owner.uid });

@@ -46,13 +46,20 @@ describe('DNS rebinding: a loopback server answers only its own names', () => {
     const evil = `rebind.attacker.example:${portOf(server)}`;
     const rest = await send(server, 'GET', '/api/pulse', { host: evil, origin: `http://${evil}` });
     expect(rest.status).toBe(403);
-    expect(rest.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/does not answer to the name "rebind\.attacker\.example:\d+".*CORE_ALLOWED_HOSTS/) });
+    expect(rest.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/does not answer to the name "rebind\.attacker\.example:\d+".*CORE_ALLOWED_HOSTS/),
+    });
     expect(rest.body.error.request_id).toBeTruthy();
     const write = await send(server, 'POST', '/api/demo-key/mint', { host: evil, origin: `http://${evil}` }, {});
     expect(write.status).toBe(403);
     const mcp = await send(server, 'POST', '/api/mcp', { host: evil, origin: `http://${evil}`, ...MCP_HEADERS }, PING);
     expect(mcp.status).toBe(403);
-    expect(mcp.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Forbidden: .*rebind\.attacker\.example/) } });
+    expect(mcp.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: expect.stringMatching(/^Forbidden: .*rebind\.attacker\.example/) },
+    });
     // Without an Origin too: a rebinding page's simple GET may omit it.
     expect((await send(server, 'GET', '/api/pulse', { host: 'rebind.attacker.example' })).status).toBe(403);
   });
@@ -98,7 +105,10 @@ describe('writes authenticated by the session cookie', () => {
     const cookie = await session(server);
     const res = await server.call('POST', '/api/apps/track', { body: TRACK, headers: { cookie, origin: 'https://attacker.example' } });
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/session cookie.*Origin https:\/\/attacker\.example.*Authorization/) });
+    expect(res.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/session cookie.*Origin https:\/\/attacker\.example.*Authorization/),
+    });
     const writes: Array<[string, string, unknown]> = [
       ['PATCH', '/api/agent/uwhoever/state', { slug: 'some-machine', patch: {} }],
       ['PUT', '/api/chain/state-machines/some-machine/anchor-config', {}],
@@ -132,7 +142,11 @@ describe('writes authenticated by the session cookie', () => {
     const server = await start();
     const cookie = await session(server);
     const { key } = await spinUp(server, 'bearer-origin');
-    const res = await server.call('POST', '/api/apps/track', { key, body: { ...TRACK, slug: 'bearer-origin' }, headers: { cookie, origin: 'https://attacker.example' } });
+    const res = await server.call('POST', '/api/apps/track', {
+      key,
+      body: { ...TRACK, slug: 'bearer-origin' },
+      headers: { cookie, origin: 'https://attacker.example' },
+    });
     expect(res.status).toBe(200);
     // Nor is an anonymous write (no cookie) refused for its Origin: it carries no ambient authority.
     const anonymousWrite = await server.call('POST', '/api/compress', { body: { data: 'x' }, headers: { origin: 'https://attacker.example' } });

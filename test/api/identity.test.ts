@@ -139,7 +139,10 @@ describe('a bearer key this server does not know', () => {
     expect(who.status).toBe(200);
     expect(who.body).toMatchObject({ authenticated: false, uid: null });
     expect(who.headers.get('x-core-key-warning')).toMatch(NOT_KNOWN);
-    const spin = await server.call('POST', '/api/http', { key: STALE_KEY, body: { method: 'POST', path: '/api/chain/state-machines', body: { slug: 'stale-http' } } });
+    const spin = await server.call('POST', '/api/http', {
+      key: STALE_KEY,
+      body: { method: 'POST', path: '/api/chain/state-machines', body: { slug: 'stale-http' } },
+    });
     expect(spin.status).toBe(401);
     expect(spin.body.error.message).toMatch(NOT_KNOWN);
   });

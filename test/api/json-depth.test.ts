@@ -43,12 +43,16 @@ function expectTooDeep(res: { status: number; body: any }): void {
 /** A chunked POST (no Content-Length), which body-parser reads instead of the lean reader. */
 function postChunked(path: string, text: string, key: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, server.url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } }, (res) => {
-      let out = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (out += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(out) }));
-    });
+    const req = request(
+      new URL(path, server.url),
+      { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } },
+      (res) => {
+        let out = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (out += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(out) }));
+      },
+    );
     req.on('error', reject);
     req.write(text.slice(0, 10));
     req.end(text.slice(10));
@@ -90,7 +94,9 @@ describe('the nesting depth of JSON bodies', () => {
   // The SDK client's own validation recurses too, so this one sends 200 levels rather than 5,000.
   it('refuses deep tool arguments over MCP HTTP with the official client', async () => {
     const client = new Client({ name: 'deep', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${owner.key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${owner.key}` } } }),
+    );
     try {
       await expect(
         client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'deep-json', payload: nested(200) } }),
@@ -112,7 +118,10 @@ describe('the nesting depth of MCP arguments over stdio', () => {
       await client.connect(clientSide);
       const deep = await client.callTool({ name: 'core_http', arguments: { method: 'POST', path: '/api/compress', body: JSON.parse(nestedText(5000)) } });
       expect(deep.isError).toBe(true);
-      expect((deep.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', details: { issues: [{ path: 'arguments', code: 'too_deep' }] } });
+      expect((deep.structuredContent as any).error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { issues: [{ path: 'arguments', code: 'too_deep' }] },
+      });
       // 60 levels pass the depth check and reach the pipeline, which wants a key for this write.
       const fine = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'deep-json', payload: nested(60) } });
       expect((fine.structuredContent as any).error.code).toBe('UNAUTHENTICATED');

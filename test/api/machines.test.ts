@@ -151,7 +151,10 @@ describe('unlock and share tokens', () => {
 
   it('stops honouring a share token after its expiry and refuses an expiry in the past', async () => {
     const { key } = await machine('shared-two');
-    const past = await server.call('POST', '/api/chain/state-machines/shared-two/share/set', { key, body: { expires_at: new Date(clock.now() - 1000).toISOString() } });
+    const past = await server.call('POST', '/api/chain/state-machines/shared-two/share/set', {
+      key,
+      body: { expires_at: new Date(clock.now() - 1000).toISOString() },
+    });
     expect(past.status).toBe(400);
     const set = await server.call('POST', '/api/chain/state-machines/shared-two/share/set', {
       key,
@@ -230,7 +233,15 @@ describe('developer API keys', () => {
     const keys = (await server.call('GET', '/api/chain/keys-scope/api-keys', { key })).body.keys as Array<{ kind: string; scope: string | null; role: string }>;
     for (const k of keys) expect([null, 'read', 'write', 'admin']).toContain(k.scope);
     expect(keys.find((k) => k.kind === 'machine')).toMatchObject({ scope: null, role: 'owner' });
-    expect(keys.filter((k) => k.kind === 'developer').map((k) => [k.scope, k.role]).sort()).toEqual([['admin', 'admin'], ['read', 'viewer']]);
+    expect(
+      keys
+        .filter((k) => k.kind === 'developer')
+        .map((k) => [k.scope, k.role])
+        .sort(),
+    ).toEqual([
+      ['admin', 'admin'],
+      ['read', 'viewer'],
+    ]);
   });
 
   it('lets a developer key act only with its scope, on its own machine, as its own identity', async () => {

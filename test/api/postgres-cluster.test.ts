@@ -11,7 +11,6 @@ import { openSse } from '../helpers/sse.js';
 import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
 import { twoNodes } from '../helpers/pg-nodes.js';
 
-
 async function machineOn(server: DirServer, slug: string, isPublic = false): Promise<string> {
   const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
   expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: isPublic } })).status).toBe(200);
@@ -110,7 +109,9 @@ if (databaseUrl === undefined) {
       const { a, b } = await twoNodes('cluster');
       const slug = `cl-chain-${Date.now().toString(36)}`;
       const key = await machineOn(a, slug);
-      const calls = Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'tick', payload: { i } } }));
+      const calls = Array.from({ length: 60 }, (_, i) =>
+        (i % 2 ? a : b).call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'tick', payload: { i } } }),
+      );
       const answers = await Promise.all(calls);
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
       const machine = (await createMachineRepository(b.core.store).get(slug))!;
@@ -128,7 +129,8 @@ if (databaseUrl === undefined) {
       const events = sse.events;
       // B hears the append announcements it subscribed to at start (instead of sleeping until it may).
       await listeningNow(a.core.store.pubsub, b.core.store.pubsub);
-      for (let i = 0; i < 3; i++) expect((await a.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'remote', payload: { i } } })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await a.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'remote', payload: { i } } })).status).toBe(200);
       await eventually(() => expect(events.filter((e) => e.event === 'audit.appended').length).toBeGreaterThanOrEqual(3));
       const rows = events.filter((e) => e.event === 'audit.appended').map((e) => JSON.parse(e.data) as ChainRow);
       expect(rows.map((r) => r.type)).toEqual(['remote', 'remote', 'remote']);

@@ -6,7 +6,6 @@ import { kineticProposal } from '../fixtures/community-operator.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { SHARE_CHANNEL } from '../../src/pipeline/rate-limit.js';
 
-
 if (databaseUrl === undefined) {
   console.warn(SKIP_REASON);
   describe.skip(SKIP_REASON, () => {

@@ -24,7 +24,8 @@ if (databaseUrl === undefined) {
       const embedded = await startServerOn(dir);
       const { key } = (await embedded.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       expect((await embedded.call('POST', '/api/chain/state-machines', { key, body: { slug: 'moved' } })).status).toBe(200);
-      for (let i = 0; i < 5; i++) expect((await embedded.call('POST', '/api/chain/moved/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await embedded.call('POST', '/api/chain/moved/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
       const before = await createChainLogRepository(embedded.core.store).read('moved');
       await embedded.stop(1000);
 

@@ -68,7 +68,10 @@ if (databaseUrl === undefined) {
     it('credits one daily claim and one idempotent conversion when both servers take them at once', async () => {
       const [a, b] = await twoServers();
       const uid = 'u_race_credits';
-      const claims = await race(() => a.core.services.credits.claim(uid), () => b.core.services.credits.claim(uid));
+      const claims = await race(
+        () => a.core.services.credits.claim(uid),
+        () => b.core.services.credits.claim(uid),
+      );
       expect(claims.won).toHaveLength(1);
       expect(claims.codes).toEqual(['CONFLICT']);
       const converts = await race(
@@ -103,8 +106,10 @@ if (databaseUrl === undefined) {
       const { uid, caller } = await ownerWithMachine(a, 'race-seats');
       await a.core.services.tally.genesis('race-seats', genesisInput, caller);
       // Supply accrues per tick from genesis; grant it all now instead of waiting for ticks.
-      await a.core.store.docs.update<{ accrual: { tick: number; allowance: number } }>('tally-tokens', 'race-seats', (t) =>
-        t && { ...t, accrual: { tick: t.accrual.tick, allowance: genesisInput.max_supply } },
+      await a.core.store.docs.update<{ accrual: { tick: number; allowance: number } }>(
+        'tally-tokens',
+        'race-seats',
+        (t) => t && { ...t, accrual: { tick: t.accrual.tick, allowance: genesisInput.max_supply } },
       );
       const envelopes: string[] = [];
       for (let n = 0; n < 3; n++) {

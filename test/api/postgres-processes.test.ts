@@ -129,7 +129,10 @@ if (databaseUrl === undefined || !existsSync(`${root}/dist/src/cli.js`)) {
         eventually(async () => {
           const rows = await createContractRepository(observer).machineTransitions(slug);
           for (const { id, every } of contracts) {
-            const due = dueTicksOf(rows.filter((r) => r.contract_id === id), every);
+            const due = dueTicksOf(
+              rows.filter((r) => r.contract_id === id),
+              every,
+            );
             expect(due.at(-1) ?? -Infinity, `contract ${id} has not fired through tick ${tick(every)}`).toBeGreaterThanOrEqual(tick(every));
           }
         }, 100);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
 import { twoNodes } from '../helpers/pg-nodes.js';
 
-
 const sorted = (answers: Array<{ status: number }>) => answers.map((a) => a.status).sort();
 
 if (databaseUrl === undefined) {

@@ -22,7 +22,9 @@ afterEach(async () => {
 const definition = (name: string) => ({
   name,
   states: { clean: { initial: true }, quarantined: {} },
-  transitions: [{ from: 'clean', to: 'quarantined', operator: 'KO42', condition: 's_forensic >= 0.9', trigger: { kind: 'on_event', event: 'av.threat.detected' } }],
+  transitions: [
+    { from: 'clean', to: 'quarantined', operator: 'KO42', condition: 's_forensic >= 0.9', trigger: { kind: 'on_event', event: 'av.threat.detected' } },
+  ],
 });
 
 function statuses(answers: Array<{ status: number }>): number[] {
@@ -31,7 +33,9 @@ function statuses(answers: Array<{ status: number }>): number[] {
 
 async function mcpClient(target: TestServer, key?: string): Promise<Client> {
   const client = new Client({ name: 'quotas', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${target.url}/api/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${target.url}/api/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}),
+  );
   return client;
 }
 
@@ -40,7 +44,9 @@ const errorOf = (result: unknown) => (result as { structuredContent?: { error?: 
 describe('machines per identity', () => {
   it('lets one identity create exactly its quota of machines when it asks in parallel, with a 429 that says which quota and how to get more', async () => {
     const user = await mintKey(server);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: `quota-m-${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: `quota-m-${i}` } })),
+    );
     expect(statuses(answers)).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
     expect(refused.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { quota: 'machines', limit: 3, used: 3 } });
@@ -80,16 +86,23 @@ describe('contracts, API keys and devices per machine', () => {
 
   it('refuses the contract past the quota over MCP and core_http', async () => {
     const owner = await spinUp(server, 'quota-c-mcp');
-    for (let i = 0; i < 2; i++) expect((await server.call('POST', '/api/chain/quota-c-mcp/contracts', { key: owner.key, body: { definition: definition(`c${i}`) } })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await server.call('POST', '/api/chain/quota-c-mcp/contracts', { key: owner.key, body: { definition: definition(`c${i}`) } })).status).toBe(200);
     const client = await mcpClient(server, owner.key);
     try {
-      const refused = await client.callTool({ name: 'core_contract_deploy', arguments: { action: 'create', slug: 'quota-c-mcp', definition: definition('c3') } });
+      const refused = await client.callTool({
+        name: 'core_contract_deploy',
+        arguments: { action: 'create', slug: 'quota-c-mcp', definition: definition('c3') },
+      });
       expect(refused.isError).toBe(true);
       expect(errorOf(refused)).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { quota: 'contracts_per_machine' } });
     } finally {
       await client.close();
     }
-    const viaHttp = await server.call('POST', '/api/http', { key: owner.key, body: { method: 'POST', path: '/api/chain/quota-c-mcp/contracts', body: { definition: definition('c4') } } });
+    const viaHttp = await server.call('POST', '/api/http', {
+      key: owner.key,
+      body: { method: 'POST', path: '/api/chain/quota-c-mcp/contracts', body: { definition: definition('c4') } },
+    });
     expect(JSON.stringify(viaHttp.body)).toMatch(/QUOTA_EXCEEDED/);
     expect((await server.call('GET', '/api/chain/quota-c-mcp/contracts', { key: owner.key })).body.contracts).toHaveLength(2);
   });

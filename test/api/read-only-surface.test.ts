@@ -36,7 +36,12 @@ describe('read-only mode (CORE_READ_ONLY)', () => {
   it('shows a tool that mixes reads and writes with its reading actions only', () => {
     const tally = mcpToolsOf(registry, { readOnly: true }).find((t) => t.name === 'core_tally')!;
     expect((tally.inputSchema.properties as Record<string, { enum: string[] }>).action!.enum).toEqual([
-      'get_mint_rate', 'get_supply', 'get_token_info', 'get_token', 'list_tokens', 'get_avatar',
+      'get_mint_rate',
+      'get_supply',
+      'get_token_info',
+      'get_token',
+      'list_tokens',
+      'get_avatar',
     ]);
     expect(tally.description).not.toContain('genesis');
     expect(tally.annotations.readOnlyHint).toBe(true);
@@ -54,8 +59,7 @@ describe('read-only mode (CORE_READ_ONLY)', () => {
       await server.close();
     });
 
-    const call = (name: string, args: Record<string, unknown>) =>
-      callTool(server.core.surface, name, args, { bearer: key }, { surface: 'mcp-http' });
+    const call = (name: string, args: Record<string, unknown>) => callTool(server.core.surface, name, args, { bearer: key }, { surface: 'mcp-http' });
 
     it('answers a reading action of a mixed tool and refuses its writing action', async () => {
       const read = await call('core_machines', { action: 'list' });

@@ -189,7 +189,11 @@ describe('the site proxy /s/{slug}/sdk/core/{op}', () => {
 
 describe('site proxy: who a write is, and what it costs', () => {
   const post = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/s/site-demo/sdk/core/chain.appendEvent`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${server.url}/s/site-demo/sdk/core/chain.appendEvent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('records a write through the site as the site, never as the owner', async () => {
     const t = await setup();
@@ -210,7 +214,7 @@ describe('site proxy: who a write is, and what it costs', () => {
     expect(await t.server.core.services.machines.roleOf('owner-private', site)).toBeUndefined();
   });
 
-  it('limits writes through the site per visitor address and per site, apart from the owner\'s own budget', async () => {
+  it("limits writes through the site per visitor address and per site, apart from the owner's own budget", async () => {
     // The clock stands still, so no bucket refills during the test.
     const clock = createFakeClock();
     const server = await startTestServer({ CORE_RATE_LIMIT: '1/8' }, clock);

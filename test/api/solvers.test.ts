@@ -24,7 +24,15 @@ describe('solver.list and solver.get (GET /api/solvers, GET /api/solvers/{id})',
     expect(res.body.total).toBe(32);
     for (const s of res.body.solvers) {
       expect(s.operator_chain[0]).toBe('KO42');
-      expect(s).toEqual(expect.objectContaining({ id: expect.any(String), domain: expect.any(String), method: expect.any(String), unit: expect.any(String), version: expect.any(String) }));
+      expect(s).toEqual(
+        expect.objectContaining({
+          id: expect.any(String),
+          domain: expect.any(String),
+          method: expect.any(String),
+          unit: expect.any(String),
+          version: expect.any(String),
+        }),
+      );
     }
   });
 
@@ -68,7 +76,12 @@ describe('solver.solve (POST /api/solvers/{id}/solve)', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.root).toBeCloseTo(2.0945514815423265, 15);
     expect(res.body.diagnostics).toMatchObject({ converged: true });
-    expect(res.body.receipt).toMatchObject({ kind: 'solve', solver: 'root-brent', solver_version: '1.0.0', key_id: server.core.services.nodeKeys.receiptKeyId });
+    expect(res.body.receipt).toMatchObject({
+      kind: 'solve',
+      solver: 'root-brent',
+      solver_version: '1.0.0',
+      key_id: server.core.services.nodeKeys.receiptKeyId,
+    });
     expect(res.body.receipt.hmac).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -91,14 +104,19 @@ describe('solver.solve (POST /api/solvers/{id}/solve)', () => {
     const updates: ProgressUpdate[] = [];
     const long = { id: 'lorenz-lyapunov', inputs: { duration: 4000, dt: 0.005 } };
     const controller = new AbortController();
-    const running = server.core.pipeline.invoke(op, long, {}, {
-      surface: 'mcp-stdio',
-      signal: controller.signal,
-      progress: (u) => {
-        updates.push(u);
-        if (updates.length === 2) controller.abort();
+    const running = server.core.pipeline.invoke(
+      op,
+      long,
+      {},
+      {
+        surface: 'mcp-stdio',
+        signal: controller.signal,
+        progress: (u) => {
+          updates.push(u);
+          if (updates.length === 2) controller.abort();
+        },
       },
-    });
+    );
     const result = await running;
     expect(updates.length).toBeGreaterThanOrEqual(2);
     expect(updates[0]!.total).toBeGreaterThan(updates[0]!.progress);
@@ -173,10 +191,20 @@ describe('proof.verifyReceipt (POST /api/proof/verify)', () => {
     const { dir, cleanup } = await tempDir();
     try {
       const first = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
-      const solved = (await (await fetch(`${first.url}/api/solvers/root-brent/solve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BRENT) })).json()) as { receipt: unknown };
+      const solved = (await (
+        await fetch(`${first.url}/api/solvers/root-brent/solve`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(BRENT),
+        })
+      ).json()) as { receipt: unknown };
       await first.stop(1000);
       const second = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
-      const res = await fetch(`${second.url}/api/proof/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ receipt: solved.receipt, inputs: BRENT.inputs, recompute: true }) });
+      const res = await fetch(`${second.url}/api/proof/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ receipt: solved.receipt, inputs: BRENT.inputs, recompute: true }),
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { checks: string[] }).checks).toContain('recompute');
       await second.stop(1000);
@@ -200,7 +228,7 @@ describe('compute.getUsage (GET /api/compute/usage)', () => {
     expect((await server.call('GET', '/api/compute/usage')).status).toBe(401);
   });
 
-  it('counts the caller\'s own solves per solver and computes per operator, not anonymous ones, and cuts at since_tick', async () => {
+  it("counts the caller's own solves per solver and computes per operator, not anonymous ones, and cuts at since_tick", async () => {
     const { key, uid } = await mintKey(server);
     await server.call('POST', '/api/solvers/root-brent/solve', { body: BRENT });
     await server.call('POST', '/api/solvers/root-brent/solve', { key, body: BRENT });
@@ -218,7 +246,12 @@ describe('compute.getUsage (GET /api/compute/usage)', () => {
     if (computed.status === 200) {
       const both = await server.call('GET', '/api/compute/usage', { key });
       expect(both.body).toMatchObject({ solves: 3, computes: 1, total: 4 });
-      expect(both.body.by_target).toEqual(expect.arrayContaining([{ kind: 'operator', id: 'NM19', count: 1 }, { kind: 'operator', id: 'KO42', count: 1 }]));
+      expect(both.body.by_target).toEqual(
+        expect.arrayContaining([
+          { kind: 'operator', id: 'NM19', count: 1 },
+          { kind: 'operator', id: 'KO42', count: 1 },
+        ]),
+      );
     }
     const later = await server.call('GET', `/api/compute/usage?since_tick=${server.core.clock.tick() + 10}`, { key });
     expect(later.body).toMatchObject({ solves: 0, total: 0, last_at: null });

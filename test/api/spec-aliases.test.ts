@@ -54,11 +54,19 @@ describe("the spec's parameter names", () => {
 describe("the spec's 'Solvers' tag", () => {
   it('tags the solver operations Solvers in OpenAPI and keeps their toolset tag', async () => {
     const doc = (await server.call('GET', '/api/openapi.json')).body;
-    for (const [path, method] of [['/api/solvers', 'get'], ['/api/solvers/{id}', 'get'], ['/api/solvers/{id}/solve', 'post']] as const) {
+    for (const [path, method] of [
+      ['/api/solvers', 'get'],
+      ['/api/solvers/{id}', 'get'],
+      ['/api/solvers/{id}/solve', 'post'],
+    ] as const) {
       expect(doc.paths[path][method].tags, path).toEqual(expect.arrayContaining(['Solvers', 'compute']));
     }
     expect(doc.tags).toContainEqual(expect.objectContaining({ name: 'Solvers' }));
-    const others = Object.entries(doc.paths).flatMap(([p, ops]) => Object.values(ops as Record<string, { tags: string[] }>).filter((o) => o.tags.includes('Solvers')).map(() => p));
+    const others = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.values(ops as Record<string, { tags: string[] }>)
+        .filter((o) => o.tags.includes('Solvers'))
+        .map(() => p),
+    );
     expect(new Set(others)).toEqual(new Set(['/api/solvers', '/api/solvers/{id}', '/api/solvers/{id}/solve']));
   });
 

@@ -74,7 +74,7 @@ function nextStreamOpened(server: TestServer): Promise<void> {
 }
 
 const rowTypes = (server: TestServer, slug: string, key: string) =>
-  server.call('GET', `/api/chain/${slug}/activity?limit=100`, { key }).then((r) => (r.body.rows as Array<{ seq: number; type: string }>));
+  server.call('GET', `/api/chain/${slug}/activity?limit=100`, { key }).then((r) => r.body.rows as Array<{ seq: number; type: string }>);
 
 describe('explore/sse across revocation', () => {
   it('ends the stream of a share-token holder when the share token is disabled', async () => {

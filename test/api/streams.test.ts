@@ -60,8 +60,9 @@ describe('explore/sse', () => {
     const t = await setup();
     await t.make('busy', true);
     await t.write('busy', 3);
-    const writing = Promise.all(Array.from({ length: 20 }, (_, i) =>
-      t.server.call('POST', '/api/chain/busy/event', { key: t.owner.key, body: { type: 'burst', payload: { i } } })));
+    const writing = Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.server.call('POST', '/api/chain/busy/event', { key: t.owner.key, body: { type: 'burst', payload: { i } } })),
+    );
     const sse = await openSse(t.server, '/api/chain/busy/explore/sse', { 'Last-Event-ID': 'busy:0' });
     await writing;
     await sse.until(23);

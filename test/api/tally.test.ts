@@ -35,7 +35,15 @@ describe('token genesis (tally.createGenesis)', () => {
     const { key } = await machine('tally-genesis');
     const first = await genesis('tally-genesis', key);
     expect(first.status).toBe(200);
-    expect(first.body.token).toMatchObject({ machine_slug: 'tally-genesis', name: 'Lab token', symbol: 'LAB', max_supply: 1000, locked: true, has_avatar: false, genesis_tick: clock.tick() });
+    expect(first.body.token).toMatchObject({
+      machine_slug: 'tally-genesis',
+      name: 'Lab token',
+      symbol: 'LAB',
+      max_supply: 1000,
+      locked: true,
+      has_avatar: false,
+      genesis_tick: clock.tick(),
+    });
     expect(first.body.token.token_hash).toMatch(/^[0-9a-f]{64}$/);
     const second = await genesis('tally-genesis', key, { name: 'Other', max_supply: 5 });
     expect(second.status).toBe(409);
@@ -140,7 +148,7 @@ describe('supply and mint rate (tally.getSupply, tally.getMintRate, tally.setMin
 });
 
 describe('envelopes (tally.listTokens, tally.getToken, tally.verifyToken)', () => {
-  it("mints an envelope for a compute made with a machine key and lists it on the machine, newest first", async () => {
+  it('mints an envelope for a compute made with a machine key and lists it on the machine, newest first', async () => {
     const { key, machineKey, uid } = await machine('tally-env');
     await genesis('tally-env', key, { mint_rate_per_tick: 100 });
     clock.advance(2 * TICK_MS);
@@ -153,7 +161,13 @@ describe('envelopes (tally.listTokens, tally.getToken, tally.verifyToken)', () =
     const second = await compute(key); // a user key draws on the caller's oldest machine with a token
     const list = await server.call('GET', '/api/chain/tally-env/tally/tokens?limit=1');
     expect(list.body.tokens).toHaveLength(1);
-    expect(list.body.tokens[0]).toMatchObject({ token_id: second.body.envelope.token_id, source: 'compute', issued_to: uid, bonded: false, locked_for_vote: false });
+    expect(list.body.tokens[0]).toMatchObject({
+      token_id: second.body.envelope.token_id,
+      source: 'compute',
+      issued_to: uid,
+      bonded: false,
+      locked_for_vote: false,
+    });
     const next = await server.call('GET', `/api/chain/tally-env/tally/tokens?limit=1&cursor=${list.body.next_cursor}`);
     expect(next.body.tokens[0].token_id).toBe(firstId);
     expect(next.body.next_cursor).toBeNull();
@@ -195,15 +209,27 @@ describe('envelopes (tally.listTokens, tally.getToken, tally.verifyToken)', () =
     const { tally } = server.core.services;
     const caller = { uid: null, credential: 'none' as const };
     const digest = 'a'.repeat(64);
-    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 2 })).toMatchObject({ minted: false, reason: 'no_token' });
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 2 })).toMatchObject({
+      minted: false,
+      reason: 'no_token',
+    });
     await genesis('tally-fire', key, { mint_rate_per_tick: 10 });
     clock.advance(TICK_MS);
     const minted = await tally.mintEnvelope({ slug: 'tally-fire', caller, issuedTo: uid, kind: 'contract_fire', resultDigest: digest, value: 4 });
     expect(minted).toMatchObject({ minted: true, tokens_remaining: 6, envelope: { source: 'contract_fire', issued_to: uid, value: 4, result_digest: digest } });
-    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 0 })).toMatchObject({ minted: false, reason: 'no_value' });
-    expect(await tally.mintEnvelope({ slug: 'no-such-machine', caller, kind: 'solve', resultDigest: digest, value: 1 })).toMatchObject({ minted: false, reason: 'no_machine' });
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 0 })).toMatchObject({
+      minted: false,
+      reason: 'no_value',
+    });
+    expect(await tally.mintEnvelope({ slug: 'no-such-machine', caller, kind: 'solve', resultDigest: digest, value: 1 })).toMatchObject({
+      minted: false,
+      reason: 'no_machine',
+    });
     await server.call('POST', '/api/chain/tally-fire/status', { key, body: { status: 'paused' } });
-    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 1 })).toMatchObject({ minted: false, reason: 'machine_inactive' });
+    expect(await tally.mintEnvelope({ slug: 'tally-fire', caller, kind: 'contract_fire', resultDigest: digest, value: 1 })).toMatchObject({
+      minted: false,
+      reason: 'machine_inactive',
+    });
   });
 
   it('mints nothing once the supply is exhausted', async () => {
@@ -232,7 +258,10 @@ describe('token avatar (tally.uploadAvatar, tally.getAvatar)', () => {
   it('stores the avatar encrypted and serves it decrypted', async () => {
     const { key } = await machine('tally-avatar');
     await genesis('tally-avatar', key);
-    const up = await server.call('POST', '/api/chain/tally-avatar/tally/token/avatar', { key, body: { content_type: 'image/png', data: png.toString('base64') } });
+    const up = await server.call('POST', '/api/chain/tally-avatar/tally/token/avatar', {
+      key,
+      body: { content_type: 'image/png', data: png.toString('base64') },
+    });
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ encrypted: true, size_bytes: png.length, content_type: 'image/png' });
     const got = await server.call('GET', '/api/chain/tally-avatar/tally/token/avatar');
@@ -249,7 +278,9 @@ describe('token avatar (tally.uploadAvatar, tally.getAvatar)', () => {
     const body = { content_type: 'image/jpeg', data: png.toString('base64') };
     expect((await server.call('POST', '/api/chain/tally-avatar-deny/tally/token/avatar', { key, body })).status).toBe(422);
     const other = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/tally-avatar-deny/tally/token/avatar', { key: other.key, body: { ...body, content_type: 'image/png' } })).status).toBe(403);
+    expect(
+      (await server.call('POST', '/api/chain/tally-avatar-deny/tally/token/avatar', { key: other.key, body: { ...body, content_type: 'image/png' } })).status,
+    ).toBe(403);
     expect((await server.call('POST', '/api/chain/tally-avatar-deny/tally/token/avatar', { body })).status).toBe(401);
   });
 });

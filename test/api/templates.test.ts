@@ -38,7 +38,13 @@ describe('contracts.listTemplates GET /api/contracts/templates', () => {
     expect(first.status).toBe(200);
     expect(first.body.total).toBeGreaterThanOrEqual(69);
     expect(first.body.templates).toHaveLength(25);
-    expect(first.body.templates[0]).toMatchObject({ id: 'scheduled-compute', category: 'foundations', category_name: 'Foundations', definition_name: 'scheduled_compute', trigger_kinds: ['every'] });
+    expect(first.body.templates[0]).toMatchObject({
+      id: 'scheduled-compute',
+      category: 'foundations',
+      category_name: 'Foundations',
+      definition_name: 'scheduled_compute',
+      trigger_kinds: ['every'],
+    });
     const seen = new Set<string>(first.body.templates.map((t: { id: string }) => t.id));
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
@@ -70,8 +76,18 @@ describe('contracts.listTemplateCategories GET /api/contracts/templates/categori
     const res = await server.call('GET', '/api/contracts/templates/categories');
     expect(res.status).toBe(200);
     expect(res.body.categories.map((c: { name: string }) => c.name)).toEqual([
-      'Foundations', 'Mechanics', 'Quantum', 'Atomic Physics', 'Thermo & Information', 'Relativity',
-      'Network & Comms', 'Fluid Dynamics', 'Operations', 'Climate Science', 'Medical', 'Cryptography',
+      'Foundations',
+      'Mechanics',
+      'Quantum',
+      'Atomic Physics',
+      'Thermo & Information',
+      'Relativity',
+      'Network & Comms',
+      'Fluid Dynamics',
+      'Operations',
+      'Climate Science',
+      'Medical',
+      'Cryptography',
     ]);
     const total = (await server.call('GET', '/api/contracts/templates?limit=1')).body.total;
     expect(res.body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0)).toBe(total);
@@ -85,7 +101,13 @@ describe('contracts.getTemplate GET /api/contracts/templates/{id}', () => {
     const t = res.body.template;
     expect(t).toMatchObject({ id: 'force-threshold-alarm', category: 'mechanics', states_count: 4, transitions_count: 4, operators: ['KO42', 'NM19'] });
     expect(t.params).toEqual([{ name: 'force_limit_n', description: expect.any(String), default: 500, unit: 'N', sets: ['defaults.force_limit_n'] }]);
-    expect(t.definition.transitions[1]).toMatchObject({ from: 'watching', to: 'alert', operator: 'NM19', condition: 'input.mass_kg * input.acceleration_ms2 > input.force_limit_n', proof_required: true });
+    expect(t.definition.transitions[1]).toMatchObject({
+      from: 'watching',
+      to: 'alert',
+      operator: 'NM19',
+      condition: 'input.mass_kg * input.acceleration_ms2 > input.force_limit_n',
+      proof_required: true,
+    });
     expect(t.example.steps.at(-1)).toEqual({ transition: 'cleared', input: { acknowledged: true }, expect: 'cleared' });
   });
 
@@ -101,7 +123,10 @@ describe('contracts.generateDraft POST /api/contracts/generate', () => {
   it('drafts a valid definition from a description, names its template and filled parameters, and the draft deploys', async () => {
     const { slug, owner } = await machine();
     const before = await chainCount(slug, owner.key);
-    const res = await server.call('POST', '/api/contracts/generate', { key: owner.key, body: { description: 'Raise an alarm when the force on the hoist exceeds 2.5 kN', slug } });
+    const res = await server.call('POST', '/api/contracts/generate', {
+      key: owner.key,
+      body: { description: 'Raise an alarm when the force on the hoist exceeds 2.5 kN', slug },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ ok: true, template_id: 'force-threshold-alarm', params: { force_limit_n: 2500 } });
     expect(res.body.definition.defaults).toEqual({ force_limit_n: 2500 });
@@ -136,11 +161,17 @@ describe('contracts.generateDraft POST /api/contracts/generate', () => {
 describe('contracts.deployTemplate POST /api/contracts/templates/{id}/deploy', () => {
   it('deploys with parameter values, refuses unknown parameters, and guards the machine', async () => {
     const { slug, owner } = await machine();
-    const res = await server.call('POST', '/api/contracts/templates/scheduled-compute/deploy', { key: owner.key, body: { slug, params: { every_ticks: 120 } } });
+    const res = await server.call('POST', '/api/contracts/templates/scheduled-compute/deploy', {
+      key: owner.key,
+      body: { slug, params: { every_ticks: 120 } },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.contract.definition.transitions[0].trigger).toEqual({ kind: 'every', every_ticks: 120 });
     expect(res.body.contract.next_fire).toBe(T0 + 120);
-    const unknown = await server.call('POST', '/api/contracts/templates/scheduled-compute/deploy', { key: owner.key, body: { slug, params: { colour: 'red' } } });
+    const unknown = await server.call('POST', '/api/contracts/templates/scheduled-compute/deploy', {
+      key: owner.key,
+      body: { slug, params: { colour: 'red' } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('Unknown parameter "colour"');
     const stranger = await mintKey(server);
@@ -155,7 +186,10 @@ describe('every curated template deploys and runs', () => {
   it.each(catalogue.all().map((t) => [t.id, t] as const))('%s runs its worked example from a fresh deployment to its last state', async (_id, t) => {
     const { slug, owner } = await machine();
     const key = owner.key;
-    const deploy = await server.call('POST', `/api/contracts/templates/${t.id}/deploy`, { key, body: { slug, ...(t.walkthrough.params ? { params: t.walkthrough.params } : {}) } });
+    const deploy = await server.call('POST', `/api/contracts/templates/${t.id}/deploy`, {
+      key,
+      body: { slug, ...(t.walkthrough.params ? { params: t.walkthrough.params } : {}) },
+    });
     expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
     expect(deploy.body).toMatchObject({ template_id: t.id, contract: { current_state: initialOf(t), status: 'active' } });
     const base = `/api/chain/${slug}/contracts/${deploy.body.contract.id}`;
@@ -179,8 +213,17 @@ describe('every curated template deploys and runs', () => {
     }
 
     const { body } = await server.call('GET', base, { key });
-    const rows = body.transitions as Array<{ success: boolean; error: string | null; from_state: string; to_state: string; result: { steps?: Array<{ operator: string; evaluated: boolean }> } | null }>;
-    expect(rows.filter((r) => !r.success), t.id).toEqual([]);
+    const rows = body.transitions as Array<{
+      success: boolean;
+      error: string | null;
+      from_state: string;
+      to_state: string;
+      result: { steps?: Array<{ operator: string; evaluated: boolean }> } | null;
+    }>;
+    expect(
+      rows.filter((r) => !r.success),
+      t.id,
+    ).toEqual([]);
     // Every operator of every fire really computed: the example gives its inputs or operator_inputs maps them.
     for (const row of rows) {
       for (const s of row.result?.steps ?? []) expect(s, `${t.id} ${row.from_state} → ${row.to_state} ${s.operator}`).toMatchObject({ evaluated: true });

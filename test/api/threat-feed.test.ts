@@ -20,7 +20,15 @@ async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof creat
   const claim = (scores: Array<{ score_id: string; value: number }>, extra: Record<string, unknown> = {}, key = owner.key) =>
     server.call('POST', '/api/av/claim', {
       key,
-      body: { slug: 'av-lab', device_id: device.body.device_id, claim_type: 'process_spawn', claim_payload: { exe: '/tmp/x' }, captured_at_tick: tick(), scores, ...extra },
+      body: {
+        slug: 'av-lab',
+        device_id: device.body.device_id,
+        claim_type: 'process_spawn',
+        claim_payload: { exe: '/tmp/x' },
+        captured_at_tick: tick(),
+        scores,
+        ...extra,
+      },
     });
   return { server, owner, deviceId: device.body.device_id as string, claim, tick };
 }
@@ -29,8 +37,18 @@ describe('forensic score', () => {
   it('is the noisy-OR of the detector scores, counting a detector once', () => {
     expect(forensicScore([])).toBe(0);
     expect(forensicScore([{ score_id: 'a', value: 0.9 }])).toBe(0.9);
-    expect(forensicScore([{ score_id: 'a', value: 0.5 }, { score_id: 'b', value: 0.5 }])).toBe(0.75);
-    expect(forensicScore([{ score_id: 'a', value: 0.5 }, { score_id: 'a', value: 0.6 }])).toBe(0.6);
+    expect(
+      forensicScore([
+        { score_id: 'a', value: 0.5 },
+        { score_id: 'b', value: 0.5 },
+      ]),
+    ).toBe(0.75);
+    expect(
+      forensicScore([
+        { score_id: 'a', value: 0.5 },
+        { score_id: 'a', value: 0.6 },
+      ]),
+    ).toBe(0.6);
   });
 });
 
@@ -80,7 +98,9 @@ describe('claims', () => {
         definition: {
           name: 'quarantine',
           states: { clean: { initial: true }, quarantined: {} },
-          transitions: [{ from: 'clean', to: 'quarantined', operator: 'KO42', condition: 's_forensic >= 0.9', trigger: { kind: 'on_event', event: 'av.threat.detected' } }],
+          transitions: [
+            { from: 'clean', to: 'quarantined', operator: 'KO42', condition: 's_forensic >= 0.9', trigger: { kind: 'on_event', event: 'av.threat.detected' } },
+          ],
         },
       },
     });
@@ -88,7 +108,10 @@ describe('claims', () => {
     const id = contract.body.contract.id;
     const low = await t.claim([{ score_id: 'a', value: 0.75 }]);
     expect(low.body).toMatchObject({ fired: true, blockers: [], contracts_fired: [] });
-    const high = await t.claim([{ score_id: 'a', value: 0.8 }, { score_id: 'b', value: 0.7 }]);
+    const high = await t.claim([
+      { score_id: 'a', value: 0.8 },
+      { score_id: 'b', value: 0.7 },
+    ]);
     expect(high.body).toMatchObject({ s_forensic: 0.94, fired: true, contracts_fired: [id] });
     const state = await t.server.call('GET', `/api/chain/av-lab/contracts/${id}`, { key: t.owner.key });
     expect(state.body.contract.current_state).toBe('quarantined');
@@ -102,7 +125,9 @@ describe('claims', () => {
     expect(future.body.error.message).toMatch(/in the future/);
     const stranger = await mintKey(t.server);
     expect((await t.claim([], {}, stranger.key)).status).toBe(403);
-    const anon = await t.server.call('POST', '/api/av/claim', { body: { slug: 'av-lab', device_id: t.deviceId, claim_type: 'x', claim_payload: {}, captured_at_tick: 1 } });
+    const anon = await t.server.call('POST', '/api/av/claim', {
+      body: { slug: 'av-lab', device_id: t.deviceId, claim_type: 'x', claim_payload: {}, captured_at_tick: 1 },
+    });
     expect(anon.status).toBe(401);
     const bad = await t.claim([{ score_id: 'a', value: 2 }]);
     expect(bad.status).toBe(400);

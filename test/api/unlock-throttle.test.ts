@@ -94,7 +94,9 @@ describe('the unlock throttle over MCP and core_http', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`)));
     try {
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => client.callTool({ name: 'core_machine_settings', arguments: { action: 'unlock', slug: 'race-mcp', password: `guess ${i}` } })),
+        Array.from({ length: 20 }, (_, i) =>
+          client.callTool({ name: 'core_machine_settings', arguments: { action: 'unlock', slug: 'race-mcp', password: `guess ${i}` } }),
+        ),
       );
       const codes = results.map((r) => (r.structuredContent as { error?: { code: string } } | undefined)?.error?.code);
       expect(tally(codes.map((c) => (c === 'FORBIDDEN' ? 403 : c === 'RATE_LIMITED' ? 429 : 0)))).toEqual({ 403: 5, 429: 15 });

@@ -37,7 +37,11 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bench-quick-'));
   const out = path.join(dir, 'benchmarks.md');
   // Runs against dist/ (`npm test` builds first); the quick mode keeps every workload to a second or two.
-  const { stdout } = await run(process.execPath, ['bench/run.mjs', '--quick', '--out', out], { cwd: root, maxBuffer: 64 * 1024 * 1024, env: { ...process.env } });
+  const { stdout } = await run(process.execPath, ['bench/run.mjs', '--quick', '--out', out], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env },
+  });
   json = JSON.parse(stdout);
   report = await readFile(out, 'utf8');
 }, 120_000);
@@ -72,9 +76,25 @@ describe('npm run bench -- --quick', () => {
 
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
-      'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'mcp_modern_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
-      'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack',
-      'memory_idle', 'memory_growth',
+      'tools_list_tokens',
+      'constants_vs_express',
+      'constants_vs_node_http',
+      'mcp_vs_rest',
+      'mcp_modern_vs_rest',
+      'core_http_vs_tool',
+      'chain_lowdb',
+      'chain_postgres',
+      'chain_postgres_two',
+      'contracts',
+      'contracts_postgres',
+      'sse_delivery',
+      'sandbox',
+      'mcp_cold_start',
+      'eigen_values_vs_lapack',
+      'eigen_vectors_vs_lapack',
+      'lu_vs_lapack',
+      'memory_idle',
+      'memory_growth',
     ]);
   });
 });

@@ -11,13 +11,21 @@ describe('judging a conformance scenario', () => {
   });
 
   it('fails a scenario on a WARNING as on a FAILURE, naming the check and its message', () => {
-    const verdict = judgeScenario('caching', { name: 'caching', checks: [check('a', 'SUCCESS'), check('b', 'WARNING', 'SHOULD broken'), check('c', 'FAILURE', 'MUST broken')] }, {});
+    const verdict = judgeScenario(
+      'caching',
+      { name: 'caching', checks: [check('a', 'SUCCESS'), check('b', 'WARNING', 'SHOULD broken'), check('c', 'FAILURE', 'MUST broken')] },
+      {},
+    );
     expect(verdict.problems).toEqual(['b WARNING: SHOULD broken', 'c FAILURE: MUST broken']);
   });
 
   it('excuses only the checks the baseline names for that scenario', () => {
     const checks = [check('ok', 'SUCCESS'), check('fixture', 'FAILURE', 'no tool'), check('other', 'FAILURE', 'bug')];
-    const verdict = judgeScenario('server-stateless', { name: 'server-stateless', checks }, { 'server-stateless:fixture': 'needs a fixture tool', 'tools-list:other': 'elsewhere' });
+    const verdict = judgeScenario(
+      'server-stateless',
+      { name: 'server-stateless', checks },
+      { 'server-stateless:fixture': 'needs a fixture tool', 'tools-list:other': 'elsewhere' },
+    );
     expect(verdict.problems).toEqual(['other FAILURE: bug']);
   });
 
@@ -33,7 +41,11 @@ describe('judging a conformance scenario', () => {
 });
 
 describe('checking a baseline against what the suite ran', () => {
-  const baseline: RevisionBaseline = { expected: ['ping', 'tools-list'], leftOutChecks: { 'tools-list:order': 'reason' }, leftOut: { 'tools-call-image': 'fixture tool' } };
+  const baseline: RevisionBaseline = {
+    expected: ['ping', 'tools-list'],
+    leftOutChecks: { 'tools-list:order': 'reason' },
+    leftOut: { 'tools-call-image': 'fixture tool' },
+  };
 
   it('accepts a baseline that names every scenario run exactly once, each left-out one with a reason', () => {
     expect(baselineProblems(baseline, ['ping', 'tools-list', 'tools-call-image'])).toEqual([]);

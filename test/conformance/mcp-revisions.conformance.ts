@@ -40,7 +40,12 @@ for (const revision of Object.keys(baseline.revisions) as Revision[]) {
     }, 300_000);
 
     it('accounts for every scenario the suite runs, each left-out one with a reason', () => {
-      expect(baselineProblems(expected, run.scenarios.map((s) => s.name))).toEqual([]);
+      expect(
+        baselineProblems(
+          expected,
+          run.scenarios.map((s) => s.name),
+        ),
+      ).toEqual([]);
     });
 
     it.each(expected.expected)('passes %s', (name) => {

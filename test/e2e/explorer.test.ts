@@ -13,9 +13,8 @@ import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '
 
 // The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the
 // tree clean; otherwise they go to a temp folder and are still taken, which exercises rendering.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : path.join(os.tmpdir(), 'core-explorer-shots');
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : path.join(os.tmpdir(), 'core-explorer-shots');
 let server: TestServer;
 let browser: BrowserContext;
 let profile: string;
@@ -27,7 +26,15 @@ beforeAll(async () => {
     chromium.launchPersistentContext(profile, {
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1200, height: 900 },
     }),
   ]);
@@ -43,7 +50,10 @@ let n = 0;
 async function machine(s: { call: TestServer['call'] }, opts: { isPublic?: boolean; events?: number; contract?: boolean } = {}) {
   const owner = await mintKey(s as TestServer);
   const slug = `ex-${++n}-${Date.now().toString(36)}`;
-  const created = await s.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, display_name: `Explorer demo ${n}`, is_public: opts.isPublic ?? true } });
+  const created = await s.call('POST', '/api/chain/state-machines', {
+    key: owner.key,
+    body: { slug, display_name: `Explorer demo ${n}`, is_public: opts.isPublic ?? true },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   for (let i = 0; i < (opts.events ?? 3); i++) {
     expect((await s.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: { i } } })).status).toBe(200);
@@ -73,7 +83,10 @@ async function machine(s: { call: TestServer['call'] }, opts: { isPublic?: boole
  */
 const pageErrors: string[] = [];
 
-async function open(url: string, opts: { allowFailed?: RegExp; viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {}): Promise<Page> {
+async function open(
+  url: string,
+  opts: { allowFailed?: RegExp; viewport?: { width: number; height: number }; before?: (page: Page) => Promise<void> } = {},
+): Promise<Page> {
   const page = await browser.newPage();
   page.on('pageerror', (err) => pageErrors.push(`${url}: ${err.message}`));
   page.on('console', (msg) => {
@@ -108,7 +121,10 @@ function overflowOf(page: Page) {
         const r = el.getBoundingClientRect();
         return r.width > 0 && (r.right > width + 0.5 || r.left < -0.5) && !inScroller(el) && !el.classList.contains('skip') && !el.closest('.skip');
       })
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`);
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} right=${Math.round(el.getBoundingClientRect().right)}`,
+      );
     return { scrollWidth: document.scrollingElement!.scrollWidth, innerWidth: width, wide: wide.slice(0, 10) };
   });
 }
@@ -258,7 +274,7 @@ describe('explorer', () => {
     await shot(page, 'explorer-catalog.png');
     await page.close();
   });
-  it('says a machine has no token without asking for a supply it does not have, and shows a token\'s supply', async () => {
+  it("says a machine has no token without asking for a supply it does not have, and shows a token's supply", async () => {
     const { slug, owner } = await machine(server, { events: 1 });
     const requested: string[] = [];
     let page = await open(`${server.url}/m/${slug}`, { before: async (p) => void p.on('request', (r) => requested.push(new URL(r.url()).pathname)) });
@@ -266,7 +282,10 @@ describe('explorer', () => {
     expect(requested).not.toContain(`/api/chain/${slug}/tally/supply`);
     await page.close();
 
-    const genesis = await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key: owner.key, body: { name: 'Lab token', symbol: 'LAB', max_supply: 1000, mint_rate_per_tick: 2 } });
+    const genesis = await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
+      key: owner.key,
+      body: { name: 'Lab token', symbol: 'LAB', max_supply: 1000, mint_rate_per_tick: 2 },
+    });
     expect(genesis.status, JSON.stringify(genesis.body)).toBe(200);
     page = await open(`${server.url}/m/${slug}`);
     await expect.poll(() => page.locator('#tally').textContent()).toContain('Max supply1000');
@@ -361,7 +380,11 @@ describe('explorer', () => {
 
   it('fits a phone-sized window: header, feed, contracts and catalogue stay inside the viewport', async () => {
     const { slug, owner } = await machine(server, { events: 3, contract: true });
-    const loaded: [string, string][] = [['/', '#newest a'], [`/m/${slug}`, '#contracts svg'], ['/catalog', 'details.op']];
+    const loaded: [string, string][] = [
+      ['/', '#newest a'],
+      [`/m/${slug}`, '#contracts svg'],
+      ['/catalog', 'details.op'],
+    ];
     for (const [path, ready] of loaded) {
       const url = `${server.url}${path}`;
       const page = await open(url, { viewport: PHONE });
@@ -379,7 +402,9 @@ describe('explorer', () => {
     await page.fill('#key-input', owner.key);
     await page.click('#key-form button[type=submit]');
     await page.locator('#contracts .verify-contract').waitFor();
-    const wrap = await page.locator('.feed-wrap').evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth, overflowX: getComputedStyle(el).overflowX }));
+    const wrap = await page
+      .locator('.feed-wrap')
+      .evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth, overflowX: getComputedStyle(el).overflowX }));
     expect(wrap.overflowX).toBe('auto');
     expect(wrap.client).toBeLessThanOrEqual(PHONE.width);
     const o = await overflowOf(page);

@@ -90,9 +90,8 @@ describe('MCP over POST /api/mcp', () => {
     try {
       const rest = (await server.call('GET', '/api/chain/same-data/activity?limit=10', { key })).body;
       const tool = (await client.callTool({ name: 'core_activity', arguments: { action: 'activity', slug: 'same-data', limit: 10 } })).structuredContent;
-      const http = (
-        await client.callTool({ name: 'core_http', arguments: { method: 'GET', path: '/api/chain/same-data/activity', query: { limit: 10 } } })
-      ).structuredContent;
+      const http = (await client.callTool({ name: 'core_http', arguments: { method: 'GET', path: '/api/chain/same-data/activity', query: { limit: 10 } } }))
+        .structuredContent;
       expect(tool).toEqual(rest);
       expect(http).toEqual(rest);
 
@@ -122,13 +121,15 @@ describe('MCP over POST /api/mcp', () => {
   it('finds operations through core_api_catalog by text, tag, method and path, with input schemas', async () => {
     const client = await connect();
     try {
-      const byText = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', q: 'append event', include_schemas: true } })).structuredContent as any;
+      const byText = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', q: 'append event', include_schemas: true } }))
+        .structuredContent as any;
       const hit = byText.endpoints.find((e: { id: string }) => e.id === 'chain.appendEvent');
       expect(hit).toMatchObject({ method: 'POST', path: '/api/chain/{slug}/event', auth: 'bearer', tool: 'core_chain_write', action: 'append_event' });
       expect(hit.input_schema.properties.slug).toBeDefined();
       const byTag = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', tag: 'agents' } })).structuredContent as any;
       expect(byTag.count).toBe(24);
-      const byPath = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', path: '/api/chain/demo/event', method: 'POST' } })).structuredContent as any;
+      const byPath = (await client.callTool({ name: 'core_api_catalog', arguments: { action: 'search', path: '/api/chain/demo/event', method: 'POST' } }))
+        .structuredContent as any;
       expect(byPath.endpoints.map((e: { id: string }) => e.id)).toEqual(['chain.appendEvent']);
     } finally {
       await client.close();

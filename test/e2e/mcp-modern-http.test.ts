@@ -120,7 +120,12 @@ describe('a modern request refused', () => {
     const res = await fetch(`${server.url}/api/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'mcp-protocol-version': 'v999.0.0', 'mcp-method': 'server/discover' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'server/discover',
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } },
+      }),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ id: 7, error: { code: -32022, data: { supported: [VERSION], requested: 'v999.0.0' } } });
@@ -189,7 +194,12 @@ describe('the legacy era beside it', () => {
       const res = await fetch(`${server.url}/api/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       expect((await res.json()).result.protocolVersion).toBe(protocolVersion);
     }

@@ -25,7 +25,8 @@ async function callsThenEof(env: Record<string, string>): Promise<{ code: number
   const send = (m: unknown) => child.stdin!.write(`${JSON.stringify(m)}\n`);
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'eof', version: '1' } } });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  for (let i = 0; i < 6; i++) send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'core_account', arguments: { action: 'mint_demo_key' } } });
+  for (let i = 0; i < 6; i++)
+    send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'core_account', arguments: { action: 'mint_demo_key' } } });
   child.stdin!.end();
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const ids = out

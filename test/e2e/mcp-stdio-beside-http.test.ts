@@ -46,7 +46,9 @@ async function initializeRaw(dataDir: string, env: Record<string, string> = {}, 
   child.stderr.on('data', (c) => (stderr += c));
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
   if (probeFirst) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } })}\n`);
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+  );
   const code = await new Promise<number | null>((resolve, reject) => {
     const hang = setTimeout(() => {
       child.kill();
@@ -57,7 +59,13 @@ async function initializeRaw(dataDir: string, env: Record<string, string> = {}, 
       resolve(c);
     });
   });
-  const lines = out.trim() === '' ? [] : out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number; message: string } });
+  const lines =
+    out.trim() === ''
+      ? []
+      : out
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number; message: string } });
   return { code, lines, stderr };
 }
 

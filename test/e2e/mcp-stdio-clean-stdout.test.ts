@@ -16,7 +16,9 @@ async function stdoutOf(command: string, args: string[]): Promise<string> {
   });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
-  child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'clean', version: '1' } } })}\n`);
+  child.stdin.end(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'clean', version: '1' } } })}\n`,
+  );
   await new Promise((resolve) => child.once('exit', resolve));
   return out;
 }

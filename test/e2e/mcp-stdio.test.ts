@@ -67,7 +67,10 @@ describe('MCP over stdio, started from mcp.json', () => {
       expect(spun.isError).toBeFalsy();
       expect(structured(spun).machine.slug).toBe('stdio-demo');
 
-      const wrote = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'stdio-demo', type: 'hello', payload: { a: 1 } } });
+      const wrote = await client.callTool({
+        name: 'core_chain_write',
+        arguments: { action: 'append_event', slug: 'stdio-demo', type: 'hello', payload: { a: 1 } },
+      });
       expect(structured(wrote).seq).toBe(1);
 
       const read = await client.callTool({ name: 'core_activity', arguments: { action: 'activity', slug: 'stdio-demo' } });

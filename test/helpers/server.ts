@@ -44,13 +44,25 @@ export async function tempDir(prefix = 'core-test-'): Promise<{ dir: string; cle
  * a test sets `CORE_QUOTAS` itself; the other quotas keep their defaults.
  */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ PORT: '0', HOST: '127.0.0.1', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', CORE_QUOTAS: 'demo_keys_per_address=off', ...backendEnv(dataDir), ...env });
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CORE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    CORE_QUOTAS: 'demo_keys_per_address=off',
+    ...backendEnv(dataDir),
+    ...env,
+  });
 }
 
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** fetch relative to the server, JSON in and out. */
-  call(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** The last one-time login code the server wrote to its log for `email` (the delivery channel of `code` login). */
   loginCode(email: string): string | undefined;
   close(): Promise<void>;
@@ -109,7 +121,12 @@ export async function startTestServer(env: Record<string, string> = {}, clock?: 
 export async function startTestCore(env: Record<string, string> = {}, clock?: Clock): Promise<Core & { cleanup: () => Promise<void> }> {
   const { dir, cleanup } = await tempDir();
   const core = await createCore({ config: testConfig(dir, env), log: createLogger('silent'), ...(clock ? { clock } : {}) });
-  return Object.assign(core, { cleanup: async () => { await core.close(); await cleanup(); } });
+  return Object.assign(core, {
+    cleanup: async () => {
+      await core.close();
+      await cleanup();
+    },
+  });
 }
 
 /**

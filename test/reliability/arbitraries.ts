@@ -52,7 +52,7 @@ export function fromSchema(schema: Schema, root: Schema = schema, depth = 0): fc
     if (Array.isArray(list) && list.length > 0) return fc.oneof(...(list as Schema[]).map((x) => fromSchema(x, root, depth + 1)));
   }
   if (Array.isArray(s.allOf) && s.allOf.length > 0) return fromSchema(s.allOf[0] as Schema, root, depth + 1);
-  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== 'null') ?? 'null' : s.type;
+  const type = Array.isArray(s.type) ? ((s.type as string[]).find((t) => t !== 'null') ?? 'null') : s.type;
   switch (type) {
     case 'string':
       return stringOf(s);
@@ -82,14 +82,18 @@ function objectOf(s: Schema, root: Schema, depth: number): fc.Arbitrary<unknown>
   const names = Object.keys(props);
   if (names.length === 0 && s.additionalProperties === false) return fc.constant({});
   if (names.length === 0) {
-    const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? fromSchema(s.additionalProperties as Schema, root, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+    const extra =
+      s.additionalProperties && typeof s.additionalProperties === 'object'
+        ? fromSchema(s.additionalProperties as Schema, root, depth + 1)
+        : fc.jsonValue({ maxDepth: 1 });
     return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), extra, { maxKeys: 3 });
   }
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const name of names) {
     const generic = fromSchema(props[name]!, root, depth + 1);
     // Mostly the fixture machine, so calls get past the machine lookup into the handlers.
-    record[name] = depth === 0 && SLUG_FIELDS.has(name) ? fc.oneof({ arbitrary: fc.constant(FIXTURE_SLUG), weight: 3 }, { arbitrary: generic, weight: 1 }) : generic;
+    record[name] =
+      depth === 0 && SLUG_FIELDS.has(name) ? fc.oneof({ arbitrary: fc.constant(FIXTURE_SLUG), weight: 3 }, { arbitrary: generic, weight: 1 }) : generic;
   }
   return fc.record(record, { requiredKeys: names.filter((n) => required.has(n)) });
 }

@@ -36,15 +36,18 @@ async function post(server: RunningServer, path: string, body: unknown, key?: st
   return json;
 }
 
-const start = (dir: string, backend: Backend) =>
-  startHttpServer({ config: testConfig(dir, backend.env), log: createLogger('silent'), clock: backend.clock });
+const start = (dir: string, backend: Backend) => startHttpServer({ config: testConfig(dir, backend.env), log: createLogger('silent'), clock: backend.clock });
 
 /**
  * What a kill leaves behind, written straight to the store: a successful fire and an envelope whose
  * chain rows were never appended (the envelope's writer is a process that no longer runs), next to a
  * fire and an envelope that do have theirs.
  */
-async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock): Promise<{ fireId: string; envelopeId: string; auditedFire: string; auditedEnvelope: string; paidFire: string; refusedFire: string }> {
+async function writeCrashLeftovers(
+  store: Store,
+  uid: string,
+  clock: FakeClock,
+): Promise<{ fireId: string; envelopeId: string; auditedFire: string; auditedEnvelope: string; paidFire: string; refusedFire: string }> {
   const machine = (await createMachineRepository(store).get(SLUG))!;
   const chain = createChainService({ store, clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
@@ -101,7 +104,14 @@ async function writeCrashLeftovers(store: Store, uid: string, clock: FakeClock):
   // Audited, but its mint was refused (say the supply had run out): decided, so left without an envelope.
   await fire(4, uid);
   await chain.append(machine, { type: 'contract.transition', actor_uid: null, payload_digest: '4'.repeat(64), transition_id: `${CONTRACT}:4` });
-  return { fireId: `${CONTRACT}:2`, envelopeId: 'env_recovery_1', auditedFire: `${CONTRACT}:1`, auditedEnvelope: 'env_recovery_0', paidFire: `${CONTRACT}:3`, refusedFire: `${CONTRACT}:4` };
+  return {
+    fireId: `${CONTRACT}:2`,
+    envelopeId: 'env_recovery_1',
+    auditedFire: `${CONTRACT}:1`,
+    auditedEnvelope: 'env_recovery_0',
+    paidFire: `${CONTRACT}:3`,
+    refusedFire: `${CONTRACT}:4`,
+  };
 }
 
 async function chainRows(store: Store): Promise<ChainRow[]> {
@@ -144,7 +154,12 @@ async function crashedStore(dir: string, backend: Backend): Promise<{ key: strin
   const first = await start(dir, backend);
   const { key, uid } = await post(first, '/api/demo-key/mint', {});
   await post(first, '/api/chain/state-machines', { slug: SLUG }, key);
-  await post(first, `/api/chain/${SLUG}/tally/token/genesis`, { name: 'Recovery', symbol: 'RCV', max_supply: 1_000_000_000, mint_rate_per_tick: 1_000_000 }, key);
+  await post(
+    first,
+    `/api/chain/${SLUG}/tally/token/genesis`,
+    { name: 'Recovery', symbol: 'RCV', max_supply: 1_000_000_000, mint_rate_per_tick: 1_000_000 },
+    key,
+  );
   await first.stop(1000);
   const store = await backend.open();
   try {

@@ -119,7 +119,8 @@ describe('the agent itself', () => {
     for (const op of reads) {
       const res = await callVia('rest', op, inputFor(op, world.uids.session!, world.priv), world.priv, world.callers.session);
       // Reads of something that does not exist yet (a plan id, a file path) are 404 domain answers, not refusals.
-      if (res.status === 401 || res.status === 403 || (res.status === 404 && res.message === `No machine "${world.priv}"`)) wrong.push(`${op.id}: ${res.status} ${res.message}`);
+      if (res.status === 401 || res.status === 403 || (res.status === 404 && res.message === `No machine "${world.priv}"`))
+        wrong.push(`${op.id}: ${res.status} ${res.message}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -63,7 +63,9 @@ describe('contract listeners across machines', () => {
     const l = await listen(world.callers.viewer, world.priv, 'authx.tick');
     await postMarked(world.priv, 'authx.tick');
     expect(await l.rows()).toHaveLength(1);
-    const viewerUid = (await fx.must('GET', `/api/chain/${world.priv}/admins`, world.callers.owner)).admins.find((a: { role: string }) => a.role === 'viewer').uid;
+    const viewerUid = (await fx.must('GET', `/api/chain/${world.priv}/admins`, world.callers.owner)).admins.find(
+      (a: { role: string }) => a.role === 'viewer',
+    ).uid;
     await fx.must('DELETE', `/api/chain/${world.priv}/admins/${viewerUid}`, world.callers.owner);
     await postMarked(world.priv, 'authx.tick');
     expect(await l.rows()).toHaveLength(1);
@@ -82,7 +84,11 @@ describe('contract listeners across machines', () => {
   it('refuses a listener on a private machine the caller reads only with a share token', async () => {
     const own = `authx-${randomBytes(3).toString('hex')}`;
     await fx.must('POST', '/api/chain/state-machines', world.callers.other_owner, { slug: own });
-    const definition = { name: 'spy', states: { a: { initial: true } }, transitions: [{ from: 'a', to: 'a', operator: 'KO42', trigger: { kind: 'on_event', event: 'authm.seed', machine: world.priv } }] };
+    const definition = {
+      name: 'spy',
+      states: { a: { initial: true } },
+      transitions: [{ from: 'a', to: 'a', operator: 'KO42', trigger: { kind: 'on_event', event: 'authm.seed', machine: world.priv } }],
+    };
     const creds = { ...world.callers.other_owner, share: world.callers.share_token.share! };
     expect((await fx.send('GET', `/api/chain/state-machines/${world.priv}`, creds)).status).toBe(200);
     const res = await fx.send('POST', `/api/chain/${own}/contracts`, creds, { definition });
@@ -95,7 +101,12 @@ describe('contract secrets across every contract read and caller kind', () => {
   it('never answers a contract secret, whoever asks', async () => {
     const token = `ctsecret-${randomBytes(8).toString('hex')}`;
     fx.secrets.set(token, "a contract's definition.secrets");
-    const definition = { name: 'gate', states: { a: { initial: true }, b: {} }, transitions: [{ from: 'a', to: 'b', operator: 'KO42', condition: 'input.t == secrets.t' }], secrets: { t: token } };
+    const definition = {
+      name: 'gate',
+      states: { a: { initial: true }, b: {} },
+      transitions: [{ from: 'a', to: 'b', operator: 'KO42', condition: 'input.t == secrets.t' }],
+      secrets: { t: token },
+    };
     const created = await fx.must('POST', `/api/chain/${world.pub}/contracts`, world.callers.owner, { definition });
     const id = created.contract.id as string;
     const reads = fx.running.core.registry.operations.filter((op) => op.method === 'GET' && op.id.startsWith('contracts.'));

@@ -109,7 +109,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...clients.values()].map((c) => c.close().catch(() => undefined)));
   await fx?.stop();
-  if (process.env.AUTHM_REPORT) console.log(JSON.stringify({ counts, worlds: fx?.worlds, slowest: [...slow].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k} ${Math.round(v)} ms`) }));
+  if (process.env.AUTHM_REPORT)
+    console.log(
+      JSON.stringify({
+        counts,
+        worlds: fx?.worlds,
+        slowest: [...slow]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12)
+          .map(([k, v]) => `${k} ${Math.round(v)} ms`),
+      }),
+    );
 });
 
 describe.each(SURFACES)('auth matrix over %s', (surface) => {
@@ -152,7 +162,10 @@ describe.each(SURFACES)('auth matrix over %s', (surface) => {
         const a = await callVia(surface, op, input, world.priv, world.callers[kind]);
         const b = await callVia(surface, op, ghostInput, ghost, world.callers[kind]);
         const norm = (r: McpAnswer, slug: string) =>
-          JSON.stringify({ isError: r.isError, code: r.json?.error?.code, message: r.json?.error?.message, details: r.json?.error?.details }).replaceAll(slug, 'SLUG');
+          JSON.stringify({ isError: r.isError, code: r.json?.error?.code, message: r.json?.error?.message, details: r.json?.error?.details }).replaceAll(
+            slug,
+            'SLUG',
+          );
         const same = !a.isError && !b.isError ? true : norm(a, world.priv) === norm(b, ghost);
         if (!same) differ.push(`${op.id} ${kind}: private ${norm(a, world.priv)} vs unknown ${norm(b, ghost)}`);
       }

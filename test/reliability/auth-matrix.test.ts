@@ -43,14 +43,22 @@ describe('auth matrix', () => {
           const res = await fx.callOp(op, input ?? { slug }, slug, world.callers[kind]);
           const { ok, want, got, nonReader } = judge(op, kind, machine, res.status, res.json, slug);
           report.checked++;
-          if (want === 'passed' && nonReader && res.status < 300 && input && 'slug' in input) report.suspects.push(`${op.id} ${kind}: ${res.status} ${res.text.slice(0, 120)}`);
+          if (want === 'passed' && nonReader && res.status < 300 && input && 'slug' in input)
+            report.suspects.push(`${op.id} ${kind}: ${res.status} ${res.text.slice(0, 120)}`);
           if (want === 'passed' && got === 'forbidden') report.domainRefusals.set(op.id, (report.domainRefusals.get(op.id) ?? 0) + 1);
           if (!ok) wrong.push(`${op.id} ${machine} ${kind}: expected ${want}, got ${res.status} ${res.text.slice(0, 160)}`);
           if (res.status >= 200 && res.status < 300 && op.method !== 'GET' && !(await fx.worldIntact(world))) world = await fx.buildWorld();
         }
       }
     }
-    if (process.env.AUTHM_REPORT) console.log(JSON.stringify({ checked: report.checked, worlds: fx.worlds, noValidInput: report.noValidInput, suspects: report.suspects, domain: [...report.domainRefusals] }, null, 1));
+    if (process.env.AUTHM_REPORT)
+      console.log(
+        JSON.stringify(
+          { checked: report.checked, worlds: fx.worlds, noValidInput: report.noValidInput, suspects: report.suspects, domain: [...report.domainRefusals] },
+          null,
+          1,
+        ),
+      );
     expect(wrong).toEqual([]);
   }, 600_000); // a hang-catcher only: the matrix takes 35-200 s depending on the machine's load
 
@@ -70,7 +78,10 @@ describe('auth matrix', () => {
         const ghostInput = validInput(op, ghost, fx.clock.now())!;
         const [a, b] = [await fx.callOp(op, input, world.priv, world.callers[kind]), await fx.callOp(op, ghostInput, ghost, world.callers[kind])];
         const norm = (r: { status: number; json: any }, slug: string) =>
-          JSON.stringify({ status: r.status, code: r.json?.error?.code, message: r.json?.error?.message, details: r.json?.error?.details }).replaceAll(slug, 'SLUG');
+          JSON.stringify({ status: r.status, code: r.json?.error?.code, message: r.json?.error?.message, details: r.json?.error?.details }).replaceAll(
+            slug,
+            'SLUG',
+          );
         // Successful answers (node-level operations that only label by slug) are compared by status only.
         const same = a.status < 300 && b.status < 300 ? true : norm(a, world.priv) === norm(b, ghost);
         if (!same) differ.push(`${op.id} ${kind}: private ${norm(a, world.priv)} vs unknown ${norm(b, ghost)}`);
@@ -93,7 +104,7 @@ describe('auth matrix', () => {
     expect(seen).toEqual([]);
   });
 
-  it('never sends a private machine\'s rows or name down an event stream of a caller who may not read it (1 s of each)', async () => {
+  it("never sends a private machine's rows or name down an event stream of a caller who may not read it (1 s of each)", async () => {
     const streams = ops.filter((op) => op.def.stream && op.method === 'GET');
     const texts: string[] = [];
     // Every stream is opened (waited for, however slowly the server answers) before the private machine
@@ -111,7 +122,12 @@ describe('auth matrix', () => {
         headers: creds.key ? { authorization: `Bearer ${creds.key}` } : {},
         signal: stop.signal,
       });
-      opened.push(answered.then(() => undefined, () => undefined));
+      opened.push(
+        answered.then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
       const res = await answered.catch(() => undefined);
       if (!res) return;
       let text = '';

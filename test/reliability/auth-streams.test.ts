@@ -32,9 +32,24 @@ interface Revocation {
 }
 
 const REVOCATIONS: Revocation[] = [
-  { name: 'share token disabled', kind: 'share_token', machine: 'private', revoke: (w) => fx.must('POST', `/api/chain/state-machines/${w.priv}/share/disable`, w.callers.owner, {}) },
-  { name: 'member removed', kind: 'session', machine: 'private', revoke: (w) => fx.must('DELETE', `/api/chain/${w.priv}/admins/${w.uids.session}`, w.callers.owner) },
-  { name: 'machine made private', kind: 'none', machine: 'public', revoke: (w) => fx.must('PATCH', `/api/chain/${w.pub}/settings`, w.callers.owner, { is_public: false }) },
+  {
+    name: 'share token disabled',
+    kind: 'share_token',
+    machine: 'private',
+    revoke: (w) => fx.must('POST', `/api/chain/state-machines/${w.priv}/share/disable`, w.callers.owner, {}),
+  },
+  {
+    name: 'member removed',
+    kind: 'session',
+    machine: 'private',
+    revoke: (w) => fx.must('DELETE', `/api/chain/${w.priv}/admins/${w.uids.session}`, w.callers.owner),
+  },
+  {
+    name: 'machine made private',
+    kind: 'none',
+    machine: 'public',
+    revoke: (w) => fx.must('PATCH', `/api/chain/${w.pub}/settings`, w.callers.owner, { is_public: false }),
+  },
 ];
 
 /** Opens a stream; resolves with its events once the server ends it. */

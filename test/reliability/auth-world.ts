@@ -72,7 +72,10 @@ export function judge(op: Operation, kind: CallerKind, machine: 'private' | 'pub
     (want === 'passed'
       ? got === 'passed' ||
         // A bad key turns a not-found into 401 "key not known" (the key is the problem), so it may stand for a 404.
-        (got === 'unauthenticated' && anonymous && (ALTERNATE_CREDENTIAL.has(op.id) || isBadKey(kind))) || (got === 'forbidden' && !roleRefusal) || (got === 'forbidden' && !nonReader) || (got === 'hidden' && nonReader)
+        (got === 'unauthenticated' && anonymous && (ALTERNATE_CREDENTIAL.has(op.id) || isBadKey(kind))) ||
+        (got === 'forbidden' && !roleRefusal) ||
+        (got === 'forbidden' && !nonReader) ||
+        (got === 'hidden' && nonReader)
       : got === want) &&
     // A 401 for a bad key says the key is not known here, so an agent knows to mint a new one.
     !(got === 'unauthenticated' && isBadKey(kind) && !/not known to this server's store/.test(String(json?.error?.message)));
@@ -128,7 +131,12 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     const abort = new AbortController();
     const where = `${method} ${path}`;
     const res = await withTimeout(
-      fetch(`${running.url}${path}${qs ? `?${qs}` : ''}`, { method, headers, signal: abort.signal, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }),
+      fetch(`${running.url}${path}${qs ? `?${qs}` : ''}`, {
+        method,
+        headers,
+        signal: abort.signal,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }),
       where,
     );
     if (stream && res.status === 200 && res.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -170,7 +178,10 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     // The default login proves the address with the one-time code the server writes to its log.
     const email = `session${n}-${tag}@example.org`;
     await must('POST', '/api/auth/login', {}, { email });
-    const code = logLines.map((l) => JSON.parse(l)).filter((e) => e.msg === 'one-time login code' && e.email === email).pop()?.code as string;
+    const code = logLines
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.msg === 'one-time login code' && e.email === email)
+      .pop()?.code as string;
     const login = await send('POST', '/api/auth/login', {}, { email, one_time_code: code });
     const setCookie = login.headers.getSetCookie().find((c) => c.startsWith('core_session='));
     if (login.status !== 200 || !setCookie) throw new Error(`login: ${login.status} ${login.text}`);
@@ -184,7 +195,12 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     await must('POST', '/api/chain/state-machines', { key: owner.key }, { slug: pub, is_public: true });
     await must('POST', '/api/chain/state-machines', { key: other.key }, { slug: otherSlug, is_public: true });
     for (const slug of [priv, pub]) {
-      for (const [uid, role] of [[viewer.uid, 'viewer'], [operator.uid, 'operator'], [admin.uid, 'admin'], [sessionUid, 'operator']] as const) {
+      for (const [uid, role] of [
+        [viewer.uid, 'viewer'],
+        [operator.uid, 'operator'],
+        [admin.uid, 'admin'],
+        [sessionUid, 'operator'],
+      ] as const) {
         await must('POST', `/api/chain/${slug}/admins`, { key: owner.key }, { uid, role });
       }
       await must('POST', `/api/chain/${slug}/event`, { key: owner.key }, { type: 'authm.seed', payload: { slug } });
@@ -195,11 +211,16 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     const revoked = await must('POST', `/api/chain/${priv}/api-keys`, { key: owner.key }, { name: 'to revoke', scope: 'admin' });
     secret(revoked.api_key, 'the revoked developer key');
     await must('DELETE', `/api/chain/${priv}/api-keys/${revoked.key.id}`, { key: owner.key });
-    const expiring = await must('POST', `/api/chain/${priv}/api-keys`, { key: owner.key }, {
-      name: 'to expire',
-      scope: 'admin',
-      expires_at: new Date(clock.now() + 60_000).toISOString(),
-    });
+    const expiring = await must(
+      'POST',
+      `/api/chain/${priv}/api-keys`,
+      { key: owner.key },
+      {
+        name: 'to expire',
+        scope: 'admin',
+        expires_at: new Date(clock.now() + 60_000).toISOString(),
+      },
+    );
     secret(expiring.api_key, 'the expired developer key');
     clock.advance(120_000);
     return {
@@ -230,11 +251,15 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
       send('GET', `/api/chain/state-machines/${w.priv}`, w.callers.share_token),
       send('GET', `/api/chain/${w.pub}/admins`, w.callers.session),
     ]);
-    return (
-      p.status === 200 && p.json.machine?.is_public === false && p.json.machine?.status === 'active' &&
-      q.status === 200 && q.json.machine?.is_public === true && q.json.machine?.status === 'active' &&
-      shared.status === 200 && admins.status === 200 && admins.json.admins.length === 4
-    ) as boolean;
+    return (p.status === 200 &&
+      p.json.machine?.is_public === false &&
+      p.json.machine?.status === 'active' &&
+      q.status === 200 &&
+      q.json.machine?.is_public === true &&
+      q.json.machine?.status === 'active' &&
+      shared.status === 200 &&
+      admins.status === 200 &&
+      admins.json.admins.length === 4) as boolean;
   };
 
   const callOp: AuthFixture['callOp'] = (op, input, slug, creds) => {

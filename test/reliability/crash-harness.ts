@@ -127,7 +127,12 @@ export interface Fixture {
 export async function createFixture(url: string): Promise<Fixture> {
   const { key, uid } = await ok(url, 'POST', '/api/demo-key/mint', undefined, {});
   const spun = await ok(url, 'POST', '/api/chain/state-machines', key, { slug: SLUG });
-  await ok(url, 'POST', `/api/chain/${SLUG}/tally/token/genesis`, key, { name: 'Crash', symbol: 'CRASH', max_supply: 1_000_000_000, mint_rate_per_tick: 1_000_000 });
+  await ok(url, 'POST', `/api/chain/${SLUG}/tally/token/genesis`, key, {
+    name: 'Crash',
+    symbol: 'CRASH',
+    max_supply: 1_000_000_000,
+    mint_rate_per_tick: 1_000_000,
+  });
   const definition = {
     name: 'pulse',
     states: { running: { initial: true } },
@@ -226,13 +231,22 @@ export async function verifyStore(
     const row = rows[a.seq];
     if (row?.state_hash !== a.state_hash) fail(`acknowledged event seq ${a.seq} is ${row ? 'different' : 'missing'} after the restart`);
   }
-  unique(acked.events.map((a) => a.seq), 'acknowledged event seq');
+  unique(
+    acked.events.map((a) => a.seq),
+    'acknowledged event seq',
+  );
   // One audit row per lock, per fire and per envelope: a replay after a crash never writes one twice.
   for (const type of ['plan_locked', 'contract.transition', 'tally.minted']) {
-    unique(rows.filter((r) => r.type === type).map((r) => r.transition_id), `${type} row for`);
+    unique(
+      rows.filter((r) => r.type === type).map((r) => r.transition_id),
+      `${type} row for`,
+    );
   }
 
-  unique(acked.plans.map((p) => p.version), 'acknowledged plan version');
+  unique(
+    acked.plans.map((p) => p.version),
+    'acknowledged plan version',
+  );
   const rowIds = new Set(rows.map((r) => r.id));
   for (const p of acked.plans) {
     const doc = (await createPlanRepository(store).version(fx.uid, SLUG, p.version)) ?? fail(`acknowledged plan version ${p.version} is missing`);
@@ -244,7 +258,10 @@ export async function verifyStore(
 
   const token = (await createTallyRepository(store).token(SLUG)) ?? fail('the token record is gone');
   const envelopes = await createTallyRepository(store).envelopes(SLUG);
-  unique(envelopes.map((e) => e.token_id), 'envelope id');
+  unique(
+    envelopes.map((e) => e.token_id),
+    'envelope id',
+  );
   let minted = 0;
   for (const [seq, e] of envelopes.entries()) {
     if (e.token_id !== envelopeId(token.handle, seq)) fail(`envelope at seq ${seq} has id ${e.token_id}`);
@@ -252,7 +269,10 @@ export async function verifyStore(
     if (e.minted_total !== minted) fail(`envelope ${e.token_id}: minted_total ${e.minted_total}, expected ${minted}`);
   }
   const byId = new Map(envelopes.map((e) => [e.token_id, e]));
-  unique(acked.envelopes.map((e) => e.token_id), 'acknowledged envelope id');
+  unique(
+    acked.envelopes.map((e) => e.token_id),
+    'acknowledged envelope id',
+  );
   for (const a of acked.envelopes) {
     const row = byId.get(a.token_id);
     if (row === undefined || row.value !== a.value || row.source !== 'compute') fail(`acknowledged envelope ${a.token_id} is missing or different`);
@@ -260,7 +280,10 @@ export async function verifyStore(
 
   const fires = (await createContractRepository(store).machineTransitions(SLUG)).filter((r) => r.contract_id === fx.contractId);
   // One row per due tick, numbered without gaps, each linked to the one before: no tick fired twice.
-  unique(fires.map((r) => r.due_tick), 'fire for due tick');
+  unique(
+    fires.map((r) => r.due_tick),
+    'fire for due tick',
+  );
   for (const [i, r] of fires.entries()) {
     if (r.n !== i + 1) fail(`fire ${i} is numbered ${r.n}`);
     if (i > 0 && r.prev_hash !== fires[i - 1]!.state_hash) fail(`fire ${r.n} does not link to fire ${r.n - 1}`);
@@ -277,11 +300,14 @@ export async function verifyStore(
   const envelopesMissing = envelopes.filter((e) => !audited.has(e.token_id)).map((e) => e.token_id);
   for (const id of [...firesMissing, ...envelopesMissing]) {
     if (mustBeAudited === 'all' || mustBeAudited.has(id)) {
-      fail(`${firesMissing.includes(id) ? 'fire' : 'envelope'} ${id} still has no audit row ${mustBeAudited === 'all' ? 'after a graceful stop' : 'a life after the restart that should have recovered it'}`);
+      fail(
+        `${firesMissing.includes(id) ? 'fire' : 'envelope'} ${id} still has no audit row ${mustBeAudited === 'all' ? 'after a graceful stop' : 'a life after the restart that should have recovered it'}`,
+      );
     }
   }
   for (const id of firesUnpaid) {
-    if (mustBeAudited === 'all' || mustBeAudited.has(id)) fail(`fire ${id} still has no envelope ${mustBeAudited === 'all' ? 'after a graceful stop' : 'a life after the restart that should have minted it'}`);
+    if (mustBeAudited === 'all' || mustBeAudited.has(id))
+      fail(`fire ${id} still has no envelope ${mustBeAudited === 'all' ? 'after a graceful stop' : 'a life after the restart that should have minted it'}`);
   }
   return {
     chainRows: rows.length,

@@ -1,5 +1,21 @@
 import type { Store } from '../../src/storage/port.js';
-import { createFixture, kill9, load, ok, recovered, seeded, serve, SLUG, stopGracefully, verifyStore, type Acked, type Fixture, type Known, type Served, type Verified } from './crash-harness.js';
+import {
+  createFixture,
+  kill9,
+  load,
+  ok,
+  recovered,
+  seeded,
+  serve,
+  SLUG,
+  stopGracefully,
+  verifyStore,
+  type Acked,
+  type Fixture,
+  type Known,
+  type Served,
+  type Verified,
+} from './crash-harness.js';
 
 export interface CrashLoopOptions {
   name: string;
@@ -95,7 +111,10 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     };
   } catch (error) {
     const tail = served?.stderr().split('\n').slice(-5).join('\n') ?? '';
-    throw new Error(`crash test (${options.name}) failed in life ${life} with seed ${seed} (rerun with CRASH_SEED=${seed}): ${(error as Error).message}\nlast server log lines:\n${tail}`, { cause: error });
+    throw new Error(
+      `crash test (${options.name}) failed in life ${life} with seed ${seed} (rerun with CRASH_SEED=${seed}): ${(error as Error).message}\nlast server log lines:\n${tail}`,
+      { cause: error },
+    );
   } finally {
     if (served) await kill9(served);
   }

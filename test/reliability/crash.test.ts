@@ -33,7 +33,12 @@ describe('crash safety on lowdb', () => {
           });
           await store.open();
           const close = store.close.bind(store);
-          return Object.assign(store, { close: async () => { await close(); await rm(snapshot, { recursive: true, force: true }); } });
+          return Object.assign(store, {
+            close: async () => {
+              await close();
+              await rm(snapshot, { recursive: true, force: true });
+            },
+          });
         },
       });
       console.info(`crash (lowdb): ${JSON.stringify({ ...result, torn_lines_repaired: repairs })}`);

@@ -43,7 +43,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   const lines = [...tally.rows.entries()].map(([id, r]) => {
-    const refused = [...r.refused.entries()].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ');
+    const refused = [...r.refused.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([c, n]) => `${c} ${n}`)
+      .join(', ');
     return `| ${id} | ${r.rest} | ${r.mcp} | ${r.http} | ${r.ok} | ${refused} |`;
   });
   if (process.env.FUZZ_REPORT) await writeFile(process.env.FUZZ_REPORT, `${lines.join('\n')}\n`);
@@ -64,7 +67,7 @@ function fail(what: string) {
 }
 
 function outcomeOfError(code: unknown, status: number, where: string): string {
-  if (typeof code !== 'string' || !ACCEPTED_CODES.has(code) || status >= 500 && code !== 'NOT_IMPLEMENTED' && code !== 'UNAVAILABLE') {
+  if (typeof code !== 'string' || !ACCEPTED_CODES.has(code) || (status >= 500 && code !== 'NOT_IMPLEMENTED' && code !== 'UNAVAILABLE')) {
     fail(`${where}: status ${status} code ${String(code)}`);
   }
   return String(code);

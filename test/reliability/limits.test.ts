@@ -74,7 +74,10 @@ describe('rate-limit tiers', () => {
     const slug = 'tiers-m';
     expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
     const devKey = async (rate_limit_tier?: string) =>
-      server.call('POST', `/api/chain/${slug}/api-keys`, { key: owner.key, body: { name: `k-${rate_limit_tier ?? 'none'}`, scope: 'read', ...(rate_limit_tier ? { rate_limit_tier } : {}) } });
+      server.call('POST', `/api/chain/${slug}/api-keys`, {
+        key: owner.key,
+        body: { name: `k-${rate_limit_tier ?? 'none'}`, scope: 'read', ...(rate_limit_tier ? { rate_limit_tier } : {}) },
+      });
     const plain = await devKey();
     const slow = await devKey('slow');
     expect([plain.status, slow.status]).toEqual([200, 200]);

@@ -59,14 +59,25 @@ function hostiles(dataDir: string, port: number): Hostile[] {
     },
     {
       name: 'host files: /etc/shadow, /etc/passwd, /root, the data dir and its key file, the project',
-      code: tryEach(['/etc/shadow', '/etc/passwd', '/root/.bashrc', path.join(dataDir, 'docs', 'keys.jsonl'), path.join(process.cwd(), 'package.json')], 'open(p).read()') +
-        `\nimport os\nprint("exists", os.path.exists(${JSON.stringify(dataDir)}))`,
+      code:
+        tryEach(
+          ['/etc/shadow', '/etc/passwd', '/root/.bashrc', path.join(dataDir, 'docs', 'keys.jsonl'), path.join(process.cwd(), 'package.json')],
+          'open(p).read()',
+        ) + `\nimport os\nprint("exists", os.path.exists(${JSON.stringify(dataDir)}))`,
       timeout_ms: HANG_MS,
       contained: (r) => r.exit_code === 0 && !r.stdout.includes('ESCAPED') && r.stdout.includes('exists False'),
     },
     {
       name: 'fork bomb',
-      code: ['import ctypes, os', `ctypes.CDLL(None).prctl(15, b"${MARKER}")`, 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join('\n'),
+      code: [
+        'import ctypes, os',
+        `ctypes.CDLL(None).prctl(15, b"${MARKER}")`,
+        'while True:',
+        '    try:',
+        '        os.fork()',
+        '    except OSError:',
+        '        pass',
+      ].join('\n'),
       timeout_ms: 1500,
       contained: (r) => r.exit_code === 124,
     },
@@ -115,7 +126,11 @@ function hostiles(dataDir: string, port: number): Hostile[] {
       // Its own pid namespace: a handful of its own processes (pid 1 is the sandbox's init, with an
       // empty environment), never the server's.
       contained: (r) =>
-        r.exit_code === 0 && Number(/pids (\d+)/.exec(r.stdout)?.[1] ?? 99) < 10 && /init env /.test(r.stdout) && !/CORE_|DATABASE/.test(r.stdout) && !r.stdout.includes('ESCAPED'),
+        r.exit_code === 0 &&
+        Number(/pids (\d+)/.exec(r.stdout)?.[1] ?? 99) < 10 &&
+        /init env /.test(r.stdout) &&
+        !/CORE_|DATABASE/.test(r.stdout) &&
+        !r.stdout.includes('ESCAPED'),
     },
     {
       name: 'the environment',
@@ -171,7 +186,8 @@ describe('sandbox containment under load', () => {
     for (const [i, res] of results.entries()) {
       const h = list[i]!;
       expect(res.status, `${h.name}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200);
-      if (!h.contained(res.body)) escaped.push(`${h.name}: exit ${res.body.exit_code} stdout ${String(res.body.stdout).slice(0, 300)} stderr ${String(res.body.stderr).slice(0, 300)}`);
+      if (!h.contained(res.body))
+        escaped.push(`${h.name}: exit ${res.body.exit_code} stdout ${String(res.body.stdout).slice(0, 300)} stderr ${String(res.body.stderr).slice(0, 300)}`);
       const text = JSON.stringify(res.body);
       for (const s of secrets) if (text.includes(s)) escaped.push(`${h.name}: output holds a key`);
       if (text.includes(server.dataDir) && !h.code.includes(server.dataDir)) escaped.push(`${h.name}: output names the data dir`);
@@ -202,7 +218,13 @@ describe('sandbox containment under load', () => {
     };
     await vi.waitFor(async () => expect(await survivors()).toEqual([]), { timeout: 60_000, interval: 50 });
     for (const p of ['/escape.txt', '/usr/escape.txt', path.join(server.dataDir, 'escape.txt')]) {
-      expect(await stat(p).then(() => 'exists', () => 'absent'), p).toBe('absent');
+      expect(
+        await stat(p).then(
+          () => 'exists',
+          () => 'absent',
+        ),
+        p,
+      ).toBe('absent');
     }
     // Every hostile run was recorded against its own agent's quota.
     for (const a of agents) {

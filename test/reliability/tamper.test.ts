@@ -61,7 +61,10 @@ const linesOf = async (file: string) => (await readFile(file, 'utf8')).trimEnd()
 const writeLines = (file: string, lines: string[]) => writeFile(file, lines.join('\n') + '\n');
 async function editRows(file: string, edit: (rows: any[]) => any[]) {
   const rows = (await linesOf(file)).map((l) => JSON.parse(l));
-  await writeLines(file, edit(rows).map((r) => JSON.stringify(r)));
+  await writeLines(
+    file,
+    edit(rows).map((r) => JSON.stringify(r)),
+  );
 }
 /** Edits a lowdb collection on disk: its snapshot with its journal replayed, written back as the snapshot alone. */
 async function editDoc(dir: string, name: string, edit: (records: Record<string, any>) => void) {
@@ -95,7 +98,11 @@ function rehashTransitions(rows: any[], from: number) {
 }
 
 /** Copies the pristine data directory, applies `edit`, starts a server on the copy and runs `check`. */
-async function tampered(name: string, edit: (dir: string) => Promise<void>, check: (call: (m: string, p: string, b?: unknown) => Promise<Call>, dir: string) => Promise<void>) {
+async function tampered(
+  name: string,
+  edit: (dir: string) => Promise<void>,
+  check: (call: (m: string, p: string, b?: unknown) => Promise<Call>, dir: string) => Promise<void>,
+) {
   cases.push(name);
   const copy = await tempDir('core-tamper-');
   try {
@@ -186,21 +193,29 @@ afterAll(async () => {
 
 describe('stored chain rows', () => {
   it('an untouched copy verifies everywhere (the baseline the cases below break)', async () => {
-    await tampered('baseline', async () => undefined, async (call, dir) => {
-      expect((await validate(call)).body).toMatchObject({ valid: true, broken_seq: null, checkpoint: { matches: true } });
-      const { code, out } = await offline(dir, { [chainFile(dir)]: null, 'seal.json': made.seal });
-      expect(out).toContain('VERIFIED');
-      expect(code).toBe(0);
-    });
+    await tampered(
+      'baseline',
+      async () => undefined,
+      async (call, dir) => {
+        expect((await validate(call)).body).toMatchObject({ valid: true, broken_seq: null, checkpoint: { matches: true } });
+        const { code, out } = await offline(dir, { [chainFile(dir)]: null, 'seal.json': made.seal });
+        expect(out).toContain('VERIFIED');
+        expect(code).toBe(0);
+      },
+    );
   });
 
   it('an altered field of row 3 is named by validate and by the offline verifier', async () => {
-    await tampered('chain: alter a field', (dir) => editRows(chainFile(dir), (rows) => ((rows[3].payload_digest = 'f'.repeat(64)), rows)), async (call, dir) => {
-      expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
-      const { code, out } = await offline(dir, { [chainFile(dir)]: null });
-      expect(code).toBe(1);
-      expect(out).toMatch(/first broken row: seq 3 /);
-    });
+    await tampered(
+      'chain: alter a field',
+      (dir) => editRows(chainFile(dir), (rows) => ((rows[3].payload_digest = 'f'.repeat(64)), rows)),
+      async (call, dir) => {
+        expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
+        const { code, out } = await offline(dir, { [chainFile(dir)]: null });
+        expect(code).toBe(1);
+        expect(out).toMatch(/first broken row: seq 3 /);
+      },
+    );
   });
 
   it('row 3 edited into invalid JSON: the log still opens and validate names row 3; the offline verifier names its line', async () => {
@@ -226,34 +241,43 @@ describe('stored chain rows', () => {
   });
 
   it('a deleted row 3 is named by validate (row 4 stands where 3 was) and by the offline verifier (the gap)', async () => {
-    await tampered('chain: delete a row', (dir) => editRows(chainFile(dir), (rows) => rows.filter((_, i) => i !== 3)), async (call, dir) => {
-      expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
-      expect((await call('GET', `/api/chain/${SLUG}/activity?limit=100`)).status).toBe(200);
-      const { code, out } = await offline(dir, { [chainFile(dir)]: null });
-      expect(code).toBe(1);
-      expect(out).toMatch(/rows are missing between seq 2 and seq 4/);
-    });
+    await tampered(
+      'chain: delete a row',
+      (dir) => editRows(chainFile(dir), (rows) => rows.filter((_, i) => i !== 3)),
+      async (call, dir) => {
+        expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
+        expect((await call('GET', `/api/chain/${SLUG}/activity?limit=100`)).status).toBe(200);
+        const { code, out } = await offline(dir, { [chainFile(dir)]: null });
+        expect(code).toBe(1);
+        expect(out).toMatch(/rows are missing between seq 2 and seq 4/);
+      },
+    );
   });
 
   it('rows 3 and 4 swapped are named by validate (position 3) and by the offline verifier (out of order)', async () => {
-    await tampered('chain: reorder two rows', (dir) => editRows(chainFile(dir), (rows) => [...rows.slice(0, 3), rows[4], rows[3], ...rows.slice(5)]), async (call, dir) => {
-      expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
-      expect((await call('GET', `/api/chain/${SLUG}/activity?limit=100`)).status).toBe(200);
-      const { code, out } = await offline(dir, { [chainFile(dir)]: null });
-      expect(code).toBe(1);
-      expect(out).toMatch(/entry 5 holds seq 3 after seq 4: the rows were reordered/);
-    });
+    await tampered(
+      'chain: reorder two rows',
+      (dir) => editRows(chainFile(dir), (rows) => [...rows.slice(0, 3), rows[4], rows[3], ...rows.slice(5)]),
+      async (call, dir) => {
+        expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 3, count: 3 });
+        expect((await call('GET', `/api/chain/${SLUG}/activity?limit=100`)).status).toBe(200);
+        const { code, out } = await offline(dir, { [chainFile(dir)]: null });
+        expect(code).toBe(1);
+        expect(out).toMatch(/entry 5 holds seq 3 after seq 4: the rows were reordered/);
+      },
+    );
   });
 
   it('row 3 altered and rehashed (its own hash made consistent) breaks the link at row 4', async () => {
     await tampered(
       'chain: alter and rehash one row',
-      (dir) => editRows(chainFile(dir), (rows) => {
-        rows[3].payload_digest = 'e'.repeat(64);
-        const { state_hash: _h, ...rest } = rows[3];
-        rows[3].state_hash = stateHashOf(rest);
-        return rows;
-      }),
+      (dir) =>
+        editRows(chainFile(dir), (rows) => {
+          rows[3].payload_digest = 'e'.repeat(64);
+          const { state_hash: _h, ...rest } = rows[3];
+          rows[3].state_hash = stateHashOf(rest);
+          return rows;
+        }),
       async (call, dir) => {
         expect((await validate(call)).body).toMatchObject({ valid: false, broken_seq: 4, count: 4, reason: expect.stringMatching(/prev_hash/) });
         const { code, out } = await offline(dir, { [chainFile(dir)]: null });
@@ -279,13 +303,17 @@ describe('stored chain rows', () => {
   });
 
   it('the last row deleted is caught by the signed checkpoint and by the seal', async () => {
-    await tampered('chain: delete the last row', (dir) => editRows(chainFile(dir), (rows) => rows.slice(0, -1)), async (call, dir) => {
-      const res = (await validate(call)).body;
-      expect(res).toMatchObject({ valid: false, reason: expect.stringMatching(/rows were removed/) });
-      const { code, out } = await offline(dir, { [chainFile(dir)]: null, 'seal.json': made.seal });
-      expect(code).toBe(1);
-      expect(out).toMatch(/rows are missing at the end/);
-    });
+    await tampered(
+      'chain: delete the last row',
+      (dir) => editRows(chainFile(dir), (rows) => rows.slice(0, -1)),
+      async (call, dir) => {
+        const res = (await validate(call)).body;
+        expect(res).toMatchObject({ valid: false, reason: expect.stringMatching(/rows were removed/) });
+        const { code, out } = await offline(dir, { [chainFile(dir)]: null, 'seal.json': made.seal });
+        expect(code).toBe(1);
+        expect(out).toMatch(/rows are missing at the end/);
+      },
+    );
   });
 });
 
@@ -303,11 +331,12 @@ describe('contract definitions', () => {
   it('an altered definition with its stored hash recomputed still fails integrity (the version log keeps the signed hash)', async () => {
     await tampered(
       'contract: alter the definition and its hash',
-      (dir) => editDoc(dir, 'contracts', (records) => {
-        const record = records[made.contract];
-        record.definition.transitions[0].trigger.every_ticks = 1000;
-        record.integrity_hash = digestOf(record.definition);
-      }),
+      (dir) =>
+        editDoc(dir, 'contracts', (records) => {
+          const record = records[made.contract];
+          record.definition.transitions[0].trigger.every_ticks = 1000;
+          record.integrity_hash = digestOf(record.definition);
+        }),
       async (call) => {
         expect((await call('GET', `${contractBase()}/integrity`)).body).toMatchObject({ match: false });
       },
@@ -329,41 +358,62 @@ describe('contract version log', () => {
 
 describe('contract transitions and the receipts in them', () => {
   it('an altered transition row is named by contract verify', async () => {
-    await tampered('transitions: alter a row', (dir) => editRows(transitionsFile(dir), (rows) => ((rows[2].to_state = 'stopped'), rows)), async (call) => {
-      expect((await call('POST', `${contractBase()}/verify`)).body).toMatchObject({ valid: false, broken_at: `${made.contract}:3`, reason: expect.stringMatching(/state_hash/) });
-    });
+    await tampered(
+      'transitions: alter a row',
+      (dir) => editRows(transitionsFile(dir), (rows) => ((rows[2].to_state = 'stopped'), rows)),
+      async (call) => {
+        expect((await call('POST', `${contractBase()}/verify`)).body).toMatchObject({
+          valid: false,
+          broken_at: `${made.contract}:3`,
+          reason: expect.stringMatching(/state_hash/),
+        });
+      },
+    );
   });
 
   it('a receipt altered inside a row, with the row rehashed and relinked, is named by contract verify', async () => {
     await tampered(
       'transitions: alter a receipt and rehash',
-      (dir) => editRows(transitionsFile(dir), (rows) => {
-        rows[2].receipt.output_sha256 = 'c'.repeat(64);
-        rows[2].proof_digest = digestOf(rows[2].receipt);
-        return rehashTransitions(rows, 2);
-      }),
+      (dir) =>
+        editRows(transitionsFile(dir), (rows) => {
+          rows[2].receipt.output_sha256 = 'c'.repeat(64);
+          rows[2].proof_digest = digestOf(rows[2].receipt);
+          return rehashTransitions(rows, 2);
+        }),
       async (call) => {
-        expect((await call('POST', `${contractBase()}/verify`)).body).toMatchObject({ valid: false, broken_at: `${made.contract}:3`, reason: expect.stringMatching(/receipt/) });
+        expect((await call('POST', `${contractBase()}/verify`)).body).toMatchObject({
+          valid: false,
+          broken_at: `${made.contract}:3`,
+          reason: expect.stringMatching(/receipt/),
+        });
       },
     );
   });
 
   it('a deleted transition row is named by contract verify (the row now in its place)', async () => {
-    await tampered('transitions: delete a row', (dir) => editRows(transitionsFile(dir), (rows) => rows.filter((_, i) => i !== 2)), async (call) => {
-      const res = (await call('POST', `${contractBase()}/verify`)).body;
-      expect(res).toMatchObject({ valid: false });
-      // Row 3 is gone; row 4 now stands in its place.
-      expect(res.broken_at).toBe(`${made.contract}:4`);
-    });
+    await tampered(
+      'transitions: delete a row',
+      (dir) => editRows(transitionsFile(dir), (rows) => rows.filter((_, i) => i !== 2)),
+      async (call) => {
+        const res = (await call('POST', `${contractBase()}/verify`)).body;
+        expect(res).toMatchObject({ valid: false });
+        // Row 3 is gone; row 4 now stands in its place.
+        expect(res.broken_at).toBe(`${made.contract}:4`);
+      },
+    );
   });
 
   it('two transition rows swapped are named by contract verify', async () => {
-    await tampered('transitions: reorder two rows', (dir) => editRows(transitionsFile(dir), (rows) => [...rows.slice(0, 2), rows[3], rows[2], ...rows.slice(4)]), async (call) => {
-      const res = (await call('POST', `${contractBase()}/verify`)).body;
-      expect(res).toMatchObject({ valid: false });
-      // The first row out of place: row 4, stored where row 3 was.
-      expect(res.broken_at).toBe(`${made.contract}:4`);
-    });
+    await tampered(
+      'transitions: reorder two rows',
+      (dir) => editRows(transitionsFile(dir), (rows) => [...rows.slice(0, 2), rows[3], rows[2], ...rows.slice(4)]),
+      async (call) => {
+        const res = (await call('POST', `${contractBase()}/verify`)).body;
+        expect(res).toMatchObject({ valid: false });
+        // The first row out of place: row 4, stored where row 3 was.
+        expect(res.broken_at).toBe(`${made.contract}:4`);
+      },
+    );
   });
 
   it('a transition row edited into invalid JSON leaves the contract readable and fails verify', async () => {
@@ -395,56 +445,72 @@ describe('receipts held by a client', () => {
     ['tick', (r: any) => (r.tick -= 1)],
     ['hmac', (r: any) => (r.hmac = flip(r.hmac))],
   ])('an altered %s gets a verdict from proof/verify (valid: false) naming that field', async (field, alter) => {
-    await tampered(`receipt: alter ${field}`, async () => undefined, async (call) => {
-      const fresh = await call('POST', '/api/proof/verify', { receipt: made.receipt });
-      expect(fresh.status).toBe(200);
-      const receipt = structuredClone(made.receipt);
-      alter(receipt);
-      const res = await call('POST', '/api/proof/verify', { receipt });
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ valid: false, failed: { field } });
-      expect(res.body.checks).not.toContain('hmac');
-    });
+    await tampered(
+      `receipt: alter ${field}`,
+      async () => undefined,
+      async (call) => {
+        const fresh = await call('POST', '/api/proof/verify', { receipt: made.receipt });
+        expect(fresh.status).toBe(200);
+        const receipt = structuredClone(made.receipt);
+        alter(receipt);
+        const res = await call('POST', '/api/proof/verify', { receipt });
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ valid: false, failed: { field } });
+        expect(res.body.checks).not.toContain('hmac');
+      },
+    );
   });
 
   it('a digest replaced outright is named when the verifier is given the inputs and the output', async () => {
-    await tampered('receipt: replace the output digest', async () => undefined, async (call) => {
-      const receipt = { ...made.receipt, output_sha256: 'b'.repeat(64) };
-      const bare = await call('POST', '/api/proof/verify', { receipt });
-      expect(bare.status).toBe(200);
-      expect(bare.body).toMatchObject({ valid: false, failed: { check: 'hmac' } });
-      expect(bare.body.reason).not.toMatch(/more than one place/);
-      const res = await call('POST', '/api/proof/verify', { receipt, inputs: made.computeInputs, output: made.computeOutput });
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ valid: false, failed: { check: 'output_sha256', field: 'output_sha256' } });
-    });
+    await tampered(
+      'receipt: replace the output digest',
+      async () => undefined,
+      async (call) => {
+        const receipt = { ...made.receipt, output_sha256: 'b'.repeat(64) };
+        const bare = await call('POST', '/api/proof/verify', { receipt });
+        expect(bare.status).toBe(200);
+        expect(bare.body).toMatchObject({ valid: false, failed: { check: 'hmac' } });
+        expect(bare.body.reason).not.toMatch(/more than one place/);
+        const res = await call('POST', '/api/proof/verify', { receipt, inputs: made.computeInputs, output: made.computeOutput });
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ valid: false, failed: { check: 'output_sha256', field: 'output_sha256' } });
+      },
+    );
   });
 });
 
 describe('seals (signed checkpoints)', () => {
   it('an altered checkpoint in a seal is named by the offline verifier', async () => {
-    await tampered('seal: alter a checkpoint', async () => undefined, async (_call, dir) => {
-      const seal = structuredClone(made.seal);
-      seal.checkpoints[1].head_hash = '0'.repeat(64);
-      const { code, out } = await offline(dir, { 'seal.json': seal });
-      expect(code).toBe(1);
-      expect(out).toMatch(/checkpoint 1 \(tamper-m seq \d+\) has a signature that does not verify/);
-      expect(out).not.toMatch(/checkpoint 0 /);
-    });
+    await tampered(
+      'seal: alter a checkpoint',
+      async () => undefined,
+      async (_call, dir) => {
+        const seal = structuredClone(made.seal);
+        seal.checkpoints[1].head_hash = '0'.repeat(64);
+        const { code, out } = await offline(dir, { 'seal.json': seal });
+        expect(code).toBe(1);
+        expect(out).toMatch(/checkpoint 1 \(tamper-m seq \d+\) has a signature that does not verify/);
+        expect(out).not.toMatch(/checkpoint 0 /);
+      },
+    );
   });
 
   it('a checkpoint deleted from a seal, or two reordered, fail the seal signature', async () => {
-    await tampered('seal: delete / reorder checkpoints', async () => undefined, async (_call, dir) => {
-      const dropped = structuredClone(made.seal);
-      dropped.checkpoints.splice(0, 1);
-      const swapped = structuredClone(made.seal);
-      swapped.checkpoints.reverse();
-      for (const seal of [dropped, swapped]) {
-        const { code, out } = await offline(dir, { 'seal.json': seal });
-        expect(code).toBe(1);
-        expect(out).toMatch(/the artifact signature does not verify/);
-      }
-    });
+    await tampered(
+      'seal: delete / reorder checkpoints',
+      async () => undefined,
+      async (_call, dir) => {
+        const dropped = structuredClone(made.seal);
+        dropped.checkpoints.splice(0, 1);
+        const swapped = structuredClone(made.seal);
+        swapped.checkpoints.reverse();
+        for (const seal of [dropped, swapped]) {
+          const { code, out } = await offline(dir, { 'seal.json': seal });
+          expect(code).toBe(1);
+          expect(out).toMatch(/the artifact signature does not verify/);
+        }
+      },
+    );
   });
 
   it('a stored checkpoint altered on disk fails validate at its seq, and the seal then served names it', async () => {

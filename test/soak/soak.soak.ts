@@ -40,7 +40,12 @@ describe('soak', () => {
       const contracts: Array<{ slug: string; id: string }> = [];
       for (const slug of MACHINES) {
         await ok(url, 'POST', '/api/chain/state-machines', owner.key, { slug });
-        await ok(url, 'POST', `/api/chain/${slug}/tally/token/genesis`, owner.key, { name: 'Soak', symbol: 'SOAK', max_supply: 1_000_000_000, mint_rate_per_tick: 1_000_000 });
+        await ok(url, 'POST', `/api/chain/${slug}/tally/token/genesis`, owner.key, {
+          name: 'Soak',
+          symbol: 'SOAK',
+          max_supply: 1_000_000_000,
+          mint_rate_per_tick: 1_000_000,
+        });
         const definition = {
           name: 'pulse',
           states: { running: { initial: true } },
@@ -138,10 +143,14 @@ describe('soak', () => {
             if (!agent) return;
           }
           agentRuns++;
-          const run = await request('sandbox', 'POST', `/api/agent/${agent.uid}/sandbox/run`, agent.key, { code: 'print(sum(range(100000)))', timeout_ms: 10_000 });
+          const run = await request('sandbox', 'POST', `/api/agent/${agent.uid}/sandbox/run`, agent.key, {
+            code: 'print(sum(range(100000)))',
+            timeout_ms: 10_000,
+          });
           if (run) {
             sandboxRuns++;
-            if (run.exit_code !== 0 || !String(run.stdout).includes('4999950000')) noteError(`sandbox run: exit ${run.exit_code} ${String(run.stderr).slice(0, 200)}`);
+            if (run.exit_code !== 0 || !String(run.stdout).includes('4999950000'))
+              noteError(`sandbox run: exit ${run.exit_code} ${String(run.stderr).slice(0, 200)}`);
           }
         } finally {
           sandboxBusy = false;
@@ -204,7 +213,8 @@ describe('soak', () => {
         const wait = started + n * TICK_INTERVAL_MS - Date.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
-      const debug = (what: string) => process.env.SOAK_DEBUG && console.error(`soak: ${what} at ${(elapsed() / 1000).toFixed(1)} s, ${pending.size} pending, ${inFlight} in flight`);
+      const debug = (what: string) =>
+        process.env.SOAK_DEBUG && console.error(`soak: ${what} at ${(elapsed() / 1000).toFixed(1)} s, ${pending.size} pending, ${inFlight} in flight`);
       debug('load done');
       await Promise.all(pending);
       debug('pending settled');
@@ -222,7 +232,11 @@ describe('soak', () => {
 
       // Figures.
       const httpOps = samples.filter((s) => s.op !== 'sandbox' && s.op !== 'mint');
-      const windowOf = (from: number, to: number) => httpOps.filter((s) => s.at >= from && s.at < to).map((s) => s.ms).sort((a, b) => a - b);
+      const windowOf = (from: number, to: number) =>
+        httpOps
+          .filter((s) => s.at >= from && s.at < to)
+          .map((s) => s.ms)
+          .sort((a, b) => a - b);
       const first = windowOf(windowMs, 2 * windowMs);
       const last = windowOf(durationMs - windowMs, durationMs + 1);
       const p = (xs: number[], q: number) => Math.round(percentile(xs, q) * 10) / 10;
@@ -235,7 +249,10 @@ describe('soak', () => {
       const fdsFirstMax = Math.max(...firstProbes.map((s) => s.fds));
       const fdsLastMax = Math.max(...lastProbes.map((s) => s.fds));
       const byOp = (op: string) => {
-        const xs = samples.filter((s) => s.op === op).map((s) => s.ms).sort((a, b) => a - b);
+        const xs = samples
+          .filter((s) => s.op === op)
+          .map((s) => s.ms)
+          .sort((a, b) => a - b);
         return { count: xs.length, p50: p(xs, 50), p99: p(xs, 99) };
       };
       const figures = {
@@ -251,7 +268,13 @@ describe('soak', () => {
         errors: errors.length,
         p99_ms: { first_window: p(first, 99), last_window: p(last, 99) },
         p50_ms: { first_window: p(first, 50), last_window: p(last, 50) },
-        rss_mb: { start: Math.round(before.rssMb), after_warmup: Math.round(rssFirst), end: Math.round(rssLast), max: Math.round(Math.max(...probes.map((s) => s.rssMb))), slope_mb_per_min: Math.round(rssSlopePerMin * 100) / 100 },
+        rss_mb: {
+          start: Math.round(before.rssMb),
+          after_warmup: Math.round(rssFirst),
+          end: Math.round(rssLast),
+          max: Math.round(Math.max(...probes.map((s) => s.rssMb))),
+          slope_mb_per_min: Math.round(rssSlopePerMin * 100) / 100,
+        },
         fds: { start: before.fds, first_window_max: fdsFirstMax, last_window_max: fdsLastMax, end_loaded: loaded, end_quiet: quiet },
       };
       console.info(`soak figures: ${JSON.stringify(figures, null, 2)}`);
@@ -270,7 +293,9 @@ describe('soak', () => {
       expect(quiet.sockets + quiet.other, JSON.stringify(figures.fds)).toBeLessThanOrEqual(before.sockets + before.other + 4);
       expect(quiet.dataFiles).toBeLessThanOrEqual(256);
       // Latency: generous, the box is shared: the last window's p99 at most 3x, or 250 ms above, the first's.
-      expect(figures.p99_ms.last_window, JSON.stringify(figures.p99_ms)).toBeLessThanOrEqual(Math.max(3 * figures.p99_ms.first_window, figures.p99_ms.first_window + 250));
+      expect(figures.p99_ms.last_window, JSON.stringify(figures.p99_ms)).toBeLessThanOrEqual(
+        Math.max(3 * figures.p99_ms.first_window, figures.p99_ms.first_window + 250),
+      );
     } finally {
       for (const c of controllers) c.abort();
       if (served) await stopGracefully(served);

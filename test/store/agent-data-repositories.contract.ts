@@ -7,10 +7,18 @@ import { createStateRepository } from '../../src/domain/agents/state-repository.
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const file = (uid: string, path: string): FileRecord => ({
-  uid, path, versions: [{ version: 1, bytes: 1, sha256: 's', encoding: 'utf8', tick: 1, created_at: '2026-01-01T00:00:00.000Z', blob_seq: 0 }],
+  uid,
+  path,
+  versions: [{ version: 1, bytes: 1, sha256: 's', encoding: 'utf8', tick: 1, created_at: '2026-01-01T00:00:00.000Z', blob_seq: 0 }],
 });
 const skill = (uid: string, name: string): AttachedSkillRecord => ({
-  uid, name, description: 'd', bytes: 1, sha256: 's', attached_at: '2026-01-01T00:00:00.000Z', blob_seq: 0,
+  uid,
+  name,
+  description: 'd',
+  bytes: 1,
+  sha256: 's',
+  attached_at: '2026-01-01T00:00:00.000Z',
+  blob_seq: 0,
 });
 
 /** The agents' blob, file, skill, delegation and state repositories on every adapter. */

@@ -5,11 +5,26 @@ import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const site = (id: string, slug: string): Site => ({
-  id, edge_id: id, hostname: `${id}.example.org`, origin_url: 'https://o.example.org', plan_tier: 'free', machine_slug: slug, status: 'pending_cname',
-  insecure_origin_allowed: false, free_tier_daily_cap: null, created_at: 't',
+  id,
+  edge_id: id,
+  hostname: `${id}.example.org`,
+  origin_url: 'https://o.example.org',
+  plan_tier: 'free',
+  machine_slug: slug,
+  status: 'pending_cname',
+  insecure_origin_allowed: false,
+  free_tier_daily_cap: null,
+  created_at: 't',
 });
 const rule = (siteId: string, priority: number, enabled = true): Rule => ({
-  rule_id: `r${priority}`, site_id: siteId, kind: 'block', match_pattern: '/*', action_json: {}, priority, enabled, updated_at: 't',
+  rule_id: `r${priority}`,
+  site_id: siteId,
+  kind: 'block',
+  match_pattern: '/*',
+  action_json: {},
+  priority,
+  enabled,
+  updated_at: 't',
 });
 
 /** The CDN site repository (sites, hostname claims, rules) and the CDN traffic repository on every adapter. */
@@ -27,7 +42,12 @@ export function runCdnSiteRepositoryContract(name: string, makeStore: MakeStore)
       await sites.insertSite(site('s3', 'm'));
       expect((await sites.sitesOf('m')).map((s) => s.id)).toEqual(['s1', 's3']);
       expect(await sites.siteMachineSlugs()).toEqual(['m', 'n', 'm']);
-      for (const [p, enabled] of [[5, true], [1, false], [3, true]] as const) await sites.updateRuleAt('s1', p, () => rule('s1', p, enabled));
+      for (const [p, enabled] of [
+        [5, true],
+        [1, false],
+        [3, true],
+      ] as const)
+        await sites.updateRuleAt('s1', p, () => rule('s1', p, enabled));
       await sites.updateRuleAt('s3', 2, () => rule('s3', 2));
       expect((await sites.rulesOf('s1')).map((r) => r.priority)).toEqual([1, 3, 5]);
       expect((await sites.enabledRulesOf('s1')).map((r) => r.priority).sort()).toEqual([3, 5]);

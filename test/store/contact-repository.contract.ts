@@ -14,7 +14,11 @@ export function runContactRepositoryContract(name: string, makeStore: MakeStore)
       const late = await contact.append(message('m2'), 4);
       expect(late).toMatchObject({ seq: 1, tick: 10, type: 'contact', id: 'm2' });
       await contact.append(message('m3'), 12);
-      expect((await contact.messages()).map((r) => [r.id, r.tick])).toEqual([['m1', 10], ['m2', 10], ['m3', 12]]);
+      expect((await contact.messages()).map((r) => [r.id, r.tick])).toEqual([
+        ['m1', 10],
+        ['m2', 10],
+        ['m3', 12],
+      ]);
       expect((await contact.messages({ reverse: true, limit: 1 })).map((r) => r.id)).toEqual(['m3']);
     });
   });

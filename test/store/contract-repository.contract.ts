@@ -7,16 +7,47 @@ import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const contract = (id: string, slug: string, status: ContractStatus = 'active', template_id: string | null = null): ContractRecord => ({
-  id, slug, name: id, template_id, status,
+  id,
+  slug,
+  name: id,
+  template_id,
+  status,
   definition: { name: id, states: { idle: { initial: true } }, transitions: [] },
-  integrity_hash: 'h', current_version_no: 1, created_by: 'u', created_at: 't', updated_at: 't', created_tick: 10, anchor_tick: 10, skip_floor: {},
+  integrity_hash: 'h',
+  current_version_no: 1,
+  created_by: 'u',
+  created_at: 't',
+  updated_at: 't',
+  created_tick: 10,
+  anchor_tick: 10,
+  skip_floor: {},
 });
 
-const draft = (tick: number): TransitionDraft => ({
-  contract_id: 'c1', transition_type: 'manual', tick_number: tick, from_state: 'idle', to_state: 'idle', transition_index: 0, operators: [], input: {},
-  result: null, success: true, error: null, error_message: null, triggered_by: 'caller', proof_digest: null, receipt: null, due_tick: null, skipped: 0,
-  fire_count: 1, entered_tick: tick, watermarks: {}, emitted: [], version_no: 1,
-} as unknown as TransitionDraft);
+const draft = (tick: number): TransitionDraft =>
+  ({
+    contract_id: 'c1',
+    transition_type: 'manual',
+    tick_number: tick,
+    from_state: 'idle',
+    to_state: 'idle',
+    transition_index: 0,
+    operators: [],
+    input: {},
+    result: null,
+    success: true,
+    error: null,
+    error_message: null,
+    triggered_by: 'caller',
+    proof_digest: null,
+    receipt: null,
+    due_tick: null,
+    skipped: 0,
+    fire_count: 1,
+    entered_tick: tick,
+    watermarks: {},
+    emitted: [],
+    version_no: 1,
+  }) as unknown as TransitionDraft;
 
 /** The contract repository (records, transition and version logs) and the contract-event repository on every adapter. */
 export function runContractRepositoryContract(name: string, makeStore: MakeStore): void {
@@ -54,7 +85,17 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
       expect((await contracts.recentTransitions(record, 5)).map((r) => r.n)).toEqual([2, 1]);
       expect((await contracts.transitions(record, { afterSeq: first.seq, limit: 5 })).map((r) => r.id)).toEqual(['c1:2']);
       expect(await contracts.transitionCount('m')).toBe(3);
-      await contracts.appendVersion(record, { n: 1, contract_id: 'c1', definition: record.definition, definition_hash: 'h', created_by: 'u', tick_number: 10, created_at: 't', note: null, rolled_back_from: null });
+      await contracts.appendVersion(record, {
+        n: 1,
+        contract_id: 'c1',
+        definition: record.definition,
+        definition_hash: 'h',
+        created_by: 'u',
+        tick_number: 10,
+        created_at: 't',
+        note: null,
+        rolled_back_from: null,
+      });
       expect(await contracts.slugsWithTransitions()).toEqual(['m']);
       expect((await contracts.versions(record)).map((v) => v.n)).toEqual([1]);
       expect((await contracts.machineTransitions('m', { fromSeq: 1 })).map((r) => r.id)).toEqual(['c2:1', 'c1:2']);

@@ -108,7 +108,12 @@ export function describeDocContract(makeStore: MakeStore): void {
 
     it('lists records in insertion order, and only those the filter accepts', async () => {
       const { store } = await freshStore(makeStore);
-      for (const [id, n] of [['zeta', 1], ['alpha', 2], ['mid', 3], ['beta', 4]] as const) {
+      for (const [id, n] of [
+        ['zeta', 1],
+        ['alpha', 2],
+        ['mid', 3],
+        ['beta', 4],
+      ] as const) {
         await store.docs.insert('machines', id, { name: id, n });
       }
       const names = (records: Counter[]): string[] => records.map((r) => r.name);

@@ -11,7 +11,15 @@ import { createFakeClock } from '../../src/lib/clock.js';
 import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
-const seat = (id: string, uid: string): SeatRecord => ({ seat_id: id, uid, mode: 'verifier', bonded_token_ids: ['e1'], bonded_value: 10, created_tick: 1, last_heartbeat_tick: 1 });
+const seat = (id: string, uid: string): SeatRecord => ({
+  seat_id: id,
+  uid,
+  mode: 'verifier',
+  bonded_token_ids: ['e1'],
+  bonded_value: 10,
+  created_tick: 1,
+  last_heartbeat_tick: 1,
+});
 
 /** The seat, credit, peer-replay, avatar and node-audit repositories on every adapter. */
 export function runEconomyAccountRepositoryContracts(name: string, makeStore: MakeStore): void {

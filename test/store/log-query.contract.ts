@@ -42,9 +42,18 @@ const queries: Array<[string, LogQuery]> = [
   ['the newest rows only with reverse and limit', { reverse: true, limit: 3 }],
   ['the oldest rows only with limit', { limit: 4 }],
   ['nothing with limit 0', { limit: 0 }],
-  ['rows matching seq, tick and type bounds together, newest first, limited', {
-    fromSeq: 2, toSeq: 17, fromTick: 2, toTick: 7, types: ['a', 'b'], reverse: true, limit: 4,
-  }],
+  [
+    'rows matching seq, tick and type bounds together, newest first, limited',
+    {
+      fromSeq: 2,
+      toSeq: 17,
+      fromTick: 2,
+      toTick: 7,
+      types: ['a', 'b'],
+      reverse: true,
+      limit: 4,
+    },
+  ],
 ];
 
 /** `read` query behaviour every adapter must have. */

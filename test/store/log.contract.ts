@@ -46,15 +46,19 @@ export function describeLogContract(makeStore: MakeStore): void {
         });
         expect(row).toMatchObject({ seq: n, n, type: 'link', tick: n });
       }
-      expect(seen).toEqual([[undefined, 0], [0, 1], [1, 2], [2, 3], [3, 4]]);
+      expect(seen).toEqual([
+        [undefined, 0],
+        [0, 1],
+        [1, 2],
+        [2, 3],
+        [3, 4],
+      ]);
       expect(await store.logs.count('audit')).toBe(5);
     });
 
     it('links 200 parallel appends to one stream into an unbroken hash chain', async () => {
       const { store } = await freshStore(makeStore);
-      const appended = await Promise.all(
-        Array.from({ length: 200 }, (_, n) => store.logs.append<ChainRow>('chain/m', (head, seq) => chainLink(head, seq, n))),
-      );
+      const appended = await Promise.all(Array.from({ length: 200 }, (_, n) => store.logs.append<ChainRow>('chain/m', (head, seq) => chainLink(head, seq, n))));
       expect(new Set(appended.map((row) => row.seq)).size).toBe(200);
       expect(await store.logs.count('chain/m')).toBe(200);
       const rows = await store.logs.read<ChainRow>('chain/m');

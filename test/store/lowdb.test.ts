@@ -67,7 +67,13 @@ describe('lowdb files', () => {
     expect(await readdir(join(dataDir, 'docs'))).toEqual(['machines.jsonl']);
     const file = join(dataDir, 'docs', 'machines.jsonl');
     const before = await readFile(file);
-    expect(before.toString().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toContainEqual({ put: 'm7', value: { n: 7 } });
+    expect(
+      before
+        .toString()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toContainEqual({ put: 'm7', value: { n: 7 } });
     await store.docs.put('machines', 'm7', { n: 70 });
     await store.docs.delete('machines', 'm8');
     const after = await readFile(file);
@@ -146,7 +152,12 @@ describe('lowdb files', () => {
     const { store, dataDir } = await lowdb();
     await store.docs.insert('machines', 'a', { slug: 'a', owner: 'u1' });
     await store.docs.insert('machines', 'b', { slug: 'b', owner: 'u1' });
-    expect(await store.docs.find('machines', { owner: 'u1' })).toEqual({ items: [{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }] });
+    expect(await store.docs.find('machines', { owner: 'u1' })).toEqual({
+      items: [
+        { slug: 'a', owner: 'u1' },
+        { slug: 'b', owner: 'u1' },
+      ],
+    });
     const file = join(dataDir, 'docs', 'machines.jsonl');
     const sizeBefore = (await stat(file)).size;
     const probe = await open(file, 'r');
@@ -168,8 +179,14 @@ describe('lowdb files', () => {
     const failed = { status: 'rejected', reason: expect.objectContaining({ message: 'disk full' }) };
     expect(settled).toEqual([failed, failed, failed]);
     expect((await stat(file)).size).toBe(sizeBefore);
-    expect(await store.docs.list('machines')).toEqual([{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }]);
-    expect((await store.docs.find('machines', { owner: 'u1' })).items).toEqual([{ slug: 'a', owner: 'u1' }, { slug: 'b', owner: 'u1' }]);
+    expect(await store.docs.list('machines')).toEqual([
+      { slug: 'a', owner: 'u1' },
+      { slug: 'b', owner: 'u1' },
+    ]);
+    expect((await store.docs.find('machines', { owner: 'u1' })).items).toEqual([
+      { slug: 'a', owner: 'u1' },
+      { slug: 'b', owner: 'u1' },
+    ]);
     expect((await store.docs.find('machines', { owner: 'u2' })).items).toEqual([]);
     await store.docs.put('machines', 'd', { slug: 'd', owner: 'u2' });
     expect((await store.docs.find('machines', { owner: 'u2' })).items).toEqual([{ slug: 'd', owner: 'u2' }]);

@@ -84,7 +84,14 @@ export function runMachineRepositoryContract(name: string, makeStore: MakeStore)
       const { store } = await freshStore(makeStore);
       const checkpoints = createCheckpointRepository(store);
       const signed = (slug: string, signed_tick: number) => ({ slug, seq: 0, tick: 0, head_hash: 'h', signed_tick, signature: 's' });
-      for (const [slug, tick] of [['b', 4], ['a', 4], ['c', 9], ['d', 1], ['e', 4]] as const) await checkpoints.record(signed(slug, tick), 'k');
+      for (const [slug, tick] of [
+        ['b', 4],
+        ['a', 4],
+        ['c', 9],
+        ['d', 1],
+        ['e', 4],
+      ] as const)
+        await checkpoints.record(signed(slug, tick), 'k');
       const keepAllBut = (dropped: string) => async (found: Array<{ slug: string }>) => found.map((c) => c.slug !== dropped);
       expect(slugsOf(await checkpoints.newest(3, keepAllBut('c')))).toEqual(['a', 'b', 'e']);
       expect(slugsOf(await checkpoints.newest(2, keepAllBut('none')))).toEqual(['c', 'a']);

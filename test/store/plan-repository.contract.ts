@@ -19,7 +19,18 @@ const row = (uid: string, slug: string, version: number | null, sha = 'a'): Plan
 });
 
 const intent = (uid: string, slug: string): LockIntent => ({
-  uid, slug, version: 1, plan_id: `${slug}@v1`, row_id: `${uid}/${slug}/v1`, lock_id: 'l1', plan_sha256: 'a', blob_seq: 0, from_draft: false, tick: 1, locked_ms: 0, actor_uid: uid,
+  uid,
+  slug,
+  version: 1,
+  plan_id: `${slug}@v1`,
+  row_id: `${uid}/${slug}/v1`,
+  lock_id: 'l1',
+  plan_sha256: 'a',
+  blob_seq: 0,
+  from_draft: false,
+  tick: 1,
+  locked_ms: 0,
+  actor_uid: uid,
 });
 
 /** The plan repository (version rows, drafts, heads, lock intents) on every adapter. */

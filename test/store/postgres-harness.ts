@@ -30,9 +30,7 @@ export async function dropSchema(schema: string, url = databaseUrl!): Promise<vo
  * A PostgreSQL store, opened on a fresh schema of its own; `open` makes another store over the same
  * schema (another process, as far as the database can tell); `cleanup` closes them all and drops the schema.
  */
-export async function makePostgresHarness(
-  options: Partial<PostgresStoreOptions> = {},
-): Promise<StoreHarness & { schema: string; open: () => Promise<Store> }> {
+export async function makePostgresHarness(options: Partial<PostgresStoreOptions> = {}): Promise<StoreHarness & { schema: string; open: () => Promise<Store> }> {
   const schema = uniqueSchema();
   const make = (): Store => createPostgresStore({ connectionString: databaseUrl!, ...options, schema });
   const opened: Store[] = [];

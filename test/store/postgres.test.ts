@@ -299,7 +299,11 @@ if (databaseUrl === undefined) {
          FROM unnest(ARRAY['machines', 'keys']) AS c, generate_series(1, 5000) AS n`,
       );
       // No ANALYZE: a server that just filled its store has no statistics yet, and the plan must hold.
-      const page = await store.docs.find<{ genesis_tick: number }>('machines', { is_public: true }, { limit: 3, orderBy: { field: 'genesis_tick', desc: true } });
+      const page = await store.docs.find<{ genesis_tick: number }>(
+        'machines',
+        { is_public: true },
+        { limit: 3, orderBy: { field: 'genesis_tick', desc: true } },
+      );
       expect(page.items.map((m) => m.genesis_tick)).toEqual([1666, 1666, 1665]);
       const num = `"${schema}".doc_number(fields, 'genesis_tick')`;
       // As the adapter asks it: sorting off for the statement, in a transaction.

@@ -6,9 +6,23 @@ import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const proposal = (id: string, status: ProposalStatus): ProposalRecord => ({
-  id, operator_id: `OP_${id}`, name: id, category: 'c', formula: 'f', expression: 'x', description: 'd', inputs: [], output: { name: 'y', unit: '1' },
-  source: { citation: 'c', url: null }, verification: { passed: true, max_relative_error: 0, cases: [] }, author_uid: 'u', status,
-  vote: null, stakes: [], resolution: null, created_at: 't',
+  id,
+  operator_id: `OP_${id}`,
+  name: id,
+  category: 'c',
+  formula: 'f',
+  expression: 'x',
+  description: 'd',
+  inputs: [],
+  output: { name: 'y', unit: '1' },
+  source: { citation: 'c', url: null },
+  verification: { passed: true, max_relative_error: 0, cases: [] },
+  author_uid: 'u',
+  status,
+  vote: null,
+  stakes: [],
+  resolution: null,
+  created_at: 't',
 });
 
 /** The community proposal repository (proposals and promoted operators) on every adapter. */

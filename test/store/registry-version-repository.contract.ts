@@ -3,7 +3,13 @@ import { createRegistryVersionRepository, type RegistryVersionRecord } from '../
 import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
-const version = (n: number, digest: string): RegistryVersionRecord => ({ version: `r${n}`, n, created_at: 'a', created_tick: n, digests: { 'catalog/x.json': digest } });
+const version = (n: number, digest: string): RegistryVersionRecord => ({
+  version: `r${n}`,
+  n,
+  created_at: 'a',
+  created_tick: n,
+  digests: { 'catalog/x.json': digest },
+});
 
 /** The registry versions repository on every adapter. */
 export function runRegistryVersionRepositoryContract(name: string, makeStore: MakeStore): void {

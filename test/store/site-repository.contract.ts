@@ -3,7 +3,15 @@ import { createSiteRepository, type SiteFileRecord } from '../../src/domain/site
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const file = (slug: string, path: string, sha: string, seq: number): SiteFileRecord => ({
-  slug, path, sha, content_type: 'text/html', size: 1, uploaded_tick: 1, uploaded_by: 'u', created_at: 't', blob_seq: seq,
+  slug,
+  path,
+  sha,
+  content_type: 'text/html',
+  size: 1,
+  uploaded_tick: 1,
+  uploaded_by: 'u',
+  created_at: 't',
+  blob_seq: seq,
 });
 
 /** The site repository (files, content log, usage, publish keys) on every adapter. */

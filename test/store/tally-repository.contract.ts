@@ -6,14 +6,44 @@ import { DuplicateKeyError, type RowInput } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const token = (slug: string, handle: string): TokenRecord => ({
-  machine_slug: slug, name: 'T', symbol: 'T', max_supply: 100, mint_rate_per_tick: 1, genesis_tick: 0, token_hash: 'h', handle, created_by: 'u', created_at: 't',
-  rate_updated_tick: null, accrual: { tick: 0, allowance: 0 }, tokens_burned: 0, avatar: null,
+  machine_slug: slug,
+  name: 'T',
+  symbol: 'T',
+  max_supply: 100,
+  mint_rate_per_tick: 1,
+  genesis_tick: 0,
+  token_hash: 'h',
+  handle,
+  created_by: 'u',
+  created_at: 't',
+  rate_updated_tick: null,
+  accrual: { tick: 0, allowance: 0 },
+  tokens_burned: 0,
+  avatar: null,
 });
 const envelope = (slug: string, seq: number, minted: number): RowInput<EnvelopeRow> => ({
-  type: 'envelope', tick: seq, token_id: `e${seq}`, token_hash: 'h', machine_slug: slug, value: 1, source: 'compute', result_digest: 'd', issued_to: 'u',
-  signature: 's', minted_total: minted, created_at: 't',
+  type: 'envelope',
+  tick: seq,
+  token_id: `e${seq}`,
+  token_hash: 'h',
+  machine_slug: slug,
+  value: 1,
+  source: 'compute',
+  result_digest: 'd',
+  issued_to: 'u',
+  signature: 's',
+  minted_total: minted,
+  created_at: 't',
 });
-const lock = (id: string, slug: string, ref: string): EnvelopeLock => ({ token_id: id, machine_slug: slug, owner_uid: 'u', value: 1, kind: 'vote', ref, tick: 1 });
+const lock = (id: string, slug: string, ref: string): EnvelopeLock => ({
+  token_id: id,
+  machine_slug: slug,
+  owner_uid: 'u',
+  value: 1,
+  kind: 'vote',
+  ref,
+  tick: 1,
+});
 
 /** The tally repository (tokens, handles, envelope logs) and the envelope-lock repository on every adapter. */
 export function runTallyRepositoryContract(name: string, makeStore: MakeStore): void {

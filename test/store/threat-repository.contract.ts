@@ -4,7 +4,14 @@ import { DuplicateKeyError } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const device = (id: string, slug: string): DeviceRecord => ({
-  device_id: id, name: id, os: 'linux', installed_tick: 1, transition_id: 't', slug, registered_by: 'u', created_at: 't',
+  device_id: id,
+  name: id,
+  os: 'linux',
+  installed_tick: 1,
+  transition_id: 't',
+  slug,
+  registered_by: 'u',
+  created_at: 't',
 });
 
 /** The threat repository (devices, claims logs, subscription counters) on every adapter. */
@@ -20,7 +27,16 @@ export function runThreatRepositoryContract(name: string, makeStore: MakeStore):
       expect((await threats.devicesOf('m')).map((d) => d.device_id)).toEqual(['d1', 'd3']);
       expect((await threats.device('d2'))?.slug).toBe('n');
       for (const tick of [3, 7, 9]) {
-        await threats.appendClaim('m', () => ({ tick, type: 'claim', transition_id: `c${tick}`, claim_type: 'x', device_id: 'd1', fingerprint: 'f', s_forensic: 1, fired: true }));
+        await threats.appendClaim('m', () => ({
+          tick,
+          type: 'claim',
+          transition_id: `c${tick}`,
+          claim_type: 'x',
+          device_id: 'd1',
+          fingerprint: 'f',
+          s_forensic: 1,
+          fired: true,
+        }));
       }
       expect((await threats.claimsSince('m', 7)).map((c) => c.transition_id)).toEqual(['c9', 'c7']);
       await threats.countNotification('f', 'p', 'av.threat.detected', 4);

@@ -6,6 +6,6 @@ import type { ActionContext } from '../../src/registry/types.js';
  * this itself; reaching one without the check is a declaration error, not a caller's.
  */
 export function actorOf(ctx: ActionContext): AgentActor {
-  if (!ctx.agent) throw new Error('an agent-store handler ran without the pipeline\'s agentStore check');
+  if (!ctx.agent) throw new Error("an agent-store handler ran without the pipeline's agentStore check");
   return ctx.agent;
 }

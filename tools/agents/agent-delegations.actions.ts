@@ -17,7 +17,8 @@ export const delegationActions = [
     auth: 'bearer',
     agentStore: 'self',
     area: 'agents',
-    summary: 'Lets a machine\'s owner use your agent data for it. The owner may read, or read and change, your files, state, plans, skills and sandbox for that machine until you revoke it.',
+    summary:
+      "Lets a machine's owner use your agent data for it. The owner may read, or read and change, your files, state, plans, skills and sandbox for that machine until you revoke it.",
     input: z.object({
       uid: Uid.describe('Your own uid (the agent)'),
       slug: Slug.describe('Machine whose current owner you delegate'),
@@ -61,7 +62,7 @@ export const delegationActions = [
     auth: 'bearer',
     agentStore: 'self',
     area: 'agents',
-    summary: 'Revokes your delegation to a machine\'s owner; their next call is refused, and revoking one that is not in force changes nothing.',
+    summary: "Revokes your delegation to a machine's owner; their next call is refused, and revoking one that is not in force changes nothing.",
     input: z.object({ uid: Uid.describe('Your own uid (the agent)'), slug: Slug.describe('Machine whose delegation to revoke') }),
     output: z.object({ ok: z.literal(true), slug: Slug, changed: z.boolean().describe('False when no delegation was in force') }),
     idempotent: true,

@@ -7,7 +7,7 @@ import { FileEncoding, FilePath, FileVersion } from './agents.schemas.js';
 /** No `{uid}` in these paths: the store is the caller's unless the owner of a machine the agent delegated names it. */
 const StoreRef = {
   uid: Uid.optional().describe('Agent whose store to use; defaults to the caller'),
-  slug: Slug.optional().describe('Your machine; with `uid`, uses that agent\'s store by its delegation'),
+  slug: Slug.optional().describe("Your machine; with `uid`, uses that agent's store by its delegation"),
 };
 
 export const agentFilesTool = defineTool({
@@ -47,7 +47,7 @@ export const agentFilesTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Lists the paths under a prefix; with their latest version, size and digest.",
+      summary: 'Lists the paths under a prefix; with their latest version, size and digest.',
       input: z.object({
         ...StoreRef,
         prefix: z.string().max(512).optional().describe('Path prefix, e.g. "notes/"'),
@@ -70,7 +70,11 @@ export const agentFilesTool = defineTool({
       idempotent: true,
       handler: async ({ prefix, limit, cursor }, ctx) => {
         const owner = actorOf(ctx).uid;
-        const page = await ctx.services.agents.files.list(owner, { limit, ...(prefix !== undefined ? { prefix } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+        const page = await ctx.services.agents.files.list(owner, {
+          limit,
+          ...(prefix !== undefined ? { prefix } : {}),
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
         return { ok: true as const, ...page };
       },
     }),
@@ -98,7 +102,11 @@ export const agentFilesTool = defineTool({
       idempotent: true,
       handler: async ({ path, version, encoding }, ctx) => {
         const owner = actorOf(ctx).uid;
-        const file = await ctx.services.agents.files.read(owner, { path, ...(version !== undefined ? { version } : {}), ...(encoding !== undefined ? { encoding } : {}) });
+        const file = await ctx.services.agents.files.read(owner, {
+          path,
+          ...(version !== undefined ? { version } : {}),
+          ...(encoding !== undefined ? { encoding } : {}),
+        });
         return { ok: true as const, ...file };
       },
     }),

@@ -14,7 +14,7 @@ export const agentPlanReadTool = defineTool({
   toolset: 'agents',
   title: 'Read agent plans',
   description:
-    'Reads an agent\'s plans for one machine: the working draft, the current locked version, the history of locked versions, or one plan by id. Callable by the agent itself, or by the machine\'s owner when the agent delegated it (core_agent_state `delegate`).',
+    "Reads an agent's plans for one machine: the working draft, the current locked version, the history of locked versions, or one plan by id. Callable by the agent itself, or by the machine's owner when the agent delegated it (core_agent_state `delegate`).",
   actions: [
     defineAction({
       id: 'agentPlan.get',
@@ -40,7 +40,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Reads the current locked plan; null when none was locked yet.",
+      summary: 'Reads the current locked plan; null when none was locked yet.',
       input: PlanScope,
       output: z.object({ ok: z.literal(true), plan: PlanRecord.nullable() }),
       idempotent: true,
@@ -72,7 +72,7 @@ export const agentPlanReadTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: "Lists the locked plan versions; newest first, including superseded ones.",
+      summary: 'Lists the locked plan versions; newest first, including superseded ones.',
       input: PlanScope.extend({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({
         ok: z.literal(true),

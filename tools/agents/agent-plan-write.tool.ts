@@ -9,7 +9,7 @@ export const agentPlanWriteTool = defineTool({
   toolset: 'agents',
   title: 'Write agent plans',
   description:
-    'Writes an agent\'s plan for one machine. `save_draft` creates or overwrites the single draft; `lock` promotes the draft (or a plan given in the body) to a new locked version, supersedes earlier versions, makes it the current plan and records `plan_locked` on the machine\'s chain.',
+    "Writes an agent's plan for one machine. `save_draft` creates or overwrites the single draft; `lock` promotes the draft (or a plan given in the body) to a new locked version, supersedes earlier versions, makes it the current plan and records `plan_locked` on the machine's chain.",
   actions: [
     defineAction({
       id: 'agentPlan.saveDraft',
@@ -19,7 +19,7 @@ export const agentPlanWriteTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: "Creates or overwrites the draft plan; returns it.",
+      summary: 'Creates or overwrites the draft plan; returns it.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug,
@@ -40,7 +40,8 @@ export const agentPlanWriteTool = defineTool({
       auth: 'bearer',
       agentStore: 'write',
       area: 'agents',
-      summary: 'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
+      summary:
+        'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
         uid: Uid.describe('Agent uid'),
         slug: Slug,
@@ -50,7 +51,7 @@ export const agentPlanWriteTool = defineTool({
         ok: z.literal(true),
         plan: PlanRecord,
         superseded: z.array(PlanId).describe('Locked plans this lock superseded'),
-        audit_row_id: z.string().describe('Id of the plan_locked row on the machine\'s chain'),
+        audit_row_id: z.string().describe("Id of the plan_locked row on the machine's chain"),
       }),
       handler: async ({ uid, plan }, ctx) => {
         const actor = actorOf(ctx);

@@ -13,7 +13,7 @@ const AttachedSkill = z.object({
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts by the agent\'s delegation; omit when the agent calls'),
+  slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
 };
 
 export const agentSkillsTool = defineTool({
@@ -21,7 +21,7 @@ export const agentSkillsTool = defineTool({
   toolset: 'agents',
   title: 'Agent skills',
   description:
-    'Manages the skills (Markdown guides on using this service: operating a machine, writing a contract, verifying a receipt...) attached to an agent. `preview` shows a skill\'s full body without a key; `attach` and `detach` are idempotent; `list` shows what is attached.',
+    "Manages the skills (Markdown guides on using this service: operating a machine, writing a contract, verifying a receipt...) attached to an agent. `preview` shows a skill's full body without a key; `attach` and `detach` are idempotent; `list` shows what is attached.",
   actions: [
     defineAction({
       id: 'skill.listAttached',
@@ -31,7 +31,7 @@ export const agentSkillsTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Lists the agent\'s skills. With their descriptions and digests.',
+      summary: "Lists the agent's skills. With their descriptions and digests.",
       input: z.object(AgentRef),
       output: z.object({ ok: z.literal(true), skills: z.array(AttachedSkill) }),
       idempotent: true,
@@ -86,7 +86,7 @@ export const agentSkillsTool = defineTool({
       path: '/api/skills/preview',
       auth: 'public',
       area: 'agents',
-      summary: 'Returns a catalogue skill\'s Markdown; exactly as attach would persist it.',
+      summary: "Returns a catalogue skill's Markdown; exactly as attach would persist it.",
       input: z.object({ name: SkillName }),
       output: z.object({
         ok: z.literal(true),

@@ -6,13 +6,13 @@ import { PlanId } from './agents.schemas.js';
 
 const AgentRef = {
   uid: Uid.describe('Agent uid'),
-  slug: Slug.optional().describe('Machine whose owner acts by the agent\'s delegation; omit when the agent calls'),
+  slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
 };
 
 const StateAnswer = z.object({
   ok: z.literal(true),
   uid: Uid,
-  state: JsonObject.describe('The agent\'s JSON state, including the read-only `protocol` member'),
+  state: JsonObject.describe("The agent's JSON state, including the read-only `protocol` member"),
   protocol: z
     .object({
       current_plan_id: PlanId.nullable(),
@@ -29,7 +29,7 @@ export const agentStateTool = defineTool({
   toolset: 'agents',
   title: 'Agent state',
   description:
-    'Reads or changes an agent\'s free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB. `delegate`, `delegations` and `revoke` manage who else may use the agent\'s store: only the owner of a machine the agent delegated, never a member by role alone.',
+    "Reads or changes an agent's free-form JSON state. `get` returns it with the protocol state (current plan id); `patch` applies a JSON merge patch (RFC 7386: null removes a key). The `protocol` member is read-only and changes only when a plan is locked; the `display_name` member is public (shown in the agent directory); at most 64 KiB. `delegate`, `delegations` and `revoke` manage who else may use the agent's store: only the owner of a machine the agent delegated, never a member by role alone.",
   actions: [
     defineAction({
       id: 'agentState.get',
@@ -39,7 +39,7 @@ export const agentStateTool = defineTool({
       auth: 'bearer',
       agentStore: 'read',
       area: 'agents',
-      summary: 'Reads the agent\'s state. Returns the JSON state with its protocol state (current plan) and revision.',
+      summary: "Reads the agent's state. Returns the JSON state with its protocol state (current plan) and revision.",
       input: z.object(AgentRef),
       output: StateAnswer,
       idempotent: true,

@@ -66,7 +66,7 @@ export const SkillName = z
 export const SandboxRun = z.object({
   ok: z.boolean().describe('True when the code exited with status 0'),
   run_id: z.string(),
-  exit_code: z.number().int().describe('The code\'s own status; 124 on timeout, 137 when killed for memory'),
+  exit_code: z.number().int().describe("The code's own status; 124 on timeout, 137 when killed for memory"),
   stdout: z.string(),
   stderr: z.string(),
   stdout_truncated: z.boolean().describe('stdout was cut at 64 KB'),
@@ -89,7 +89,7 @@ export const SandboxQuota = z.object({
   next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
 });
 
-export const DelegationAccess = z.enum(['read', 'write']).describe('read: reads only; write: also changes, sandbox runs on the agent\'s quota included');
+export const DelegationAccess = z.enum(['read', 'write']).describe("read: reads only; write: also changes, sandbox runs on the agent's quota included");
 
 export const Delegation = z.object({
   slug: Slug.describe('Machine whose owner the agent delegated'),

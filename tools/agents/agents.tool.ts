@@ -6,7 +6,7 @@ import { SkillName } from './agents.schemas.js';
 /** Public directory entry: nothing private (no keys, no state, no private machines). */
 const AgentEntry = z.object({
   uid: Uid,
-  display_name: z.string().nullable().describe('The `display_name` member of the agent\'s state'),
+  display_name: z.string().nullable().describe("The `display_name` member of the agent's state"),
   skills: z.array(SkillName).describe('Attached skills'),
   public_machines: z.array(Slug).describe('Public machines the agent works on'),
   created_at: IsoDate,
@@ -50,7 +50,7 @@ export const agentsTool = defineTool({
       path: '/api/agents/{uid}',
       auth: 'public',
       area: 'agents',
-      summary: 'Reads one agent\'s public directory entry: display name, attached skills and public machines.',
+      summary: "Reads one agent's public directory entry: display name, attached skills and public machines.",
       input: z.object({ uid: Uid.describe('Agent uid') }),
       output: z.object({ ok: z.literal(true), agent: AgentEntry }),
       idempotent: true,

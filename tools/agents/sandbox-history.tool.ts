@@ -8,7 +8,7 @@ export const sandboxHistoryTool = defineTool({
   toolset: 'agents',
   title: 'Sandbox runs and quota',
   description:
-    'Looks back at an agent\'s sandbox use. `runs` lists past runs newest first with their output; `quota` shows runs and mz used in the rolling 24 h window against the limits (20 runs, 60,000 mz) and when the next run frees up.',
+    "Looks back at an agent's sandbox use. `runs` lists past runs newest first with their output; `quota` shows runs and mz used in the rolling 24 h window against the limits (20 runs, 60,000 mz) and when the next run frees up.",
   actions: [
     defineAction({
       id: 'sandbox.listRuns',
@@ -48,7 +48,7 @@ export const sandboxHistoryTool = defineTool({
       summary: "Reports the agent's sandbox quota; runs and units used in the rolling 24 h window against the limits, and when the next run frees up.",
       input: z.object({
         uid: Uid.describe('Agent uid'),
-        slug: Slug.optional().describe('Machine whose owner acts by the agent\'s delegation; omit when the agent calls'),
+        slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
       }),
       output: z.object({ ok: z.literal(true), ...SandboxQuota.shape }),
       idempotent: true,

@@ -25,7 +25,7 @@ export const sandboxRunTool = defineTool({
         code: z.string().min(1).max(262_144).describe('Python 3 source'),
         stdin: z.string().max(1_048_576).optional().describe('Text given on standard input'),
         timeout_ms: z.number().int().min(100).max(30_000).default(10_000).describe('Wall-time limit; exit 124 when exceeded'),
-        slug: Slug.optional().describe('Machine on whose behalf the code runs (needed when its owner calls under the agent\'s write delegation)'),
+        slug: Slug.optional().describe("Machine on whose behalf the code runs (needed when its owner calls under the agent's write delegation)"),
       }),
       // `ok` is the code's outcome here, not the call's: the spec answers 200 with ok false when the code fails.
       output: SandboxRun.extend({ quota: SandboxQuota.describe('Quota after this run') }),

@@ -4,7 +4,12 @@ import { Tick } from '../../src/registry/common-schemas.js';
 import { OperatorId, Proposal, ProposalId, TestCase } from './compute.schemas.js';
 
 const Io = z.object({
-  name: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'a variable name is snake_case').describe('Variable name, snake_case'),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]*$/, 'a variable name is snake_case')
+    .describe('Variable name, snake_case'),
   unit: z.string().max(64).describe('SI unit, empty for dimensionless'),
   description: z.string().max(500).optional(),
 });
@@ -27,7 +32,12 @@ export const communityOperatorProposeTool = defineTool({
       input: z.object({
         operator_id: OperatorId.describe('Requested id, uppercase and new'),
         name: z.string().min(1).max(200),
-        category: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'a category is snake_case').describe('Category key, snake_case'),
+        category: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-z][a-z0-9_]*$/, 'a category is snake_case')
+          .describe('Category key, snake_case'),
         formula: z.string().min(1).max(2000).describe('Human-readable formula'),
         expression: z.string().min(1).max(2000).describe('Machine-evaluable expression over the input names'),
         description: z.string().min(1).max(4000),
@@ -51,16 +61,10 @@ export const communityOperatorProposeTool = defineTool({
       path: '/api/community-operators/{id}/open-vote',
       auth: 'bearer',
       area: 'economy',
-      summary: "Opens the vote on your own proposal; returns it with the tick at which voting closes.",
+      summary: 'Opens the vote on your own proposal; returns it with the tick at which voting closes.',
       input: z.object({
         id: ProposalId,
-        window_ticks: z
-          .number()
-          .int()
-          .min(1)
-          .max(10_000_000)
-          .optional()
-          .describe('Length of the vote window in ticks; default the service policy'),
+        window_ticks: z.number().int().min(1).max(10_000_000).optional().describe('Length of the vote window in ticks; default the service policy'),
       }),
       output: z.object({ ok: z.literal(true), proposal: Proposal, closes_at_tick: Tick }),
       handler: async (input, { services, caller }) => services.communityOperators.openVote(input.id, input.window_ticks, caller),

@@ -19,7 +19,7 @@ export const communityOperatorVoteTool = defineTool({
       path: '/api/community-operators/{id}/stake',
       auth: 'bearer',
       area: 'economy',
-      summary: "Stakes your envelopes yes or no on an open proposal. Locks them until resolve and returns the running tally.",
+      summary: 'Stakes your envelopes yes or no on an open proposal. Locks them until resolve and returns the running tally.',
       input: z.object({
         id: ProposalId,
         side: z.enum(['yes', 'no']),
@@ -48,14 +48,10 @@ export const communityOperatorVoteTool = defineTool({
       output: z.object({
         ok: z.literal(true),
         proposal_id: ProposalId,
-        outcome: z
-          .enum(['accepted', 'rejected'])
-          .describe('rejected also when the quorum of stakers or the minimum stake was not reached'),
+        outcome: z.enum(['accepted', 'rejected']).describe('rejected also when the quorum of stakers or the minimum stake was not reached'),
         quorum_met: z.boolean(),
         tally: VoteTally,
-        returned: z
-          .array(z.object({ envelope_id: EnvelopeId, owner_uid: Uid, side: z.enum(['yes', 'no']) }))
-          .describe('Every staked envelope, now unlocked'),
+        returned: z.array(z.object({ envelope_id: EnvelopeId, owner_uid: Uid, side: z.enum(['yes', 'no']) })).describe('Every staked envelope, now unlocked'),
         resolved_at_tick: Tick,
       }),
       idempotent: true,

@@ -17,7 +17,7 @@ export const compressTool = defineTool({
   toolset: 'compute',
   title: 'Compression',
   description:
-    'Lossless compression with brotli or gzip. `compress` returns base64 output, the ratio and the original\'s SHA-256; `decompress` restores it and checks the digest; `analyze` reports size, entropy per byte, estimated compressibility and detected type without compressing.',
+    "Lossless compression with brotli or gzip. `compress` returns base64 output, the ratio and the original's SHA-256; `decompress` restores it and checks the digest; `analyze` reports size, entropy per byte, estimated compressibility and detected type without compressing.",
   actions: [
     defineAction({
       id: 'compression.compress',
@@ -57,10 +57,7 @@ export const compressTool = defineTool({
         compressed: z.string().min(1).describe('Base64, as `compress` returned it'),
         algorithm: Algorithm,
         sha256: Hex64.optional().describe('Expected SHA-256 of the original; a mismatch is refused with 422'),
-        encoding: z
-          .enum(['utf8', 'base64'])
-          .default('base64')
-          .describe('How to return the restored bytes; "utf8" only for valid UTF-8 text'),
+        encoding: z.enum(['utf8', 'base64']).default('base64').describe('How to return the restored bytes; "utf8" only for valid UTF-8 text'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -80,7 +77,8 @@ export const compressTool = defineTool({
       path: '/api/analyze',
       auth: 'public',
       area: 'compute',
-      summary: 'Reports how well data compresses: size, Shannon entropy per byte, compressibility estimated by a fast probe, and type detected from magic bytes or text shape.',
+      summary:
+        'Reports how well data compresses: size, Shannon entropy per byte, compressibility estimated by a fast probe, and type detected from magic bytes or text shape.',
       input: z.object({ data: Data, encoding: Encoding }),
       output: z.object({
         ok: z.literal(true),

@@ -56,14 +56,9 @@ export const computeTool = defineTool({
         inputs: z
           .record(z.string().min(1).max(64), z.number())
           .describe(
-            'Numeric inputs by name, in the operators\' units; `<ID>.<name>` targets one operator, and an earlier operator\'s output feeds a later input of the same name',
+            "Numeric inputs by name, in the operators' units; `<ID>.<name>` targets one operator, and an earlier operator's output feeds a later input of the same name",
           ),
-        precision: z
-          .number()
-          .min(1e-9)
-          .max(0.1)
-          .optional()
-          .describe('Target relative precision; results looser than 0.001 are marked degraded'),
+        precision: z.number().min(1e-9).max(0.1).optional().describe('Target relative precision; results looser than 0.001 are marked degraded'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -8,7 +8,7 @@ export const operatorsTool = defineTool({
   toolset: 'compute',
   title: 'Operator registry',
   description:
-    'The 1,597 operators core_compute evaluates. They cover physics and applied science. Use `list` to search by text or category (paginated), `categories` for the category keys with counts, and `get` for one operator\'s formula, inputs and output with units.',
+    "The 1,597 operators core_compute evaluates. They cover physics and applied science. Use `list` to search by text or category (paginated), `categories` for the category keys with counts, and `get` for one operator's formula, inputs and output with units.",
   actions: [
     defineAction({
       id: 'operator.list',
@@ -21,11 +21,7 @@ export const operatorsTool = defineTool({
       input: z.object({
         q: z.string().max(200).optional().describe('Search text. Matched in any case against id, name, formula and description'),
         category: z.string().max(64).optional().describe('Category key, from `categories`'),
-        id: z
-          .string()
-          .max(1000)
-          .optional()
-          .describe('Exact operator ids, comma-separated, any case (e.g. "NM19,KO42"); returns those that exist'),
+        id: z.string().max(1000).optional().describe('Exact operator ids, comma-separated, any case (e.g. "NM19,KO42"); returns those that exist'),
         limit: Limit.default(50),
         cursor: Cursor.optional(),
       }),

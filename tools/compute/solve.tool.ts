@@ -12,7 +12,7 @@ const SolveOptions = z
     tolerance: z.number().positive().max(0.1).optional().describe('Target relative tolerance of the method'),
     max_iterations: z.number().int().min(1).max(10_000_000).optional().describe('Iteration or step budget'),
   })
-  .describe('Method options; see the solver\'s `options` for the ones it accepts');
+  .describe("Method options; see the solver's `options` for the ones it accepts");
 
 export const solveTool = defineTool({
   name: 'core_solve',
@@ -33,7 +33,7 @@ export const solveTool = defineTool({
       summary: 'Runs the solver on the given inputs and returns the result, its unit, method diagnostics and an HMAC proof receipt.',
       input: z.object({
         id: SolverId,
-        inputs: JsonObject.describe('Inputs by name, in the solver\'s units'),
+        inputs: JsonObject.describe("Inputs by name, in the solver's units"),
         options: SolveOptions.optional(),
       }),
       output: z.object({

@@ -18,24 +18,24 @@ export const verifyTool = defineTool({
       path: '/api/proof/verify',
       auth: 'public',
       area: 'compute',
-      summary: "Verifies a receipt, optionally re-running it; answers valid, or the check and field that failed.",
+      summary: 'Verifies a receipt, optionally re-running it; answers valid, or the check and field that failed.',
       maxBodyBytes: 2 * SOLVE_BODY_BYTES,
       input: z.object({
         receipt: Receipt,
         recompute: z.boolean().default(false).describe('Re-run it and compare the output digest'),
         inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
         options: JsonObject.optional().describe('The original solve options (solve receipts only)'),
-        output: z.unknown().optional().describe('The original output: a solve\'s `result`'),
+        output: z.unknown().optional().describe("The original output: a solve's `result`"),
       }),
       output: z.object({
         ok: z.literal(true),
         valid: z.boolean().describe('Whether every check passed; a well-formed receipt that fails one is a verdict, not an error'),
-        checks: z
-          .array(z.enum(['hmac', 'input_sha256', 'output_sha256', 'recompute']))
-          .describe('Checks that were performed and passed'),
+        checks: z.array(z.enum(['hmac', 'input_sha256', 'output_sha256', 'recompute'])).describe('Checks that were performed and passed'),
         failed: z
           .object({
-            check: z.enum(['key_id', 'tick', 'phase', 'expected', 'solver', 'hmac', 'input_sha256', 'output_sha256', 'recompute']).describe('The first check that failed'),
+            check: z
+              .enum(['key_id', 'tick', 'phase', 'expected', 'solver', 'hmac', 'input_sha256', 'output_sha256', 'recompute'])
+              .describe('The first check that failed'),
             field: z.string().describe('The receipt field it concerns'),
             reason: z.string(),
             expected: z.unknown().optional().describe('What the field should hold, when known'),
@@ -63,11 +63,7 @@ export const verifyTool = defineTool({
       input: z.object({
         claim: JsonObject.describe('The `signed.claim` object of a compute answer'),
         signature: z.string().min(1).max(512).describe('Ed25519 signature of the canonical claim, base64url'),
-        public_key: z
-          .string()
-          .min(1)
-          .max(4096)
-          .describe('Signing node public key: base64url of the raw 32 bytes, or SPKI PEM'),
+        public_key: z.string().min(1).max(4096).describe('Signing node public key: base64url of the raw 32 bytes, or SPKI PEM'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -83,7 +79,7 @@ export const verifyTool = defineTool({
             claim_sha256: Hex64,
             tick: Tick,
             signature: z.string().describe('Ed25519 signature by this node, base64url'),
-            public_key: z.string().describe('This node\'s Ed25519 public key, base64url'),
+            public_key: z.string().describe("This node's Ed25519 public key, base64url"),
           })
           .describe('The verdict signed by this node; the signature covers the canonical JSON of { claim_sha256, tick, verdict }'),
       }),

@@ -45,15 +45,13 @@ export const contractAuditTool = defineTool({
       role: 'viewer',
       guards: 'slug',
       area: 'contracts',
-      summary: "Verifies the contract's transition chain; checks hash links, that each transition starts where the previous ended and that the last ends in the current state; returns the verdict.",
+      summary:
+        "Verifies the contract's transition chain; checks hash links, that each transition starts where the previous ended and that the last ends in the current state; returns the verdict.",
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({
         ok: z.literal(true),
         valid: z.boolean(),
-        broken_at: z
-          .string()
-          .nullable()
-          .describe('null when valid; else the id of the first bad transition row, or "final_state_mismatch"'),
+        broken_at: z.string().nullable().describe('null when valid; else the id of the first bad transition row, or "final_state_mismatch"'),
         reason: z.string().nullable().describe('What is wrong at broken_at; null when valid'),
         current_state: StateName,
         total_transitions: z.number().int().min(0).describe('Successful transitions walked'),

@@ -69,7 +69,7 @@ export const contractControlTool = defineTool({
       role: 'operator',
       guards: 'slug',
       area: 'contracts',
-      summary: "Fires the scheduled trigger now; returns the resulting transition row.",
+      summary: 'Fires the scheduled trigger now; returns the resulting transition row.',
       input: Target.extend({
         to: StateName.optional().describe('Target state, if several scheduled transitions leave the current one'),
         input: JsonObject.optional().describe('Extra input scope'),
@@ -111,7 +111,10 @@ export const contractControlTool = defineTool({
       }),
       destructive: true,
       idempotent: true,
-      handler: async ({ id, slug, reason }, { services, caller }) => ({ ok: true as const, ...(await services.contracts.control.kill(slug, id, caller, reason)) }),
+      handler: async ({ id, slug, reason }, { services, caller }) => ({
+        ok: true as const,
+        ...(await services.contracts.control.kill(slug, id, caller, reason)),
+      }),
     }),
   ],
 });

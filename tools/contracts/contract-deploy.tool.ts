@@ -35,10 +35,11 @@ export const contractDeployTool = defineTool({
         params: JsonObject.optional().describe('Template parameters, e.g. {"every_ticks": 120}'),
       }),
       output: Created,
-      handler: async ({ id, slug, name, params }, { services, caller }) => asOutput({
-        ok: true as const,
-        ...(await services.contracts.crud.create(slug, caller, { template_id: id, name, params })),
-      }),
+      handler: async ({ id, slug, name, params }, { services, caller }) =>
+        asOutput({
+          ok: true as const,
+          ...(await services.contracts.crud.create(slug, caller, { template_id: id, name, params })),
+        }),
     }),
     defineAction({
       id: 'contracts.createContract',
@@ -58,7 +59,8 @@ export const contractDeployTool = defineTool({
         params: JsonObject.optional().describe('Template parameters, with template_id only'),
       }),
       output: Created,
-      handler: async ({ slug, ...input }, { services, caller }) => asOutput({ ok: true as const, ...(await services.contracts.crud.create(slug, caller, input)) }),
+      handler: async ({ slug, ...input }, { services, caller }) =>
+        asOutput({ ok: true as const, ...(await services.contracts.crud.create(slug, caller, input)) }),
     }),
     defineAction({
       id: 'contracts.createCustomContract',
@@ -72,10 +74,11 @@ export const contractDeployTool = defineTool({
       summary: 'Creates a contract from a raw definition and returns it.',
       input: z.object({ slug: Slug, definition: ContractDefinition, name: ContractName.optional() }),
       output: Created,
-      handler: async ({ slug, definition, name }, { services, caller }) => asOutput({
-        ok: true as const,
-        ...(await services.contracts.crud.create(slug, caller, { definition, name })),
-      }),
+      handler: async ({ slug, definition, name }, { services, caller }) =>
+        asOutput({
+          ok: true as const,
+          ...(await services.contracts.crud.create(slug, caller, { definition, name })),
+        }),
     }),
   ],
 });

@@ -7,8 +7,7 @@ export const contractEventsTool = defineTool({
   name: 'core_contract_events',
   toolset: 'contracts',
   title: 'Contract events',
-  description:
-    "Polls the machine's contract events (e.g. threshold_breached), by name and a since_tick watermark. For a live push use core_stream (events).",
+  description: "Polls the machine's contract events (e.g. threshold_breached), by name and a since_tick watermark. For a live push use core_stream (events).",
   actions: [
     defineAction({
       id: 'contracts.listEvents',

@@ -26,7 +26,7 @@ export const contractSimulateTool = defineTool({
       role: 'operator',
       guards: 'slug',
       area: 'contracts',
-      summary: "Reports which transitions would fire for an input; each fires, is filtered or passes; writes and computes nothing.",
+      summary: 'Reports which transitions would fire for an input; each fires, is filtered or passes; writes and computes nothing.',
       input: z.object({
         slug: Slug,
         id: ContractId,

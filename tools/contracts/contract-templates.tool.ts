@@ -103,7 +103,9 @@ export const contractTemplatesTool = defineTool({
           example: z
             .object({
               params: JsonObject.optional().describe('Deploy parameters the example uses'),
-              steps: z.array(JsonObject).describe('Steps in order: {transition, input, expect}, {event, payload, expect} (post to /api/chain/{slug}/event) or {fire_now, expect}'),
+              steps: z
+                .array(JsonObject)
+                .describe('Steps in order: {transition, input, expect}, {event, payload, expect} (post to /api/chain/{slug}/event) or {fire_now, expect}'),
             })
             .describe('A worked run from a fresh deployment to a terminal or steady state'),
           definition: ContractDefinition,

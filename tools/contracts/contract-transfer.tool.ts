@@ -41,10 +41,11 @@ export const contractTransferTool = defineTool({
         name: z.string().min(1).max(255).optional().describe('Display name; defaults to the envelope name'),
       }),
       output: z.object({ ok: z.literal(true), contract: Contract }),
-      handler: async ({ slug, envelope, name }, { services, caller }) => asOutput({
-        ok: true as const,
-        contract: await services.contracts.crud.importContract(slug, caller, envelope, name),
-      }),
+      handler: async ({ slug, envelope, name }, { services, caller }) =>
+        asOutput({
+          ok: true as const,
+          contract: await services.contracts.crud.importContract(slug, caller, envelope, name),
+        }),
     }),
   ],
 });

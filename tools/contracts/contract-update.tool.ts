@@ -45,10 +45,11 @@ export const contractUpdateTool = defineTool({
         note: z.string().max(500).optional(),
       }),
       output: Changed,
-      handler: async ({ slug, id, definition, note }, { services, caller }) => asOutput({
-        ok: true as const,
-        ...(await services.contracts.crud.update(slug, id, caller, definition, note)),
-      }),
+      handler: async ({ slug, id, definition, note }, { services, caller }) =>
+        asOutput({
+          ok: true as const,
+          ...(await services.contracts.crud.update(slug, id, caller, definition, note)),
+        }),
     }),
     defineAction({
       id: 'contracts.rollbackContract',
@@ -59,17 +60,18 @@ export const contractUpdateTool = defineTool({
       role: 'owner',
       guards: 'slug',
       area: 'contracts',
-      summary: "Restores an earlier version as a new one (history stays linear); returns the contract.",
+      summary: 'Restores an earlier version as a new one (history stays linear); returns the contract.',
       input: z.object({
         slug: Slug,
         id: ContractId,
         to_version: VersionNo.describe('Version to restore'),
       }),
       output: Changed,
-      handler: async ({ slug, id, to_version }, { services, caller }) => asOutput({
-        ok: true as const,
-        ...(await services.contracts.crud.rollback(slug, id, caller, to_version)),
-      }),
+      handler: async ({ slug, id, to_version }, { services, caller }) =>
+        asOutput({
+          ok: true as const,
+          ...(await services.contracts.crud.rollback(slug, id, caller, to_version)),
+        }),
     }),
     defineAction({
       id: 'contracts.listVersions',
@@ -99,7 +101,10 @@ export const contractUpdateTool = defineTool({
       input: z.object({
         slug: Slug,
         id: ContractId,
-        n: z.string().regex(/^[1-9][0-9]{0,8}$/, 'a version number is a positive integer').describe('Version number'),
+        n: z
+          .string()
+          .regex(/^[1-9][0-9]{0,8}$/, 'a version number is a positive integer')
+          .describe('Version number'),
       }),
       output: z.object({ ok: z.literal(true), version: Version.extend({ definition: ContractDefinition }) }),
       idempotent: true,

@@ -116,7 +116,7 @@ export const contractsPublicTool = defineTool({
       path: '/api/contracts/public/{id}/subscribers',
       auth: 'public',
       area: 'contracts',
-      summary: "Lists contracts elsewhere that listen to its events.",
+      summary: 'Lists contracts elsewhere that listen to its events.',
       input: ById,
       output: z.object({
         ok: z.literal(true),

@@ -37,9 +37,7 @@ const StateSpec = z
   })
   .loose();
 
-const SourceMachine = Slug.optional().describe(
-  'Machine whose events it listens to; this one by default. You must be able to read it',
-);
+const SourceMachine = Slug.optional().describe('Machine whose events it listens to; this one by default. You must be able to read it');
 
 /** How a transition fires by itself; `kind` is the discriminator. */
 export const Trigger = z.discriminatedUnion('kind', [
@@ -98,7 +96,10 @@ export const ContractAction = z.discriminatedUnion('type', [
     .object({ type: z.literal('emit'), event: EventName, payload: JsonObject.optional().describe('Extra event payload') })
     .loose()
     .describe('Emits event on the machine'),
-  z.object({ type: z.literal('set_state'), state: StateName.describe('State to set') }).loose().describe('Overrides the resulting state'),
+  z
+    .object({ type: z.literal('set_state'), state: StateName.describe('State to set') })
+    .loose()
+    .describe('Overrides the resulting state'),
   z
     .object({
       type: z.literal('api_call'),
@@ -134,25 +135,26 @@ export const TransitionSpec = z
   .loose();
 
 export const ContractDefinition = sharedShape(
-  z.object({
-    name: z.string().min(1).max(255).describe('snake_case by convention'),
-    version: z.string().max(32).optional().describe('Author version label'),
-    created_by: Uid.optional(),
-    states: z.record(StateName, StateSpec).describe('States keyed by name: {} or {"initial": true} or {"terminal": true}'),
-    transitions: z.array(TransitionSpec).max(256),
-    oracle: JsonObject.optional().describe(
-      'Oracle settings; contracts with one are listed by the oracles read. `field` names the input value each successful fire records as a reading (default: the operator output)',
-    ),
-    defaults: JsonObject.optional().describe('Input values used when a call or event gives none; template parameters land here'),
-    secrets: Secret(
-      JsonObject.describe(
-        'Write-only values conditions read as secrets.<name>: stored and used by the server, never returned by any read or export. An edit without secrets keeps the current ones; {} clears them',
+  z
+    .object({
+      name: z.string().min(1).max(255).describe('snake_case by convention'),
+      version: z.string().max(32).optional().describe('Author version label'),
+      created_by: Uid.optional(),
+      states: z.record(StateName, StateSpec).describe('States keyed by name: {} or {"initial": true} or {"terminal": true}'),
+      transitions: z.array(TransitionSpec).max(256),
+      oracle: JsonObject.optional().describe(
+        'Oracle settings; contracts with one are listed by the oracles read. `field` names the input value each successful fire records as a reading (default: the operator output)',
       ),
-    ).optional(),
-    observers: z.array(z.unknown()).optional(),
-    audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock'),
-    tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),
-  })
+      defaults: JsonObject.optional().describe('Input values used when a call or event gives none; template parameters land here'),
+      secrets: Secret(
+        JsonObject.describe(
+          'Write-only values conditions read as secrets.<name>: stored and used by the server, never returned by any read or export. An edit without secrets keeps the current ones; {} clears them',
+        ),
+      ).optional(),
+      observers: z.array(z.unknown()).optional(),
+      audit_clock: z.boolean().optional().describe('Stamp every fire with the machine clock'),
+      tick_rate: z.number().positive().optional().describe('Ticks per scheduler step, 1 by default'),
+    })
     .loose()
     .describe('State-contract definition: states, transitions with operators, conditions and triggers'),
   { name: 'contract definition', home: 'core_contract_deploy', field: 'definition' },

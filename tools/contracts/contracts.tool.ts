@@ -42,7 +42,8 @@ export const contractsTool = defineTool({
       role: 'viewer',
       guards: 'slug',
       area: 'contracts',
-      summary: 'Reads one contract with its recent transitions. Returns the definition, current state, status, version, next fire and the 20 most recent transitions, newest first.',
+      summary:
+        'Reads one contract with its recent transitions. Returns the definition, current state, status, version, next fire and the 20 most recent transitions, newest first.',
       input: z.object({ slug: Slug, id: ContractId }),
       output: z.object({ ok: z.literal(true), contract: Contract, transitions: z.array(TransitionRow) }),
       idempotent: true,
@@ -66,7 +67,9 @@ export const contractsTool = defineTool({
         current_version_no: z.number().int().min(1),
         stored_hash: Hex64,
         live_hash: Hex64,
-        version_hash: Hex64.nullable().describe('Hash of the current version as the version log holds it; null when that row is missing or does not match its own definition'),
+        version_hash: Hex64.nullable().describe(
+          'Hash of the current version as the version log holds it; null when that row is missing or does not match its own definition',
+        ),
         match: z.boolean().describe('False means the live definition no longer matches its stored hash or its version log row'),
         tick_number: Tick.describe('Tick of the check'),
       }),

@@ -68,7 +68,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/status',
       auth: 'bearer',
       area: 'economy',
-      summary: "Reads your seat, or null. A seat has its mode, bond, last heartbeat and lapse tick.",
+      summary: 'Reads your seat, or null. A seat has its mode, bond, last heartbeat and lapse tick.',
       input: NoInput,
       output: z.object({ ok: z.literal(true), seat: Seat.nullable() }),
       idempotent: true,
@@ -81,8 +81,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/bond',
       auth: 'bearer',
       area: 'economy',
-      summary:
-        "Bonds your envelopes to a seat; marks them immovable in place without changing their owner; opens a seat when the caller has none.",
+      summary: 'Bonds your envelopes to a seat; marks them immovable in place without changing their owner; opens a seat when the caller has none.',
       input: z.object({
         token_ids: z.array(z.string().min(1).max(128)).min(1).max(1000).describe('Your envelope ids'),
         mode: Mode.optional().describe('Mode of a new seat; default per policy'),
@@ -98,7 +97,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/heartbeat',
       auth: 'bearer',
       area: 'economy',
-      summary: "Keeps your seat alive; it never changes the mode.",
+      summary: 'Keeps your seat alive; it never changes the mode.',
       input: z.object({ seat_id: SeatId.optional() }),
       output: SeatAnswer,
       handler: async (input, { services, caller }) => services.contribute.heartbeat(caller.uid!, input.seat_id),
@@ -123,7 +122,7 @@ export const contributeTool = defineTool({
       path: '/api/contribute/release',
       auth: 'bearer',
       area: 'economy',
-      summary: "Releases your seat and its envelopes; returns the ids freed.",
+      summary: 'Releases your seat and its envelopes; returns the ids freed.',
       input: z.object({ seat_id: SeatId.optional() }),
       output: z.object({
         ok: z.literal(true),

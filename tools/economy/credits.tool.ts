@@ -7,11 +7,7 @@ const Credits = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 const Rate = z.number().min(0).describe('Wallet tokens credited per credit converted');
 
-const PeerTick = z
-  .number()
-  .int()
-  .min(0)
-  .describe('Current tick at signing; stale ticks outside the replay window and repeated signatures are refused');
+const PeerTick = z.number().int().min(0).describe('Current tick at signing; stale ticks outside the replay window and repeated signatures are refused');
 
 const PublicKeyId = z.string().min(1).max(128).describe('Id of your published Ed25519 public key');
 
@@ -80,7 +76,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/conversion',
       auth: 'bearer',
       area: 'economy',
-      summary: "Reads your balance and the conversion rate; changes nothing.",
+      summary: 'Reads your balance and the conversion rate; changes nothing.',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -100,8 +96,7 @@ export const creditsTool = defineTool({
       path: '/api/credits/convert',
       auth: 'bearer',
       area: 'economy',
-      summary:
-        "Converts your credits into your wallet; a repeat with the same idempotency_key returns the first result.",
+      summary: 'Converts your credits into your wallet; a repeat with the same idempotency_key returns the first result.',
       input: z.object({
         credits: Credits.describe('Credits to convert; never more than the balance'),
         idempotency_key: z
@@ -151,7 +146,7 @@ export const creditsTool = defineTool({
       auth: 'public',
       area: 'economy',
       summary:
-        'Authority-node conversion for a peer: converts uid\'s credits when the Ed25519 signature over `credits-convert|<uid>|<credits>|<tick>` verifies; other nodes refuse.',
+        "Authority-node conversion for a peer: converts uid's credits when the Ed25519 signature over `credits-convert|<uid>|<credits>|<tick>` verifies; other nodes refuse.",
       input: z.object({
         uid: Uid,
         credits: Credits.describe('Credits to convert'),

@@ -5,11 +5,7 @@ import { sharedShape } from '../../src/registry/shared-shapes.js';
 /** Amount of tally tokens; plain JSON numbers, never negative. */
 export const Amount = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const MintRate = z
-  .number()
-  .min(0)
-  .max(1_000_000)
-  .describe('Tokens minted per tick, up to `max_supply`');
+export const MintRate = z.number().min(0).max(1_000_000).describe('Tokens minted per tick, up to `max_supply`');
 
 /** Ed25519 signatures are 64 bytes: 128 hex characters or 86-88 base64 characters. */
 export const Ed25519Signature = z

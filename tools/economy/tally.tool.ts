@@ -3,7 +3,6 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { Amount, AvatarContentType, Base64, MintRate, TallyToken, TokenInfo } from './economy.schemas.js';
 
-
 /** A 1 MB image is about 1.4 M base64 characters. */
 const MAX_AVATAR_BASE64 = 1_400_000;
 
@@ -28,7 +27,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/mint-rate',
       auth: 'public',
       area: 'economy',
-      summary: "Reads the mint rate: tokens added to tokens_remaining per tick.",
+      summary: 'Reads the mint rate: tokens added to tokens_remaining per tick.',
       input: z.object({ slug: Slug }),
       output: MintRateAnswer,
       idempotent: true,
@@ -43,7 +42,7 @@ export const tallyTool = defineTool({
       role: 'owner',
       guards: 'slug',
       area: 'economy',
-      summary: "Sets the mint rate (owner only); issuance never passes max_supply.",
+      summary: 'Sets the mint rate (owner only); issuance never passes max_supply.',
       input: z.object({ slug: Slug, mint_rate_per_tick: MintRate }),
       output: MintRateAnswer,
       idempotent: true,
@@ -165,7 +164,7 @@ export const tallyTool = defineTool({
       path: '/api/chain/{slug}/tally/token/avatar',
       auth: 'public',
       area: 'economy',
-      summary: "Returns the avatar image as base64.",
+      summary: 'Returns the avatar image as base64.',
       input: z.object({ slug: Slug }),
       output: z.object({
         ok: z.literal(true),

@@ -11,7 +11,7 @@ export const cdnSitesTool = defineTool({
   toolset: 'edge',
   title: 'CDN site manager',
   description:
-    "Content-delivery sites of a machine: register a hostname in front of an origin, read sites and their request analytics, manage edge rules (page rule, redirect, header, block) and purge cached paths. Writes need admin on the machine.",
+    'Content-delivery sites of a machine: register a hostname in front of an origin, read sites and their request analytics, manage edge rules (page rule, redirect, header, block) and purge cached paths. Writes need admin on the machine.',
   actions: [
     defineAction({
       id: 'cdn.listSites',
@@ -20,7 +20,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites',
       auth: 'public',
       area: 'edge',
-      summary: 'Lists the machine\'s CDN sites.',
+      summary: "Lists the machine's CDN sites.",
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: Slug, sites: z.array(Site) }),
       idempotent: true,
@@ -45,7 +45,10 @@ export const cdnSitesTool = defineTool({
           .max(253)
           .regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a lower-case DNS hostname')
           .describe('Public hostname'),
-        origin_url: z.url({ protocol: /^https?$/ }).max(2048).describe('Origin the edge fetches from'),
+        origin_url: z
+          .url({ protocol: /^https?$/ })
+          .max(2048)
+          .describe('Origin the edge fetches from'),
         plan_tier: PlanTier.default('free'),
         insecure_origin_allowed: z.boolean().default(false).describe('Allow a plain-HTTP or self-signed origin'),
       }),
@@ -96,8 +99,7 @@ export const cdnSitesTool = defineTool({
       path: '/api/cf/sites/{id}/analytics',
       auth: 'public',
       area: 'edge',
-      summary:
-        "Counts the requests served (/s/{slug}/...); over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.",
+      summary: 'Counts the requests served (/s/{slug}/...); over the last 60 ticks, 24 hours or 7 days, in time buckets and by status.',
       input: z.object({
         id: SiteId,
         slug: OptionalSlug,

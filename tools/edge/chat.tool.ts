@@ -30,11 +30,7 @@ export const chatTool = defineTool({
       area: 'edge',
       summary: 'Answers a conversation. Returns one assistant message (an OpenAI chat.completion); counts against the daily quota.',
       input: z.object({
-        messages: z
-          .array(ChatMessage)
-          .min(1)
-          .max(100)
-          .describe('OpenAI-shaped conversation, oldest first; only the last 20 are used'),
+        messages: z.array(ChatMessage).min(1).max(100).describe('OpenAI-shaped conversation, oldest first; only the last 20 are used'),
         model: z.string().max(128).optional().describe('Model name; the local assistant when absent'),
         temperature: z.number().min(0).max(2).default(0.7),
         max_tokens: z.number().int().min(1).max(4096).default(4096),
@@ -69,7 +65,7 @@ export const chatTool = defineTool({
       path: '/api/chat/free/quota',
       auth: 'bearer',
       area: 'edge',
-      summary: "Reads your chat quota for today: used, limit, remaining and reset time.",
+      summary: 'Reads your chat quota for today: used, limit, remaining and reset time.',
       input: NoInput,
       output: z.object({ ok: z.literal(true), ...Quota.shape }),
       idempotent: true,

@@ -11,7 +11,10 @@ export const RuleKind = z.enum(['page_rule', 'redirect', 'header', 'block']);
 
 export const Site = z.object({
   id: z.string(),
-  edge_id: z.string().regex(/^[0-9a-f]{16}$/).describe('16 hex characters; the CNAME target label'),
+  edge_id: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .describe('16 hex characters; the CNAME target label'),
   hostname: z.string(),
   origin_url: z.string(),
   plan_tier: PlanTier,
@@ -40,7 +43,7 @@ export const Threat = z.object({
   device_id: z.string(),
   fingerprint: z.string().describe('Stable digest of the claim, for grouping repeats'),
   s_forensic: z.number().describe('Forensic score computed from the claim scores'),
-  fired: z.boolean().describe('Whether the claim fired the machine\'s event-triggered contracts'),
+  fired: z.boolean().describe("Whether the claim fired the machine's event-triggered contracts"),
 });
 
 export const Device = z.object({

@@ -10,7 +10,7 @@ export const threatFeedTool = defineTool({
   toolset: 'edge',
   title: 'Threat feed',
   description:
-    "A machine's threat feed: register devices, submit device claims that are scored, audited and may fire the machine's event-triggered contracts, and read recent threats or the peer threats the machine follows. To follow another machine's threats, deploy a contract whose trigger is {\"kind\": \"on_event\", \"machine\": \"<their slug>\", \"event\": \"av.threat.detected\"}.",
+    'A machine\'s threat feed: register devices, submit device claims that are scored, audited and may fire the machine\'s event-triggered contracts, and read recent threats or the peer threats the machine follows. To follow another machine\'s threats, deploy a contract whose trigger is {"kind": "on_event", "machine": "<their slug>", "event": "av.threat.detected"}.',
   actions: [
     defineAction({
       id: 'threat.registerDevice',
@@ -130,8 +130,7 @@ export const threatFeedTool = defineTool({
       path: '/api/av/mesh-feed',
       auth: 'public',
       area: 'edge',
-      summary:
-        'Lists the peers whose threats it follows; a contract of this machine listens to their av.* events; with how often each fired and when last.',
+      summary: 'Lists the peers whose threats it follows; a contract of this machine listens to their av.* events; with how often each fired and when last.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

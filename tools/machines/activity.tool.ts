@@ -17,7 +17,7 @@ export const activityTool = defineTool({
       path: '/api/chain/{slug}/activity',
       auth: 'public',
       area: 'chain',
-      summary: "Lists audit rows, newest first; a page at a time, optionally only one transition type.",
+      summary: 'Lists audit rows, newest first; a page at a time, optionally only one transition type.',
       input: z.object({
         slug: MachineSlug,
         type: z.string().min(1).max(64).optional().describe('Only rows of this type, e.g. "event"'),
@@ -43,8 +43,7 @@ export const activityTool = defineTool({
       path: '/api/chain/{slug}/explore',
       auth: 'public',
       area: 'chain',
-      summary:
-        'Returns the rows between two ticks (inclusive). In chain order, oldest first, with the response format version.',
+      summary: 'Returns the rows between two ticks (inclusive). In chain order, oldest first, with the response format version.',
       input: z.object({
         slug: MachineSlug,
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),

@@ -21,7 +21,7 @@ export const adminsTool = defineTool({
       role: 'viewer',
       guards: 'slug',
       area: 'chain',
-      summary: "Lists the owner and members with their roles.",
+      summary: 'Lists the owner and members with their roles.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), owner_uid: Uid, admins: z.array(AdminGrant) }),
       idempotent: true,

@@ -6,7 +6,7 @@ import { MachineSlug } from './machines.schemas.js';
 // A private child is known to its mother only by id_hash, an HMAC of slug and genesis_hash under a node
 // secret, so a mother can list what it holds without learning slugs, and nobody can test a guessed slug
 // against it; verify-anchor recomputes it for readers of the machine.
-const IdHash = Hex64.describe('Pseudonymous machine id (get_config shows your machine\'s)');
+const IdHash = Hex64.describe("Pseudonymous machine id (get_config shows your machine's)");
 const MotherSlug = Slug.describe('Mother machine recording the anchors');
 
 const Anchor = z.object({
@@ -46,8 +46,7 @@ export const anchorsTool = defineTool({
       path: '/api/chain/{motherSlug}/anchor',
       auth: 'public',
       area: 'chain',
-      summary:
-        "Records a child's signed chain head; the signature by the child's current anchor key is the credential.",
+      summary: "Records a child's signed chain head; the signature by the child's current anchor key is the credential.",
       input: z.object({
         motherSlug: MotherSlug,
         id_hash: IdHash,
@@ -55,11 +54,7 @@ export const anchorsTool = defineTool({
         head_tick: Tick.describe("Tick of the child's head row"),
         head_hash: Hex64.describe("state_hash of the child's head row"),
         key_id: z.string().min(1).max(128).describe("Id of the child's anchor key"),
-        signature: z
-          .string()
-          .min(1)
-          .max(256)
-          .describe('Ed25519 signature (base64url) over "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>"'),
+        signature: z.string().min(1).max(256).describe('Ed25519 signature (base64url) over "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>"'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -131,7 +126,7 @@ export const anchorsTool = defineTool({
       role: 'admin',
       guards: 'slug',
       area: 'chain',
-      summary: "Reads the anchoring settings: mother, cadence, current anchor public key and last anchor.",
+      summary: 'Reads the anchoring settings: mother, cadence, current anchor public key and last anchor.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), config: AnchorConfig }),
       idempotent: true,
@@ -146,8 +141,7 @@ export const anchorsTool = defineTool({
       role: 'admin',
       guards: 'slug',
       area: 'chain',
-      summary:
-        "Replaces the anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.",
+      summary: 'Replaces the anchoring settings; when enabled the server signs and anchors the head into the mother every every_ticks ticks.',
       input: z.object({
         slug: MachineSlug,
         enabled: z.boolean().describe('Periodic anchoring on or off'),
@@ -170,8 +164,7 @@ export const anchorsTool = defineTool({
       role: 'admin',
       guards: 'slug',
       area: 'chain',
-      summary:
-        "Rotates the anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.",
+      summary: 'Rotates the anchor signing key; the new Ed25519 key is kept server-side, its id and public key are returned, and later anchors must use it.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),

@@ -19,7 +19,7 @@ export const apiKeysTool = defineTool({
       role: 'admin',
       guards: 'slug',
       area: 'chain',
-      summary: "Lists the active keys: name, scope, tier, expiry and prefix, never the raw key.",
+      summary: 'Lists the active keys: name, scope, tier, expiry and prefix, never the raw key.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({ ok: z.literal(true), slug: z.string(), keys: z.array(ApiKey) }),
       idempotent: true,
@@ -47,7 +47,9 @@ export const apiKeysTool = defineTool({
           .min(1)
           .max(32)
           .optional()
-          .describe("Rate-limit tier: free, standard (the node default), starter, builder, advanced, architect, or one set by CORE_RATE_TIERS; no more generous than your own key's"),
+          .describe(
+            "Rate-limit tier: free, standard (the node default), starter, builder, advanced, architect, or one set by CORE_RATE_TIERS; no more generous than your own key's",
+          ),
         expires_at: IsoDate.optional().describe('When the key stops working; never when omitted'),
       }),
       output: z.object({

@@ -7,8 +7,7 @@ export const auditDecryptTool = defineTool({
   name: 'core_audit_decrypt',
   toolset: 'machines',
   title: 'Decrypt audit payloads',
-  description:
-    "Lets a machine's owner decrypt the payloads behind audit rows, which otherwise show only a digest. Each decryption is recorded in the chain.",
+  description: "Lets a machine's owner decrypt the payloads behind audit rows, which otherwise show only a digest. Each decryption is recorded in the chain.",
   actions: [
     defineAction({
       id: 'chain.decryptAudit',

@@ -37,8 +37,7 @@ export const chainVerifyTool = defineTool({
       path: '/api/chain/{slug}/pohc/validate',
       auth: 'public',
       area: 'chain',
-      summary:
-        'Re-hashes the rows between two ticks and checks the links; returns valid, the row count and the tick of the first broken row.',
+      summary: 'Re-hashes the rows between two ticks and checks the links; returns valid, the row count and the tick of the first broken row.',
       input: z.object({
         slug: MachineSlug,
         from: Tick.optional().describe('First tick, inclusive; defaults to the genesis tick'),
@@ -73,7 +72,9 @@ export const chainVerifyTool = defineTool({
       summary:
         "Returns a self-verifying artifact: the node's Ed25519 public key and its signed checkpoints of public machine heads (or of one machine, with its live head), verifiable offline with `core-server verify`.",
       input: z.object({
-        slug: MachineSlug.optional().describe('Only checkpoints of this machine, plus its current head signed now (a private one needs membership or a share token)'),
+        slug: MachineSlug.optional().describe(
+          'Only checkpoints of this machine, plus its current head signed now (a private one needs membership or a share token)',
+        ),
         limit: z.number().int().min(1).max(2000).default(200).describe('Most recent checkpoints to include'),
       }),
       output: z.object({

@@ -3,7 +3,11 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { MachineSlug, WriteResult } from './machines.schemas.js';
 
-const RowType = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits, "_", ".", ":" or "-"');
+const RowType = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits, "_", ".", ":" or "-"');
 
 export const chainWriteTool = defineTool({
   name: 'core_chain_write',
@@ -43,7 +47,7 @@ export const chainWriteTool = defineTool({
       role: 'operator',
       guards: 'slug',
       area: 'chain',
-      summary: "Records a hash of your own state; it becomes what the state read returns.",
+      summary: 'Records a hash of your own state; it becomes what the state read returns.',
       input: z.object({ slug: MachineSlug, state_hash: Hex64.describe('SHA-256 of the state, 64 hex') }),
       output: WriteResult,
       handler: async ({ state_hash }, { services, caller, machine }) => {
@@ -59,7 +63,7 @@ export const chainWriteTool = defineTool({
       role: 'operator',
       guards: 'slug',
       area: 'chain',
-      summary: 'Records a file\'s hash and size; the file itself is not uploaded.',
+      summary: "Records a file's hash and size; the file itself is not uploaded.",
       input: z.object({
         slug: MachineSlug,
         name: z.string().min(1).max(1024).describe('File name or path'),
@@ -103,10 +107,15 @@ export const chainWriteTool = defineTool({
       role: 'owner',
       guards: 'slug',
       area: 'chain',
-      summary: "Appends a row from one of your mini-apps; owner only.",
+      summary: 'Appends a row from one of your mini-apps; owner only.',
       input: z.object({
         slug: MachineSlug,
-        app: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_.-]*$/, 'lowercase letters, digits, "_", "." or "-"').describe('Id of the mini-app'),
+        app: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-z0-9][a-z0-9_.-]*$/, 'lowercase letters, digits, "_", "." or "-"')
+          .describe('Id of the mini-app'),
         type: RowType.default('app_event').describe('Event type inside the app'),
         payload: JsonObject.optional().describe('Event data; the row carries only its SHA-256'),
       }),
@@ -122,8 +131,7 @@ export const chainWriteTool = defineTool({
       path: '/api/chain/{slug}/tx/submit',
       auth: 'bearer',
       area: 'chain',
-      summary:
-        'Explains that transitions go through contracts (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
+      summary: 'Explains that transitions go through contracts (POST /api/chain/{slug}/contracts/{id}/transition); writes nothing.',
       input: z.object({
         slug: MachineSlug,
         tx: JsonObject.optional().describe('Ignored. Accepted so that old clients get the explanation instead of an error'),

@@ -10,7 +10,7 @@ export const machineSettingsTool = defineTool({
   toolset: 'machines',
   title: 'Machine settings',
   description:
-    "Changes how a machine behaves and who can read it: set its status (active, paused, archived), edit visibility, name, purpose and read password, unlock a password-protected machine, and turn share-token access on or off. All but unlock need the admin role or higher.",
+    'Changes how a machine behaves and who can read it: set its status (active, paused, archived), edit visibility, name, purpose and read password, unlock a password-protected machine, and turn share-token access on or off. All but unlock need the admin role or higher.',
   actions: [
     defineAction({
       id: 'chain.setMachineStatus',
@@ -22,7 +22,7 @@ export const machineSettingsTool = defineTool({
       guards: 'slug',
       area: 'chain',
       summary:
-        'Sets the machine\'s status; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.',
+        "Sets the machine's status; paused refuses writes and keeps the chain, archived is read-only; records the change in the chain and returns old and new status.",
       input: z.object({
         slug: MachineSlug,
         status: MachineStatus.describe('New status'),
@@ -57,13 +57,7 @@ export const machineSettingsTool = defineTool({
         is_public: z.boolean().optional().describe('Make the machine public (readable by anyone, listed) or private'),
         display_name: z.string().min(1).max(255).nullable().optional().describe('New display name; null clears it'),
         purpose: z.string().max(4000).nullable().optional().describe('New purpose text; null clears it'),
-        password: z
-          .string()
-          .min(8)
-          .max(256)
-          .nullable()
-          .optional()
-          .describe('Read password for a private machine (stored hashed; see unlock); null removes it'),
+        password: z.string().min(8).max(256).nullable().optional().describe('Read password for a private machine (stored hashed; see unlock); null removes it'),
       }),
       output: z.object({ ok: z.literal(true), machine: Machine }),
       idempotent: true,
@@ -79,18 +73,11 @@ export const machineSettingsTool = defineTool({
       path: '/api/chain/{slug}/unlock',
       auth: 'public',
       area: 'chain',
-      summary:
-        "Trades a read password for a short-lived share token; wrong passwords are refused and rate limited.",
+      summary: 'Trades a read password for a short-lived share token; wrong passwords are refused and rate limited.',
       input: z.object({
         slug: MachineSlug,
         password: z.string().min(1).max(256).describe('The read password set in the machine settings'),
-        ttl_ticks: z
-          .number()
-          .int()
-          .min(1)
-          .max(111_197)
-          .default(4633)
-          .describe('Lifetime of the token in ticks (default 4,633, about 1 h; max about 24 h)'),
+        ttl_ticks: z.number().int().min(1).max(111_197).default(4633).describe('Lifetime of the token in ticks (default 4,633, about 1 h; max about 24 h)'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -116,8 +103,7 @@ export const machineSettingsTool = defineTool({
       role: 'admin',
       guards: 'slug',
       area: 'chain',
-      summary:
-        'Issues a read-only share token; replaces any previous one and returns it with its expiry.',
+      summary: 'Issues a read-only share token; replaces any previous one and returns it with its expiry.',
       input: z.object({
         slug: MachineSlug,
         expires_at: IsoDate.optional().describe('When the token stops working; never when omitted'),

@@ -66,11 +66,10 @@ export const ApiKey = z.object({
   id: z.string(),
   kind: z.enum(['machine', 'developer']).describe('machine: the key returned by spin-up; developer: minted here'),
   name: z.string(),
-  scope: z
-    .enum(['read', 'write', 'admin'])
-    .nullable()
-    .describe('Scope of a developer key; null for the machine key, which has no scope'),
-  role: z.enum(['owner', 'admin', 'operator', 'viewer']).describe('Role the key acts with here: owner for the machine key; admin, operator or viewer for scope admin, write or read'),
+  scope: z.enum(['read', 'write', 'admin']).nullable().describe('Scope of a developer key; null for the machine key, which has no scope'),
+  role: z
+    .enum(['owner', 'admin', 'operator', 'viewer'])
+    .describe('Role the key acts with here: owner for the machine key; admin, operator or viewer for scope admin, write or read'),
   rate_limit_tier: z.string().nullable(),
   expires_at: IsoDate.nullable(),
   key_prefix: z.string().describe('First characters of the key, enough to recognise it'),
@@ -84,23 +83,7 @@ export const ApiKey = z.object({
  * over REST the stream stays open and these fields are ignored.
  */
 export const StreamBounds = {
-  max_events: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(20)
-    .describe('MCP only: stop after this many events'),
-  max_ms: z
-    .number()
-    .int()
-    .min(100)
-    .max(60000)
-    .default(5000)
-    .describe('MCP only: stop after this many ms'),
-  last_event_id: z
-    .string()
-    .max(256)
-    .optional()
-    .describe('Resume after this event id, replaying missed events. Same as the Last-Event-ID header'),
+  max_events: z.number().int().min(1).max(1000).default(20).describe('MCP only: stop after this many events'),
+  max_ms: z.number().int().min(100).max(60000).default(5000).describe('MCP only: stop after this many ms'),
+  last_event_id: z.string().max(256).optional().describe('Resume after this event id, replaying missed events. Same as the Last-Event-ID header'),
 };

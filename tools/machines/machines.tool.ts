@@ -24,7 +24,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/state-machines',
       auth: 'public',
       area: 'chain',
-      summary: "Lists your machines and public ones; a page at a time, with status and chain head.",
+      summary: 'Lists your machines and public ones; a page at a time, with status and chain head.',
       input: z.object({ limit: Limit.default(50), cursor: Cursor.optional() }),
       output: z.object({ ok: z.literal(true), machines: z.array(Machine), next_cursor: z.string().nullable() }),
       idempotent: true,
@@ -37,13 +37,15 @@ export const machinesTool = defineTool({
       path: '/api/chain/state-machines/{slug}',
       auth: 'public',
       area: 'chain',
-      summary:
-        "Reads one machine and your role on it; a private machine the caller may not read is not found.",
+      summary: 'Reads one machine and your role on it; a private machine the caller may not read is not found.',
       input: z.object({ slug: MachineSlug }),
       output: z.object({
         ok: z.literal(true),
         machine: Machine,
-        role: z.union([z.literal('owner'), MachineRole]).nullable().describe("The caller's role on the machine; null for none"),
+        role: z
+          .union([z.literal('owner'), MachineRole])
+          .nullable()
+          .describe("The caller's role on the machine; null for none"),
       }),
       idempotent: true,
       handler: async ({ slug }, { services, caller }) => ({ ok: true as const, ...(await services.machines.get(slug, caller)) }),
@@ -111,8 +113,7 @@ export const machinesTool = defineTool({
       path: '/api/chain/recent',
       auth: 'public',
       area: 'chain',
-      summary:
-        'Lists the newest rows of all public machines; newest first, optionally of one transition type; cached for one tick.',
+      summary: 'Lists the newest rows of all public machines; newest first, optionally of one transition type; cached for one tick.',
       input: z.object({
         limit: Limit.default(50),
         type: z.string().min(1).max(64).optional().describe('Only rows of this type, e.g. "event"'),

@@ -70,12 +70,10 @@ export const siteTool = defineTool({
           .min(1)
           .max(255)
           .default('text/html; charset=utf-8')
-          .describe('Served MIME type: text/html, text/css, text/plain, text/markdown, text/csv, (text|application)/javascript, application/json, application/wasm, application/pdf, image/(png|jpeg|gif|webp|avif|svg+xml|x-icon) or font/(woff|woff2)'),
-        publish_key: z
-          .string()
-          .max(256)
-          .optional()
-          .describe('Publish key, if you are not an operator or higher (the site proxy attaches it)'),
+          .describe(
+            'Served MIME type: text/html, text/css, text/plain, text/markdown, text/csv, (text|application)/javascript, application/json, application/wasm, application/pdf, image/(png|jpeg|gif|webp|avif|svg+xml|x-icon) or font/(woff|woff2)',
+          ),
+        publish_key: z.string().max(256).optional().describe('Publish key, if you are not an operator or higher (the site proxy attaches it)'),
       }),
       output: z.object({
         ok: z.literal(true),

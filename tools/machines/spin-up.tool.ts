@@ -18,16 +18,12 @@ export const spinUpTool = defineTool({
       auth: 'public',
       callerRequired: true,
       area: 'chain',
-      summary:
-        'Creates a machine owned by the caller and returns the machine plus its admin-scope API key, whose raw value is shown only in this answer.',
+      summary: 'Creates a machine owned by the caller and returns the machine plus its admin-scope API key, whose raw value is shown only in this answer.',
       input: z.object({
         slug: Slug.optional().describe(
           'Desired slug; derived from the caller uid when omitted (suffixed -2, -3... on collision); a taken slug given here is a conflict',
         ),
-        is_public: z
-          .boolean()
-          .default(false)
-          .describe('Readable by anyone, listed publicly; private ones only by members'),
+        is_public: z.boolean().default(false).describe('Readable by anyone, listed publicly; private ones only by members'),
         display_name: z.string().min(1).max(255).optional().describe('Human-readable name'),
         purpose: z.string().max(4000).optional().describe('What the machine is for'),
       }),

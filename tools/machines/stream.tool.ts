@@ -43,11 +43,15 @@ export const streamTool = defineTool({
       path: '/api/chain/{slug}/explore/sse',
       auth: 'public',
       area: 'chain',
-      summary: "New audit rows of the machine; private machines need membership or a share token.",
+      summary: 'New audit rows of the machine; private machines need membership or a share token.',
       input: z.object({ slug: MachineSlug, ...StreamBounds }),
       output: z.object({
         id: z.string().describe('Event id: the row seq'),
-        event: z.string().describe('"audit.appended"; "replay.skipped" when more than 10,000 rows were missed (read those with explore); "access.revoked" (data: code, message) as the last event when your right to read ends'),
+        event: z
+          .string()
+          .describe(
+            '"audit.appended"; "replay.skipped" when more than 10,000 rows were missed (read those with explore); "access.revoked" (data: code, message) as the last event when your right to read ends',
+          ),
         data: z.union([AuditRow, ReplaySkipped, Heartbeat]),
       }),
       stream: true,

@@ -74,11 +74,12 @@ export const accountTool = defineTool({
       idempotent: true,
       handler: async (_input, { services, caller }) => {
         const owned = caller.uid === null ? { slugs: [], total: 0 } : await services.machines.ownedBy(caller.uid, OWNED_LISTED);
-        const note = caller.uid !== null
-          ? undefined
-          : caller.unknownCredential
-            ? UNKNOWN_KEY_MESSAGE
-            : 'No key was sent: mint one with POST /api/demo-key/mint (core_account mint_demo_key) and send it as "Authorization: Bearer <key>" (CORE_API_KEY for the stdio server).';
+        const note =
+          caller.uid !== null
+            ? undefined
+            : caller.unknownCredential
+              ? UNKNOWN_KEY_MESSAGE
+              : 'No key was sent: mint one with POST /api/demo-key/mint (core_account mint_demo_key) and send it as "Authorization: Bearer <key>" (CORE_API_KEY for the stdio server).';
         return {
           ok: true as const,
           authenticated: caller.uid !== null,

@@ -60,7 +60,7 @@ export const apiCatalogTool = defineTool({
         tag: z.string().max(64).optional().describe('A toolset (machines), area (chain) or tool name (core_chain_write)'),
         method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
         path: z.string().max(300).optional().describe('A path prefix (/api/chain) or a concrete path (/api/chain/demo/event)'),
-        include_schemas: z.boolean().default(false).describe('Include each input\'s JSON Schema'),
+        include_schemas: z.boolean().default(false).describe("Include each input's JSON Schema"),
       }),
       output: z.object({ ok: z.literal(true), count: z.number().int(), version: z.string(), endpoints: z.array(Entry) }),
       idempotent: true,

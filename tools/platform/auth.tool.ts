@@ -48,12 +48,7 @@ export const authTool = defineTool({
         'Starts a portal session for an e-mail address (set as a signed cookie, never key material): the first call reports code_required and writes a one-time code to the server log, the second sends it. A node in e-mail-only demo mode opens an unproven session at once, which cannot mint keys.',
       input: z.object({
         email: z.email().max(254),
-        one_time_code: z
-          .string()
-          .min(4)
-          .max(32)
-          .optional()
-          .describe('One-time code from the server log, on the second call'),
+        one_time_code: z.string().min(4).max(32).optional().describe('One-time code from the server log, on the second call'),
       }),
       output: z.object({
         ok: z.literal(true),
@@ -158,7 +153,7 @@ export const authTool = defineTool({
       path: '/api/.well-known/openid-configuration',
       auth: 'public',
       area: 'identity',
-      summary: "Returns the OpenID Connect discovery document: issuer, endpoints, JWKS URI and supported algorithms.",
+      summary: 'Returns the OpenID Connect discovery document: issuer, endpoints, JWKS URI and supported algorithms.',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),

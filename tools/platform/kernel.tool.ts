@@ -7,7 +7,7 @@ export const kernelTool = defineTool({
   toolset: 'platform',
   title: 'Kernel',
   description:
-    "The kernel: timing constants, core equations and the computation mandate. It also summarises the operator catalogue; every compute follows the mandate. Read the prompt first when an agent is about to compute, or the structured kernel when it needs the constants or equations as data.",
+    'The kernel: timing constants, core equations and the computation mandate. It also summarises the operator catalogue; every compute follows the mandate. Read the prompt first when an agent is about to compute, or the structured kernel when it needs the constants or equations as data.',
   actions: [
     defineAction({
       id: 'kernel.get',
@@ -16,7 +16,8 @@ export const kernelTool = defineTool({
       path: '/api/kernel',
       auth: 'public',
       area: 'compute',
-      summary: 'Returns the kernel as data: timing and physical constants, core equations, operator counts by category, the solvers, the mandate steps, rules and limits.',
+      summary:
+        'Returns the kernel as data: timing and physical constants, core equations, operator counts by category, the solvers, the mandate steps, rules and limits.',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
@@ -40,9 +41,7 @@ export const kernelTool = defineTool({
         solvers: z
           .array(z.object({ id: z.string(), name: z.string(), domain: z.string(), method: z.string(), unit: z.string(), version: z.string() }))
           .describe('The sealed solvers; details with GET /api/solvers/{id}'),
-        mandate: z
-          .array(z.object({ step: z.number().int().min(1), title: z.string(), text: z.string() }))
-          .describe('The computation protocol, in order'),
+        mandate: z.array(z.object({ step: z.number().int().min(1), title: z.string(), text: z.string() })).describe('The computation protocol, in order'),
         rules: z.array(z.object({ key: z.string(), rule: z.string() })).describe('Rules every compute and solve follows'),
         limits: z.record(z.string(), z.number()).describe('Size and count limits, by key'),
       }),

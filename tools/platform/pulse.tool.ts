@@ -43,9 +43,7 @@ export const pulseTool = defineTool({
       output: z.object({
         ok: z.literal(true),
         status: z.enum(['ok', 'starting', 'stopping']),
-        checks: z
-          .record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() }))
-          .describe('One entry per check, e.g. "storage", "scheduler"'),
+        checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })).describe('One entry per check, e.g. "storage", "scheduler"'),
       }),
       idempotent: true,
       handler: async (_input, { services }) => services.platform.health(),

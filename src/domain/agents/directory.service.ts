@@ -45,7 +45,11 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
       for (const item of list) map.set(uidOf(item), [...(map.get(uidOf(item)) ?? []), value(item)]);
       return map;
     };
-    const skillsOf = by(skills, (s) => s.uid, (s) => s.name);
+    const skillsOf = by(
+      skills,
+      (s) => s.uid,
+      (s) => s.name,
+    );
     return users.map((user) => ({
       uid: user.uid,
       display_name: names.get(user.uid) ?? null,

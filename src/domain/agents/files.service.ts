@@ -27,9 +27,18 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export interface FilesService {
   /** Adds a version (earlier ones are kept); the path is normalised first. */
   write(uid: string, input: { path: string; content: string; encoding: FileEncoding }): Promise<FileVersionView>;
-  read(uid: string, input: { path: string; version?: number; encoding?: FileEncoding }): Promise<FileVersionView & { content: string; content_encoding: FileEncoding }>;
-  list(uid: string, input: { prefix?: string; limit: number; cursor?: string }): Promise<{ files: Array<{ path: string; latest_version: number; bytes: number; sha256: string; updated_at: string }>; next_cursor: string | null }>;
-  history(uid: string, input: { path: string; limit: number; cursor?: string }): Promise<{ path: string; versions: FileVersionView[]; next_cursor: string | null }>;
+  read(
+    uid: string,
+    input: { path: string; version?: number; encoding?: FileEncoding },
+  ): Promise<FileVersionView & { content: string; content_encoding: FileEncoding }>;
+  list(
+    uid: string,
+    input: { prefix?: string; limit: number; cursor?: string },
+  ): Promise<{ files: Array<{ path: string; latest_version: number; bytes: number; sha256: string; updated_at: string }>; next_cursor: string | null }>;
+  history(
+    uid: string,
+    input: { path: string; limit: number; cursor?: string },
+  ): Promise<{ path: string; versions: FileVersionView[]; next_cursor: string | null }>;
 }
 
 export function createFilesService(deps: { store: Store; clock: Clock; blobs: BlobRepository }): FilesService {
@@ -85,8 +94,7 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
     async read(uid, input) {
       const path = normalizeFilePath(input.path);
       const record = await recordOf(uid, path);
-      const stored =
-        input.version === undefined ? record.versions[record.versions.length - 1]! : record.versions.find((v) => v.version === input.version);
+      const stored = input.version === undefined ? record.versions[record.versions.length - 1]! : record.versions.find((v) => v.version === input.version);
       if (!stored) {
         throw errors.notFound(`"${path}" has no version ${input.version}; it has versions 1 to ${record.versions.length}`, { path, version: input.version });
       }

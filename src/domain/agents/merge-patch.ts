@@ -16,7 +16,13 @@ export function mergePatch(target: unknown, patch: unknown): Json {
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     // defineProperty, so a member named "__proto__" stays a member instead of replacing the prototype.
-    else Object.defineProperty(result, key, { value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value), enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(result, key, {
+        value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return result;
 }

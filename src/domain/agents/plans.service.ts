@@ -19,7 +19,12 @@ export interface PlansService {
   /** Creates or overwrites the one draft of (agent, machine). */
   saveDraft(uid: string, machine: MachineRecord, plan: PlanBody): Promise<PlanView>;
   /** Locks the given plan, or the draft, as the next version; see `createPlanLocker` for atomicity. */
-  lock(uid: string, machine: MachineRecord, plan: PlanBody | undefined, actorUid: string): Promise<{ plan: PlanView; superseded: string[]; audit_row_id: string }>;
+  lock(
+    uid: string,
+    machine: MachineRecord,
+    plan: PlanBody | undefined,
+    actorUid: string,
+  ): Promise<{ plan: PlanView; superseded: string[]; audit_row_id: string }>;
   current(uid: string, slug: string): Promise<PlanView | null>;
   draft(uid: string, slug: string): Promise<PlanView | null>;
   history(uid: string, slug: string, page: { limit: number; cursor?: string }): Promise<{ plans: PlanView[]; next_cursor: string | null }>;

@@ -24,7 +24,11 @@ const FEW = 32;
 export interface SkillRepository {
   byName(uid: string, name: string): Promise<AttachedSkillRecord | undefined>;
   /** Read-modify-write of one attachment; returns what is stored afterwards. */
-  update(uid: string, name: string, fn: (current: AttachedSkillRecord | undefined) => AttachedSkillRecord | undefined): Promise<AttachedSkillRecord | undefined>;
+  update(
+    uid: string,
+    name: string,
+    fn: (current: AttachedSkillRecord | undefined) => AttachedSkillRecord | undefined,
+  ): Promise<AttachedSkillRecord | undefined>;
   /** Returns whether the skill was attached. */
   delete(uid: string, name: string): Promise<boolean>;
   /** The agent's attachments, in attach order (bounded by the catalogue). */

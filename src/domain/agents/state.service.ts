@@ -87,7 +87,10 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
         const next = mergePatch(head?.state ?? {}, patch) as JsonObject;
         const size = Buffer.byteLength(canonicalJson(next));
         if (size > MAX_STATE_BYTES) {
-          throw new CoreError('PAYLOAD_TOO_LARGE', `The state would be ${size} bytes; keep it under ${MAX_STATE_BYTES} bytes (use agent files for larger data)`);
+          throw new CoreError(
+            'PAYLOAD_TOO_LARGE',
+            `The state would be ${size} bytes; keep it under ${MAX_STATE_BYTES} bytes (use agent files for larger data)`,
+          );
         }
         return nextRow(head, next, head?.protocol ?? EMPTY_PROTOCOL);
       });
@@ -109,7 +112,6 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
           if (!(error instanceof UnchangedError)) throw error;
         });
     },
-
   };
 }
 

@@ -16,7 +16,8 @@ import {
   type AnchorClaim,
   type AnchorConfigRecord,
   type AnchorKeyRecord,
-  type AnchorView } from './anchor.js';
+  type AnchorView,
+} from './anchor.js';
 import type { ChainService, WriteResult } from './chain.service.js';
 import type { MachineRecord } from './machine.js';
 import { createChainLogRepository } from './chain-log-repository.js';
@@ -33,13 +34,23 @@ export type ConfigView = Omit<AnchorConfigRecord, 'last_sent_seq'> & { public_ke
 export interface AnchorsService {
   /** Records a signed child head in the mother's chain (and an `anchor.sent` row in the child's). */
   anchor(motherSlug: string, claim: Omit<AnchorClaim, 'mother_slug'> & { key_id: string; signature: string }): Promise<WriteResult & { anchor_id: string }>;
-  list(motherSlug: string, caller: Caller, q: { id_hash?: string | undefined; limit: number; cursor?: string | undefined }): Promise<{ anchors: AnchorView[]; next_cursor: string | null }>;
-  anchored(motherSlug: string, caller: Caller): Promise<Array<{ id_hash: string; anchor_count: number; first_tick: number; last_tick: number; last_head_seq: number }>>;
+  list(
+    motherSlug: string,
+    caller: Caller,
+    q: { id_hash?: string | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{ anchors: AnchorView[]; next_cursor: string | null }>;
+  anchored(
+    motherSlug: string,
+    caller: Caller,
+  ): Promise<Array<{ id_hash: string; anchor_count: number; first_tick: number; last_tick: number; last_head_seq: number }>>;
   getConfig(slug: string): Promise<ConfigView>;
   setConfig(slug: string, input: { enabled: boolean; mother_slug: string; every_ticks: number }, caller: Caller): Promise<ConfigView>;
   rotateKey(slug: string, caller: Caller): Promise<{ key_id: string; public_key: string; previous_key_id: string | null; rotated_tick: number }>;
   /** A verdict like every verify operation's: `valid`, and `reason` naming the first check that failed. */
-  verify(q: { slug?: string | undefined; genesis_hash?: string | undefined; id_hash?: string | undefined }, caller: Caller): Promise<{
+  verify(
+    q: { slug?: string | undefined; genesis_hash?: string | undefined; id_hash?: string | undefined },
+    caller: Caller,
+  ): Promise<{
     valid: boolean;
     reason: string | null;
     id_hash: string;
@@ -64,8 +75,15 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
   const machineDoc = (slug: string) => machineRecords.get(slug);
   const emptyConfig = (slug: string): AnchorConfigRecord => ({
-    slug, enabled: false, mother_slug: null, every_ticks: DEFAULT_ANCHOR_EVERY_TICKS, key_id: null,
-    last_anchor_tick: null, last_anchor_seq: null, last_sent_seq: null, last_error: null,
+    slug,
+    enabled: false,
+    mother_slug: null,
+    every_ticks: DEFAULT_ANCHOR_EVERY_TICKS,
+    key_id: null,
+    last_anchor_tick: null,
+    last_anchor_seq: null,
+    last_sent_seq: null,
+    last_error: null,
   });
   const configOf = async (slug: string) => (await anchors.config(slug)) ?? emptyConfig(slug);
 
@@ -119,7 +137,9 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       }
       const full: AnchorClaim = { ...claim, mother_slug: motherSlug, id_hash: key.id_hash, head_hash: claim.head_hash.toLowerCase() };
       if (!verifyAnchor(key.public_key, full, claim.signature)) {
-        throw errors.forbidden('The anchor signature does not verify: sign "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>" with the anchor key');
+        throw errors.forbidden(
+          'The anchor signature does not verify: sign "anchor|<motherSlug>|<id_hash>|<head_seq>|<head_tick>|<head_hash>" with the anchor key',
+        );
       }
       const child = await machineDoc(key.slug);
       if (!child) throw errors.notFound(`No machine ${key.id_hash}`);
@@ -137,10 +157,21 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       chain.assertWritable(child);
       const anchorId = randomUUID();
       const record = { id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash, key_id: key.key_id };
-      const motherRow = await chain.append(mother, { type: 'anchor.recorded', actor_uid: null, payload_digest: digestOf(record), payload: record, transition_id: anchorId });
+      const motherRow = await chain.append(mother, {
+        type: 'anchor.recorded',
+        actor_uid: null,
+        payload_digest: digestOf(record),
+        payload: record,
+        transition_id: anchorId,
+      });
       const anchorView: AnchorView = {
-        anchor_id: anchorId, id_hash: full.id_hash, head_seq: full.head_seq, head_tick: full.head_tick, head_hash: full.head_hash,
-        anchored_tick: motherRow.tick, mother_seq: motherRow.seq,
+        anchor_id: anchorId,
+        id_hash: full.id_hash,
+        head_seq: full.head_seq,
+        head_tick: full.head_tick,
+        head_hash: full.head_hash,
+        anchored_tick: motherRow.tick,
+        mother_seq: motherRow.seq,
       };
       // The row type carries the id hash so one child's anchors are read through the log's type index.
       await anchors.appendAnchor(motherSlug, { ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` });
@@ -153,7 +184,13 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         last: anchorView,
       }));
       const sentPayload = { mother_slug: motherSlug, anchor_id: anchorId, mother_seq: motherRow.seq, mother_state_hash: motherRow.state_hash, ...record };
-      const sent = await chain.append(child, { type: 'anchor.sent', actor_uid: null, payload_digest: digestOf(sentPayload), payload: sentPayload, transition_id: anchorId });
+      const sent = await chain.append(child, {
+        type: 'anchor.sent',
+        actor_uid: null,
+        payload_digest: digestOf(sentPayload),
+        payload: sentPayload,
+        transition_id: anchorId,
+      });
       await anchors.updateConfig(child.slug, (c) => ({
         ...(c ?? emptyConfig(child.slug)),
         last_anchor_tick: motherRow.tick,
@@ -189,7 +226,10 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     getConfig: async (slug) => view(await configOf(slug)),
 
     async setConfig(slug, input, caller) {
-      if (input.mother_slug === slug) throw errors.validation('mother_slug must name another machine than slug', { issues: [{ path: 'mother_slug', message: 'same as slug', code: 'custom' }] });
+      if (input.mother_slug === slug)
+        throw errors.validation('mother_slug must name another machine than slug', {
+          issues: [{ path: 'mother_slug', message: 'same as slug', code: 'custom' }],
+        });
       const { machine } = await machines.readable(slug, caller);
       const { machine: mother } = await machines.readable(input.mother_slug, caller);
       if (!mother.is_public) throw errors.unprocessable(`The mother "${mother.slug}" is private; anchors go into a public machine`);
@@ -212,22 +252,33 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const tick = clock.tick();
       if (config.key_id) await anchors.retireKey(config.key_id, tick);
       const key = await currentKey(machine);
-      await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: caller.uid, payload_digest: digestOf({ key_id: key.key_id, previous_key_id: config.key_id }) });
+      await chain.append(machine, {
+        type: 'anchor.key.rotated',
+        actor_uid: caller.uid,
+        payload_digest: digestOf({ key_id: key.key_id, previous_key_id: config.key_id }),
+      });
       return { key_id: key.key_id, public_key: key.public_key, previous_key_id: config.key_id, rotated_tick: tick };
     },
 
     async verify(q, caller) {
       let child: MachineRecord | undefined;
-      if (q.slug !== undefined) child = await machines.readable(q.slug, caller).then((r) => r.machine, () => undefined);
+      if (q.slug !== undefined)
+        child = await machines.readable(q.slug, caller).then(
+          (r) => r.machine,
+          () => undefined,
+        );
       const genesis = q.genesis_hash ?? (q.slug !== undefined ? child?.genesis_hash : undefined);
       if (!(q.slug !== undefined && genesis !== undefined) && q.id_hash === undefined) {
-        throw errors.validation('Give slug with genesis_hash, or id_hash', { issues: [{ path: 'genesis_hash', message: 'required with slug', code: 'custom' }] });
+        throw errors.validation('Give slug with genesis_hash, or id_hash', {
+          issues: [{ path: 'genesis_hash', message: 'required with slug', code: 'custom' }],
+        });
       }
       // Recomputing a pseudonym is for the machine's readers: for anyone else it would be a guessing oracle.
       if (q.slug !== undefined && child === undefined && q.id_hash === undefined) {
         throw errors.notFound(`No machine "${q.slug}" you can read; without access, verify by the id_hash its owner gives you`, { slug: q.slug });
       }
-      const recomputed = child !== undefined && genesis !== undefined ? [await pseudonymOf(child.slug, genesis), legacyAnchorIdHash(child.slug, genesis)] : undefined;
+      const recomputed =
+        child !== undefined && genesis !== undefined ? [await pseudonymOf(child.slug, genesis), legacyAnchorIdHash(child.slug, genesis)] : undefined;
       const given = q.id_hash?.toLowerCase();
       const idHash = recomputed?.[0] ?? given!;
       let match: boolean | null = null;
@@ -237,7 +288,10 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const wanted = new Set(recomputed ?? [idHash]);
       const found = [];
       for (const rec of await anchors.anchoredOf(wanted)) {
-        const readable = await machines.readable(rec.mother_slug, caller).then(() => true, () => false);
+        const readable = await machines.readable(rec.mother_slug, caller).then(
+          () => true,
+          () => false,
+        );
         if (!readable) continue;
         const mine = child !== undefined && own.includes(rec.id_hash) ? child : undefined;
         const row = mine ? await chainLog.row(mine.slug, rec.last.head_seq) : undefined;
@@ -276,10 +330,13 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       if (timer !== undefined) return;
       const arm = () => {
         timer = setTimeout(() => {
-          running = service.runDue().catch(() => 0).finally(() => {
-            running = undefined;
-            if (timer !== undefined) arm();
-          });
+          running = service
+            .runDue()
+            .catch(() => 0)
+            .finally(() => {
+              running = undefined;
+              if (timer !== undefined) arm();
+            });
         }, POLL_MS);
         timer.unref();
       };

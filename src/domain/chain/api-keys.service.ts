@@ -96,7 +96,13 @@ export function createApiKeysService(deps: {
           created_by: caller.uid,
         }),
       );
-      const payload = { key_id: record.key_id, name: input.name, scope: input.scope, rate_limit_tier: record.rate_limit_tier ?? null, expires_at: record.expires_at ?? null };
+      const payload = {
+        key_id: record.key_id,
+        name: input.name,
+        scope: input.scope,
+        rate_limit_tier: record.rate_limit_tier ?? null,
+        expires_at: record.expires_at ?? null,
+      };
       await chain.append(machine, { type: 'api_key.created', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
       return { key: toKeyView(record), api_key: key };
     },

@@ -155,7 +155,14 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
           if (outcome.minted) report.minted += 1;
         }
         const payload = { ...fireAuditPayload(row), recovered: true };
-        await chain.append(machine, { type: 'contract.transition', actor_uid: null, payload_digest: digestOf(payload), payload, transition_id: row.id, recovered: true });
+        await chain.append(machine, {
+          type: 'contract.transition',
+          actor_uid: null,
+          payload_digest: digestOf(payload),
+          payload,
+          transition_id: row.id,
+          recovered: true,
+        });
         report.fires += 1;
       });
     }
@@ -164,13 +171,14 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     for (const e of envelopes) {
       if (tallyRows.has(e.token_id)) continue;
       const owner = e.writer ?? 'legacy';
-      const outcome = owner === writer || (e.writer === undefined && e.tick > deps.clock.tick() - LEGACY_GRACE_TICKS)
-        ? { ran: false as const }
-        : await store.locks.tryRun(`core-writer:${owner}`, async () => {
-            if (await hasRow(slug, 'tally.minted', e.token_id, chainAt)) return;
-            await chain.append(machine, { type: 'tally.minted', actor_uid: null, transition_id: e.token_id, payload_digest: e.token_hash, recovered: true });
-            report.envelopes += 1;
-          });
+      const outcome =
+        owner === writer || (e.writer === undefined && e.tick > deps.clock.tick() - LEGACY_GRACE_TICKS)
+          ? { ran: false as const }
+          : await store.locks.tryRun(`core-writer:${owner}`, async () => {
+              if (await hasRow(slug, 'tally.minted', e.token_id, chainAt)) return;
+              await chain.append(machine, { type: 'tally.minted', actor_uid: null, transition_id: e.token_id, payload_digest: e.token_hash, recovered: true });
+              report.envelopes += 1;
+            });
       if (!outcome.ran) {
         report.deferred += 1;
         eDone = Math.min(eDone, e.seq);

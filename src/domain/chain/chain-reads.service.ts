@@ -36,13 +36,30 @@ export interface ChainReadsService {
     contracts: number;
   }>;
   coverage(machine: MachineRecord): Promise<Array<{ group: string; types: Array<SpanCount & { type: string }> }>>;
-  sources(machine: MachineRecord): Promise<
-    Array<{ source_id: string; display_name: string; source_type: string; events_seen: number; events_stamped: number; alive: boolean; last_tick: number | null }>
+  sources(
+    machine: MachineRecord,
+  ): Promise<
+    Array<{
+      source_id: string;
+      display_name: string;
+      source_type: string;
+      events_seen: number;
+      events_stamped: number;
+      alive: boolean;
+      last_tick: number | null;
+    }>
   >;
   awareness(machine: MachineRecord): Promise<Array<{ origin: string; rows: number; verified: number; broken: number; last_tick: number | null }>>;
-  analytics(machine: MachineRecord, buckets: number, windowTicks: number): Promise<{ bucket_ticks: number; from_tick: number; to_tick: number; counts: number[] }>;
+  analytics(
+    machine: MachineRecord,
+    buckets: number,
+    windowTicks: number,
+  ): Promise<{ bucket_ticks: number; from_tick: number; to_tick: number; counts: number[] }>;
   /** Rows with from <= tick <= to, oldest first; a cursor continues inside a range larger than `limit`. */
-  explore(machine: MachineRecord, q: { from?: number | undefined; to?: number | undefined; limit: number; cursor?: string | undefined }): Promise<{
+  explore(
+    machine: MachineRecord,
+    q: { from?: number | undefined; to?: number | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{
     version: string;
     from: number;
     to: number;
@@ -67,7 +84,6 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
   const { store, clock, origin } = deps;
   const chainLog = createChainLogRepository(store);
   const summaries = createChainSummaries(store);
-
 
   /**
    * First seq whose tick is >= `tick`, or `count` when none: chain ticks never decrease, so counts over
@@ -176,7 +192,8 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
     async explore(m, q) {
       const from = q.from ?? m.genesis_tick;
       const to = q.to ?? clock.tick();
-      if (to < from) throw errors.validation(`to (${to}) is before from (${from})`, { issues: [{ path: 'to', message: 'to must be >= from', code: 'custom' }] });
+      if (to < from)
+        throw errors.validation(`to (${to}) is before from (${from})`, { issues: [{ path: 'to', message: 'to must be >= from', code: 'custom' }] });
       const fromSeq = q.cursor === undefined ? undefined : decodeCursor('seq', q.cursor);
       const rows = await chainLog.read(m.slug, {
         fromTick: from,

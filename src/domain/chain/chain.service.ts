@@ -55,11 +55,7 @@ export interface WriteResult {
 
 export interface ChainService {
   /** `POST /event`: a typed row carrying the digest of a payload (or a digest the caller computed). */
-  recordEvent(
-    machine: MachineRecord,
-    caller: Caller,
-    event: { type: string; payload?: Record<string, unknown>; hash?: string },
-  ): Promise<WriteResult>;
+  recordEvent(machine: MachineRecord, caller: Caller, event: { type: string; payload?: Record<string, unknown>; hash?: string }): Promise<WriteResult>;
   /** Appends one hash-chained row to a machine's log (and its encrypted payload, when given) and publishes it. */
   append(machine: MachineRecord, input: AppendInput): Promise<ChainRow>;
   /** Decrypts the payload kept for a row; a payload that fails authentication reads as a digest mismatch. */
@@ -108,10 +104,10 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
 
     assertWritable(machine) {
       if (machine.status !== 'active') {
-        throw errors.conflict(
-          `Machine "${machine.slug}" is ${machine.status}; writes are refused until its status is set back to active`,
-          { slug: machine.slug, status: machine.status },
-        );
+        throw errors.conflict(`Machine "${machine.slug}" is ${machine.status}; writes are refused until its status is set back to active`, {
+          slug: machine.slug,
+          status: machine.status,
+        });
       }
     },
 

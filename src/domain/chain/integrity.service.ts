@@ -3,13 +3,7 @@ import type { Caller } from '../identity/caller.js';
 import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { ChainService } from './chain.service.js';
-import {
-  CHECKPOINT_MESSAGE_TEMPLATE,
-  SEAL_FORMAT,
-  sealSigningInput,
-  type Checkpoint,
-  type SealArtifact,
-} from './checkpoint.js';
+import { CHECKPOINT_MESSAGE_TEMPLATE, SEAL_FORMAT, sealSigningInput, type Checkpoint, type SealArtifact } from './checkpoint.js';
 import type { CheckpointsService } from './checkpoints.service.js';
 import { verifyChain, type ChainRow } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';

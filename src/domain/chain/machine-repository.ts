@@ -119,7 +119,9 @@ export function createMachineRepository(store: Store) {
      * writes nothing. Callers skip calls whose tick they already recorded (one write per machine per tick).
      */
     async touched(slug: string, tick: number): Promise<void> {
-      await docs.update<MachineActivity>(ACTIVITY, slug, (current) => (current !== undefined && current.last_tick >= tick ? undefined : { slug, last_tick: tick }));
+      await docs.update<MachineActivity>(ACTIVITY, slug, (current) =>
+        current !== undefined && current.last_tick >= tick ? undefined : { slug, last_tick: tick },
+      );
     },
     /** Whether every machine stored before the activity index existed has been entered in it. */
     activityBackfilled: async (): Promise<boolean> => (await docs.get(ACTIVITY, BACKFILLED)) !== undefined,
@@ -131,7 +133,11 @@ export function createMachineRepository(store: Store) {
     async *activeSince(since: number): AsyncGenerator<MachineActivity> {
       let after: string | undefined;
       for (;;) {
-        const page = await docs.find<MachineActivity>(ACTIVITY, {}, { limit: WALK_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) });
+        const page = await docs.find<MachineActivity>(
+          ACTIVITY,
+          {},
+          { limit: WALK_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) },
+        );
         for (const activity of page.items) {
           if (activity.last_tick < since) return;
           yield activity;

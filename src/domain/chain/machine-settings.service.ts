@@ -20,7 +20,12 @@ export interface SettingsPatch {
 
 export interface MachineSettingsService {
   /** Moves the machine to a status; a move to the current status changes nothing and writes no row. */
-  setStatus(slug: string, caller: Caller, status: MachineStatus, reason?: string): Promise<{ status: MachineStatus; previous_status: MachineStatus; tick: number }>;
+  setStatus(
+    slug: string,
+    caller: Caller,
+    status: MachineStatus,
+    reason?: string,
+  ): Promise<{ status: MachineStatus; previous_status: MachineStatus; tick: number }>;
   /** Applies only the fields given; audited as `machine.settings_changed` (the password only as set/cleared). */
   updateSettings(slug: string, caller: Caller, patch: SettingsPatch): Promise<MachineView>;
   /**
@@ -28,19 +33,20 @@ export interface MachineSettingsService {
    * password. Each guess is taken from the unlock throttle before the password is checked; callers
    * who already hold a role on the machine are not throttled (the password tells them nothing).
    */
-  unlock(slug: string, caller: Caller, password: string, ttlTicks: number, clientIp?: string): Promise<{ share_token: string; expires_tick: number; expires_at: string }>;
+  unlock(
+    slug: string,
+    caller: Caller,
+    password: string,
+    ttlTicks: number,
+    clientIp?: string,
+  ): Promise<{ share_token: string; expires_tick: number; expires_at: string }>;
   /** Issues a new share token (shown once, stored as SHA-256), replacing any previous one. */
   setShare(slug: string, caller: Caller, expiresAt?: string): Promise<{ share_token: string; expires_at: string | null }>;
   /** Revokes the share token and every unlock token at once; false when neither was active. */
   disableShare(slug: string, caller: Caller): Promise<boolean>;
 }
 
-export function createMachineSettingsService(deps: {
-  store: Store;
-  clock: Clock;
-  chain: ChainService;
-  machines: MachinesService;
-}): MachineSettingsService {
+export function createMachineSettingsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): MachineSettingsService {
   const { store, clock, chain, machines } = deps;
   const throttle = createUnlockThrottle({ store, clock });
   const repository = createMachineRepository(store);

@@ -49,16 +49,13 @@ export interface RoleGrant {
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** Slugs that would shadow the global `/api/chain/...` routes. */
-const RESERVED = new Set([
-  'state-machines', 'aggregate', 'active', 'fleet', 'newest', 'recent', 'rejection-log', 'seal', 'verify-anchor', 'api', 'core',
-]);
+const RESERVED = new Set(['state-machines', 'aggregate', 'active', 'fleet', 'newest', 'recent', 'rejection-log', 'seal', 'verify-anchor', 'api', 'core']);
 
 export function checkSlug(slug: string): void {
   if (!SLUG_PATTERN.test(slug)) {
-    throw errors.validation(
-      `Invalid slug "${slug}": use 1-64 characters of a-z, 0-9 and "-", not starting or ending with "-"`,
-      { issues: [{ path: 'slug', message: 'invalid slug', code: 'invalid_slug' }] },
-    );
+    throw errors.validation(`Invalid slug "${slug}": use 1-64 characters of a-z, 0-9 and "-", not starting or ending with "-"`, {
+      issues: [{ path: 'slug', message: 'invalid slug', code: 'invalid_slug' }],
+    });
   }
   if (RESERVED.has(slug)) {
     throw errors.validation(`The slug "${slug}" is reserved by a route of this service; choose another`, {

@@ -112,10 +112,7 @@ export function createMachinesService(deps: {
     if (!machine.password_hash) return false;
     const unlocked = await machines.readToken(hash);
     const live =
-      unlocked !== undefined &&
-      unlocked.slug === machine.slug &&
-      unlocked.password_hash === machine.password_hash &&
-      unlocked.expires_ms > clock.now();
+      unlocked !== undefined && unlocked.slug === machine.slug && unlocked.password_hash === machine.password_hash && unlocked.expires_ms > clock.now();
     return live ? unlocked.expires_ms : false;
   }
 

@@ -49,7 +49,9 @@ export function createMembersService(deps: {
 
   function refuse(actor: Role | 'none', target: Role | 'none', to: Role | 'none', uid: string): never {
     if (target === 'owner' || to === 'owner') throw errors.forbidden('The owner cannot be demoted or removed, and ownership is not a grant');
-    throw errors.forbidden(`Your role (${actor}) cannot manage ${uid}'s role${to === 'none' ? '' : ` as ${to}`}: nobody grants or removes a role above their own`);
+    throw errors.forbidden(
+      `Your role (${actor}) cannot manage ${uid}'s role${to === 'none' ? '' : ` as ${to}`}: nobody grants or removes a role above their own`,
+    );
   }
 
   const currentRole = async (machine: MachineRecord, uid: string): Promise<Role | 'none'> =>

@@ -7,9 +7,7 @@ import { verifySeal, type Checkpoint, type SealArtifact, SEAL_FORMAT } from './c
  * Pure: `core-server verify` reads the files and prints what these functions return.
  */
 
-export type Artifact =
-  | { kind: 'seal'; seal: SealArtifact }
-  | { kind: 'chain'; rows: ChainRow[]; slug: string | null; genesisTick: number | null };
+export type Artifact = { kind: 'seal'; seal: SealArtifact } | { kind: 'chain'; rows: ChainRow[]; slug: string | null; genesisTick: number | null };
 
 /** Recognises the artifact in a file's text; throws with a readable message when it is none of them. */
 export function parseArtifact(text: string): Artifact {

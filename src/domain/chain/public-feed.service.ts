@@ -36,7 +36,10 @@ export interface FleetCounts {
  * answer is cached for the tick it was computed in, and a visibility change drops the caches at once.
  */
 export interface PublicFeedService {
-  listPublic(page: { limit?: number | undefined; cursor?: string | undefined }): Promise<{ count: number; machines: PublicMachineView[]; next_cursor: string | null }>;
+  listPublic(page: {
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  }): Promise<{ count: number; machines: PublicMachineView[]; next_cursor: string | null }>;
   active(windowTicks: number, limit: number): Promise<{ since_tick: number; machines: ActiveMachine[] }>;
   newest(limit: number): Promise<PublicMachineView[]>;
   recent(limit: number, type?: string): Promise<{ tick: number; rows: Array<ChainRow & { slug: string }> }>;

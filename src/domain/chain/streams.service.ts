@@ -64,7 +64,10 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
             const headSeq = head?.seq ?? -1;
             let after = resumeAfter === undefined ? headSeq : Math.min(resumeAfter, headSeq);
             if (headSeq - after > MAX_REPLAY) {
-              push({ event: SKIPPED_EVENT, data: { slug, from_seq: after + 1, to_seq: headSeq - MAX_REPLAY, hint: `read them with GET /api/chain/${slug}/explore` } });
+              push({
+                event: SKIPPED_EVENT,
+                data: { slug, from_seq: after + 1, to_seq: headSeq - MAX_REPLAY, hint: `read them with GET /api/chain/${slug}/explore` },
+              });
               after = headSeq - MAX_REPLAY;
             }
             return { after, target: headSeq };

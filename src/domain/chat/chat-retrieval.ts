@@ -17,7 +17,9 @@ export interface Grounding {
 }
 
 const STOPWORDS = new Set(
-  'the and for with how what which who why when where can could would should does did this that these those there their from into about your you are was were will have has had not but all any use using get make run want need like just please tell show give gives find list one some more most much many its also than then them they our out via per'.split(' '),
+  'the and for with how what which who why when where can could would should does did this that these those there their from into about your you are was were will have has had not but all any use using get make run want need like just please tell show give gives find list one some more most much many its also than then them they our out via per'.split(
+    ' ',
+  ),
 );
 
 /** Lower-case words of a text, a plural `s` dropped, snake_case split into its parts as well. */
@@ -53,7 +55,10 @@ function rank<T>(items: readonly T[], textOf: (item: T) => string, words: readon
     .filter((x) => x.hits >= minMatches)
     .sort((a, b) => b.s - a.s || a.i - b.i);
   const best = scored[0]?.s ?? 0;
-  return scored.filter((x) => x.s >= best * share).slice(0, n).map((x) => items[x.i]!);
+  return scored
+    .filter((x) => x.s >= best * share)
+    .slice(0, n)
+    .map((x) => items[x.i]!);
 }
 
 /** Retrieves what the node knows about a question: operations, operators, templates and kernel passages. */
@@ -94,7 +99,18 @@ export function composeAnswer(question: string, g: Grounding): string {
   if (g.templates.length > 0) {
     parts.push('Contract templates:\n' + g.templates.map((t) => `- ${t.id}: ${t.title}. ${t.description}`).join('\n'));
   }
-  if (g.kernel.length > 0) parts.push('From the kernel prompt:\n' + g.kernel.map((k) => k.split('\n').map((l) => `> ${l}`).join('\n')).join('\n>\n'));
+  if (g.kernel.length > 0)
+    parts.push(
+      'From the kernel prompt:\n' +
+        g.kernel
+          .map((k) =>
+            k
+              .split('\n')
+              .map((l) => `> ${l}`)
+              .join('\n'),
+          )
+          .join('\n>\n'),
+    );
   if (parts.length === 0) {
     return (
       `I found nothing in this server's catalogue, operators, templates or kernel prompt that matches "${asked}". ` +
@@ -102,5 +118,9 @@ export function composeAnswer(question: string, g: Grounding): string {
       '`GET /api/endpoints?q=...` searches every operation and `GET /api/kernel/prompt` explains how to use the service.'
     );
   }
-  return [`Here is what this server has for "${asked}".`, ...parts, 'Call any operation with core_http, or search the catalogue with core_api_catalog (`GET /api/endpoints?q=...`).'].join('\n\n');
+  return [
+    `Here is what this server has for "${asked}".`,
+    ...parts,
+    'Call any operation with core_http, or search the catalogue with core_api_catalog (`GET /api/endpoints?q=...`).',
+  ].join('\n\n');
 }

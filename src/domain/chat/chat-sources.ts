@@ -22,7 +22,12 @@ export function createChatSources(deps: ChatSourcesDeps): ChatSources {
   let prompt: string | null | undefined;
   let endpoints: ReturnType<ChatSources['endpoints']> | undefined;
   let operators: { version: string; list: ReturnType<ChatSources['operators']> } | undefined;
-  const summary = (o: { id: string; name: string; formula: string; category: string }) => ({ id: o.id, name: o.name, formula: o.formula, category: o.category });
+  const summary = (o: { id: string; name: string; formula: string; category: string }) => ({
+    id: o.id,
+    name: o.name,
+    formula: o.formula,
+    category: o.category,
+  });
 
   return {
     endpoints: () => (endpoints ??= deps.platform().searchEndpoints({}).endpoints),

@@ -61,7 +61,12 @@ export function createChatService(deps: ChatDeps) {
   function local(question: string, g: Grounding, maxTokens: number) {
     const full = composeAnswer(question, g);
     const cut = full.length > maxTokens * 4;
-    return { content: cut ? full.slice(0, maxTokens * 4) : full, model: LOCAL_MODEL, finish_reason: cut ? ('length' as const) : ('stop' as const), usage: undefined };
+    return {
+      content: cut ? full.slice(0, maxTokens * 4) : full,
+      model: LOCAL_MODEL,
+      finish_reason: cut ? ('length' as const) : ('stop' as const),
+      usage: undefined,
+    };
   }
 
   function groundingMessage(g: Grounding): ChatMessage {

@@ -12,7 +12,6 @@ export interface VotePolicy {
 
 export const DEFAULT_VOTE_POLICY: VotePolicy = Object.freeze({ default_window_ticks: 111_197, quorum: 3, min_stake: 10 });
 
-
 export type ProposalStatus = 'staging' | 'voting' | 'accepted' | 'rejected' | 'promoted';
 export type Side = 'yes' | 'no';
 

@@ -77,7 +77,9 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         return undefined;
       }
       if (tick < p.vote.closes_at_tick) {
-        refusal = errors.conflict(`The vote on ${id} is open until tick ${p.vote.closes_at_tick} (now ${tick}); resolve after it closes`, { closes_at_tick: p.vote.closes_at_tick });
+        refusal = errors.conflict(`The vote on ${id} is open until tick ${p.vote.closes_at_tick} (now ${tick}); resolve after it closes`, {
+          closes_at_tick: p.vote.closes_at_tick,
+        });
         return undefined;
       }
       const tally = tallyOf(p);
@@ -89,7 +91,11 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
     if (refusal) throw refusal;
     if (!updated) throw errors.notFound(`No community operator proposal "${id}"`, { id });
     const r = updated.resolution!;
-    await ledger.unlock(r.returned.map((e) => e.envelope_id), 'vote', id);
+    await ledger.unlock(
+      r.returned.map((e) => e.envelope_id),
+      'vote',
+      id,
+    );
     if (first) await log('community.resolved', caller, id, { outcome: r.outcome, quorum_met: r.quorum_met, tally: r.tally, returned: r.returned.length, tick });
     return { ok: true as const, proposal_id: id, ...r };
   }
@@ -121,9 +127,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
 
     async list(q: { status?: ProposalStatus | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }) {
       const text = q.q?.toLowerCase();
-      const all = (await proposals.list(q.status)).filter(
-        (p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)),
-      );
+      const all = (await proposals.list(q.status)).filter((p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)));
       all.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
       const { page, next_cursor } = pageOf(all, q.limit, q.cursor);
       return { ok: true as const, proposals: page.map(proposalView), next_cursor };
@@ -159,7 +163,11 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         created_at: new Date(clock.now()).toISOString(),
       };
       await proposals.insert(record);
-      await log('community.proposed', caller, id, { operator_id: record.operator_id, verification_passed: verification.passed, max_relative_error: verification.max_relative_error });
+      await log('community.proposed', caller, id, {
+        operator_id: record.operator_id,
+        verification_passed: verification.passed,
+        max_relative_error: verification.max_relative_error,
+      });
       return { ok: true as const, proposal: proposalView(record) };
     },
 
@@ -171,13 +179,19 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         if (!p) return undefined;
         if (p.author_uid !== caller.uid) refusal = errors.forbidden(`Only the author of ${id} can open its vote`);
         else if (p.status !== 'staging') refusal = errors.conflict(`The vote on ${id} was already opened (status ${p.status})`, { status: p.status });
-        else if (!p.verification.passed) refusal = errors.unprocessable(`Proposal ${id} failed its own test cases; propose a corrected operator`, { verification: p.verification });
+        else if (!p.verification.passed)
+          refusal = errors.unprocessable(`Proposal ${id} failed its own test cases; propose a corrected operator`, { verification: p.verification });
         if (refusal) return undefined;
         return { ...p, status: 'voting', vote: { opened_at_tick: tick, closes_at_tick: tick + window, quorum: policy.quorum, min_stake: policy.min_stake } };
       });
       if (refusal) throw refusal;
       if (!updated) throw errors.notFound(`No community operator proposal "${id}"`, { id });
-      await log('community.vote_opened', caller, id, { opened_at_tick: tick, closes_at_tick: tick + window, quorum: policy.quorum, min_stake: policy.min_stake });
+      await log('community.vote_opened', caller, id, {
+        opened_at_tick: tick,
+        closes_at_tick: tick + window,
+        quorum: policy.quorum,
+        min_stake: policy.min_stake,
+      });
       return { ok: true as const, proposal: proposalView(updated), closes_at_tick: updated.vote!.closes_at_tick };
     },
 
@@ -186,23 +200,34 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       const tick = clock.tick();
       const before = await find(id);
       if (before.status !== 'voting' || !before.vote || tick >= before.vote.closes_at_tick) {
-        throw errors.conflict(`Proposal ${id} is not open for staking (status ${before.status}${before.vote ? `, window closes at tick ${before.vote.closes_at_tick}` : ''})`);
+        throw errors.conflict(
+          `Proposal ${id} is not open for staking (status ${before.status}${before.vote ? `, window closes at tick ${before.vote.closes_at_tick}` : ''})`,
+        );
       }
       const owned = await ledger.owned(envelopeIds, uid);
       for (const o of owned) if (o.lock) throw lockedError(o.row.token_id, o.lock);
-      await ledger.lockAll(owned.map((o) => o.row), { kind: 'vote', ref: id, tick }, uid);
+      await ledger.lockAll(
+        owned.map((o) => o.row),
+        { kind: 'vote', ref: id, tick },
+        uid,
+      );
       const locked = owned.map((o) => ({ envelope_id: o.row.token_id, value: o.row.value }));
       const weight = locked.reduce((sum, l) => sum + l.value, 0);
       let refusal: Error | undefined;
       const updated = await proposals.update(id, (p) => {
         if (!p) return undefined;
         if (p.status !== 'voting' || !p.vote || tick >= p.vote.closes_at_tick) refusal = errors.conflict(`Proposal ${id} closed for staking meanwhile`);
-        else if (p.stakes.some((s) => s.uid === uid && s.side !== side)) refusal = errors.conflict(`You already staked ${side === 'yes' ? 'no' : 'yes'} on ${id}; a staker backs one side`);
+        else if (p.stakes.some((s) => s.uid === uid && s.side !== side))
+          refusal = errors.conflict(`You already staked ${side === 'yes' ? 'no' : 'yes'} on ${id}; a staker backs one side`);
         if (refusal) return undefined;
         return { ...p, stakes: [...p.stakes, { uid, side, envelope_ids: locked.map((l) => l.envelope_id), value: weight, tick }] };
       });
       if (refusal || !updated) {
-        await ledger.unlock(locked.map((l) => l.envelope_id), 'vote', id);
+        await ledger.unlock(
+          locked.map((l) => l.envelope_id),
+          'vote',
+          id,
+        );
         throw refusal ?? errors.notFound(`No community operator proposal "${id}"`, { id });
       }
       await log('community.staked', caller, id, { side, envelope_ids: locked.map((l) => l.envelope_id), weight, tick });
@@ -225,7 +250,8 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         await proposals.update(id, (cur) => cur && { ...cur, status: 'promoted' });
       } catch (err) {
         // Another process promoted it first: the operator is in the registry, and this call is the loser.
-        if (err instanceof DuplicateKeyError) throw errors.conflict(`Proposal ${id} was promoted meanwhile; its operator "${def.id}" is registered`, { status: 'promoted' });
+        if (err instanceof DuplicateKeyError)
+          throw errors.conflict(`Proposal ${id} was promoted meanwhile; its operator "${def.id}" is registered`, { status: 'promoted' });
         deps.onError?.(err);
         throw err;
       }

@@ -4,9 +4,45 @@ import { REGISTRY_CONSTANTS } from '../operators/registry-constants.js';
 
 /** Pure numeric functions a proposed expression may call. */
 const FUNCTIONS = new Set([
-  'abs', 'sign', 'sqrt', 'cbrt', 'nthRoot', 'exp', 'expm1', 'log', 'log10', 'log2', 'log1p', 'pow', 'hypot',
-  'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
-  'min', 'max', 'floor', 'ceil', 'round', 'fix', 'mod', 'gamma', 'factorial', 'erf',
+  'abs',
+  'sign',
+  'sqrt',
+  'cbrt',
+  'nthRoot',
+  'exp',
+  'expm1',
+  'log',
+  'log10',
+  'log2',
+  'log1p',
+  'pow',
+  'hypot',
+  'sin',
+  'cos',
+  'tan',
+  'sec',
+  'csc',
+  'cot',
+  'asin',
+  'acos',
+  'atan',
+  'atan2',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'min',
+  'max',
+  'floor',
+  'ceil',
+  'round',
+  'fix',
+  'mod',
+  'gamma',
+  'factorial',
+  'erf',
 ]);
 
 const MATH_CONSTANTS = new Set(['pi', 'e', 'tau']);
@@ -28,7 +64,9 @@ export function checkExpression(root: MathNode, inputs: readonly string[]): void
   root.traverse((node, path, parent) => {
     if (problems.length > 0) return;
     if (!NODE_TYPES.has(node.type)) {
-      problems.push(`${node.type.replace(/Node$/, '').toLowerCase()} syntax ("${node.toString()}") is not allowed; use arithmetic, comparisons and functions only`);
+      problems.push(
+        `${node.type.replace(/Node$/, '').toLowerCase()} syntax ("${node.toString()}") is not allowed; use arithmetic, comparisons and functions only`,
+      );
       return;
     }
     if (node.type === 'ConstantNode' && typeof (node as unknown as { value: unknown }).value !== 'number') {

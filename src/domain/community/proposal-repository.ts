@@ -31,7 +31,8 @@ export function createProposalRepository(store: Store): ProposalRepository {
     byId: (id) => store.docs.get<ProposalRecord>(PROPOSALS, id),
     insert: (record) => store.docs.insert(PROPOSALS, record.id, record),
     update: (id, fn) => store.docs.update<ProposalRecord>(PROPOSALS, id, fn),
-    list: async (status) => (status === undefined ? store.docs.list<ProposalRecord>(PROPOSALS) : (await store.docs.find<ProposalRecord>(PROPOSALS, { status })).items),
+    list: async (status) =>
+      status === undefined ? store.docs.list<ProposalRecord>(PROPOSALS) : (await store.docs.find<ProposalRecord>(PROPOSALS, { status })).items,
     promoted: (operatorId) => store.docs.get<OperatorDef>(PROMOTED_OPERATORS, operatorId),
     allPromoted: () => store.docs.list<OperatorDef>(PROMOTED_OPERATORS),
     insertPromoted: (def) => store.docs.insert(PROMOTED_OPERATORS, def.id, def),

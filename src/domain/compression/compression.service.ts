@@ -53,14 +53,41 @@ export interface Requester {
 }
 
 export interface CompressionService {
-  compress(req: { data: string; encoding: Encoding; algorithm: Algorithm | 'auto'; level?: number | undefined }, who?: Requester): Promise<{
-    ok: true; algorithm: Algorithm; compressed: string; original_bytes: number; compressed_bytes: number; ratio: number; sha256: string;
+  compress(
+    req: { data: string; encoding: Encoding; algorithm: Algorithm | 'auto'; level?: number | undefined },
+    who?: Requester,
+  ): Promise<{
+    ok: true;
+    algorithm: Algorithm;
+    compressed: string;
+    original_bytes: number;
+    compressed_bytes: number;
+    ratio: number;
+    sha256: string;
   }>;
-  decompress(req: { compressed: string; algorithm: Algorithm; sha256?: string | undefined; encoding: Encoding }, who?: Requester): Promise<{
-    ok: true; data: string; encoding: Encoding; bytes: number; sha256: string; verified: boolean;
+  decompress(
+    req: { compressed: string; algorithm: Algorithm; sha256?: string | undefined; encoding: Encoding },
+    who?: Requester,
+  ): Promise<{
+    ok: true;
+    data: string;
+    encoding: Encoding;
+    bytes: number;
+    sha256: string;
+    verified: boolean;
   }>;
-  analyze(req: { data: string; encoding: Encoding }, who?: Requester): Promise<{
-    ok: true; bytes: number; sha256: string; entropy_bits_per_byte: number; compressibility: number; estimated_ratio: number; detected_type: string; is_text: boolean;
+  analyze(
+    req: { data: string; encoding: Encoding },
+    who?: Requester,
+  ): Promise<{
+    ok: true;
+    bytes: number;
+    sha256: string;
+    entropy_bits_per_byte: number;
+    compressibility: number;
+    estimated_ratio: number;
+    detected_type: string;
+    is_text: boolean;
   }>;
 }
 
@@ -130,7 +157,9 @@ function checkLimited(buf: Buffer, level: number | undefined): void {
     );
   }
   if (buf.length > LIMITED_MAX_INPUT_BYTES) {
-    throw tooLarge(`Anonymous and free-tier callers may compress at most ${LIMITED_MAX_INPUT_BYTES} bytes at once; send an API key for up to ${MAX_INPUT_BYTES}`);
+    throw tooLarge(
+      `Anonymous and free-tier callers may compress at most ${LIMITED_MAX_INPUT_BYTES} bytes at once; send an API key for up to ${MAX_INPUT_BYTES}`,
+    );
   }
 }
 

@@ -54,7 +54,11 @@ export function detectType(buf: Uint8Array, text: string | undefined): string {
   if (matches(buf, ascii('RIFF'), 0) && matches(buf, ascii('WAVE'), 8)) return 'audio/wav';
   if (matches(buf, ascii('ftyp'), 4)) return 'video/mp4';
   if (text === undefined) return 'application/octet-stream';
-  const head = text.replace(/^\uFEFF/, '').trimStart().slice(0, 512).toLowerCase();
+  const head = text
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .slice(0, 512)
+    .toLowerCase();
   if (head.startsWith('{') || head.startsWith('[')) {
     try {
       JSON.parse(text);
@@ -73,7 +77,10 @@ export function detectType(buf: Uint8Array, text: string | undefined): string {
 }
 
 function looksLikeCsv(text: string): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.length > 0).slice(0, 20);
+  const lines = text
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0)
+    .slice(0, 20);
   if (lines.length < 2) return false;
   const commas = lines.map((l) => l.split(',').length - 1);
   return commas[0]! > 0 && commas.every((c) => c === commas[0]);

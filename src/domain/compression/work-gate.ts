@@ -53,7 +53,9 @@ export function createWorkGate(limits: WorkGateLimits): WorkGate {
 
     async run(holder, job, signalOf) {
       if ((held.get(holder) ?? 0) >= limits.perHolder) {
-        throw new CoreError('RATE_LIMITED', `At most ${limits.perHolder} compression calls per caller may run or wait at once; wait for one to finish`, { retry_after_s: 1 });
+        throw new CoreError('RATE_LIMITED', `At most ${limits.perHolder} compression calls per caller may run or wait at once; wait for one to finish`, {
+          retry_after_s: 1,
+        });
       }
       if (running >= limits.running && queue.length >= limits.waiting) {
         throw new CoreError('RATE_LIMITED', `Compression is busy (${running} running, ${queue.length} waiting); retry in a moment`, { retry_after_s: 1 });

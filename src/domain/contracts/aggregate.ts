@@ -57,6 +57,10 @@ export async function evaluateAggregate(
     types: [inboxType(trigger.machine ?? slug, trigger.event!)],
     fromTick: nowTick - trigger.within_ticks! + 1,
   });
-  const value = aggregateOf(trigger.aggregate!.fn, trigger.aggregate!.field, rows.map((r) => r.payload));
+  const value = aggregateOf(
+    trigger.aggregate!.fn,
+    trigger.aggregate!.field,
+    rows.map((r) => r.payload),
+  );
   return { value, holds: value !== null && compare(trigger.op!, value, trigger.threshold!), events: rows.length };
 }

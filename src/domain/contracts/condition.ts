@@ -83,7 +83,10 @@ export function numberExpressionProblem(expression: string): string | undefined 
  * Evaluates a numeric expression over the same scope a condition sees (CEL integers become numbers).
  * Fails with a clear message on a missing key, an evaluation error, or a value that is not a finite number.
  */
-export function evaluateNumber(expression: string, input: Record<string, unknown>): { ok: true; value: number } | { ok: false; error: string; overBudget?: true } {
+export function evaluateNumber(
+  expression: string,
+  input: Record<string, unknown>,
+): { ok: true; value: number } | { ok: false; error: string; overBudget?: true } {
   const out = evaluate(expression, input, 'expression');
   if (!out.ok) return out;
   const value = typeof out.value === 'bigint' ? Number(out.value) : out.value;

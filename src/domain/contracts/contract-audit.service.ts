@@ -28,9 +28,17 @@ export interface OracleView {
 
 /** Transition history, its verification, the machine's event feed and oracle readings. */
 export interface ContractAudit {
-  history(record: ContractRecord, query: { since_tick?: number | undefined; success?: boolean | undefined; limit: number; cursor?: string | undefined }): Promise<{ transitions: TransitionRecord[]; next_cursor: string | null }>;
-  verify(record: ContractRecord): Promise<{ valid: boolean; broken_at: string | null; current_state: string; total_transitions: number; tick_number: number; reason: string | null }>;
-  events(slug: string, query: { name?: string | undefined; since_tick?: number | undefined; limit: number }): Promise<{ events: EventView[]; next_since_tick: number | null }>;
+  history(
+    record: ContractRecord,
+    query: { since_tick?: number | undefined; success?: boolean | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{ transitions: TransitionRecord[]; next_cursor: string | null }>;
+  verify(
+    record: ContractRecord,
+  ): Promise<{ valid: boolean; broken_at: string | null; current_state: string; total_transitions: number; tick_number: number; reason: string | null }>;
+  events(
+    slug: string,
+    query: { name?: string | undefined; since_tick?: number | undefined; limit: number },
+  ): Promise<{ events: EventView[]; next_since_tick: number | null }>;
   oracles(slug: string, series: number): Promise<OracleView[]>;
 }
 
@@ -126,7 +134,8 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
         expectedPrev = row.state_hash;
         if (!row.success) continue;
         total++;
-        if (state !== undefined && row.from_state !== state) return result(row.id, `starts in "${row.from_state}" but the previous transition ended in "${state}"`);
+        if (state !== undefined && row.from_state !== state)
+          return result(row.id, `starts in "${row.from_state}" but the previous transition ended in "${state}"`);
         state = row.to_state;
       }
       const final = state ?? initialState((await contracts.versions(record))[0]?.definition ?? record.definition);
@@ -147,11 +156,14 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
         page = rows.slice(0, query.limit);
         if (rows[query.limit]!.tick === lastTick) {
           const whole = page.filter((r) => r.tick < lastTick);
-          page = whole.length > 0 ? whole : await events.events(slug, {
-            fromTick: lastTick,
-            toTick: lastTick,
-            ...(query.name !== undefined ? { types: [query.name] } : {}),
-          });
+          page =
+            whole.length > 0
+              ? whole
+              : await events.events(slug, {
+                  fromTick: lastTick,
+                  toTick: lastTick,
+                  ...(query.name !== undefined ? { types: [query.name] } : {}),
+                });
         }
       }
       const last = page[page.length - 1];

@@ -18,9 +18,20 @@ export interface ContractControl {
   resume(slug: string, id: string, caller: Caller): Promise<StatusAnswer>;
   freeze(slug: string, id: string, caller: Caller): Promise<StatusAnswer>;
   skipNext(slug: string, id: string, caller: Caller): Promise<StatusAnswer & { skipped_tick: number | null }>;
-  fireNow(slug: string, id: string, caller: Caller, opts: { to?: string | undefined; input?: Record<string, unknown> | undefined }): Promise<{ contract_id: string; fired: boolean; new_state: string; transition: TransitionRecord; next_fire: number | null }>;
+  fireNow(
+    slug: string,
+    id: string,
+    caller: Caller,
+    opts: { to?: string | undefined; input?: Record<string, unknown> | undefined },
+  ): Promise<{ contract_id: string; fired: boolean; new_state: string; transition: TransitionRecord; next_fire: number | null }>;
   kill(slug: string, id: string, caller: Caller, reason: string): Promise<{ contract_id: string; status: 'killed'; killed_tick: number }>;
-  transition(slug: string, id: string, caller: Caller, to: string, input: Record<string, unknown>): Promise<{ transition_id: string; previous_state: string; new_state: string; proof_digest: string | null; tick_number: number }>;
+  transition(
+    slug: string,
+    id: string,
+    caller: Caller,
+    to: string,
+    input: Record<string, unknown>,
+  ): Promise<{ transition_id: string; previous_state: string; new_state: string; proof_digest: string | null; tick_number: number }>;
 }
 
 export function createContractControl(core: ContractsCore): ContractControl {
@@ -89,13 +100,20 @@ export function createContractControl(core: ContractsCore): ContractControl {
 
     async skipNext(slug, id, caller) {
       let skipped: number | null = null;
-      const record = await change(slug, id, caller, 'skipped_next', async (r) => {
-        refuseEnded(r, 'skip a fire');
-        const next = nextScheduled(r, await contracts.runtime(r));
-        if (!next) return undefined;
-        skipped = next.due;
-        return { skip_floor: { ...r.skip_floor, [next.key]: next.due } };
-      }, () => ({ skipped_tick: skipped }));
+      const record = await change(
+        slug,
+        id,
+        caller,
+        'skipped_next',
+        async (r) => {
+          refuseEnded(r, 'skip a fire');
+          const next = nextScheduled(r, await contracts.runtime(r));
+          if (!next) return undefined;
+          skipped = next.due;
+          return { skip_floor: { ...r.skip_floor, [next.key]: next.due } };
+        },
+        () => ({ skipped_tick: skipped }),
+      );
       return { ...(await answer(record)), skipped_tick: skipped };
     },
 
@@ -107,9 +125,14 @@ export function createContractControl(core: ContractsCore): ContractControl {
         const runtime = await contracts.runtime(record);
         const scheduled = record.definition.transitions
           .map((transition, index) => ({ transition, index }))
-          .filter(({ transition }) => transition.from === runtime.state && isTimeTrigger(transition.trigger) && (opts.to === undefined || transition.to === opts.to));
+          .filter(
+            ({ transition }) => transition.from === runtime.state && isTimeTrigger(transition.trigger) && (opts.to === undefined || transition.to === opts.to),
+          );
         if (scheduled.length === 0) {
-          throw errors.conflict(`No scheduled transition leaves state "${runtime.state}"${opts.to ? ` for "${opts.to}"` : ''}; drive it with POST /api/chain/${slug}/contracts/${id}/transition`, { current_state: runtime.state });
+          throw errors.conflict(
+            `No scheduled transition leaves state "${runtime.state}"${opts.to ? ` for "${opts.to}"` : ''}; drive it with POST /api/chain/${slug}/contracts/${id}/transition`,
+            { current_state: runtime.state },
+          );
         }
         const next = nextScheduled(record, runtime);
         const pick = scheduled.find((s) => s.index === next?.index) ?? scheduled[0]!;
@@ -117,12 +140,22 @@ export function createContractControl(core: ContractsCore): ContractControl {
       });
       const record = await core.find(slug, id);
       await core.refresh(record);
-      return { contract_id: id, fired: row.success, new_state: row.to_state, transition: row, next_fire: core.nextFire(record, await contracts.runtime(record)) };
+      return {
+        contract_id: id,
+        fired: row.success,
+        new_state: row.to_state,
+        transition: row,
+        next_fire: core.nextFire(record, await contracts.runtime(record)),
+      };
     },
 
     async kill(slug, id, caller, reason) {
-      const record = await change(slug, id, caller, 'killed', (r) =>
-        r.status === 'killed' ? undefined : { status: 'killed', killed: { tick: clock.tick(), reason, by: caller.uid! } },
+      const record = await change(
+        slug,
+        id,
+        caller,
+        'killed',
+        (r) => (r.status === 'killed' ? undefined : { status: 'killed', killed: { tick: clock.tick(), reason, by: caller.uid! } }),
         (r) => ({ reason, killed_tick: r.killed?.tick ?? null }),
       );
       return { contract_id: id, status: 'killed', killed_tick: record.killed?.tick ?? clock.tick() };

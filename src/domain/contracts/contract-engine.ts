@@ -72,14 +72,18 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
     for (const action of transition.post_actions ?? []) {
       if (action.type !== 'emit' || !action.event) continue;
       const payload = { ...(action.payload ?? {}), transition_id: row.id, from_state: row.from_state, to_state: row.to_state, input: scope };
-      const event = await events.appendEvent(record.slug, (head) => ({
-        tick: Math.max(row.tick_number, head?.tick ?? 0),
-        type: action.event!,
-        name: action.event!,
-        contract_id: record.id,
-        payload,
-        created_at: new Date(clock.now()).toISOString(),
-      }) as RowInput<EventRecord>);
+      const event = await events.appendEvent(
+        record.slug,
+        (head) =>
+          ({
+            tick: Math.max(row.tick_number, head?.tick ?? 0),
+            type: action.event!,
+            name: action.event!,
+            contract_id: record.id,
+            payload,
+            created_at: new Date(clock.now()).toISOString(),
+          }) as RowInput<EventRecord>,
+      );
       hub.publishEvent(record.slug, event);
       deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 });
     }

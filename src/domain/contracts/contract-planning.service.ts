@@ -35,9 +35,31 @@ export interface PredictedFireView {
 /** Reads that plan without side effects: dry runs, simulations, fire predictions and the preview. */
 export interface ContractPlanning {
   dryRun(slug: string, id: string, opts: { to?: string | undefined; input: Record<string, unknown>; at_tick?: number | undefined }): Promise<Report>;
-  simulate(caller: Caller, opts: { definition?: unknown; slug?: string | undefined; contract_id?: string | undefined; from?: string | undefined; to?: string | undefined; input: Record<string, unknown> }): Promise<Report>;
+  simulate(
+    caller: Caller,
+    opts: {
+      definition?: unknown;
+      slug?: string | undefined;
+      contract_id?: string | undefined;
+      from?: string | undefined;
+      to?: string | undefined;
+      input: Record<string, unknown>;
+    },
+  ): Promise<Report>;
   nextFires(record: ContractRecord, count: number): Promise<{ fires: PredictedFireView[]; note: string | null }>;
-  preview(slug: string, id: string): Promise<{ contract_id: string; current_state: string; status: ContractRecord['status']; current_version_no: number; fire_count: number; next_fire: number | null; last_transition: TransitionRecord | null; tick_number: number }>;
+  preview(
+    slug: string,
+    id: string,
+  ): Promise<{
+    contract_id: string;
+    current_state: string;
+    status: ContractRecord['status'];
+    current_version_no: number;
+    fire_count: number;
+    next_fire: number | null;
+    last_transition: TransitionRecord | null;
+    tick_number: number;
+  }>;
 }
 
 /** Where a candidate is evaluated: with a stored contract, scheduled and aggregate triggers use its live state. */
@@ -65,7 +87,8 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
         results.push({ ...base, outcome: 'pass', reason: gate.reason });
         continue;
       }
-      const checked = t.condition === undefined ? { ok: true as const, value: true } : evaluateCondition(t.condition, { ...scope, ...gate.extra }, secretsOf(ctx.definition));
+      const checked =
+        t.condition === undefined ? { ok: true as const, value: true } : evaluateCondition(t.condition, { ...scope, ...gate.extra }, secretsOf(ctx.definition));
       if (!checked.ok && checked.overBudget) throw overBudget(checked.error);
       if (!checked.ok) results.push({ ...base, outcome: 'filtered', reason: checked.error });
       else if (!checked.value) results.push({ ...base, outcome: 'filtered', reason: `condition is false: ${t.condition}` });
@@ -82,7 +105,11 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
     if (isTimeTrigger(trigger)) {
       if (!live) return { pass: false, reason: `when its schedule fires (${describeTrigger(trigger)})` };
       if (live.record.status !== 'active') return { pass: true, reason: `the contract is ${live.record.status}` };
-      const due = nextDue(trigger, { entered_tick: live.runtime.entered_tick, anchor_tick: live.record.anchor_tick, watermark: watermarkOf(live.record, live.runtime, transitionKey(t)) });
+      const due = nextDue(trigger, {
+        entered_tick: live.runtime.entered_tick,
+        anchor_tick: live.record.anchor_tick,
+        watermark: watermarkOf(live.record, live.runtime, transitionKey(t)),
+      });
       if (due === undefined) return { pass: true, reason: 'already fired; it will not fire again' };
       if (due > ctx.tick) return { pass: true, reason: `next due at tick ${due} (${describeTrigger(trigger)})` };
       return { pass: false, reason: `due at tick ${due}` };
@@ -99,26 +126,40 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
     async dryRun(slug, id, opts) {
       const record = await core.find(slug, id);
       const runtime = await contracts.runtime(record);
-      return evaluate({ definition: record.definition, state: runtime.state, input: opts.input, to: opts.to, tick: opts.at_tick ?? clock.tick(), live: { record, runtime } });
+      return evaluate({
+        definition: record.definition,
+        state: runtime.state,
+        input: opts.input,
+        to: opts.to,
+        tick: opts.at_tick ?? clock.tick(),
+        live: { record, runtime },
+      });
     },
 
     async simulate(caller, opts) {
       if ((opts.definition === undefined) === (opts.contract_id === undefined)) {
-        throw errors.validation('Give a definition, or slug and contract_id of a stored contract (not both)', { issues: [{ path: 'definition', message: 'give definition or slug + contract_id' }] });
+        throw errors.validation('Give a definition, or slug and contract_id of a stored contract (not both)', {
+          issues: [{ path: 'definition', message: 'give definition or slug + contract_id' }],
+        });
       }
       if (opts.definition !== undefined) {
         const definition = await core.validate(opts.definition, caller);
         const state = opts.from ?? initialState(definition);
-        if (!Object.hasOwn(definition.states, state)) throw errors.validation(`"${state}" is not a state of this definition`, { issues: [{ path: 'from', message: 'unknown state' }] });
+        if (!Object.hasOwn(definition.states, state))
+          throw errors.validation(`"${state}" is not a state of this definition`, { issues: [{ path: 'from', message: 'unknown state' }] });
         return evaluate({ definition, state, input: opts.input, to: opts.to, tick: clock.tick() });
       }
-      if (opts.slug === undefined) throw errors.validation('contract_id goes with slug, the machine that holds the contract', { issues: [{ path: 'slug', message: 'required with contract_id' }] });
+      if (opts.slug === undefined)
+        throw errors.validation('contract_id goes with slug, the machine that holds the contract', {
+          issues: [{ path: 'slug', message: 'required with contract_id' }],
+        });
       const role = await core.deps.machines.roleOf(opts.slug, caller);
       if (role === undefined || role === 'none') throw errors.notFound(`No machine "${opts.slug}"`, { slug: opts.slug });
       const record = await core.find(opts.slug, opts.contract_id!);
       const runtime = await contracts.runtime(record);
       const state = opts.from ?? runtime.state;
-      if (!Object.hasOwn(record.definition.states, state)) throw errors.validation(`"${state}" is not a state of this contract`, { issues: [{ path: 'from', message: 'unknown state' }] });
+      if (!Object.hasOwn(record.definition.states, state))
+        throw errors.validation(`"${state}" is not a state of this contract`, { issues: [{ path: 'from', message: 'unknown state' }] });
       const live = state === runtime.state ? { record, runtime } : undefined;
       return evaluate({ definition: record.definition, state, input: opts.input, to: opts.to, tick: clock.tick(), ...(live ? { live } : {}) });
     },
@@ -129,12 +170,19 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
       }
       const runtime = await contracts.runtime(record);
       const predicted = predictFires(record, runtime, count, clock.tick());
-      const fires = predicted.map((f) => ({ tick_number: f.tick_number, at: new Date(tickStartMs(f.tick_number)).toISOString(), trigger_kind: f.trigger_kind, from: f.from, to: f.to }));
+      const fires = predicted.map((f) => ({
+        tick_number: f.tick_number,
+        at: new Date(tickStartMs(f.tick_number)).toISOString(),
+        trigger_kind: f.trigger_kind,
+        from: f.from,
+        to: f.to,
+      }));
       if (fires.length === count) return { fires, note: null };
       const eventDriven = record.definition.transitions.some((t) => isEventTrigger(t.trigger));
-      const why = fires.length === 0
-        ? `No scheduled transition leaves state "${runtime.state}"${eventDriven ? '; this contract moves on events, which cannot be predicted' : '; it moves only when a caller drives it'}`
-        : `Only ${fires.length} scheduled ${fires.length === 1 ? 'fire follows' : 'fires follow'}; after ${fires.length === 1 ? 'it' : 'them'} no scheduled transition is due`;
+      const why =
+        fires.length === 0
+          ? `No scheduled transition leaves state "${runtime.state}"${eventDriven ? '; this contract moves on events, which cannot be predicted' : '; it moves only when a caller drives it'}`
+          : `Only ${fires.length} scheduled ${fires.length === 1 ? 'fire follows' : 'fires follow'}; after ${fires.length === 1 ? 'it' : 'them'} no scheduled transition is due`;
       return { fires, note: why };
     },
 

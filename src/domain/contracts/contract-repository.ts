@@ -69,7 +69,13 @@ export function createContractRepository(store: Store): ContractRepository {
     insert: (record) => store.docs.insert(CONTRACTS, record.id, record),
     update: (id, fn) => store.docs.update<ContractRecord>(CONTRACTS, id, (current) => (current ? fn(current) : undefined)),
     bySlug: async (slug, where = {}) =>
-      (await store.docs.find<ContractRecord>(CONTRACTS, { slug, ...(where.status !== undefined ? { status: where.status } : {}), ...(where.template_id !== undefined ? { template_id: where.template_id } : {}) })).items,
+      (
+        await store.docs.find<ContractRecord>(CONTRACTS, {
+          slug,
+          ...(where.status !== undefined ? { status: where.status } : {}),
+          ...(where.template_id !== undefined ? { template_id: where.template_id } : {}),
+        })
+      ).items,
     withStatus: async (status) => (await store.docs.find<ContractRecord>(CONTRACTS, { status })).items,
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
@@ -105,16 +111,20 @@ export function createContractRepository(store: Store): ContractRepository {
       });
     },
 
-    recentTransitions: (record, limit) =>
-      store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit }),
+    recentTransitions: (record, limit) => store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit }),
 
     appendVersion: (record, version) =>
-      store.logs.append<VersionRecord>(versionsStream(record.slug), () => ({ ...version, type: record.id, tick: version.tick_number }) as RowInput<VersionRecord>),
+      store.logs.append<VersionRecord>(
+        versionsStream(record.slug),
+        () => ({ ...version, type: record.id, tick: version.tick_number }) as RowInput<VersionRecord>,
+      ),
 
     versions: (record) => store.logs.read<VersionRecord>(versionsStream(record.slug), { types: [record.id] }),
     machineTransitions: (slug, query) => store.logs.read<TransitionRecord>(transitionsStream(slug), query),
     transitionCount: (slug) => store.logs.count(transitionsStream(slug)),
     slugsWithTransitions: async () =>
-      (await store.logs.streams(STREAM_PREFIX)).filter((s) => s.endsWith(TRANSITIONS_SUFFIX)).map((s) => s.slice(STREAM_PREFIX.length, -TRANSITIONS_SUFFIX.length)),
+      (await store.logs.streams(STREAM_PREFIX))
+        .filter((s) => s.endsWith(TRANSITIONS_SUFFIX))
+        .map((s) => s.slice(STREAM_PREFIX.length, -TRANSITIONS_SUFFIX.length)),
   };
 }

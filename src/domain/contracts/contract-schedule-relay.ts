@@ -48,7 +48,8 @@ export function createScheduleRelay(deps: ScheduleRelayDeps) {
     outChanged.clear();
     outFired.clear();
     for (let i = 0; i < changed.length; i += MAX_PER_MESSAGE) deps.pubsub.publish(SCHEDULE_CHANNEL, { o: origin, c: changed.slice(i, i + MAX_PER_MESSAGE) });
-    for (let i = 0; i < fired.length; i += MAX_PER_MESSAGE) deps.pubsub.publish(SCHEDULE_CHANNEL, { o: origin, f: fired.slice(i, i + MAX_PER_MESSAGE) as Json });
+    for (let i = 0; i < fired.length; i += MAX_PER_MESSAGE)
+      deps.pubsub.publish(SCHEDULE_CHANNEL, { o: origin, f: fired.slice(i, i + MAX_PER_MESSAGE) as Json });
   }
   function soon(): void {
     if (flushing) return;

@@ -196,4 +196,3 @@ export interface InboxRecord extends LogRow {
   source_slug: string;
   payload: Record<string, unknown>;
 }
-

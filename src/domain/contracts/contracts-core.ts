@@ -103,14 +103,15 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
   /** Inside the store's lock for the contract, with its runtime read afresh when another process may have moved it. */
-  const underLock = <T>(id: string, fn: () => Promise<T>) => async () => {
-    if (shared) contracts.forget(id);
-    return fn();
-  };
+  const underLock =
+    <T>(id: string, fn: () => Promise<T>) =>
+    async () => {
+      if (shared) contracts.forget(id);
+      return fn();
+    };
   const locked = <T>(id: string, fn: () => Promise<T>) => store.locks.run(lockKey(id), underLock(id, fn));
 
-  const nextFire = (record: ContractRecord, runtime: Runtime) =>
-    record.status === 'active' ? (nextScheduled(record, runtime)?.due ?? null) : null;
+  const nextFire = (record: ContractRecord, runtime: Runtime) => (record.status === 'active' ? (nextScheduled(record, runtime)?.due ?? null) : null);
 
   /**
    * Fires what is due under the contract's store-wide claim. Exactly once per (contract, due tick): the
@@ -121,7 +122,10 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
    */
   async function fireDue(id: string, nowTick: number): Promise<number | undefined | typeof CLAIMED_ELSEWHERE> {
     if (!shared) return locked(id, () => fireClaimed(id, nowTick));
-    const claimed = await store.locks.tryRun(lockKey(id), underLock(id, () => fireClaimed(id, nowTick)));
+    const claimed = await store.locks.tryRun(
+      lockKey(id),
+      underLock(id, () => fireClaimed(id, nowTick)),
+    );
     if (!claimed.ran) return CLAIMED_ELSEWHERE;
     schedule.fired(id, claimed.value);
     return claimed.value;
@@ -267,7 +271,17 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
       const runtime = await contracts.runtime(record);
       const { id, slug, name, template_id, definition, status, current_version_no, integrity_hash, created_by, created_at, updated_at } = record;
       return {
-        id, slug, name, template_id, definition, status, current_version_no, integrity_hash, created_by, created_at, updated_at,
+        id,
+        slug,
+        name,
+        template_id,
+        definition,
+        status,
+        current_version_no,
+        integrity_hash,
+        created_by,
+        created_at,
+        updated_at,
         current_state: runtime.state,
         next_fire: nextFire(record, runtime),
         fire_count: runtime.fire_count,

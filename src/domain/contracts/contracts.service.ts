@@ -39,14 +39,28 @@ export interface ExportEnvelope {
 /** Creating, reading, editing, versioning and moving contracts. */
 export interface ContractsCrud {
   create(slug: string, caller: Caller, input: CreateInput): Promise<{ contract: ContractView; template_id: string | null }>;
-  list(slug: string, query: { status?: ContractStatus | undefined; template_id?: string | undefined; limit: number; cursor?: string | undefined }): Promise<{ contracts: ContractView[]; next_cursor: string | null }>;
+  list(
+    slug: string,
+    query: { status?: ContractStatus | undefined; template_id?: string | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{ contracts: ContractView[]; next_cursor: string | null }>;
   get(slug: string, id: string): Promise<{ contract: ContractView; transitions: unknown[] }>;
   update(slug: string, id: string, caller: Caller, definition: unknown, note?: string): Promise<{ contract: ContractView; version_no: number }>;
   rollback(slug: string, id: string, caller: Caller, toVersion: number): Promise<{ contract: ContractView; version_no: number }>;
   versions(slug: string, id: string): Promise<{ current_version_no: number; versions: VersionView[] }>;
   version(slug: string, id: string, n: number): Promise<VersionView & { definition: Definition }>;
   /** Matches only when the live definition, its stored hash and the current row of the version log all agree. */
-  integrity(slug: string, id: string): Promise<{ contract_id: string; current_version_no: number; stored_hash: string; live_hash: string; version_hash: string | null; match: boolean; tick_number: number }>;
+  integrity(
+    slug: string,
+    id: string,
+  ): Promise<{
+    contract_id: string;
+    current_version_no: number;
+    stored_hash: string;
+    live_hash: string;
+    version_hash: string | null;
+    match: boolean;
+    tick_number: number;
+  }>;
   exportContract(slug: string, id: string): Promise<ExportEnvelope>;
   importContract(slug: string, caller: Caller, envelope: ExportEnvelope, name?: string): Promise<ContractView>;
 }
@@ -68,7 +82,11 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
   const { clock, chain } = core.deps;
   const iso = () => new Date(clock.now()).toISOString();
 
-  async function insert(slug: string, caller: Caller, args: { definition: unknown; name?: string | undefined; template_id: string | null; note: string; audit: string }) {
+  async function insert(
+    slug: string,
+    caller: Caller,
+    args: { definition: unknown; name?: string | undefined; template_id: string | null; note: string; audit: string },
+  ) {
     const machine = await core.machine(slug);
     chain.assertWritable(machine);
     const definition = await core.validate(args.definition, caller);
@@ -93,7 +111,13 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
     };
     await core.deps.quotas.within('contracts_per_machine', slug, () => contracts.insert(record));
     await contracts.appendVersion(record, version(record, 1, caller, args.note, null));
-    await core.auditRow(slug, args.audit, caller.uid, { contract_id: record.id, name: record.name, template_id: record.template_id, definition_hash: record.integrity_hash, version_no: 1 });
+    await core.auditRow(slug, args.audit, caller.uid, {
+      contract_id: record.id,
+      name: record.name,
+      template_id: record.template_id,
+      definition_hash: record.integrity_hash,
+      version_no: 1,
+    });
     await core.refresh(record);
     return core.view(record);
   }
@@ -116,7 +140,8 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
   async function replace(slug: string, id: string, caller: Caller, raw: unknown, note: string | null, rolledBackFrom: number | null) {
     const updated = await core.locked(id, async () => {
       const record = await core.find(slug, id);
-      if (record.status === 'killed' || record.status === 'frozen') throw errors.conflict(`Contract "${id}" is ${record.status}; its definition can no longer change`, { status: record.status });
+      if (record.status === 'killed' || record.status === 'frozen')
+        throw errors.conflict(`Contract "${id}" is ${record.status}; its definition can no longer change`, { status: record.status });
       chain.assertWritable(await core.machine(slug));
       const definition = keepSecrets(await core.validate(raw, caller), record.definition, rolledBackFrom === null);
       const { state } = await contracts.runtime(record);
@@ -152,23 +177,44 @@ export function createContractsCrud(core: ContractsCore, templates: TemplateCata
   }
 
   const versionView = ({ n, definition_hash, created_by, tick_number, created_at, note, rolled_back_from }: VersionRecord): VersionView => ({
-    n, definition_hash, created_by, tick_number, created_at, note, rolled_back_from,
+    n,
+    definition_hash,
+    created_by,
+    tick_number,
+    created_at,
+    note,
+    rolled_back_from,
   });
 
   return {
     async create(slug, caller, input) {
       if ((input.definition === undefined) === (input.template_id === undefined)) {
-        throw errors.validation('Give exactly one of template_id and definition', { issues: [{ path: 'definition', message: 'give template_id or definition, not both or neither' }] });
+        throw errors.validation('Give exactly one of template_id and definition', {
+          issues: [{ path: 'definition', message: 'give template_id or definition, not both or neither' }],
+        });
       }
       if (input.template_id === undefined) {
         if (input.params !== undefined) throw errors.validation('params go with template_id; put values straight into the definition instead');
-        const contract = await insert(slug, caller, { definition: input.definition, name: input.name, template_id: null, note: 'created', audit: 'contract.created' });
+        const contract = await insert(slug, caller, {
+          definition: input.definition,
+          name: input.name,
+          template_id: null,
+          note: 'created',
+          audit: 'contract.created',
+        });
         return { contract, template_id: null };
       }
       const template = templates.get(input.template_id);
-      if (!template) throw errors.notFound(`No template "${input.template_id}"; list them with GET /api/contracts/templates`, { template_id: input.template_id });
+      if (!template)
+        throw errors.notFound(`No template "${input.template_id}"; list them with GET /api/contracts/templates`, { template_id: input.template_id });
       const definition = applyParams(template, input.params ?? {});
-      const contract = await insert(slug, caller, { definition, name: input.name, template_id: template.id, note: `deployed from template ${template.id}`, audit: 'contract.created' });
+      const contract = await insert(slug, caller, {
+        definition,
+        name: input.name,
+        template_id: template.id,
+        note: `deployed from template ${template.id}`,
+        audit: 'contract.created',
+      });
       return { contract, template_id: template.id };
     },
 

@@ -69,13 +69,7 @@ export function definitionIssues(raw: unknown, deps: ValidateDeps): DefinitionIs
   return issues;
 }
 
-function transitionIssues(
-  tr: unknown,
-  at: string,
-  states: Record<string, unknown>,
-  deps: ValidateDeps,
-  add: (path: string, message: string) => void,
-): void {
+function transitionIssues(tr: unknown, at: string, states: Record<string, unknown>, deps: ValidateDeps, add: (path: string, message: string) => void): void {
   if (!isObject(tr)) return add(at, 'a transition is an object with from, to and operator');
   for (const end of ['from', 'to'] as const) {
     const name = tr[end];
@@ -94,7 +88,8 @@ function transitionIssues(
     });
   }
   if (tr.condition !== undefined) {
-    if (typeof tr.condition !== 'string' || tr.condition.length > 2000) add(`${at}.condition`, 'a condition is a CEL expression string of at most 2000 characters');
+    if (typeof tr.condition !== 'string' || tr.condition.length > 2000)
+      add(`${at}.condition`, 'a condition is a CEL expression string of at most 2000 characters');
     else {
       const problem = conditionProblem(tr.condition);
       if (problem) add(`${at}.condition`, `does not parse as CEL: ${problem}`);
@@ -194,14 +189,17 @@ function triggerIssues(t: unknown, at: string, add: (path: string, message: stri
       posInt('within_ticks', true);
       const agg = t.aggregate;
       if (!isObject(agg) || typeof agg.fn !== 'string' || !AGGREGATES.has(agg.fn)) add(`${at}.aggregate.fn`, 'fn is one of count, sum, avg, min, max');
-      else if (agg.fn !== 'count' && (typeof agg.field !== 'string' || agg.field.length === 0)) add(`${at}.aggregate.field`, `${agg.fn} needs the payload field to aggregate`);
+      else if (agg.fn !== 'count' && (typeof agg.field !== 'string' || agg.field.length === 0))
+        add(`${at}.aggregate.field`, `${agg.fn} needs the payload field to aggregate`);
       if (typeof t.op !== 'string' || !COMPARISONS.has(t.op)) add(`${at}.op`, 'op is one of >, >=, <, <=, ==, !=');
       if (typeof t.threshold !== 'number' || !Number.isFinite(t.threshold)) add(`${at}.threshold`, 'threshold is a number');
       break;
     }
   }
-  if (t.machine !== undefined && (typeof t.machine !== 'string' || !SLUG.test(t.machine))) add(`${at}.machine`, 'machine is the slug of the machine whose events it listens to');
-  if (t.machine !== undefined && !['on_event', 'on_events', 'on_aggregate'].includes(t.kind)) add(`${at}.machine`, 'only event triggers listen to another machine');
+  if (t.machine !== undefined && (typeof t.machine !== 'string' || !SLUG.test(t.machine)))
+    add(`${at}.machine`, 'machine is the slug of the machine whose events it listens to');
+  if (t.machine !== undefined && !['on_event', 'on_events', 'on_aggregate'].includes(t.kind))
+    add(`${at}.machine`, 'only event triggers listen to another machine');
 }
 
 function actionIssues(action: unknown, at: string, states: Record<string, unknown>, add: (path: string, message: string) => void): void {

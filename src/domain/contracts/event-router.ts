@@ -138,13 +138,17 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
       const here = targets.filter((id) => entries.get(id)?.slug === slug && entries.get(id)?.aggregates.includes(type)).map((id) => reaches.get(id)!);
       if (!here.some((r) => r !== 'none')) continue;
       const payload = await payloadFor(here.every((r) => r === 'payload') ? 'payload' : 'event');
-      await events.appendInbox(slug, (head) => ({
-        tick: Math.max(tick, head?.tick ?? 0),
-        type,
-        name,
-        source_slug: source,
-        payload,
-      }) as RowInput<InboxRecord>);
+      await events.appendInbox(
+        slug,
+        (head) =>
+          ({
+            tick: Math.max(tick, head?.tick ?? 0),
+            type,
+            name,
+            source_slug: source,
+            payload,
+          }) as RowInput<InboxRecord>,
+      );
     }
     for (const id of targets) {
       const reach = reaches.get(id)!;

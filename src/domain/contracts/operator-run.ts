@@ -43,7 +43,13 @@ export interface OperatorStep {
 }
 
 export type OperatorRun =
-  | { ok: true; chain: string[]; output: { value: number | null; unit: string | null; steps: OperatorStep[] }; receipt: Record<string, unknown>; proof_digest: string }
+  | {
+      ok: true;
+      chain: string[];
+      output: { value: number | null; unit: string | null; steps: OperatorStep[] };
+      receipt: Record<string, unknown>;
+      proof_digest: string;
+    }
   | { ok: false; chain: string[]; error: string };
 
 /**

@@ -39,7 +39,14 @@ export interface Branch {
 
 /** Contracts of public machines, readable without a key; a private machine's contracts never appear. */
 export interface PublicDirectory {
-  list(query: { q?: string | undefined; slug?: string | undefined; template_id?: string | undefined; state?: string | undefined; limit: number; cursor?: string | undefined }): Promise<{ contracts: PublicContract[]; next_cursor: string | null }>;
+  list(query: {
+    q?: string | undefined;
+    slug?: string | undefined;
+    template_id?: string | undefined;
+    state?: string | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }): Promise<{ contracts: PublicContract[]; next_cursor: string | null }>;
   get(id: string): Promise<{ contract: PublicContract & { definition: Definition }; last_fire_tick: number | null }>;
   audit(id: string, limit: number): Promise<TransitionRecord[]>;
   nextFires(id: string): Promise<{ fires: PredictedFireView[]; note: string | null }>;
@@ -101,7 +108,10 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
       const record = await publicContract(id);
       const runtime = await contracts.runtime(record);
       const lastFire = (await contracts.recentTransitions(record, 50)).find((r) => r.success);
-      return { contract: { ...(await summary(record)), definition: record.definition }, last_fire_tick: lastFire?.tick_number ?? runtime.last?.tick_number ?? null };
+      return {
+        contract: { ...(await summary(record)), definition: record.definition },
+        last_fire_tick: lastFire?.tick_number ?? runtime.last?.tick_number ?? null,
+      };
     },
 
     async audit(id, limit) {
@@ -114,7 +124,9 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
 
     async subscribers(id) {
       const record = await publicContract(id);
-      const emits = new Set(record.definition.transitions.flatMap((t) => (t.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : []))));
+      const emits = new Set(
+        record.definition.transitions.flatMap((t) => (t.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : []))),
+      );
       if (emits.size === 0) return [];
       // Only listeners on public machines are shown: a private machine's contracts stay unacknowledged.
       const live = await contracts.list((c) => c.slug !== record.slug && c.status !== 'killed' && c.status !== 'frozen');

@@ -68,10 +68,12 @@ export function predictFires(record: ContractRecord, runtime: Runtime, count: nu
     fires.push({ tick_number: fireDue, trigger_kind: next.trigger.kind, from: next.transition.from, to: next.transition.to, index: next.index });
     sim.watermarks[next.key] = fireDue;
     const condition = next.transition.condition;
-    const passes = condition === undefined || (() => {
-      const outcome = evaluateCondition(condition, input, secretsOf(record.definition));
-      return outcome.ok && outcome.value;
-    })();
+    const passes =
+      condition === undefined ||
+      (() => {
+        const outcome = evaluateCondition(condition, input, secretsOf(record.definition));
+        return outcome.ok && outcome.value;
+      })();
     if (!passes) continue;
     const to = resultingState(next.transition);
     if (to !== sim.state) {

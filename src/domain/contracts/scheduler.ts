@@ -131,22 +131,25 @@ export class ContractScheduler {
     const wait = earliest === undefined ? MAX_SLEEP_MS : tickStartMs(earliest) - this.#deps.clock.now();
     this.#armedFor = earliest;
     const poll = this.#deps.poll?.bind(this.#deps);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#armedFor = undefined;
-      const polled = poll === undefined ? Promise.resolve() : this.#absorb(poll);
-      // Tracked so `stop` waits for a poll under way (it reads the store) and no pass starts after it.
-      const woken: Promise<void> = polled
-        .then(async () => {
-          if (this.#running) await this.runDue();
-        })
-        .catch((err: unknown) => this.#deps.onError(err))
-        .finally(() => {
-          if (this.#woken === woken) this.#woken = undefined;
-          this.#arm();
-        });
-      this.#woken = woken;
-    }, Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(this.#busy ? BUSY_RETRY_MS : 0, wait)));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#armedFor = undefined;
+        const polled = poll === undefined ? Promise.resolve() : this.#absorb(poll);
+        // Tracked so `stop` waits for a poll under way (it reads the store) and no pass starts after it.
+        const woken: Promise<void> = polled
+          .then(async () => {
+            if (this.#running) await this.runDue();
+          })
+          .catch((err: unknown) => this.#deps.onError(err))
+          .finally(() => {
+            if (this.#woken === woken) this.#woken = undefined;
+            this.#arm();
+          });
+        this.#woken = woken;
+      },
+      Math.min(poll === undefined ? MAX_SLEEP_MS : TICK_MS, Math.max(this.#busy ? BUSY_RETRY_MS : 0, wait)),
+    );
     this.#timer.unref();
   }
 

@@ -33,7 +33,9 @@ export function createTemplateCatalogue(dir: string = resourcePath('templates'))
     if (loaded) return loaded;
     loaded = new Map();
     if (!existsSync(dir)) return loaded;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       let template: Template | undefined;
       try {
         template = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Template;
@@ -60,7 +62,9 @@ const TRIGGER_PARAMS = new Set(['every_ticks', 'cron', 'at_tick', 'at_unix', 'wi
 export function applyParams(template: Template, params: Record<string, unknown>): Definition {
   const definition = structuredClone(template.definition);
   const conditionInputs = new Set(
-    definition.transitions.flatMap((t) => [t.condition, ...Object.values(t.operator_inputs ?? {})].flatMap((e) => (typeof e === 'string' ? conditionNames(e) : []))),
+    definition.transitions.flatMap((t) =>
+      [t.condition, ...Object.values(t.operator_inputs ?? {})].flatMap((e) => (typeof e === 'string' ? conditionNames(e) : [])),
+    ),
   );
   for (const [name, value] of Object.entries(params)) {
     const declared = template.params?.[name];
@@ -91,7 +95,10 @@ function describeParams(template: Template, inputs: Set<string>): string {
 
 /** Sets `transitions[0].trigger.every_ticks`-style paths. */
 function setPath(target: object, dotted: string, value: unknown, name: string): void {
-  const keys = dotted.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean);
+  const keys = dotted
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter(Boolean);
   let node: Record<string, unknown> = target as Record<string, unknown>;
   for (const key of keys.slice(0, -1)) {
     const next = node[key];

@@ -22,7 +22,6 @@ export const DEFAULT_POLICY: ContributionPolicy = Object.freeze({
   max_seats_per_uid: 1,
 }) as ContributionPolicy;
 
-
 /** A seat as stored; its state is computed from ticks when read. Released seats are deleted (the audit log keeps them). */
 export interface SeatRecord {
   seat_id: string;

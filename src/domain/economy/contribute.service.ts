@@ -2,13 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Store } from '../../storage/port.js';
-import {
-  DEFAULT_POLICY,
-  seatState,
-  seatView,
-  type ContributionPolicy,
-  type SeatRecord,
-} from './contribute-policy.js';
+import { DEFAULT_POLICY, seatState, seatView, type ContributionPolicy, type SeatRecord } from './contribute-policy.js';
 import type { EnvelopeLedger } from './envelope-ledger.js';
 import { lockedError } from './envelope-ledger.js';
 import { createSeatRepository } from './seat-repository.js';
@@ -86,7 +80,15 @@ export function createContributeService(deps: ContributeDeps) {
         active += 1;
         byMode[seat.mode] = (byMode[seat.mode] ?? 0) + 1;
       }
-      return { ok: true as const, tick, seats_active: active, seats_lapsed: all.length - active, by_mode: byMode, bonded_envelopes: envelopes, bonded_value: value };
+      return {
+        ok: true as const,
+        tick,
+        seats_active: active,
+        seats_lapsed: all.length - active,
+        by_mode: byMode,
+        bonded_envelopes: envelopes,
+        bonded_value: value,
+      };
     },
 
     async status(uid: string) {
@@ -106,7 +108,8 @@ export function createContributeService(deps: ContributeDeps) {
           throw errors.validation('mode applies only when a bond opens a seat; change the mode with POST /api/contribute/mode');
         }
       } else {
-        if ((await seatsOf(uid)).length >= policy.max_seats_per_uid) throw errors.conflict(`You already hold ${policy.max_seats_per_uid} seat(s), the policy's maximum`);
+        if ((await seatsOf(uid)).length >= policy.max_seats_per_uid)
+          throw errors.conflict(`You already hold ${policy.max_seats_per_uid} seat(s), the policy's maximum`);
         if (input.mode !== undefined) assertMode(input.mode);
         if (value < policy.min_bond_value) {
           throw errors.unprocessable(`A new seat needs a bond worth at least ${policy.min_bond_value}; these envelopes are worth ${value}`, {
@@ -116,15 +119,30 @@ export function createContributeService(deps: ContributeDeps) {
         }
       }
       const seatId = existing?.seat_id ?? `seat_${randomUUID()}`;
-      await ledger.lockAll(owned.map((o) => o.row), { kind: 'bond', ref: seatId, tick }, uid);
+      await ledger.lockAll(
+        owned.map((o) => o.row),
+        { kind: 'bond', ref: seatId, tick },
+        uid,
+      );
       const ids = owned.map((o) => o.row.token_id);
       let seat: SeatRecord | undefined;
       try {
         if (existing) {
-          seat = await seatRecords.update(seatId, (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, ...ids], bonded_value: s.bonded_value + value });
+          seat = await seatRecords.update(
+            seatId,
+            (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, ...ids], bonded_value: s.bonded_value + value },
+          );
           if (!seat) throw errors.notFound(`Seat ${seatId} was released meanwhile; bond again`);
         } else {
-          seat = { seat_id: seatId, uid, mode: input.mode ?? policy.default_mode, bonded_token_ids: ids, bonded_value: value, created_tick: tick, last_heartbeat_tick: tick };
+          seat = {
+            seat_id: seatId,
+            uid,
+            mode: input.mode ?? policy.default_mode,
+            bonded_token_ids: ids,
+            bonded_value: value,
+            created_tick: tick,
+            last_heartbeat_tick: tick,
+          };
           await seatRecords.insert(seat);
         }
       } catch (err) {

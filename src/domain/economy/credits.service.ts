@@ -4,15 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { IdentityService } from '../identity/identity.service.js';
-import {
-  CLAIM_CREDITS,
-  CLAIM_HISTORY,
-  CONVERSION_RATE,
-  IDEMPOTENCY_MEMORY,
-  emptyAccount,
-  periodOf,
-  type ConversionRecord,
-} from './credits-account.js';
+import { CLAIM_CREDITS, CLAIM_HISTORY, CONVERSION_RATE, IDEMPOTENCY_MEMORY, emptyAccount, periodOf, type ConversionRecord } from './credits-account.js';
 import type { NodeAudit } from './node-audit-repository.js';
 import { createCreditRepository } from './credit-repository.js';
 import { checkPeerSignature, type PeerKeyRing } from './peer-keys.js';
@@ -64,7 +56,9 @@ export function createCreditsService(deps: CreditsDeps) {
       const earlier = idempotencyKey === undefined ? undefined : acc.conversions.find((c) => c.key === idempotencyKey);
       if (earlier) {
         if (earlier.record.credits !== credits) {
-          refusal = errors.conflict(`Idempotency key "${idempotencyKey}" was used for a conversion of ${earlier.record.credits} credits; use a new key for a new conversion`);
+          refusal = errors.conflict(
+            `Idempotency key "${idempotencyKey}" was used for a conversion of ${earlier.record.credits} credits; use a new key for a new conversion`,
+          );
         } else result = { record: earlier.record, replayed: true };
         return undefined;
       }
@@ -98,11 +92,14 @@ export function createCreditsService(deps: CreditsDeps) {
   async function consumePeerMessage(keyId: string, message: string, tick: number) {
     const now = clock.tick();
     if (Math.abs(now - tick) > PEER_REPLAY_WINDOW_TICKS) {
-      throw errors.unprocessable(`Stale tick ${tick}: this node is at tick ${now} and accepts peer calls within ${PEER_REPLAY_WINDOW_TICKS} ticks; sign again with the current tick`, {
-        tick,
-        node_tick: now,
-        window_ticks: PEER_REPLAY_WINDOW_TICKS,
-      });
+      throw errors.unprocessable(
+        `Stale tick ${tick}: this node is at tick ${now} and accepts peer calls within ${PEER_REPLAY_WINDOW_TICKS} ticks; sign again with the current tick`,
+        {
+          tick,
+          node_tick: now,
+          window_ticks: PEER_REPLAY_WINDOW_TICKS,
+        },
+      );
     }
     // Messages whose tick has left the window are refused as stale anyway, so they need not be kept.
     await replays.pruneBefore(now - PEER_REPLAY_WINDOW_TICKS);
@@ -110,7 +107,8 @@ export function createCreditsService(deps: CreditsDeps) {
     try {
       await replays.insert(id, tick);
     } catch (err) {
-      if (err instanceof DuplicateKeyError) throw errors.conflict('This signed peer call was already used; sign a new call with the current tick', { reason: 'replay' });
+      if (err instanceof DuplicateKeyError)
+        throw errors.conflict('This signed peer call was already used; sign a new call with the current tick', { reason: 'replay' });
       throw err;
     }
   }

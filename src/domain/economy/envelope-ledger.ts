@@ -26,7 +26,11 @@ export interface EnvelopeLedger {
   /** The envelopes, each issued to `uid`; NOT_FOUND names the first that is missing or someone else's. */
   owned(ids: readonly string[], uid: string): Promise<OwnedEnvelope[]>;
   /** Locks every envelope or none; CONFLICT names the envelope already locked and by what. */
-  lockAll(envelopes: readonly EnvelopeRow[], lock: Omit<EnvelopeLock, 'token_id' | 'machine_slug' | 'value' | 'owner_uid'>, owner: string): Promise<EnvelopeLock[]>;
+  lockAll(
+    envelopes: readonly EnvelopeRow[],
+    lock: Omit<EnvelopeLock, 'token_id' | 'machine_slug' | 'value' | 'owner_uid'>,
+    owner: string,
+  ): Promise<EnvelopeLock[]>;
   /** Removes the locks of `kind` held for `ref`; returns the ids freed. */
   unlock(ids: readonly string[], kind: EnvelopeLock['kind'], ref: string): Promise<string[]>;
 }

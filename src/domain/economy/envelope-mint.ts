@@ -7,13 +7,7 @@ import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { hasRole } from '../identity/roles.js';
 import { createTallyRepository } from './tally-repository.js';
-import {
-  envelopeHash,
-  envelopeId,
-  remainingAt,
-  type EnvelopeRow,
-  type EnvelopeSource,
-} from './tally-token.js';
+import { envelopeHash, envelopeId, remainingAt, type EnvelopeRow, type EnvelopeSource } from './tally-token.js';
 
 export interface MintRequest {
   /** Machine whose supply the envelope draws on; when absent it is derived from the caller (see `mintEnvelope`). */
@@ -34,8 +28,7 @@ export interface MintRequest {
 export type MintSkipReason = 'no_machine' | 'no_token' | 'machine_inactive' | 'supply_exhausted' | 'no_value' | 'error';
 
 export type MintOutcome =
-  | { minted: true; envelope: EnvelopeRow; tokens_remaining: number }
-  | { minted: false; reason: MintSkipReason; machine_slug: string | null };
+  { minted: true; envelope: EnvelopeRow; tokens_remaining: number } | { minted: false; reason: MintSkipReason; machine_slug: string | null };
 
 export class SupplyExhausted extends Error {}
 

@@ -13,15 +13,7 @@ import { createEnvelopeLedger, type EnvelopeLedger, type EnvelopeLock } from './
 import { createEnvelopeMinter, type MintOutcome, type MintRequest } from './envelope-mint.js';
 import { imageMatches } from './image-type.js';
 import { createTallyRepository } from './tally-repository.js';
-import {
-  allowanceAt,
-  definitionHash,
-  envelopeHash,
-  remainingAt,
-  type AvatarContentType,
-  type EnvelopeSource,
-  type TokenRecord,
-} from './tally-token.js';
+import { allowanceAt, definitionHash, envelopeHash, remainingAt, type AvatarContentType, type EnvelopeSource, type TokenRecord } from './tally-token.js';
 
 /** An envelope as the API shows it: the immutable row plus its current lock flags. */
 export interface TallyTokenView {
@@ -144,14 +136,16 @@ export function createTallyService(deps: TallyDeps) {
       chain.assertWritable(machine);
       await tokenOf(slug);
       const tick = clock.tick();
-      const updated = await tally.updateToken(slug, (t) =>
-        t && {
-          ...t,
-          // Growth up to now is kept at the old rate; the new rate applies from this tick on.
-          accrual: { tick: Math.max(tick, t.accrual.tick), allowance: allowanceAt(t, tick) },
-          mint_rate_per_tick: rate,
-          rate_updated_tick: tick,
-        },
+      const updated = await tally.updateToken(
+        slug,
+        (t) =>
+          t && {
+            ...t,
+            // Growth up to now is kept at the old rate; the new rate applies from this tick on.
+            accrual: { tick: Math.max(tick, t.accrual.tick), allowance: allowanceAt(t, tick) },
+            mint_rate_per_tick: rate,
+            rate_updated_tick: tick,
+          },
       );
       await audit(machine, caller, 'tally.mint_rate_set', { slug, mint_rate_per_tick: rate, tick });
       return rateAnswer(updated!);
@@ -242,13 +236,21 @@ export function createTallyService(deps: TallyDeps) {
       const ref = await avatars.put(slug, token.genesis_tick, image, input.content_type, clock.tick());
       await tally.updateToken(slug, (t) => t && { ...t, avatar: ref });
       await audit(machine, caller, 'tally.avatar_set', { content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256 });
-      return { ok: true as const, machine_slug: slug, content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256, encrypted: true as const };
+      return {
+        ok: true as const,
+        machine_slug: slug,
+        content_type: ref.content_type,
+        size_bytes: ref.size_bytes,
+        sha256: ref.sha256,
+        encrypted: true as const,
+      };
     },
 
     async getAvatar(slug: string, caller: Caller) {
       await readable(slug, caller);
       const token = await tokenOf(slug);
-      if (!token.avatar) throw errors.notFound(`The token of "${slug}" has no avatar; its owner uploads one with POST /api/chain/${slug}/tally/token/avatar`, { slug });
+      if (!token.avatar)
+        throw errors.notFound(`The token of "${slug}" has no avatar; its owner uploads one with POST /api/chain/${slug}/tally/token/avatar`, { slug });
       const image = await avatars.get(slug, token.genesis_tick, token.avatar);
       return {
         ok: true as const,

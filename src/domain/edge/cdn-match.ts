@@ -85,7 +85,12 @@ export function decide(rules: readonly CompiledRule[], req: PageRequest, site: {
   if (rules.length === 0) return SERVE_AS_IS;
   const headers = new Map<string, [string, string]>();
   const cache: PageCache = {};
-  const answer = (status: number, extra: { location?: string; error?: ErrorBody }): EdgeDecision => ({ kind: 'answer', status, headers: [...headers.values()], ...extra });
+  const answer = (status: number, extra: { location?: string; error?: ErrorBody }): EdgeDecision => ({
+    kind: 'answer',
+    status,
+    headers: [...headers.values()],
+    ...extra,
+  });
   for (const rule of rules) {
     if (!rule.matches(req.path) && (req.file === req.path || !rule.matches(req.file))) continue;
     const a = rule.action;

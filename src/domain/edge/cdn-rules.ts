@@ -13,7 +13,17 @@ const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'host',
  */
 const ALLOWED_HEADERS = new Set(['x-frame-options', 'referrer-policy', 'x-robots-tag', 'content-language', 'content-disposition', 'permissions-policy']);
 /** Custom-looking headers that proxies or browsers act on: prefixes, lowercase. */
-const X_REFUSED = ['x-accel-', 'x-sendfile', 'x-lighttpd-', 'x-litespeed-', 'x-forwarded-', 'x-real-ip', 'x-xss-protection', 'x-permitted-cross-domain-policies', 'x-dns-prefetch-control'];
+const X_REFUSED = [
+  'x-accel-',
+  'x-sendfile',
+  'x-lighttpd-',
+  'x-litespeed-',
+  'x-forwarded-',
+  'x-real-ip',
+  'x-xss-protection',
+  'x-permitted-cross-domain-policies',
+  'x-dns-prefetch-control',
+];
 /** Why a well-known header is refused, so the message says what to do instead. */
 const REFUSED_BECAUSE: Record<string, string> = {
   'content-security-policy': 'the node sets it to keep site pages sandboxed',
@@ -35,7 +45,7 @@ const REFUSED_BECAUSE: Record<string, string> = {
   'expect-ct': 'it reports URLs of this node to another server',
 };
 const REFUSED_PREFIXES: Array<[prefix: string, reason: string]> = [
-  ['access-control-', 'CORS headers would let other sites read pages with a visitor\'s credentials'],
+  ['access-control-', "CORS headers would let other sites read pages with a visitor's credentials"],
   ['cross-origin-', 'cross-origin policies change how other sites may embed or open this node, and can report to other servers'],
 ];
 
@@ -98,7 +108,8 @@ export function normalizeRuleAction(kind: RuleKind, action: Record<string, unkno
       if (typeof value !== 'string' || value.length > 1024 || /[^\t\x20-\x7e]/.test(value)) {
         throw invalid('value', 'a string of at most 1024 printable ASCII characters, without line breaks or control characters');
       }
-      if (REPORTING_VALUE.test(value)) throw invalid('value', 'no reporting endpoints (report-to, report-uri, report=): browsers would send URLs of this node to them');
+      if (REPORTING_VALUE.test(value))
+        throw invalid('value', 'no reporting endpoints (report-to, report-uri, report=): browsers would send URLs of this node to them');
       return { name, value };
     }
     case 'block': {

@@ -128,7 +128,12 @@ export function createCdnSitesService(deps: {
       await sites.insertSite(site);
       deps.edge.invalidate(slug);
       traffic.track(slug);
-      await audit(machine, caller, 'cdn.site.registered', { site_id: site.id, hostname: site.hostname, origin_url: site.origin_url, plan_tier: site.plan_tier });
+      await audit(machine, caller, 'cdn.site.registered', {
+        site_id: site.id,
+        hostname: site.hostname,
+        origin_url: site.origin_url,
+        plan_tier: site.plan_tier,
+      });
       return { site, already_registered: false, cname_target: cnameOf(site) };
     },
 

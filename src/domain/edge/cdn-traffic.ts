@@ -60,11 +60,15 @@ export function createCdnTraffic(deps: {
     for (const [slug, byTick] of batch) {
       const counts: CountsRow['counts'] = [];
       for (const [tick, byStatus] of byTick) for (const [status, n] of byStatus) counts.push([tick, status, n]);
-      await rows.append(slug, (head) => ({
-        tick: Math.max(clock.tick(), head?.tick ?? 0, ...counts.map((c) => c[0])),
-        type: 'counts',
-        counts,
-      }) as RowInput<CountsRow>);
+      await rows.append(
+        slug,
+        (head) =>
+          ({
+            tick: Math.max(clock.tick(), head?.tick ?? 0, ...counts.map((c) => c[0])),
+            type: 'counts',
+            counts,
+          }) as RowInput<CountsRow>,
+      );
     }
     for (const slug of await deps.trackedSlugs()) tracked.add(slug);
   }

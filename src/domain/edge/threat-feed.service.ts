@@ -113,7 +113,9 @@ export function createThreatFeedService(deps: {
         throw errors.notFound(`No device "${input.device_id}" on machine "${input.slug}"; register it with POST /api/av/devices`);
       }
       if (input.captured_at_tick > clock.tick() + MAX_FUTURE_TICKS) {
-        throw errors.unprocessable(`captured_at_tick ${input.captured_at_tick} is in the future (now is tick ${clock.tick()}); send the tick at which the device observed it`);
+        throw errors.unprocessable(
+          `captured_at_tick ${input.captured_at_tick} is in the future (now is tick ${clock.tick()}); send the tick at which the device observed it`,
+        );
       }
       chain.assertWritable(machine);
       const s_forensic = forensicScore(input.scores ?? []);
@@ -122,18 +124,28 @@ export function createThreatFeedService(deps: {
       const type = fired ? THREAT_DETECTED : CLAIM_RECORDED;
       const claimId = randomUUID();
       const summary = { device_id: input.device_id, claim_type: input.claim_type, fingerprint, s_forensic };
-      const payload = { claim_id: claimId, ...summary, claim_payload: input.claim_payload, captured_at_tick: input.captured_at_tick, scores: input.scores ?? [] };
+      const payload = {
+        claim_id: claimId,
+        ...summary,
+        claim_payload: input.claim_payload,
+        captured_at_tick: input.captured_at_tick,
+        scores: input.scores ?? [],
+      };
       const row = await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload, transition_id: claimId });
-      await feed.appendClaim(input.slug, (head) => ({
-        tick: Math.max(row.tick, head?.tick ?? 0),
-        type: 'claim',
-        transition_id: claimId,
-        claim_type: input.claim_type,
-        device_id: input.device_id,
-        fingerprint,
-        s_forensic,
-        fired,
-      }) as RowInput<ThreatRow>);
+      await feed.appendClaim(
+        input.slug,
+        (head) =>
+          ({
+            tick: Math.max(row.tick, head?.tick ?? 0),
+            type: 'claim',
+            transition_id: claimId,
+            claim_type: input.claim_type,
+            device_id: input.device_id,
+            fingerprint,
+            s_forensic,
+            fired,
+          }) as RowInput<ThreatRow>,
+      );
       const [contracts_fired, notified] = await Promise.all([
         firedBy(input.slug, type, claimId),
         fired ? mesh.notify(machine, row, summary, caller) : Promise.resolve([]),
@@ -156,7 +168,13 @@ export function createThreatFeedService(deps: {
       return {
         count: rows.length,
         threats: rows.slice(0, MAX_LISTED).map(({ transition_id, tick, claim_type, device_id, fingerprint, s_forensic, fired }) => ({
-          transition_id, tick, claim_type, device_id, fingerprint, s_forensic, fired,
+          transition_id,
+          tick,
+          claim_type,
+          device_id,
+          fingerprint,
+          s_forensic,
+          fired,
         })),
       };
     },

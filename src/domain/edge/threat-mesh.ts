@@ -39,12 +39,7 @@ export interface ThreatMesh {
   subscriptions(slug: string, caller: Caller): Promise<Array<{ publisher_slug: string; tag: string; fire_count: number; last_fired_tick: number | null }>>;
 }
 
-export function createThreatMesh(deps: {
-  store: Store;
-  chain: ChainService;
-  machines: MachinesService;
-  contracts: ContractsService;
-}): ThreatMesh {
+export function createThreatMesh(deps: { store: Store; chain: ChainService; machines: MachinesService; contracts: ContractsService }): ThreatMesh {
   const { store, chain, machines } = deps;
   const machineRecords = createMachineRepository(store);
 

@@ -32,7 +32,7 @@ export function createAppEventsService(deps: { chain: ChainService; machines: Ma
     async track(input, caller) {
       const slug = input.slug ?? caller.machine;
       if (slug === undefined) {
-        throw errors.validation('Name the machine whose log records the event: give slug (or call with that machine\'s key)', {
+        throw errors.validation("Name the machine whose log records the event: give slug (or call with that machine's key)", {
           issues: [{ path: 'slug', message: 'required unless a machine key is used', code: 'missing_slug' }],
         });
       }

@@ -33,7 +33,8 @@ export interface ContactRepository {
 /** The one owner of the `contact/messages` stream. */
 export function createContactRepository(store: Store): ContactRepository {
   return {
-    append: (message, tick) => store.logs.append<ContactRow>(CONTACT_STREAM, (head) => ({ tick: Math.max(tick, head?.tick ?? 0), type: 'contact', ...message })),
+    append: (message, tick) =>
+      store.logs.append<ContactRow>(CONTACT_STREAM, (head) => ({ tick: Math.max(tick, head?.tick ?? 0), type: 'contact', ...message })),
 
     messages: (query) => store.logs.read<ContactRow>(CONTACT_STREAM, query),
   };

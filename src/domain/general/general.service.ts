@@ -11,12 +11,7 @@ export interface GeneralService {
   appEvents: AppEventsService;
 }
 
-export function createGeneralService(deps: {
-  store: Store;
-  clock: Clock;
-  chain: ChainService;
-  machines: MachinesService;
-}): GeneralService {
+export function createGeneralService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): GeneralService {
   return {
     contact: createContactService(deps),
     appEvents: createAppEventsService(deps),

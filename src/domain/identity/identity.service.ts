@@ -95,8 +95,7 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     return { key, record };
   };
 
-  const live = (record: KeyRecord): boolean =>
-    !record.revoked_at && !(record.expires_at && Date.parse(record.expires_at) <= clock.now());
+  const live = (record: KeyRecord): boolean => !record.revoked_at && !(record.expires_at && Date.parse(record.expires_at) <= clock.now());
 
   async function machineKey(slug: string, keyId: string): Promise<KeyRecord | undefined> {
     return keys.byMachineKeyId(slug, keyId);

@@ -35,7 +35,9 @@ export function parseRateTiers(value: string | undefined): Record<string, TierSe
   for (const entry of value.split(',')) {
     const m = /^\s*([^=\s]+)\s*=\s*(?:(off)|(\d+(?:\.\d+)?)\/(\d+))\s*$/.exec(entry);
     if (!m || !TIER_NAME.test(m[1]!) || (!m[2] && (Number(m[3]) <= 0 || Number(m[4]) < 1))) {
-      throw new Error(`CORE_RATE_TIERS must be "name=<requests per second>/<burst>" or "name=off", comma-separated (e.g. free=5/20,partner=200/800), got "${entry.trim()}"`);
+      throw new Error(
+        `CORE_RATE_TIERS must be "name=<requests per second>/<burst>" or "name=off", comma-separated (e.g. free=5/20,partner=200/800), got "${entry.trim()}"`,
+      );
     }
     tiers[m[1]!] = m[2] ? null : { perSecond: Number(m[3]), burst: Number(m[4]) };
   }
@@ -80,7 +82,9 @@ export function createRateTiers(base: TierRate | undefined, tiers: Record<string
       const own = rateOf(callerTier);
       if (!noMoreThan(rateOf(tier), own)) {
         const allowed = names.filter((n) => noMoreThan(rateOf(n), own));
-        throw new CoreError('FORBIDDEN', `Tier "${tier}" allows more requests than your own key's; you may give a key one of: ${allowed.join(', ')}`, { allowed });
+        throw new CoreError('FORBIDDEN', `Tier "${tier}" allows more requests than your own key's; you may give a key one of: ${allowed.join(', ')}`, {
+          allowed,
+        });
       }
     },
   };

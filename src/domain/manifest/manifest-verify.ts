@@ -25,7 +25,10 @@ export function pinnedKeysFrom(text: string): PinnedKey[] {
   const jwks = (parsed as { keys?: unknown }).keys;
   const list = Array.isArray(jwks) ? jwks : [parsed];
   const keys = list
-    .filter((k): k is Record<string, string> => typeof k === 'object' && k !== null && (k as { kty?: unknown }).kty === 'OKP' && (k as { crv?: unknown }).crv === 'Ed25519')
+    .filter(
+      (k): k is Record<string, string> =>
+        typeof k === 'object' && k !== null && (k as { kty?: unknown }).kty === 'OKP' && (k as { crv?: unknown }).crv === 'Ed25519',
+    )
     .map((jwk) => ({ key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x! }, format: 'jwk' }), ...(jwk.kid ? { kid: jwk.kid } : {}) }));
   if (keys.length === 0) throw new Error('the key file holds no Ed25519 public key (kty "OKP", crv "Ed25519")');
   return keys;
@@ -83,7 +86,9 @@ export function checkManifest(document: unknown, pinned: PinnedKey[], since?: st
   if (!ok) return refused('the signature does not verify with the pinned key: the manifest was altered or signed by another node');
   const filteredFrom = typeof doc.manifest.since_version === 'string' ? versionNumber(doc.manifest.since_version) : undefined;
   if (filteredFrom !== undefined && (sinceN === undefined || sinceN < filteredFrom)) {
-    return refused(`the signature is valid, but this manifest lists only changes after ${String(doc.manifest.since_version)}: fetch it with an older since_version or none to compare from ${since ?? 'the start'}`);
+    return refused(
+      `the signature is valid, but this manifest lists only changes after ${String(doc.manifest.since_version)}: fetch it with an older since_version or none to compare from ${since ?? 'the start'}`,
+    );
   }
   const artifacts = (Array.isArray(doc.manifest.artifacts) ? doc.manifest.artifacts : []) as ManifestArtifactView[];
   const removed = (Array.isArray(doc.manifest.removed) ? doc.manifest.removed : []) as ManifestCheck['removed'];

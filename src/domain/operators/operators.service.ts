@@ -98,7 +98,10 @@ export function createOperatorsService(deps: OperatorsDeps): OperatorsService {
       if (category !== undefined && !categoryKeys.has(category)) {
         throw errors.notFound(`No operator category "${category}"; list them with GET /api/operators/categories`, { category });
       }
-      const ids = id?.split(',').map((s) => s.trim()).filter(Boolean);
+      const ids = id
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const matches = search({ q, category, ids });
       const { page, next_cursor } = pageOf(matches, limit, cursor);
       return { ok: true, total: matches.length, operators: page.map(summaryOf), next_cursor };

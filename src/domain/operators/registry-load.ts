@@ -25,7 +25,9 @@ export function loadRegistry(dir: string): LoadedRegistry {
   const problems: string[] = [];
   let names: string[] = [];
   try {
-    names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
   } catch (err) {
     problems.push(`${dir}: cannot read the operator directory (${(err as Error).message})`);
   }

@@ -115,7 +115,11 @@ async function skillResources(): Promise<ResourceEntry[]> {
     const full = path.join(dir, file);
     const text = await readFile(full, 'utf8');
     const front = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? '';
-    const field = (key: string) => new RegExp(`^${key}:\\s*(.+)$`, 'm').exec(front)?.[1]?.trim().replace(/^["']|["']$/g, '');
+    const field = (key: string) =>
+      new RegExp(`^${key}:\\s*(.+)$`, 'm')
+        .exec(front)?.[1]
+        ?.trim()
+        .replace(/^["']|["']$/g, '');
     const name = field('name') ?? path.basename(file, '.md');
     entries.push({
       uri: `core://skills/${path.basename(file, '.md')}`,

@@ -45,7 +45,7 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
   });
   const fireLag = new Histogram({
     name: 'core_contract_fire_lag_seconds',
-    help: 'Time from the start of a scheduled fire\'s due tick to the end of the fire.',
+    help: "Time from the start of a scheduled fire's due tick to the end of the fire.",
     buckets: LAG_BUCKETS,
     registers: [registry],
   });

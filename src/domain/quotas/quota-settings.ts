@@ -18,9 +18,7 @@ export const DEFAULT_QUOTAS: Readonly<QuotaSettings> = Object.freeze({
 });
 
 /** Every quota off: `CORE_QUOTAS=off`, for load tests and benchmarks. */
-export const NO_QUOTAS: Readonly<QuotaSettings> = Object.freeze(
-  Object.fromEntries(QUOTA_NAMES.map((name) => [name, null])) as QuotaSettings,
-);
+export const NO_QUOTAS: Readonly<QuotaSettings> = Object.freeze(Object.fromEntries(QUOTA_NAMES.map((name) => [name, null])) as QuotaSettings);
 
 /**
  * Parses `CORE_QUOTAS`: `off`, or comma-separated `name=<count>` / `name=off` entries that replace
@@ -36,7 +34,9 @@ export function parseQuotaSettings(value: string | undefined): QuotaSettings {
     const m = /^\s*([a-z_]+)\s*=\s*(?:(off)|(\d{1,9}))\s*$/.exec(entry);
     const name = m?.[1] as QuotaName | undefined;
     if (!m || !name || !QUOTA_NAMES.includes(name)) {
-      throw new Error(`CORE_QUOTAS must be "off" or comma-separated "name=<count>" / "name=off" with names ${QUOTA_NAMES.join(', ')} (e.g. machines=50,contracts_per_machine=20), got "${entry.trim()}"`);
+      throw new Error(
+        `CORE_QUOTAS must be "off" or comma-separated "name=<count>" / "name=off" with names ${QUOTA_NAMES.join(', ')} (e.g. machines=50,contracts_per_machine=20), got "${entry.trim()}"`,
+      );
     }
     settings[name] = m[2] ? null : Number(m[3]);
   }

@@ -25,11 +25,7 @@ export interface ProofService {
   verify(req: ProofRequest, signal?: AbortSignal): Promise<VerifyResult>;
 }
 
-export function createProofService(deps: {
-  receipts: ReceiptsService;
-  solvers: SolversService;
-  compute: ComputeRecomputer;
-}): ProofService {
+export function createProofService(deps: { receipts: ReceiptsService; solvers: SolversService; compute: ComputeRecomputer }): ProofService {
   return {
     async verify(req, signal) {
       const { receipt } = req;

@@ -119,40 +119,95 @@ export function createReceiptsService(deps: { nodeKeys: NodeKeys; clock: Clock }
         verified_at_tick: now,
       });
       if (receipt.key_id !== nodeKeys.receiptKeyId) {
-        return verdict({ check: 'key_id', field: 'key_id', reason: 'the receipt was issued under another receipt key; only the issuing node can check it', expected: nodeKeys.receiptKeyId, actual: receipt.key_id });
+        return verdict({
+          check: 'key_id',
+          field: 'key_id',
+          reason: 'the receipt was issued under another receipt key; only the issuing node can check it',
+          expected: nodeKeys.receiptKeyId,
+          actual: receipt.key_id,
+        });
       }
-      if (receipt.tick > now) return verdict({ check: 'tick', field: 'tick', reason: `the receipt claims tick ${receipt.tick}, after the current tick ${now}`, actual: receipt.tick });
+      if (receipt.tick > now)
+        return verdict({
+          check: 'tick',
+          field: 'tick',
+          reason: `the receipt claims tick ${receipt.tick}, after the current tick ${now}`,
+          actual: receipt.tick,
+        });
       // Phases are whole milliseconds of a 777 ms tick, so phase · 777 is an integer.
       const ms = Math.round(receipt.phase * TICK_MS);
-      if (ms / TICK_MS !== receipt.phase) return verdict({ check: 'phase', field: 'phase', reason: 'the phase is not a whole millisecond of a tick, so it was not issued by this service', actual: receipt.phase });
-      if (receipt.kind === 'solve' && receipt.solver === null) return verdict({ check: 'solver', field: 'solver', reason: 'a solve receipt must name its solver', actual: null });
+      if (ms / TICK_MS !== receipt.phase)
+        return verdict({
+          check: 'phase',
+          field: 'phase',
+          reason: 'the phase is not a whole millisecond of a tick, so it was not issued by this service',
+          actual: receipt.phase,
+        });
+      if (receipt.kind === 'solve' && receipt.solver === null)
+        return verdict({ check: 'solver', field: 'solver', reason: 'a solve receipt must name its solver', actual: null });
       if (opts.failed) return verdict(opts.failed);
       for (const [field, value] of Object.entries(opts.expect ?? {}) as Array<[keyof Receipt, unknown]>) {
         if (digestOf(value) !== digestOf(receipt[field])) {
-          return verdict({ check: 'expected', field: field as SignedField, reason: `expected ${JSON.stringify(value)}, the receipt says ${JSON.stringify(receipt[field])}`, expected: value, actual: receipt[field] });
+          return verdict({
+            check: 'expected',
+            field: field as SignedField,
+            reason: `expected ${JSON.stringify(value)}, the receipt says ${JSON.stringify(receipt[field])}`,
+            expected: value,
+            actual: receipt[field],
+          });
         }
       }
       if (opts.input !== undefined) {
         const d = digestOf(opts.input);
-        if (!sameDigest(d, receipt.input_sha256)) return verdict({ check: 'input_sha256', field: 'input_sha256', reason: 'the SHA-256 of the given inputs differs from the receipt', expected: d, actual: receipt.input_sha256 });
+        if (!sameDigest(d, receipt.input_sha256))
+          return verdict({
+            check: 'input_sha256',
+            field: 'input_sha256',
+            reason: 'the SHA-256 of the given inputs differs from the receipt',
+            expected: d,
+            actual: receipt.input_sha256,
+          });
         passed.push('input_sha256');
       }
       if (opts.output !== undefined) {
         const d = digestOf(opts.output);
-        if (!sameDigest(d, receipt.output_sha256)) return verdict({ check: 'output_sha256', field: 'output_sha256', reason: 'the SHA-256 of the given output differs from the receipt', expected: d, actual: receipt.output_sha256 });
+        if (!sameDigest(d, receipt.output_sha256))
+          return verdict({
+            check: 'output_sha256',
+            field: 'output_sha256',
+            reason: 'the SHA-256 of the given output differs from the receipt',
+            expected: d,
+            actual: receipt.output_sha256,
+          });
         passed.push('output_sha256');
       }
       let recomputed = false;
       if (opts.recompute) {
         const d = digestOf(await opts.recompute());
-        if (!sameDigest(d, receipt.output_sha256)) return verdict({ check: 'recompute', field: 'output_sha256', reason: 're-running gives an output whose SHA-256 differs from the receipt', expected: d, actual: receipt.output_sha256 });
+        if (!sameDigest(d, receipt.output_sha256))
+          return verdict({
+            check: 'recompute',
+            field: 'output_sha256',
+            reason: 're-running gives an output whose SHA-256 differs from the receipt',
+            expected: d,
+            actual: receipt.output_sha256,
+          });
         recomputed = true;
       }
       if (!sameDigest(nodeKeys.hmac(signedPayload(receipt)), receipt.hmac)) {
         const found = locateTamper(receipt, nodeKeys.hmac);
         if (found) {
           const reason = found.field === 'hmac' ? 'the hmac itself was altered' : `${found.field} was altered: restoring it makes the HMAC valid`;
-          return verdict({ check: 'hmac', field: found.field, reason, ...(found.original !== undefined ? { expected: found.original } : {}), actual: found.field === 'hmac' ? receipt.hmac : receipt[found.field] }, recomputed);
+          return verdict(
+            {
+              check: 'hmac',
+              field: found.field,
+              reason,
+              ...(found.original !== undefined ? { expected: found.original } : {}),
+              actual: found.field === 'hmac' ? receipt.hmac : receipt[found.field],
+            },
+            recomputed,
+          );
         }
         // A one-character change would have been located above; a wider change to any one field lands here too.
         return verdict(

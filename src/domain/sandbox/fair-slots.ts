@@ -98,9 +98,13 @@ export function createFairSlots(options: FairSlotsOptions = DEFAULT_FAIR_SLOTS):
     enter(identity) {
       const mine = inFlight.get(identity) ?? 0;
       if (mine >= options.perIdentity) {
-        throw new CoreError('RATE_LIMITED', `You already have ${mine} sandbox runs running or waiting (at most ${options.perIdentity} per agent); wait for one to finish`, {
-          limit: options.perIdentity,
-        });
+        throw new CoreError(
+          'RATE_LIMITED',
+          `You already have ${mine} sandbox runs running or waiting (at most ${options.perIdentity} per agent); wait for one to finish`,
+          {
+            limit: options.perIdentity,
+          },
+        );
       }
       if (running >= options.slots && waiting.length >= options.maxWaiting) {
         throw new CoreError('RATE_LIMITED', `The sandbox is busy (${waiting.length} runs waiting); retry shortly`, { waiting: waiting.length });
@@ -119,7 +123,11 @@ export function createFairSlots(options: FairSlotsOptions = DEFAULT_FAIR_SLOTS):
           fail: reject,
           timer: setTimeout(() => {
             if (!leave()) return;
-            reject(new CoreError('RATE_LIMITED', `The sandbox stayed busy for ${Math.round(options.maxWaitMs / 1000)} s; your run was not started, retry shortly`, { waited_ms: options.maxWaitMs }));
+            reject(
+              new CoreError('RATE_LIMITED', `The sandbox stayed busy for ${Math.round(options.maxWaitMs / 1000)} s; your run was not started, retry shortly`, {
+                waited_ms: options.maxWaitMs,
+              }),
+            );
           }, options.maxWaitMs),
         };
         waiting.push(waiter);

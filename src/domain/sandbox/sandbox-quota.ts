@@ -25,9 +25,7 @@ export interface Usage {
   next_free_ms: number | null;
 }
 
-export type Admission =
-  | { ok: true; remaining_mz: number; usage: Usage }
-  | { ok: false; reason: 'runs' | 'units'; retry_at_ms: number; usage: Usage };
+export type Admission = { ok: true; remaining_mz: number; usage: Usage } | { ok: false; reason: 'runs' | 'units'; retry_at_ms: number; usage: Usage };
 
 /** Wall time in mz, rounded up: any started milli-tick is charged. */
 export function unitsOf(durationMs: number): number {

@@ -63,11 +63,19 @@ export function createBwrapRunner(options: BwrapRunnerOptions = {}): SandboxRunn
   let readiness: Promise<void> | undefined;
 
   async function probe(): Promise<void> {
-    for (const [path, pkg] of [[bwrap, 'bubblewrap'], [PRLIMIT, 'util-linux'], [PYTHON, 'python3']] as const) {
-      const found = await access(path, constants.X_OK).then(() => true, () => false);
+    for (const [path, pkg] of [
+      [bwrap, 'bubblewrap'],
+      [PRLIMIT, 'util-linux'],
+      [PYTHON, 'python3'],
+    ] as const) {
+      const found = await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      );
       if (!found) throw unavailable(`${path} is missing: install the Debian package \`${pkg}\``, pkg);
     }
-    if (!canWatchTrees()) throw unavailable('this kernel does not list child processes in /proc (CONFIG_PROC_CHILDREN), so a run\'s memory cannot be bounded as a whole', 'linux');
+    if (!canWatchTrees())
+      throw unavailable("this kernel does not list child processes in /proc (CONFIG_PROC_CHILDREN), so a run's memory cannot be bounded as a whole", 'linux');
     const check = await spawnRun({ code: 'pass', timeoutMs: 10_000 });
     if (check.exit_code !== 0) {
       const reason = check.stderr.trim().split('\n').slice(-1)[0] ?? `exit ${check.exit_code}`;
@@ -228,11 +236,7 @@ function withNote(err: ByteCapture, note: string, cap: number): { text: string; 
 }
 
 function unavailable(message: string, pkg: string): CoreError {
-  return new CoreError(
-    'NOT_IMPLEMENTED',
-    `The Python sandbox is unavailable: ${message}. Code is never run outside the sandbox.`,
-    { package: pkg },
-  );
+  return new CoreError('NOT_IMPLEMENTED', `The Python sandbox is unavailable: ${message}. Code is never run outside the sandbox.`, { package: pkg });
 }
 
 function createSemaphore(size: number): { acquire(): Promise<() => void> } {

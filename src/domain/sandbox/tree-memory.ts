@@ -78,12 +78,7 @@ export function canWatchTrees(): boolean {
  * processes it found (to be killed) and stops. Resident pages a forked child shares with its parent
  * are counted in both: the sum errs on the high side, never the low one.
  */
-export function watchTreeMemory(
-  root: number,
-  budgetBytes: number,
-  exceeded: (pids: number[], bytes: number) => void,
-  intervalMs = 20,
-): () => void {
+export function watchTreeMemory(root: number, budgetBytes: number, exceeded: (pids: number[], bytes: number) => void, intervalMs = 20): () => void {
   const timer = setInterval(() => {
     const pids = processTree(root);
     let bytes = 0;

@@ -21,9 +21,7 @@ export interface IssuedSession {
 }
 
 /** `uid` is null for an unproven session: the answer never ties an address to its uid before proof. */
-export type LoginResult =
-  | { code_required: true; session: null }
-  | { code_required: false; session: IssuedSession; uid: string | null };
+export type LoginResult = { code_required: true; session: null } | { code_required: false; session: IssuedSession; uid: string | null };
 
 export interface SsoStartInput {
   redirect_uri: string;
@@ -86,7 +84,8 @@ export interface OpenIdConfiguration {
 const REFUSAL: Record<SsoRefusal, string> = {
   unknown_code: 'This authorization code is unknown or was already used; start again with GET /api/auth/sso-start',
   expired: 'This authorization code expired; start again with GET /api/auth/sso-start',
-  other_browser: 'This authorization code was started in another browser (no matching core_sso cookie); the code is now void: start again with GET /api/auth/sso-start from this browser',
+  other_browser:
+    'This authorization code was started in another browser (no matching core_sso cookie); the code is now void: start again with GET /api/auth/sso-start from this browser',
   state_mismatch: 'The state does not match the one given to sso-start; the code is now void, start again',
   verifier_required: 'This code was started with a PKCE code_challenge: send its code_verifier; the code is now void, start again',
   verifier_mismatch: 'The code_verifier does not match the code_challenge; the code is now void, start again',

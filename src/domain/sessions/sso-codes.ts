@@ -16,12 +16,18 @@ export type SsoRefusal = 'unknown_code' | 'expired' | 'other_browser' | 'state_m
 
 export interface SsoCodes {
   /** A code for the grant, and the binding value the starting browser keeps in a cookie. */
-  issue(input: { uid: string; state: string; redirect_uri: string; code_challenge: string | null }, nowMs: number): Promise<{ code: string; binding: string; expires_ms: number }>;
+  issue(
+    input: { uid: string; state: string; redirect_uri: string; code_challenge: string | null },
+    nowMs: number,
+  ): Promise<{ code: string; binding: string; expires_ms: number }>;
   /**
    * Consumes the code (single use whatever the outcome) and returns its grant, or why it was refused.
    * `binding` is the cookie the completing browser sent: only the browser that started may finish.
    */
-  exchange(input: { code: string; state: string; code_verifier?: string | undefined; binding: string | undefined }, nowMs: number): Promise<SsoGrant | SsoRefusal>;
+  exchange(
+    input: { code: string; state: string; code_verifier?: string | undefined; binding: string | undefined },
+    nowMs: number,
+  ): Promise<SsoGrant | SsoRefusal>;
 }
 
 /** The PKCE S256 challenge of a verifier: base64url(SHA-256(verifier)). */

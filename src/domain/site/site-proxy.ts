@@ -13,9 +13,7 @@ import type { ActionDef } from '../../registry/types.js';
  * - everything else (other machines, roles, keys, settings, contracts, deletions) is refused.
  */
 export type ProxyRule =
-  | { kind: 'read' }
-  | { kind: 'write'; prepare: (input: Record<string, unknown>) => Record<string, unknown> }
-  | { kind: 'refused'; reason: string };
+  { kind: 'read' } | { kind: 'write'; prepare: (input: Record<string, unknown>) => Record<string, unknown> } | { kind: 'refused'; reason: string };
 
 /** Row types written through a site are prefixed, so they stand apart from the owner's own rows. */
 export const SITE_ROW_PREFIX = 'site.';

@@ -44,7 +44,13 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
   const sites = createSiteRepository(store);
   const machineRecords = createMachineRepository(store);
   const fileView = ({ sha, path, content_type, size, uploaded_tick, uploaded_by, created_at }: FileRecord): SiteFile => ({
-    sha, path, content_type, size, uploaded_tick, uploaded_by, created_at,
+    sha,
+    path,
+    content_type,
+    size,
+    uploaded_tick,
+    uploaded_by,
+    created_at,
   });
 
   async function authorizeUpload(slug: string, caller: Caller, publishKey: string | undefined): Promise<{ machine: MachineRecord; actor: string | null }> {
@@ -102,8 +108,15 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
         payload_digest: digestOf({ path, sha, content_type: contentType, size: bytes.length }),
       });
       const record: FileRecord = {
-        slug, sha, path, content_type: contentType, size: bytes.length, uploaded_tick: written.tick, uploaded_by: actor,
-        created_at: new Date(clock.now()).toISOString(), blob_seq: blobSeq,
+        slug,
+        sha,
+        path,
+        content_type: contentType,
+        size: bytes.length,
+        uploaded_tick: written.tick,
+        uploaded_by: actor,
+        created_at: new Date(clock.now()).toISOString(),
+        blob_seq: blobSeq,
       };
       await sites.putFile(record);
       return { ok: true, file: fileView(record), tick: written.tick, transition_id: written.transition_id, seq: written.seq, state_hash: written.state_hash };
@@ -133,10 +146,18 @@ export function createSiteService(deps: { store: Store; clock: Clock; chain: Cha
       const { machine } = await machines.readable(slug, caller);
       const publishKey = `${PUBLISH_KEY_PREFIX}${randomToken(32)}`;
       const record: PublishKeyRecord = {
-        slug, key_hash: sha256Hex(publishKey), key_prefix: publishKey.slice(0, PUBLISH_KEY_PREFIX.length + 4), issued_tick: clock.tick(), issued_by: caller.uid,
+        slug,
+        key_hash: sha256Hex(publishKey),
+        key_prefix: publishKey.slice(0, PUBLISH_KEY_PREFIX.length + 4),
+        issued_tick: clock.tick(),
+        issued_by: caller.uid,
       };
       await sites.putPublishKey(record);
-      await chain.append(machine, { type: 'site.publish_key.issued', actor_uid: caller.uid, payload_digest: digestOf({ key_prefix: record.key_prefix, issued_tick: record.issued_tick }) });
+      await chain.append(machine, {
+        type: 'site.publish_key.issued',
+        actor_uid: caller.uid,
+        payload_digest: digestOf({ key_prefix: record.key_prefix, issued_tick: record.issued_tick }),
+      });
       return { publish_key: publishKey, key_prefix: record.key_prefix, issued_tick: record.issued_tick };
     },
 

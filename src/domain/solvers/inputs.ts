@@ -62,18 +62,20 @@ function check(spec: InputSpec, value: unknown, where: Where): void {
   const range = (x: number, at: () => string = () => ''): void => {
     if ((spec.min !== null && x < spec.min) || (spec.max !== null && x > spec.max)) {
       const unit = spec.unit ? ` ${spec.unit}` : '';
-      throw errors.unprocessable(
-        `The ${where} "${spec.name}"${at()} is ${x}${unit}, outside its valid range${bounds(spec).replace(/^, /, ' ')}${unit}`,
-        { [where]: spec.name, value: x, min: spec.min, max: spec.max },
-      );
+      throw errors.unprocessable(`The ${where} "${spec.name}"${at()} is ${x}${unit}, outside its valid range${bounds(spec).replace(/^, /, ' ')}${unit}`, {
+        [where]: spec.name,
+        value: x,
+        min: spec.min,
+        max: spec.max,
+      });
     }
   };
   const count = (n: number, what: string): void => {
     if ((spec.min_items !== undefined && n < spec.min_items) || (spec.max_items !== undefined && n > spec.max_items)) {
-      throw errors.unprocessable(
-        `The ${where} "${spec.name}" has ${n} ${what}; it needs ${spec.min_items ?? 0} to ${spec.max_items ?? 'any number of'}`,
-        { [where]: spec.name, count: n },
-      );
+      throw errors.unprocessable(`The ${where} "${spec.name}" has ${n} ${what}; it needs ${spec.min_items ?? 0} to ${spec.max_items ?? 'any number of'}`, {
+        [where]: spec.name,
+        count: n,
+      });
     }
   };
   switch (spec.type) {
@@ -121,7 +123,9 @@ function check(spec: InputSpec, value: unknown, where: Where): void {
       if (typeof value !== 'object' || Array.isArray(value)) wrong('an object of named numbers');
       for (const [k, x] of Object.entries(value as Record<string, unknown>)) {
         if (!NAME.test(k) || RESERVED_NAMES.has(k)) {
-          throw errors.validation(`The ${where} "${spec.name}" has a bad name "${k}": use letters, digits and "_", not a function or constant name`, { [where]: spec.name });
+          throw errors.validation(`The ${where} "${spec.name}" has a bad name "${k}": use letters, digits and "_", not a function or constant name`, {
+            [where]: spec.name,
+          });
         }
         if (typeof x !== 'number' || !Number.isFinite(x)) wrong(`an object whose values are finite numbers ("${k}" is not)`);
       }
@@ -156,10 +160,9 @@ function argsOf(values: Record<string, unknown>): Args {
 /** Checks a user-chosen variable name (ODE states, function arguments). */
 export function checkName(input: string, name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name) || RESERVED_NAMES.has(name)) {
-    throw errors.validation(
-      `Invalid input "${input}": "${String(name)}" is not a usable name (letters, digits and "_", not a function or constant name)`,
-      { input },
-    );
+    throw errors.validation(`Invalid input "${input}": "${String(name)}" is not a usable name (letters, digits and "_", not a function or constant name)`, {
+      input,
+    });
   }
   return name;
 }

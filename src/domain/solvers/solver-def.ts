@@ -77,12 +77,7 @@ export interface SolverDef {
 }
 
 /** Builds an input spec with the usual defaults (required, unbounded, dimensionless). */
-export function input(
-  name: string,
-  type: InputType,
-  description: string,
-  extra: Partial<Omit<InputSpec, 'name' | 'type' | 'description'>> = {},
-): InputSpec {
+export function input(name: string, type: InputType, description: string, extra: Partial<Omit<InputSpec, 'name' | 'type' | 'description'>> = {}): InputSpec {
   return {
     name,
     description,

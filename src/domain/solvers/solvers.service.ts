@@ -74,7 +74,15 @@ export interface SolversDeps {
 export function createSolversService(deps: SolversDeps): SolversService {
   const all = deps.solvers ?? SOLVERS;
   const byId = new Map(all.map((s) => [s.id, s]));
-  const summaryOf = (s: SolverDef): SolverSummary => ({ id: s.id, name: s.name, domain: s.domain, method: s.method, operator_chain: s.operator_chain.slice(), unit: s.unit, version: s.version });
+  const summaryOf = (s: SolverDef): SolverSummary => ({
+    id: s.id,
+    name: s.name,
+    domain: s.domain,
+    method: s.method,
+    operator_chain: s.operator_chain.slice(),
+    unit: s.unit,
+    version: s.version,
+  });
   const haystack = new Map(all.map((s) => [s, [s.id, s.name, s.domain, s.method, s.description].join(' ').toLowerCase()]));
 
   const lookup = (id: string): SolverDef => {
@@ -83,12 +91,19 @@ export function createSolversService(deps: SolversDeps): SolversService {
     return s;
   };
 
-  async function execute(def: SolverDef, inputs: Record<string, unknown>, options: Record<string, unknown> | undefined, signal: AbortSignal, progress?: (u: ProgressUpdate) => void): Promise<SolverOutcome> {
+  async function execute(
+    def: SolverDef,
+    inputs: Record<string, unknown>,
+    options: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    progress?: (u: ProgressUpdate) => void,
+  ): Promise<SolverOutcome> {
     const args = resolveArgs(def.inputs, inputs, 'input', def.id);
     const opts = resolveArgs(def.options, options, 'option', def.id);
     const outcome = await def.run(args, opts, runControl(signal, deps.timeBudgetMs ?? SOLVE_TIME_BUDGET_MS, progress));
     const bad = nonFinitePath(outcome.result, 'result');
-    if (bad) throw errors.unprocessable(`The solver produced a non-finite value at ${bad} (overflow or a singular point); check the inputs' scale`, { path: bad });
+    if (bad)
+      throw errors.unprocessable(`The solver produced a non-finite value at ${bad} (overflow or a singular point); check the inputs' scale`, { path: bad });
     return outcome;
   }
 
@@ -128,7 +143,12 @@ export function createSolversService(deps: SolversDeps): SolversService {
         version: def.version,
         result: outcome.result,
         unit: def.unit,
-        diagnostics: { converged: outcome.converged, iterations: outcome.iterations, error_estimate: outcome.error_estimate, duration_ms: Math.round(duration * 1000) / 1000 },
+        diagnostics: {
+          converged: outcome.converged,
+          iterations: outcome.iterations,
+          error_estimate: outcome.error_estimate,
+          duration_ms: Math.round(duration * 1000) / 1000,
+        },
         receipt,
       };
     },
@@ -150,7 +170,10 @@ function runControl(signal: AbortSignal, budgetMs: number, progress?: (u: Progre
       if (now - last < SLICE_MS) return;
       // Only the refusal depends on machine speed; a result, when there is one, is still bit-exact.
       if (now - started > budgetMs) {
-        throw errors.unprocessable(`The solve ran past its ${budgetMs / 1000} s time budget (${done} of ${total} done); use fewer steps, a coarser grid or a looser tolerance`, { budget_ms: budgetMs });
+        throw errors.unprocessable(
+          `The solve ran past its ${budgetMs / 1000} s time budget (${done} of ${total} done); use fewer steps, a coarser grid or a looser tolerance`,
+          { budget_ms: budgetMs },
+        );
       }
       progress?.({ progress: done, total, ...(message ? { message } : {}) });
       // Yield so cancellation, other requests and progress notifications get through.

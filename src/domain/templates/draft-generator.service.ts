@@ -51,13 +51,18 @@ export function createDraftGenerator(deps: DraftGeneratorDeps): DraftGenerator {
   return {
     generate(description) {
       const text = description.trim();
-      if (stems(text).length === 0) throw errors.validation('Describe what the contract should do, e.g. "alert when the average reading over 5 minutes exceeds 100"');
+      if (stems(text).length === 0)
+        throw errors.validation('Describe what the contract should do, e.g. "alert when the average reading over 5 minutes exceeds 100"');
       matcher ??= createTemplateMatcher(deps.catalogue.all(), (id) => deps.operators.get(id)?.name);
       const phrases = extractPhrases(text);
       const ranked = matcher.rank(text, (t) => boost(t, phrases));
       const best = ranked[0];
       const alternatives = ranked.slice(1, 4).map((m) => ({ template_id: m.template.id, title: m.template.title, score: m.score }));
-      if (!best || best.score < MIN_SCORE) return { ...scratch(text, phrases, deps, best?.template.id, best?.score), alternatives: ranked.slice(0, 3).map((m) => ({ template_id: m.template.id, title: m.template.title, score: m.score })) };
+      if (!best || best.score < MIN_SCORE)
+        return {
+          ...scratch(text, phrases, deps, best?.template.id, best?.score),
+          alternatives: ranked.slice(0, 3).map((m) => ({ template_id: m.template.id, title: m.template.title, score: m.score })),
+        };
 
       const template = best.template;
       const fill = fillParams(template, phrases);
@@ -73,7 +78,9 @@ export function createDraftGenerator(deps: DraftGeneratorDeps): DraftGenerator {
         definition = validateDefinition(structuredClone(template.definition), { operatorExists, operatorInputs });
         return { definition, template_id: template.id, template_title: template.title, score: best.score, params: {}, notes, alternatives };
       }
-      notes.push(`Review the draft, then deploy it with POST /api/chain/{slug}/contracts {"definition": ...}, or deploy the template itself with POST /api/contracts/templates/${template.id}/deploy and these params.`);
+      notes.push(
+        `Review the draft, then deploy it with POST /api/chain/{slug}/contracts {"definition": ...}, or deploy the template itself with POST /api/contracts/templates/${template.id}/deploy and these params.`,
+      );
       return { definition, template_id: template.id, template_title: template.title, score: best.score, params: fill.params, notes, alternatives };
     },
   };
@@ -119,7 +126,13 @@ function renameEvents(template: CuratedTemplate, definition: Definition, p: Phra
 }
 
 /** A generic four-state watch around the operator the description's words find in the registry. */
-function scratch(text: string, p: Phrases, deps: DraftGeneratorDeps, nearest: string | undefined, nearestScore: number | undefined): Omit<Draft, 'alternatives'> {
+function scratch(
+  text: string,
+  p: Phrases,
+  deps: DraftGeneratorDeps,
+  nearest: string | undefined,
+  nearestScore: number | undefined,
+): Omit<Draft, 'alternatives'> {
   const tally = new Map<string, number>();
   for (const word of [...new Set(stems(text))].slice(0, 12)) {
     if (word.length < 4) continue;
@@ -137,7 +150,14 @@ function scratch(text: string, p: Phrases, deps: DraftGeneratorDeps, nearest: st
       states: { nominal: { initial: true }, watch: {}, alert: {}, acknowledged: { terminal: true } },
       transitions: [
         { from: 'nominal', to: 'watch', operator, condition: 'input.value > input.value_watch', proof_required: operator !== 'KO42' },
-        { from: 'watch', to: 'alert', operator, condition: 'input.value > input.value_alert', proof_required: operator !== 'KO42', post_actions: [{ type: 'emit', event: 'value_alert' }] },
+        {
+          from: 'watch',
+          to: 'alert',
+          operator,
+          condition: 'input.value > input.value_alert',
+          proof_required: operator !== 'KO42',
+          post_actions: [{ type: 'emit', event: 'value_alert' }],
+        },
         { from: 'watch', to: 'nominal', operator, condition: 'input.value <= input.value_watch', proof_required: operator !== 'KO42' },
         { from: 'alert', to: 'acknowledged', operator: 'KO42', condition: 'input.acknowledged == true', proof_required: false },
       ],
@@ -153,10 +173,15 @@ function scratch(text: string, p: Phrases, deps: DraftGeneratorDeps, nearest: st
       ? `No template matched closely (nearest: "${nearest}" at ${nearestScore}); built a generic watch instead.`
       : 'No template matched; built a generic watch instead.',
     `Operator ${operator} was picked from the registry by the description's words${operator === 'KO42' ? ' (none matched, so the substrate operator)' : ''}; check it with GET /api/operators/${operator}.`,
-    values.length > 0 ? `Thresholds value_watch=${watch}, value_alert=${Math.max(alert, watch)} come from the numbers in the description.` : 'Set value_watch and value_alert in defaults before deploying.',
+    values.length > 0
+      ? `Thresholds value_watch=${watch}, value_alert=${Math.max(alert, watch)} come from the numbers in the description.`
+      : 'Set value_watch and value_alert in defaults before deploying.',
     'Drive it with transitions whose input carries "value".',
   ];
   const inputs = operator === 'KO42' ? [] : (deps.operators.get(operator)?.inputs.map((i) => i.name) ?? []);
-  if (inputs.length > 0) notes.push(`${operator} reads ${inputs.join(', ')}: give them in the input, or map them from your names with the transitions' operator_inputs (e.g. {"${inputs[0]}": "input.value"}); otherwise it is recorded as not evaluated.`);
+  if (inputs.length > 0)
+    notes.push(
+      `${operator} reads ${inputs.join(', ')}: give them in the input, or map them from your names with the transitions' operator_inputs (e.g. {"${inputs[0]}": "input.value"}); otherwise it is recorded as not evaluated.`,
+    );
   return { definition, template_id: null, template_title: null, score: 0, params: { value_watch: watch, value_alert: Math.max(alert, watch) }, notes };
 }

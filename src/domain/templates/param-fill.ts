@@ -16,7 +16,29 @@ const CUES = {
   alert: ['alert', 'alarm', 'critical', 'danger', 'severe', 'emergency', 'trip', 'shutdown', 'limit', 'max', 'maximum', 'breach', 'fail', 'failing'],
   floor: ['below', 'under', 'less', 'drop', 'drops', 'fall', 'falls', 'minimum', 'min', 'floor', 'least', 'lower'],
   clear: ['clear', 'clears', 'cleared', 'recover', 'recovers', 'back', 'normal', 'reset', 'resume', 'resumes', 'return', 'returns'],
-  compare: ['above', 'over', 'exceed', 'exceeds', 'exceeding', 'greater', 'more', 'beyond', 'reach', 'reaches', 'hit', 'hits', 'past', 'top', 'tops', 'at', 'to', 'threshold', 'than', 'of', 'is'],
+  compare: [
+    'above',
+    'over',
+    'exceed',
+    'exceeds',
+    'exceeding',
+    'greater',
+    'more',
+    'beyond',
+    'reach',
+    'reaches',
+    'hit',
+    'hits',
+    'past',
+    'top',
+    'tops',
+    'at',
+    'to',
+    'threshold',
+    'than',
+    'of',
+    'is',
+  ],
 } as const;
 const ROLE_OF_NAME: Array<[RegExp, keyof typeof CUES]> = [
   [/watch/, 'watch'],
@@ -92,7 +114,8 @@ export function fillParams(template: CuratedTemplate, p: Phrases): ParamFill {
     set(name, Number(value.toPrecision(12)), n.text);
   }
   keepPairsOrdered(template, out);
-  if (Object.keys(out.params).length === 0 && out.retime.length === 0) out.notes.push('No parameter values were found in the description: the template defaults are kept.');
+  if (Object.keys(out.params).length === 0 && out.retime.length === 0)
+    out.notes.push('No parameter values were found in the description: the template defaults are kept.');
   return out;
 }
 

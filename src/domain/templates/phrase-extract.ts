@@ -45,8 +45,10 @@ const SPAN_UNITS = 'ticks?|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|w
  * are not read as numbers.
  */
 export function extractPhrases(description: string): Phrases {
-  let text = ` ${description.replace(/\s+/g, ' ')} `
-    .replace(/\b(giga|mega|kilo)?(tonnes?|tons?)\s+(?:of\s+)?co2(e?)\b/gi, (_m, p: string | undefined, _t, e: string) => `${{ giga: 'G', mega: 'M', kilo: 'k' }[(p ?? '').toLowerCase() as 'giga'] ?? ''}tCO2${e}`);
+  let text = ` ${description.replace(/\s+/g, ' ')} `.replace(
+    /\b(giga|mega|kilo)?(tonnes?|tons?)\s+(?:of\s+)?co2(e?)\b/gi,
+    (_m, p: string | undefined, _t, e: string) => `${{ giga: 'G', mega: 'M', kilo: 'k' }[(p ?? '').toLowerCase() as 'giga'] ?? ''}tCO2${e}`,
+  );
   const out: Phrases = { numbers: [], listens: [], emits: [], fields: [] };
   const consume = (match: RegExpExecArray) => {
     text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length);
@@ -65,18 +67,22 @@ export function extractPhrases(description: string): Phrases {
     }
   }
 
-  const every = new RegExp(String.raw`\b(?:every|each|once an?)\s+(?:${NUM}\s*)?(${SPAN_UNITS})\b`, 'i').exec(text)
-    ?? /\b(hourly|daily|weekly|minutely)\b/i.exec(text);
+  const every =
+    new RegExp(String.raw`\b(?:every|each|once an?)\s+(?:${NUM}\s*)?(${SPAN_UNITS})\b`, 'i').exec(text) ?? /\b(hourly|daily|weekly|minutely)\b/i.exec(text);
   if (every) {
-    const seconds = every.length > 2 ? spanSeconds(every[1], every[2]!) : { hourly: 3600, daily: 86400, weekly: 604800, minutely: 60 }[every[1]!.toLowerCase() as 'hourly'];
+    const seconds =
+      every.length > 2 ? spanSeconds(every[1], every[2]!) : { hourly: 3600, daily: 86400, weekly: 604800, minutely: 60 }[every[1]!.toLowerCase() as 'hourly'];
     if (seconds !== undefined) out.interval = { seconds, ticks: ticksOf(seconds), text: every[0].trim() };
     consume(every);
   }
 
   const window =
     new RegExp(String.raw`\b${NUM}[\s-]*(${SPAN_UNITS})[\s-]+(?:window|average|avg|mean|sum|total|count|rolling|moving)\b`, 'i').exec(text) ??
-    new RegExp(String.raw`\b(?:over|within|in|during|across|for)\s+(?:the\s+|a\s+|an\s+)?(?:last\s+|past\s+|rolling\s+|sliding\s+)?(?:${NUM}[\s-]*)?(${SPAN_UNITS})(?:[\s-]+window)?\b`, 'i').exec(text)
-    ?? new RegExp(String.raw`\b(?:per|a|an)\s+(?:${NUM}\s*)?(${SPAN_UNITS})\b`, 'i').exec(text);
+    new RegExp(
+      String.raw`\b(?:over|within|in|during|across|for)\s+(?:the\s+|a\s+|an\s+)?(?:last\s+|past\s+|rolling\s+|sliding\s+)?(?:${NUM}[\s-]*)?(${SPAN_UNITS})(?:[\s-]+window)?\b`,
+      'i',
+    ).exec(text) ??
+    new RegExp(String.raw`\b(?:per|a|an)\s+(?:${NUM}\s*)?(${SPAN_UNITS})\b`, 'i').exec(text);
   if (window) {
     const seconds = spanSeconds(window[1], window[2]!);
     if (seconds !== undefined) {
@@ -98,7 +104,12 @@ export function extractPhrases(description: string): Phrases {
 
   const named = /\b(?:called|named)\s+[`"']([^`"']{1,80})[`"']/i.exec(text);
   if (named) {
-    out.name = named[1]!.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || undefined;
+    out.name =
+      named[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, '') || undefined;
     consume(named);
   }
   events(text, out);
@@ -115,7 +126,10 @@ function calendar(text: string): { expression: string; match: RegExpExecArray } 
     const days = dayField(weekly[1]!);
     if (days !== undefined) return { expression: `${clock(weekly, 2)} * * ${days}`, match: weekly };
   }
-  const monthly = new RegExp(String.raw`\b(?:on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+)?of\s+(?:every|each|the)\s+month|(?:every|each)\s+month(?:\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?)?|monthly(?:\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?)?)${TIME}`, 'i').exec(text);
+  const monthly = new RegExp(
+    String.raw`\b(?:on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+)?of\s+(?:every|each|the)\s+month|(?:every|each)\s+month(?:\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?)?|monthly(?:\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?)?)${TIME}`,
+    'i',
+  ).exec(text);
   if (monthly) {
     const day = Number(monthly[1] ?? monthly[2] ?? monthly[3] ?? 1);
     if (day >= 1 && day <= 31) return { expression: `${clock(monthly, 4)} ${day} * *`, match: monthly };
@@ -123,7 +137,10 @@ function calendar(text: string): { expression: string; match: RegExpExecArray } 
   // "every day" alone is an interval; with a time of day it is a calendar schedule.
   const daily = new RegExp(String.raw`\b(?:every\s+day|each\s+day|daily|every\s+morning|every\s+night|every\s+evening|nightly)${TIME}`, 'i').exec(text);
   if (daily && (daily[1] !== undefined || daily[2] !== undefined)) return { expression: `${clock(daily, 1)} * * *`, match: daily };
-  const atDaily = new RegExp(String.raw`\bat\s+(?:(noon|midnight)|(\d{1,2})(?::(\d{2}))?\s*(am|pm)?)\s+(?:utc\s+)?(?:every\s+day|each\s+day|daily)\b`, 'i').exec(text);
+  const atDaily = new RegExp(
+    String.raw`\bat\s+(?:(noon|midnight)|(\d{1,2})(?::(\d{2}))?\s*(am|pm)?)\s+(?:utc\s+)?(?:every\s+day|each\s+day|daily)\b`,
+    'i',
+  ).exec(text);
   if (atDaily) return { expression: `${clock(atDaily, 1)} * * *`, match: atDaily };
   return undefined;
 }
@@ -176,7 +193,12 @@ function events(text: string, out: Phrases): void {
   for (let m = quoted.exec(text); m; m = quoted.exec(text)) {
     const name = m[1]!;
     if (seen(name)) continue;
-    const before = text.slice(0, m.index).toLowerCase().match(/[a-z]+/g)?.slice(-2) ?? [];
+    const before =
+      text
+        .slice(0, m.index)
+        .toLowerCase()
+        .match(/[a-z]+/g)
+        ?.slice(-2) ?? [];
     if (m[2] === undefined && EMIT_VERBS.has(before.at(-1) ?? '')) out.emits.push(name);
     else if (m[2] === undefined && before.some((w) => AGGREGATE_WORDS.has(w))) out.fields.push(name);
     else out.listens.push(name);
@@ -189,19 +211,32 @@ function events(text: string, out: Phrases): void {
 
 function numbers(text: string): FoundNumber[] {
   const found: FoundNumber[] = [];
-  const re = new RegExp(String.raw`(?<![\w.])${NUM}(?:\s*(?:of|out\s+of)\s*\d+)?(?:\s*(°C|°|%|[A-Za-zµ][A-Za-zµ0-9²³]*(?:\s?CO2e?)?(?:\s?[/^][A-Za-z0-9²³^]+)*))?`, 'g');
+  const re = new RegExp(
+    String.raw`(?<![\w.])${NUM}(?:\s*(?:of|out\s+of)\s*\d+)?(?:\s*(°C|°|%|[A-Za-zµ][A-Za-zµ0-9²³]*(?:\s?CO2e?)?(?:\s?[/^][A-Za-z0-9²³^]+)*))?`,
+    'g',
+  );
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const value = parseNumber(m[1]!);
     if (!Number.isFinite(value)) continue;
     let unitText = m[2]?.replace(/\s+/g, '') ?? null;
-    const def = unitText !== null ? unitOf(unitText) ?? unitOf(m[2]!) : undefined;
+    const def = unitText !== null ? (unitOf(unitText) ?? unitOf(m[2]!)) : undefined;
     if (unitText !== null && def === undefined) {
       // Not a unit (e.g. "3 approvals"): the word is context, and the number is bare.
       re.lastIndex = m.index + m[0].length - m[2]!.length;
       unitText = null;
     }
-    const before = text.slice(0, m.index).toLowerCase().match(/[a-z_]+/g)?.slice(-4) ?? [];
-    const after = text.slice(re.lastIndex).toLowerCase().match(/[a-z_]+/g)?.slice(0, 3) ?? [];
+    const before =
+      text
+        .slice(0, m.index)
+        .toLowerCase()
+        .match(/[a-z_]+/g)
+        ?.slice(-4) ?? [];
+    const after =
+      text
+        .slice(re.lastIndex)
+        .toLowerCase()
+        .match(/[a-z_]+/g)
+        ?.slice(0, 3) ?? [];
     found.push({ value, unit: unitText, def, before, after, text: m[0].trim() });
   }
   return found;

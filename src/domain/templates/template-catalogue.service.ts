@@ -30,7 +30,11 @@ export interface TemplateDetail extends TemplateSummary {
 }
 
 export interface TemplateCatalogueService {
-  list(query: { category?: string | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }): { total: number; templates: TemplateSummary[]; next_cursor: string | null };
+  list(query: { category?: string | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }): {
+    total: number;
+    templates: TemplateSummary[];
+    next_cursor: string | null;
+  };
   categories(): Array<{ id: string; name: string; description: string; count: number }>;
   /** The template with its full definition (a copy); NOT_FOUND naming the list call when absent. */
   get(id: string): TemplateDetail;
@@ -100,14 +104,17 @@ export function createTemplateCatalogue(deps: { dir?: string } = {}): TemplateCa
   return {
     list({ category, q, limit, cursor }) {
       if (category !== undefined && !categoryOf(category)) {
-        throw errors.validation(`Unknown template category "${category}"; categories: ${load().categories.map((c) => c.id).join(', ')}`, {
-          issues: [{ path: 'category', message: 'use an id from GET /api/contracts/templates/categories' }],
-        });
+        throw errors.validation(
+          `Unknown template category "${category}"; categories: ${load()
+            .categories.map((c) => c.id)
+            .join(', ')}`,
+          {
+            issues: [{ path: 'category', message: 'use an id from GET /api/contracts/templates/categories' }],
+          },
+        );
       }
       const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      const matching = load().templates.filter(
-        (t) => (category === undefined || t.category === category) && words.every((w) => haystack(t).includes(w)),
-      );
+      const matching = load().templates.filter((t) => (category === undefined || t.category === category) && words.every((w) => haystack(t).includes(w)));
       const { page, next_cursor } = pageOf(matching, limit, cursor);
       return { total: matching.length, templates: page.map(summary), next_cursor };
     },
@@ -122,7 +129,13 @@ export function createTemplateCatalogue(deps: { dir?: string } = {}): TemplateCa
         ...summary(t),
         uses: [...t.uses],
         keywords: [...t.keywords],
-        params: Object.entries(t.params).map(([name, p]) => ({ name, description: p.description, default: p.default, unit: p.unit ?? null, sets: p.paths ?? [`defaults.${name}`] })),
+        params: Object.entries(t.params).map(([name, p]) => ({
+          name,
+          description: p.description,
+          default: p.default,
+          unit: p.unit ?? null,
+          sets: p.paths ?? [`defaults.${name}`],
+        })),
         events: eventsOf(t),
         example: structuredClone(t.walkthrough),
         definition: structuredClone(t.definition),

@@ -5,7 +5,10 @@ import type { CuratedTemplate, TemplateCategory } from './template.types.js';
 
 export const CATEGORIES_FILE = 'categories.json';
 
-const Kebab = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'kebab-case').max(128);
+const Kebab = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'kebab-case')
+  .max(128);
 const Input = z.record(z.string(), z.unknown());
 
 const Step = z.union([
@@ -25,7 +28,9 @@ const TemplateFile = z
     params: z
       .record(
         z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a parameter name is an identifier'),
-        z.object({ description: z.string().min(1), default: z.unknown(), unit: z.string().optional(), paths: z.array(z.string().min(1)).min(1).optional() }).strict(),
+        z
+          .object({ description: z.string().min(1), default: z.unknown(), unit: z.string().optional(), paths: z.array(z.string().min(1)).min(1).optional() })
+          .strict(),
       )
       .default({}),
     definition: z.object({ name: z.string().min(1), states: z.record(z.string(), z.unknown()), transitions: z.array(z.unknown()) }).loose(),
@@ -61,7 +66,9 @@ export function loadTemplates(dir: string): LoadedTemplates {
   } else problems.push(`${CATEGORIES_FILE}: missing`);
 
   const byId = new Map<string, CuratedTemplate>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== CATEGORIES_FILE).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== CATEGORIES_FILE)
+    .sort()) {
     const parsed = parseFile(path.join(dir, file), TemplateFile, problems);
     if (!parsed) continue;
     if (`${parsed.id}.json` !== file) problems.push(`${file}: id "${parsed.id}" does not match the file name`);
@@ -74,7 +81,8 @@ export function loadTemplates(dir: string): LoadedTemplates {
     for (const id of category.templates) {
       const template = byId.get(id);
       if (!template) problems.push(`${CATEGORIES_FILE}: category "${category.id}" lists "${id}", which is not a loaded template`);
-      else if (template.category !== category.id) problems.push(`${CATEGORIES_FILE}: "${id}" is listed under "${category.id}" but its category is "${template.category}"`);
+      else if (template.category !== category.id)
+        problems.push(`${CATEGORIES_FILE}: "${id}" is listed under "${category.id}" but its category is "${template.category}"`);
       else if (!ordered.includes(template)) ordered.push(template);
     }
   }

@@ -2,17 +2,26 @@ import { eventsOf, operatorsOf } from './template-catalogue.service.js';
 import type { CuratedTemplate } from './template.types.js';
 
 const STOP = new Set(
-  ('a an and or the of to in on at by for from with into onto when whenever while if then than that this these those it its is are be been ' +
+  (
+    'a an and or the of to in on at by for from with into onto when whenever while if then than that this these those it its is are be been ' +
     'was were will would should can could may might must do does did has have had i we you they he she me my our your their them us ' +
     'what which who whom how where why all any each every some no not only own same so too very just also both either neither ' +
     'over under above below more less most least after before again once here there about against between through during ' +
     'up down out off until per via as such contract contracts state states machine please want need like make create build set ' +
-    'use using get gets one two three some new want send tell let lets keep goes go').split(/\s+/),
+    'use using get gets one two three some new want send tell let lets keep goes go'
+  ).split(/\s+/),
 );
 
 /** Lower-case word stems of a text, stop words left out. */
 export function stems(text: string): string[] {
-  return (text.toLowerCase().replace(/[_-]+/g, ' ').match(/[a-z][a-z0-9]*/g) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
+  return (
+    text
+      .toLowerCase()
+      .replace(/[_-]+/g, ' ')
+      .match(/[a-z][a-z0-9]*/g) ?? []
+  )
+    .filter((w) => w.length > 1 && !STOP.has(w))
+    .map(stem);
 }
 
 /** A light suffix stripper: "approvals" → "approval", "breached" → "breach", "readings" → "reading". */

@@ -38,7 +38,8 @@ export function createUsageService(deps: { store: Store; clock: Clock }): UsageS
 
     async summary(uid, sinceTick) {
       const rows = await usage.rows(uid, sinceTick);
-      let solves = 0, computes = 0;
+      let solves = 0,
+        computes = 0;
       const counts = new Map<string, { kind: 'solver' | 'operator'; id: string; count: number }>();
       for (const row of rows) {
         if (row.type === 'solve') solves++;

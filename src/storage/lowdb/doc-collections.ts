@@ -160,7 +160,14 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
     async close() {
       const loaded = [...collections.values()];
       collections = new Map();
-      await Promise.all(loaded.map((loading) => loading.then((c) => c.close(), () => undefined)));
+      await Promise.all(
+        loaded.map((loading) =>
+          loading.then(
+            (c) => c.close(),
+            () => undefined,
+          ),
+        ),
+      );
     },
   };
 }

@@ -57,7 +57,8 @@ export class DocJournal {
       const end = newline === -1 ? bytes.length : newline;
       const op = newline === -1 ? undefined : parseOp(bytes.toString('utf8', offset, end));
       if (op === undefined) damagedAt ??= offset;
-      else if (damagedAt !== undefined) throw new Error(`${file}: the line at byte ${damagedAt} is damaged and intact lines follow it; restore the file from a backup`);
+      else if (damagedAt !== undefined)
+        throw new Error(`${file}: the line at byte ${damagedAt} is damaged and intact lines follow it; restore the file from a backup`);
       else contents.ops.push(op);
       offset = end + 1;
     }
@@ -83,7 +84,7 @@ export class DocJournal {
     const data = Buffer.from(text);
     const start = this.#size;
     try {
-      for (let done = 0; done < data.length; ) {
+      for (let done = 0; done < data.length;) {
         const { bytesWritten } = await fh.write(data, done, data.length - done, null);
         if (bytesWritten === 0) throw new Error(`${this.file}: write made no progress`);
         done += bytesWritten;
@@ -118,7 +119,12 @@ export class DocJournal {
   /** Opened on the first write, so collections that are only read create no file. */
   async #handle(): Promise<FileHandle> {
     if (this.#fh !== undefined) return this.#fh;
-    const created = this.#size === 0 && (await stat(this.file).then(() => false, () => true));
+    const created =
+      this.#size === 0 &&
+      (await stat(this.file).then(
+        () => false,
+        () => true,
+      ));
     this.#fh = await open(this.file, 'a');
     if (created && this.fsync) await syncDir(dirname(this.file));
     return this.#fh;

@@ -63,7 +63,10 @@ export class LogFile {
 
   /** Opens (creating if needed) and indexes the file, dropping a torn last line. */
   static async open(options: LogFileOptions): Promise<LogFile> {
-    const existed = await stat(options.file).then(() => true, () => false);
+    const existed = await stat(options.file).then(
+      () => true,
+      () => false,
+    );
     const entry = options.handles.entry(options.file);
     const log = new LogFile(options, entry);
     try {
@@ -146,7 +149,7 @@ export class LogFile {
   }
 
   async #writeAll(fh: FileHandle, data: Buffer): Promise<void> {
-    for (let done = 0; done < data.length; ) {
+    for (let done = 0; done < data.length;) {
       const { bytesWritten } = await fh.write(data, done, data.length - done, null);
       if (bytesWritten === 0) throw new Error(`log ${this.options.stream}: write made no progress`);
       done += bytesWritten;

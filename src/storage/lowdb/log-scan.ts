@@ -42,7 +42,8 @@ export function damagedRow(seq: number, tick: number): LogRow {
 export function rowAt(value: unknown, seq: number, prevTick: number): LogRow {
   if (isRowAt(value, seq)) return value;
   const row = value as Partial<LogRow> | undefined;
-  const shaped = typeof row === 'object' && row !== null && !Array.isArray(row) && typeof row.tick === 'number' && Number.isFinite(row.tick) && typeof row.type === 'string';
+  const shaped =
+    typeof row === 'object' && row !== null && !Array.isArray(row) && typeof row.tick === 'number' && Number.isFinite(row.tick) && typeof row.type === 'string';
   if (!shaped) return damagedRow(seq, prevTick);
   return { ...(row as LogRow), seq, damaged: `the line stored here holds seq ${JSON.stringify(row.seq ?? null)}` };
 }

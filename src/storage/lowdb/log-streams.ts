@@ -93,7 +93,14 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
       const opened = [...files.values()];
       files = new Map();
       onDisk = new Map();
-      await Promise.all(opened.map((opening) => opening.then((log) => log.close(), () => undefined)));
+      await Promise.all(
+        opened.map((opening) =>
+          opening.then(
+            (log) => log.close(),
+            () => undefined,
+          ),
+        ),
+      );
     },
   };
 }

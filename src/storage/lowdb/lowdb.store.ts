@@ -66,7 +66,13 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   });
   const { assertOpen } = lifecycle;
   const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen, onWarning: options.onWarning });
-  const logs = createLogStreams({ dir: join(options.dataDir, 'logs'), fsync, onWarning: options.onWarning, assertOpen, maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES });
+  const logs = createLogStreams({
+    dir: join(options.dataDir, 'logs'),
+    fsync,
+    onWarning: options.onWarning,
+    assertOpen,
+    maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES,
+  });
 
   return {
     backend: 'lowdb',

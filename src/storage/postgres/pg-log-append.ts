@@ -249,9 +249,7 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
    * written, and the caller builds the batch again under the lock.
    */
   function writeIfUnmoved(client: pg.PoolClient, written: Group[]) {
-    const moves = written
-      .map(({ stream, expected, next }) => `(${escapeLiteral(stream)}, ${expected}::bigint, ${next}::bigint)`)
-      .join(', ');
+    const moves = written.map(({ stream, expected, next }) => `(${escapeLiteral(stream)}, ${expected}::bigint, ${next}::bigint)`).join(', ');
     const insert = insertSql(written);
     return client.query(
       `BEGIN; WITH moved AS (

@@ -163,7 +163,9 @@ export function createPgSession(options: PgSessionOptions) {
     const on = client ?? (await session());
     const { rows } = await on.query<{ ok: boolean }>(
       live.length === 1
-        ? live[0]!.lock ? 'SELECT pg_try_advisory_lock($1::bigint) AS ok' : 'SELECT pg_advisory_unlock($1::bigint) AS ok'
+        ? live[0]!.lock
+          ? 'SELECT pg_try_advisory_lock($1::bigint) AS ok'
+          : 'SELECT pg_advisory_unlock($1::bigint) AS ok'
         : 'SELECT CASE WHEN u.l THEN pg_try_advisory_lock(u.k) ELSE pg_advisory_unlock(u.k) END AS ok FROM unnest($1::bool[], $2::bigint[]) AS u(l, k)',
       live.length === 1 ? [live[0]!.id] : [live.map((op) => op.lock), live.map((op) => op.id)],
     );
@@ -231,8 +233,7 @@ export function createPgSession(options: PgSessionOptions) {
         if (client !== undefined) {
           const on = client;
           serial(() => on.query(`LISTEN ${quoteIdent(name)}`)).catch(report);
-        }
-        else if (!closed) void session().catch(report);
+        } else if (!closed) void session().catch(report);
       }
       return () => emitter.off(name, cb);
     },

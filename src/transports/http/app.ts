@@ -87,8 +87,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
     const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
-    const route = () =>
-      (mcp ? serveMcp(req, res) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!)).catch(next);
+    const route = () => (mcp ? serveMcp(req, res) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!)).catch(next);
     if (!hasBody(req)) return void route();
     const limit = mcp ? mcpBodyLimit : match?.kind === 'found' ? (match.op.def.maxBodyBytes ?? BODY_LIMIT_BYTES) : BODY_LIMIT_BYTES;
     jsonReader(limit)(req, res, (err?: unknown) => (err ? next(err) : void route()));
@@ -168,7 +167,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
     if (op.def.produces) {
       const raw = result.value as RawBody;
-      res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
+      res
+        .status(200)
+        .type(raw.contentType)
+        .send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
       return;
     }
     sendJson(req, res, result.value);

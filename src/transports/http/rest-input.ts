@@ -8,12 +8,7 @@ export const TRANSPORT_QUERY_KEYS = new Set(['share_token']);
  * Builds an operation's input from the parts of an HTTP request: body fields, then query fields
  * (strings coerced to the JSON type the schema declares), then path params.
  */
-export function restInput(
-  op: Operation,
-  params: Record<string, string>,
-  query: Record<string, unknown>,
-  body: unknown,
-): Record<string, unknown> | CoreError {
+export function restInput(op: Operation, params: Record<string, string>, query: Record<string, unknown>, body: unknown): Record<string, unknown> | CoreError {
   const input: Record<string, unknown> = {};
   if (body !== undefined && body !== null) {
     if (typeof body !== 'object' || Array.isArray(body)) {

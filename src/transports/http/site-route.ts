@@ -30,7 +30,13 @@ const PROXY = '/sdk/core/';
  * `allow-same-origin`), so a page's scripts never act with this origin's storage; the proxy answers
  * CORS requests from any origin, sandboxed pages having an opaque one.
  */
-export function createSiteRoute(deps: { services: Services; registry: Registry; pipeline: Pipeline; onSseSubscriber?: SseSubscriberHook; sseCap?: SseCap }): SiteRoute {
+export function createSiteRoute(deps: {
+  services: Services;
+  registry: Registry;
+  pipeline: Pipeline;
+  onSseSubscriber?: SseSubscriberHook;
+  sseCap?: SseCap;
+}): SiteRoute {
   const { services, registry, pipeline } = deps;
 
   return async (req, res) => {
@@ -107,7 +113,11 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
     if (input instanceof CoreError) return sendError(res, input);
     const creds = credentialsOf(req);
     // Visitors are limited per key, else per address, like any other REST caller.
-    const opts = { surface: 'rest' as const, requestId: res.locals.requestId as string, ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}) };
+    const opts = {
+      surface: 'rest' as const,
+      requestId: res.locals.requestId as string,
+      ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
+    };
     let result: InvokeResult;
     if (rule.kind === 'read') {
       result = await pipeline.invoke(op, input, creds, opts);
@@ -134,7 +144,10 @@ export function createSiteRoute(deps: { services: Services; registry: Registry; 
     }
     if (op.def.produces) {
       const raw = result.value as RawBody;
-      res.status(200).type(raw.contentType).send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
+      res
+        .status(200)
+        .type(raw.contentType)
+        .send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
       return;
     }
     res.status(200).json(result.value);

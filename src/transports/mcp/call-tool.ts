@@ -155,8 +155,15 @@ class StructuredResult {
     const item = result.content[0];
     const keys = Object.keys(result);
     const untouched =
-      keys[0] === 'content' && keys[1] === 'structuredContent' && !('toJSON' in result) && result.structuredContent === result.#value &&
-      result.content.length === 1 && item !== undefined && Object.keys(item).length === 2 && item.type === 'text' && item.text === result.#text;
+      keys[0] === 'content' &&
+      keys[1] === 'structuredContent' &&
+      !('toJSON' in result) &&
+      result.structuredContent === result.#value &&
+      result.content.length === 1 &&
+      item !== undefined &&
+      Object.keys(item).length === 2 &&
+      item.type === 'text' &&
+      item.text === result.#text;
     return untouched ? result.#text : undefined;
   }
 }
@@ -183,8 +190,12 @@ export function rpcResponseJson(message: { jsonrpc?: unknown; id?: unknown; resu
 function plainResponse(message: { jsonrpc?: unknown; id?: unknown }): boolean {
   const keys = Object.keys(message);
   return (
-    keys.length === 3 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'result' &&
-    message.jsonrpc === '2.0' && (typeof message.id === 'string' || typeof message.id === 'number')
+    keys.length === 3 &&
+    keys[0] === 'jsonrpc' &&
+    keys[1] === 'id' &&
+    keys[2] === 'result' &&
+    message.jsonrpc === '2.0' &&
+    (typeof message.id === 'string' || typeof message.id === 'number')
   );
 }
 

@@ -15,7 +15,17 @@ import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers, RESOURCE_NOT_FOUND } from './content-handlers.js';
 import { createHostPolicy, type HostPolicy } from '../http/host-policy.js';
-import { claimsModern, discoverResult, envelopeError, INVALID_PARAMS, isModernVersion, METHOD_NOT_FOUND, modernResult, serverInfoOf, type RpcError } from './modern-era.js';
+import {
+  claimsModern,
+  discoverResult,
+  envelopeError,
+  INVALID_PARAMS,
+  isModernVersion,
+  METHOD_NOT_FOUND,
+  modernResult,
+  serverInfoOf,
+  type RpcError,
+} from './modern-era.js';
 import { modernHeaderError } from './modern-headers.js';
 
 export interface McpHttpRequest {
@@ -103,7 +113,11 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     const refused = envelopeError(params) ?? modernHeaderError(message, (name) => header(req, name));
     if (refused) return modernError(refused.code === METHOD_NOT_FOUND ? 404 : 400, id, refused);
     if (method === 'server/discover') {
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: { jsonrpc: '2.0', id, result: modernResult(method, discoverResult(), serverInfo, narrowed) } };
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: { jsonrpc: '2.0', id, result: modernResult(method, discoverResult(), serverInfo, narrowed) },
+      };
     }
     const body = (await respond(message, req)) as { result?: object; error?: RpcError };
     if (body.result !== undefined) modernResult(method, body.result, serverInfo, narrowed);

@@ -17,10 +17,7 @@ import {
  * (-32020), and last a method the era does not have (-32601). Header values are compared exactly (Node
  * has already trimmed the whitespace around them). Undefined when the request may be dispatched.
  */
-export function modernHeaderError(
-  message: { method: string; params?: unknown },
-  header: (name: string) => string | undefined,
-): RpcError | undefined {
+export function modernHeaderError(message: { method: string; params?: unknown }, header: (name: string) => string | undefined): RpcError | undefined {
   const claimed = envelopeVersion(message.params);
   const protocol = header('mcp-protocol-version');
   if (protocol === undefined) return mismatch('the MCP-Protocol-Version header is required');

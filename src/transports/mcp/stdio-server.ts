@@ -37,13 +37,15 @@ export type StdioServer = Server & {
 export function createMcpServer(opts: StdioOptions): StdioServer {
   const running = new Set<Promise<unknown>>();
   /** Tracks a handler's work, so shutdown can let calls in flight finish before the core closes. */
-  const tracked = <A extends unknown[], T>(handler: (...args: A) => Promise<T>) => (...args: A): Promise<T> => {
-    const work = handler(...args);
-    running.add(work);
-    const done = () => void running.delete(work);
-    work.then(done, done);
-    return work;
-  };
+  const tracked =
+    <A extends unknown[], T>(handler: (...args: A) => Promise<T>) =>
+    (...args: A): Promise<T> => {
+      const work = handler(...args);
+      running.add(work);
+      const done = () => void running.delete(work);
+      work.then(done, done);
+      return work;
+    };
   const server = new Server(
     { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version: opts.version },
     { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
@@ -52,10 +54,13 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
   let tools: ReturnType<typeof mcpToolsOf> | undefined;
   const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
 
-  server.setRequestHandler(ListToolsRequestSchema, tracked(async () => {
-    const surface = await ready;
-    return { tools: (tools ??= mcpToolsOf(surface.registry, surface.filter)) };
-  }));
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    tracked(async () => {
+      const surface = await ready;
+      return { tools: (tools ??= mcpToolsOf(surface.registry, surface.filter)) };
+    }),
+  );
   const content = async () => contentHandlers((await ready).content);
   const asMcpError = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -65,30 +70,43 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
       throw err;
     }
   };
-  server.setRequestHandler(ListResourcesRequestSchema, tracked(async () => (await content()).listResources()));
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    tracked(async () => (await content()).listResources()),
+  );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, tracked((req) => asMcpError(async () => (await content()).readResource(req.params.uri))));
-  server.setRequestHandler(ListPromptsRequestSchema, tracked(async () => (await content()).listPrompts()));
-  server.setRequestHandler(GetPromptRequestSchema, tracked((req) =>
-    asMcpError(async () => (await content()).getPrompt(req.params.name, req.params.arguments ?? {})),
-  ));
-  server.setRequestHandler(CallToolRequestSchema, tracked(async (request, extra) => {
-    const token = request.params._meta?.progressToken;
-    try {
-      return await callTool(await ready, request.params.name, request.params.arguments, creds, {
-        surface: 'mcp-stdio',
-        requestId: randomUUID(),
-        signal: extra.signal,
-        progress: (p) => {
-          if (token === undefined) return;
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } });
-        },
-      });
-    } catch (err) {
-      if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
-      throw err;
-    }
-  }));
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    tracked((req) => asMcpError(async () => (await content()).readResource(req.params.uri))),
+  );
+  server.setRequestHandler(
+    ListPromptsRequestSchema,
+    tracked(async () => (await content()).listPrompts()),
+  );
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    tracked((req) => asMcpError(async () => (await content()).getPrompt(req.params.name, req.params.arguments ?? {}))),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    tracked(async (request, extra) => {
+      const token = request.params._meta?.progressToken;
+      try {
+        return await callTool(await ready, request.params.name, request.params.arguments, creds, {
+          surface: 'mcp-stdio',
+          requestId: randomUUID(),
+          signal: extra.signal,
+          progress: (p) => {
+            if (token === undefined) return;
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } });
+          },
+        });
+      } catch (err) {
+        if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+        throw err;
+      }
+    }),
+  );
   return Object.assign(server, {
     async settled(): Promise<void> {
       while (running.size > 0) await Promise.allSettled([...running]);
@@ -100,7 +118,10 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
 export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const server = createMcpServer(opts);
   let narrowed = false;
-  void Promise.resolve(opts.surface).then(({ filter }) => void (narrowed = filter.toolsets !== undefined || filter.readOnly === true), () => {});
+  void Promise.resolve(opts.surface).then(
+    ({ filter }) => void (narrowed = filter.toolsets !== undefined || filter.readOnly === true),
+    () => {},
+  );
   await server.connect(eraAwareTransport(new StdioServerTransport(), { serverInfo: serverInfoOf(opts.version), narrowed: () => narrowed }));
   return server;
 }

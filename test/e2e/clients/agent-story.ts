@@ -144,26 +144,22 @@ export function agentStory(client: ClientUnderTest): void {
       expect(activity.data.rows.map((r: { type: string }) => r.type)).toContain('agent.note');
     });
 
-    it(
-      'deploys an inline contract with a cron trigger and an emit post-action, and reads its schedule',
-      async () => {
-        expect(key, 'needs the key and machine of the steps before').toBeDefined();
-        const deployed = await call('core_contract_deploy', { action: 'create', slug, definition: CRON_CONTRACT });
-        expect(deployed.isError, JSON.stringify(deployed.data)).toBe(false);
-        const id = deployed.data.contract.id as string;
-        expect(id).toEqual(expect.any(String));
-        const schedule = await call('core_contract_schedule', { action: 'next_fires', slug, id, count: 3 });
-        expect(schedule.isError, JSON.stringify(schedule.data)).toBe(false);
-        expect(schedule.data.contract_id).toBe(id);
-        expect(schedule.data.fires).toHaveLength(3);
-        for (const fire of schedule.data.fires as { at: string; trigger_kind: string }[]) {
-          expect(fire.trigger_kind).toBe('cron');
-          // The first tick (777 ms) at or after 03:00 UTC.
-          expect(fire.at).toMatch(/T03:00:00\.\d{3}Z$/);
-        }
-      },
-      60_000,
-    );
+    it('deploys an inline contract with a cron trigger and an emit post-action, and reads its schedule', async () => {
+      expect(key, 'needs the key and machine of the steps before').toBeDefined();
+      const deployed = await call('core_contract_deploy', { action: 'create', slug, definition: CRON_CONTRACT });
+      expect(deployed.isError, JSON.stringify(deployed.data)).toBe(false);
+      const id = deployed.data.contract.id as string;
+      expect(id).toEqual(expect.any(String));
+      const schedule = await call('core_contract_schedule', { action: 'next_fires', slug, id, count: 3 });
+      expect(schedule.isError, JSON.stringify(schedule.data)).toBe(false);
+      expect(schedule.data.contract_id).toBe(id);
+      expect(schedule.data.fires).toHaveLength(3);
+      for (const fire of schedule.data.fires as { at: string; trigger_kind: string }[]) {
+        expect(fire.trigger_kind).toBe('cron');
+        // The first tick (777 ms) at or after 03:00 UTC.
+        expect(fire.at).toMatch(/T03:00:00\.\d{3}Z$/);
+      }
+    }, 60_000);
 
     it('gets an error result, with the stable code and what to fix, for input the server refuses', async () => {
       expect(key, 'needs the key of the first step').toBeDefined();

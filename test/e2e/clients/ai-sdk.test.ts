@@ -38,7 +38,11 @@ describe('AI SDK tool conversion for an OpenAI model', () => {
   });
 
   it('connects in the modern era: its server/discover probe is answered and it never falls back to initialize', async () => {
-    const sent = await runner.request<string[]>('methodsSent', { ...httpEntry(server.url, undefined), tool: 'core_constants', args: { action: 'get', key: 'h' } });
+    const sent = await runner.request<string[]>('methodsSent', {
+      ...httpEntry(server.url, undefined),
+      tool: 'core_constants',
+      args: { action: 'get', key: 'h' },
+    });
     expect(sent[0]).toBe('server/discover');
     expect(sent).toContain('tools/call');
     expect(sent).not.toContain('initialize');

@@ -12,13 +12,15 @@ const plan = (title: string) => ({ title, goal: 'g', steps: [{ action: 'a' }] })
 function crashAfter(store: Store, n: number): Store & { crashed: () => boolean } {
   let left = n;
   let crashed = false;
-  const gate = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
-    if (left-- <= 0) {
-      crashed = true;
-      return Promise.reject(new Error('simulated crash'));
-    }
-    return fn(...args);
-  };
+  const gate =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      if (left-- <= 0) {
+        crashed = true;
+        return Promise.reject(new Error('simulated crash'));
+      }
+      return fn(...args);
+    };
   const docs = store.docs;
   const logs = store.logs;
   return {
@@ -34,7 +36,15 @@ function crashAfter(store: Store, n: number): Store & { crashed: () => boolean }
       update: gate(docs.update.bind(docs)) as Store['docs']['update'],
       delete: gate(docs.delete.bind(docs)),
     },
-    logs: { ...logs, head: logs.head.bind(logs), count: logs.count.bind(logs), get: logs.get.bind(logs), read: logs.read.bind(logs), streams: logs.streams.bind(logs), append: gate(logs.append.bind(logs)) as Store['logs']['append'] },
+    logs: {
+      ...logs,
+      head: logs.head.bind(logs),
+      count: logs.count.bind(logs),
+      get: logs.get.bind(logs),
+      read: logs.read.bind(logs),
+      streams: logs.streams.bind(logs),
+      append: gate(logs.append.bind(logs)) as Store['logs']['append'],
+    },
   };
 }
 
@@ -58,7 +68,10 @@ describe('plan locking after a crash', () => {
       const store = crashAfter(core.store, n);
       const chain = createChainService({ store, clock: core.clock, bus: core.bus });
       const doomed = createAgentsService({ store, clock: core.clock, chain, machines: core.services.machines });
-      const outcome = await doomed.plans.lock(uid, machine, plan('v2'), uid).then(() => 'done', () => 'crashed');
+      const outcome = await doomed.plans.lock(uid, machine, plan('v2'), uid).then(
+        () => 'done',
+        () => 'crashed',
+      );
       if (outcome === 'done') {
         expect(n).toBeGreaterThan(5);
         break;

@@ -24,11 +24,7 @@ function sourceFiles(dir: string, prefix = ''): string[] {
 }
 
 /** A use of the port's documents or logs: `x.docs.get(`, `store.logs`, `{ docs } = store`, a `DocStore`/`LogStore` type. */
-const PORT_USE = [
-  /\.(docs|logs)\b\s*[.;,)]/,
-  /\{[^}]*\b(docs|logs)\b[^}]*\}\s*=\s*[\w.]*store\b/i,
-  /\b(DocStore|LogStore)\b/,
-];
+const PORT_USE = [/\.(docs|logs)\b\s*[.;,)]/, /\{[^}]*\b(docs|logs)\b[^}]*\}\s*=\s*[\w.]*store\b/i, /\b(DocStore|LogStore)\b/];
 
 describe('storage layering', () => {
   it('lets only src/storage and *-repository.ts files touch the store’s documents and logs', () => {

@@ -21,7 +21,11 @@ function rig() {
   const got: SseEvent[] = [];
   let ended = 0;
   const caller: Caller = { uid: 'u1', credential: 'user-key', keyId: 'k1' };
-  guard.guard(source, { slug: 'm', caller, need: 'read' }).open((e) => got.push(e), undefined, () => ended++);
+  guard.guard(source, { slug: 'm', caller, need: 'read' }).open(
+    (e) => got.push(e),
+    undefined,
+    () => ended++,
+  );
   const row = (n: number): SseEvent => ({ id: String(n), event: 'audit.appended', data: { seq: n } });
   const answer = async (a: Access) => {
     await waitFor(() => pending.length > 0);
@@ -64,7 +68,7 @@ describe('delivery guard', () => {
     expect(r.got).toHaveLength(1);
   });
 
-  it('ignores rows that change nobody\'s access and rows of other machines', async () => {
+  it("ignores rows that change nobody's access and rows of other machines", async () => {
     const r = rig();
     await r.answer({ role: 'viewer', untilMs: null });
     r.appended('m', 'tick');

@@ -19,8 +19,15 @@ function chainOf(slug: string, genesisTick: number, n: number, firstTick = genes
   let prev = genesisSeed(slug, genesisTick);
   for (let seq = 0; seq < n; seq++) {
     const row = seal({
-      seq, id: `${slug}:${seq}`, tick: firstTick + seq, type: 'event', transition_id: `t${seq}`, actor_uid: 'u1',
-      payload_digest: 'a'.repeat(64), prev_hash: prev, created_at: '2026-11-22T00:00:00.000Z',
+      seq,
+      id: `${slug}:${seq}`,
+      tick: firstTick + seq,
+      type: 'event',
+      transition_id: `t${seq}`,
+      actor_uid: 'u1',
+      payload_digest: 'a'.repeat(64),
+      prev_hash: prev,
+      created_at: '2026-11-22T00:00:00.000Z',
     });
     rows.push(row);
     prev = row.state_hash;
@@ -33,8 +40,15 @@ function makeSeal(checkpoints: Array<Omit<Checkpoint, 'signature'>>) {
   const raw = rawPublicKeyOf(publicKey);
   const signText = (text: string) => sign(null, Buffer.from(text), privateKey).toString('base64url');
   const unsigned: Omit<SealArtifact, 'signature'> = {
-    ok: true, format: SEAL_FORMAT, origin: 'node:x', tick: 5, algorithm: 'Ed25519', key_id: keyIdOf(raw), public_key: raw,
-    checkpoint_every_ticks: 1287, checkpoint_message: 'x',
+    ok: true,
+    format: SEAL_FORMAT,
+    origin: 'node:x',
+    tick: 5,
+    algorithm: 'Ed25519',
+    key_id: keyIdOf(raw),
+    public_key: raw,
+    checkpoint_every_ticks: 1287,
+    checkpoint_message: 'x',
     checkpoints: checkpoints.map((c) => ({ ...c, signature: signText(checkpointMessage(c)) })),
   };
   return { ...unsigned, signature: signText(sealSigningInput(unsigned)) } as SealArtifact;
@@ -94,9 +108,15 @@ describe('seals', () => {
   it('checks chains against the checkpoints of valid seals only', () => {
     const rows = chainOf('demo', 100, 3);
     const good = makeSeal([{ slug: 'demo', seq: 2, tick: 102, head_hash: rows[2]!.state_hash, signed_tick: 120 }]);
-    const ok = verifyArtifacts([{ name: 's', artifact: { kind: 'seal', seal: good } }, { name: 'c', artifact: { kind: 'chain', rows, slug: 'demo', genesisTick: 100 } }]);
+    const ok = verifyArtifacts([
+      { name: 's', artifact: { kind: 'seal', seal: good } },
+      { name: 'c', artifact: { kind: 'chain', rows, slug: 'demo', genesisTick: 100 } },
+    ]);
     expect(ok.valid).toBe(true);
-    const cut = verifyArtifacts([{ name: 's', artifact: { kind: 'seal', seal: good } }, { name: 'c', artifact: { kind: 'chain', rows: rows.slice(0, 2), slug: 'demo', genesisTick: null } }]);
+    const cut = verifyArtifacts([
+      { name: 's', artifact: { kind: 'seal', seal: good } },
+      { name: 'c', artifact: { kind: 'chain', rows: rows.slice(0, 2), slug: 'demo', genesisTick: null } },
+    ]);
     expect(cut.valid).toBe(false);
   });
 });

@@ -3,7 +3,14 @@ import { composeAnswer, queryWords, retrieve, type ChatSources } from '../../../
 
 const sources: ChatSources = {
   endpoints: () => [
-    { id: 'contract.create', method: 'POST', path: '/api/chain/{slug}/contracts', summary: 'Creates a contract on the machine', tool: 'core_contract_deploy', action: 'create' },
+    {
+      id: 'contract.create',
+      method: 'POST',
+      path: '/api/chain/{slug}/contracts',
+      summary: 'Creates a contract on the machine',
+      tool: 'core_contract_deploy',
+      action: 'create',
+    },
     { id: 'machine.create', method: 'POST', path: '/api/chain/state-machines', summary: 'Spins up a machine', tool: 'core_spin_up', action: null },
     { id: 'pulse.get', method: 'GET', path: '/api/pulse', summary: 'Reads the tick and phase', tool: 'core_pulse', action: null },
   ],

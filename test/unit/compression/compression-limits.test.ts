@@ -58,7 +58,10 @@ describe('compression limits for anonymous and free callers', () => {
   it('refuses anonymous input above the smaller size limit with 413, and takes it from a key', async () => {
     const service = createCompressionService();
     const big = { ...REQ, data: 'a'.repeat(LIMITED_MAX_INPUT_BYTES + 1) };
-    await expect(service.compress(big, anonymous('10.0.0.1'))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/send an API key/) });
+    await expect(service.compress(big, anonymous('10.0.0.1'))).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringMatching(/send an API key/),
+    });
     await expect(service.compress(big, keyed('upaid'))).resolves.toMatchObject({ original_bytes: LIMITED_MAX_INPUT_BYTES + 1 });
   });
 });

@@ -11,7 +11,9 @@ describe('CEL conditions', () => {
   it('mixes integer literals and decimal inputs in arithmetic and comparisons', () => {
     expect(evaluateCondition('x * 2 > 5', { x: 2.5 })).toEqual({ ok: true, value: false });
     expect(evaluateCondition('2 * x >= 5.0', { x: 2.5 })).toEqual({ ok: true, value: true });
-    expect(evaluateCondition('input.mass_kg * input.acceleration_ms2 > input.force_limit_n', { mass_kg: 2, acceleration_ms2: 9.8, force_limit_n: 19 })).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('input.mass_kg * input.acceleration_ms2 > input.force_limit_n', { mass_kg: 2, acceleration_ms2: 9.8, force_limit_n: 19 })).toEqual(
+      { ok: true, value: true },
+    );
     expect(evaluateCondition('x - 1 == 2', { x: 3 })).toEqual({ ok: true, value: true });
     expect(evaluateCondition('x % 2 == 0', { x: 4 })).toEqual({ ok: true, value: true });
   });

@@ -53,8 +53,12 @@ describe('definition validation', () => {
     expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'every', every_ticks: 0 }))).toBe('transitions[2].trigger.every_ticks');
     expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'one_shot' }))).toBe('transitions[2].trigger');
     expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'on_logic' }))).toBe('transitions[2].trigger.kind');
-    expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'on_aggregate', event: 'r', within_ticks: 5, aggregate: { fn: 'sum' }, op: '>', threshold: 1 }))).toBe('transitions[2].trigger.aggregate.field');
-    expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'on_aggregate', event: 'r', within_ticks: 5, aggregate: { fn: 'count' }, op: '=>', threshold: 1 }))).toBe('transitions[2].trigger.op');
+    expect(
+      firstPath((d) => (d.transitions[2].trigger = { kind: 'on_aggregate', event: 'r', within_ticks: 5, aggregate: { fn: 'sum' }, op: '>', threshold: 1 })),
+    ).toBe('transitions[2].trigger.aggregate.field');
+    expect(
+      firstPath((d) => (d.transitions[2].trigger = { kind: 'on_aggregate', event: 'r', within_ticks: 5, aggregate: { fn: 'count' }, op: '=>', threshold: 1 })),
+    ).toBe('transitions[2].trigger.op');
     expect(firstPath((d) => (d.transitions[2].trigger = { kind: 'every', every_ticks: 5, machine: 'x' }))).toBe('transitions[2].trigger.machine');
   });
 
@@ -84,7 +88,10 @@ describe('definition validation', () => {
 
 describe('operator_inputs validation', () => {
   const inputs: Record<string, string[]> = { NM19: ['m', 'a'], NM23: ['m', 'v'] };
-  const withInputs = { operatorExists: (id: string) => id.toUpperCase() in inputs || id.toUpperCase() === 'KO42', operatorInputs: (id: string) => inputs[id.toUpperCase()] ?? [] };
+  const withInputs = {
+    operatorExists: (id: string) => id.toUpperCase() in inputs || id.toUpperCase() === 'KO42',
+    operatorInputs: (id: string) => inputs[id.toUpperCase()] ?? [],
+  };
   const issues = (mapping: unknown, tr: Record<string, unknown> = { operator: 'NM19' }) => {
     const d = valid() as any;
     d.transitions[1] = { ...d.transitions[1], ...tr, operator_inputs: mapping };
@@ -93,21 +100,29 @@ describe('operator_inputs validation', () => {
 
   it('accepts inputs of the transition operators, by name or ID.name, with numeric CEL expressions', () => {
     expect(issues({ m: 'input.mass_kg', a: 'input.acceleration_ms2' })).toEqual([]);
-    expect(issues({ 'NM19.m': 'input.mass_g / 1000.0', 'nm23.v': 'input.speed_kmh / 3.6', a: '9.80665' }, { operator: undefined, operators: ['NM19', 'NM23'] })).toEqual([]);
+    expect(
+      issues({ 'NM19.m': 'input.mass_g / 1000.0', 'nm23.v': 'input.speed_kmh / 3.6', a: '9.80665' }, { operator: undefined, operators: ['NM19', 'NM23'] }),
+    ).toEqual([]);
   });
 
   it('names the transition and the key of an input no operator of the transition takes', () => {
     expect(issues({ mass: 'input.mass_kg' })).toEqual([
       { path: 'transitions[1].operator_inputs.mass', message: '"mass" is not an input of an operator of this transition (NM19: m, a)' },
     ]);
-    expect(issues({ 'NM23.v': 'input.v' })[0]).toEqual({ path: 'transitions[1].operator_inputs.NM23.v', message: '"NM23" is not an operator of this transition (NM19)' });
+    expect(issues({ 'NM23.v': 'input.v' })[0]).toEqual({
+      path: 'transitions[1].operator_inputs.NM23.v',
+      message: '"NM23" is not an operator of this transition (NM19)',
+    });
     expect(issues({ 'NM19.v': 'input.v' })[0]).toEqual({ path: 'transitions[1].operator_inputs.NM19.v', message: 'NM19 has no input "v" (its inputs: m, a)' });
     expect(issues({ m: 'input.m' }, { operator: 'KO42' })[0]!.message).toContain('it runs only KO42, which takes none');
   });
 
   it('refuses expressions that do not compile or are not numbers, and bounds the map', () => {
     expect(issues({ m: 'input.mass_kg *' })[0]!.message).toMatch(/^does not parse as a numeric CEL expression: /);
-    expect(issues({ m: 'input.mass_kg > 1' })[0]).toEqual({ path: 'transitions[1].operator_inputs.m', message: 'does not parse as a numeric CEL expression: evaluates to bool, not a number' });
+    expect(issues({ m: 'input.mass_kg > 1' })[0]).toEqual({
+      path: 'transitions[1].operator_inputs.m',
+      message: 'does not parse as a numeric CEL expression: evaluates to bool, not a number',
+    });
     expect(issues({ m: 42 })[0]!.path).toBe('transitions[1].operator_inputs.m');
     expect(issues({ m: 'x'.repeat(501) })[0]!.message).toMatch(/1-500 characters/);
     expect(issues(['m'])[0]).toMatchObject({ path: 'transitions[1].operator_inputs', message: expect.stringContaining('is an object mapping') });
@@ -120,6 +135,8 @@ describe('operator_inputs validation', () => {
     const d = valid() as any;
     d.transitions[1].operator_inputs = { anything: 'input.x * 2' };
     expect(definitionIssues(d, deps)).toEqual([]);
-    expect(() => validateDefinition(d, withInputs)).toThrow(/Invalid contract definition: transitions\[1\]\.operator_inputs\.anything: "anything" is not an input/);
+    expect(() => validateDefinition(d, withInputs)).toThrow(
+      /Invalid contract definition: transitions\[1\]\.operator_inputs\.anything: "anything" is not an input/,
+    );
   });
 });

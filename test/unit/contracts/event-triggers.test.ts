@@ -21,9 +21,27 @@ const provenance = {
   name: 'provenance',
   states: { origin: { initial: true }, in_transit: {}, delivered: { terminal: true } },
   transitions: [
-    { from: 'origin', to: 'in_transit', operator: 'KO42', trigger: { kind: 'on_event', event: 'handoff' }, post_actions: [{ type: 'emit', event: 'custody_changed' }] },
-    { from: 'in_transit', to: 'in_transit', operator: 'KO42', trigger: { kind: 'on_event', event: 'handoff' }, post_actions: [{ type: 'emit', event: 'custody_changed' }] },
-    { from: 'in_transit', to: 'delivered', operator: 'KO42', trigger: { kind: 'on_events', events: ['delivered', 'received'] }, post_actions: [{ type: 'emit', event: 'chain_closed' }] },
+    {
+      from: 'origin',
+      to: 'in_transit',
+      operator: 'KO42',
+      trigger: { kind: 'on_event', event: 'handoff' },
+      post_actions: [{ type: 'emit', event: 'custody_changed' }],
+    },
+    {
+      from: 'in_transit',
+      to: 'in_transit',
+      operator: 'KO42',
+      trigger: { kind: 'on_event', event: 'handoff' },
+      post_actions: [{ type: 'emit', event: 'custody_changed' }],
+    },
+    {
+      from: 'in_transit',
+      to: 'delivered',
+      operator: 'KO42',
+      trigger: { kind: 'on_events', events: ['delivered', 'received'] },
+      post_actions: [{ type: 'emit', event: 'chain_closed' }],
+    },
   ],
 };
 
@@ -72,20 +90,38 @@ describe('on_event and on_events', () => {
 
   it('lets a contract subscribe to another machine it can read, and refuses one it cannot', async () => {
     const h = await setup({ machines: [{ slug: 'src', is_public: true }, { slug: 'dst' }] });
-    await h.deploy({ name: 'source', states: { s: { initial: true } }, transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'every', every_ticks: 1 }, post_actions: [{ type: 'emit', event: 'tick_seen' }] }] }, 'src');
-    const listener = await h.deploy({
-      name: 'listener',
-      states: { idle: { initial: true } },
-      transitions: [{ from: 'idle', to: 'idle', operator: 'KO42', trigger: { kind: 'on_event', event: 'tick_seen', machine: 'src' } }],
-    }, 'dst');
+    await h.deploy(
+      {
+        name: 'source',
+        states: { s: { initial: true } },
+        transitions: [
+          { from: 's', to: 's', operator: 'KO42', trigger: { kind: 'every', every_ticks: 1 }, post_actions: [{ type: 'emit', event: 'tick_seen' }] },
+        ],
+      },
+      'src',
+    );
+    const listener = await h.deploy(
+      {
+        name: 'listener',
+        states: { idle: { initial: true } },
+        transitions: [{ from: 'idle', to: 'idle', operator: 'KO42', trigger: { kind: 'on_event', event: 'tick_seen', machine: 'src' } }],
+      },
+      'dst',
+    );
     await h.walkTo(T0 + 2);
     expect((await h.rows(listener, 'dst')).length).toBe(2);
     const stranger = { uid: 'ustranger0000001', credential: 'user-key' as const };
     await h.core.services.machines.create({ slug: 'mine' }, stranger);
     await h.core.services.machines.create({ slug: 'secret' }, OWNER);
-    await expect(h.core.services.contracts.crud.create('mine', stranger, {
-      definition: { name: 'spy', states: { a: { initial: true } }, transitions: [{ from: 'a', to: 'a', operator: 'KO42', trigger: { kind: 'on_event', event: 'x', machine: 'secret' } }] },
-    })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { path: 'transitions[0].trigger.machine' } });
+    await expect(
+      h.core.services.contracts.crud.create('mine', stranger, {
+        definition: {
+          name: 'spy',
+          states: { a: { initial: true } },
+          transitions: [{ from: 'a', to: 'a', operator: 'KO42', trigger: { kind: 'on_event', event: 'x', machine: 'secret' } }],
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { path: 'transitions[0].trigger.machine' } });
   });
 
   it('records one failed row when no candidate passes its condition', async () => {
@@ -97,7 +133,10 @@ describe('on_event and on_events', () => {
     });
     await post(h, 'm1', 'pay', { amount: 3 });
     await post(h, 'm1', 'pay', { amount: 30 });
-    expect((await h.rows(id)).map((r) => [r.success, r.error, r.to_state])).toEqual([[false, 'condition_failed', 'closed'], [true, null, 'open']]);
+    expect((await h.rows(id)).map((r) => [r.success, r.error, r.to_state])).toEqual([
+      [false, 'condition_failed', 'closed'],
+      [true, null, 'open'],
+    ]);
   });
 
   it('stops a loop of contracts emitting to each other', async () => {
@@ -120,11 +159,15 @@ describe('on_aggregate', () => {
   const approval = {
     name: 'approval',
     states: { pending: { initial: true }, approved: { terminal: true } },
-    transitions: [{
-      from: 'pending', to: 'approved', operator: 'KO42',
-      trigger: { kind: 'on_aggregate', event: 'approve', within_ticks: 100, aggregate: { fn: 'count' }, op: '>=', threshold: 3 },
-      post_actions: [{ type: 'emit', event: 'approval_granted' }],
-    }],
+    transitions: [
+      {
+        from: 'pending',
+        to: 'approved',
+        operator: 'KO42',
+        trigger: { kind: 'on_aggregate', event: 'approve', within_ticks: 100, aggregate: { fn: 'count' }, op: '>=', threshold: 3 },
+        post_actions: [{ type: 'emit', event: 'approval_granted' }],
+      },
+    ],
   };
 
   it('fires when the count of an event in the window reaches the threshold', async () => {
@@ -151,7 +194,14 @@ describe('on_aggregate', () => {
 
   it('averages a payload field with hysteresis between two states', async () => {
     const h = await setup();
-    const agg = (op: string, threshold: number) => ({ kind: 'on_aggregate', event: 'reading', within_ticks: 60, aggregate: { fn: 'avg', field: 'value' }, op, threshold });
+    const agg = (op: string, threshold: number) => ({
+      kind: 'on_aggregate',
+      event: 'reading',
+      within_ticks: 60,
+      aggregate: { fn: 'avg', field: 'value' },
+      op,
+      threshold,
+    });
     const id = await h.deploy({
       name: 'threshold_monitor',
       states: { normal: { initial: true }, breached: {} },

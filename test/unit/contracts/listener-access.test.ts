@@ -73,7 +73,10 @@ describe('listener payloads (finding 2)', () => {
   it("withholds a chain payload from a non-owner's listener even on its own machine (admin does not suffice, as for audit/decrypt)", async () => {
     const h = await setup();
     await h.core.services.members.grant('src', OWNER, ALICE.uid!, 'admin');
-    const id = await deployAs(h, ALICE, 'src', { ...listener('reading'), transitions: [{ from: 'idle', to: 'idle', operator: 'KO42', trigger: { kind: 'on_event', event: 'reading' } }] });
+    const id = await deployAs(h, ALICE, 'src', {
+      ...listener('reading'),
+      transitions: [{ from: 'idle', to: 'idle', operator: 'KO42', trigger: { kind: 'on_event', event: 'reading' } }],
+    });
     await post(h, 'src', 'reading', { pin: 4711 });
     expect((await h.rows(id, 'src')).map((r) => r.input)).toEqual([{ payload_withheld: true }]);
   });
@@ -83,7 +86,22 @@ describe('listener payloads (finding 2)', () => {
     const id = await deployAs(h, ALICE, 'dst', {
       name: 'sum',
       states: { low: { initial: true }, high: {} },
-      transitions: [{ from: 'low', to: 'high', operator: 'KO42', trigger: { kind: 'on_aggregate', event: 'reading', machine: 'src', within_ticks: 100, aggregate: { fn: 'sum', field: 'pin' }, op: '>', threshold: 10 } }],
+      transitions: [
+        {
+          from: 'low',
+          to: 'high',
+          operator: 'KO42',
+          trigger: {
+            kind: 'on_aggregate',
+            event: 'reading',
+            machine: 'src',
+            within_ticks: 100,
+            aggregate: { fn: 'sum', field: 'pin' },
+            op: '>',
+            threshold: 10,
+          },
+        },
+      ],
     });
     for (const pin of [100, 200]) await post(h, 'src', 'reading', { pin });
     expect(await rowsOf(h, id)).toEqual([]);
@@ -94,11 +112,22 @@ describe('listener payloads (finding 2)', () => {
     const bob = await identity(h);
     await h.core.services.machines.create({ slug: 'bobs' }, bob);
     await h.core.services.members.grant('src', OWNER, bob.uid!, 'viewer');
-    await h.deploy({
-      name: 'source',
-      states: { s: { initial: true } },
-      transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'on_event', event: 'reading' }, post_actions: [{ type: 'emit', event: 'relayed', payload: { note: 'n' } }] }],
-    }, 'src');
+    await h.deploy(
+      {
+        name: 'source',
+        states: { s: { initial: true } },
+        transitions: [
+          {
+            from: 's',
+            to: 's',
+            operator: 'KO42',
+            trigger: { kind: 'on_event', event: 'reading' },
+            post_actions: [{ type: 'emit', event: 'relayed', payload: { note: 'n' } }],
+          },
+        ],
+      },
+      'src',
+    );
     const outsider = await deployAs(h, ALICE, 'dst', listener('relayed'));
     const member = await deployAs(h, bob, 'bobs', listener('relayed'));
     await post(h, 'src', 'reading', { pin: 4711 });

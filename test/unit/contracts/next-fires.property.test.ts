@@ -28,9 +28,11 @@ function randomDefinition(seed: number) {
     for (let k = r.int(1, 2); k > 0; k--) {
       const kind = r.pick(['every', 'every', 'one_shot', 'cron']);
       const trigger =
-        kind === 'every' ? { kind, every_ticks: r.int(1, 9) }
-        : kind === 'one_shot' ? { kind, at_tick: T0 + r.int(-5, 40) }
-        : { kind, cron: r.pick(['* * * * *', '*/2 * * * *']) };
+        kind === 'every'
+          ? { kind, every_ticks: r.int(1, 9) }
+          : kind === 'one_shot'
+            ? { kind, at_tick: T0 + r.int(-5, 40) }
+            : { kind, cron: r.pick(['* * * * *', '*/2 * * * *']) };
       const to = r.pick(states);
       const transition: Record<string, unknown> = { from, to, operator: 'KO42', trigger };
       const roll = r.next();
@@ -61,7 +63,10 @@ describe('next-fires', () => {
       const { fires } = await planning.nextFires(record, 6);
       if (fires.length === 0) continue;
       const last = fires[fires.length - 1]!.tick_number;
-      expect(fires.map((f) => f.tick_number), `seed ${seed}: predictions in order`).toEqual([...fires.map((f) => f.tick_number)].sort((x, y) => x - y));
+      expect(
+        fires.map((f) => f.tick_number),
+        `seed ${seed}: predictions in order`,
+      ).toEqual([...fires.map((f) => f.tick_number)].sort((x, y) => x - y));
       const deadline = Math.max(last, Math.floor(h.clock.now() / 777));
       const from = Math.floor(h.clock.now() / 777);
       for (let t = from; t <= deadline; t++) await h.runAt(t);
@@ -77,7 +82,11 @@ describe('next-fires', () => {
   it('returns an empty list and a note for an event-triggered contract', async () => {
     const h = await harness();
     open.push(h);
-    const id = await h.deploy({ name: 'ev', states: { s: { initial: true } }, transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'on_event', event: 'x' } }] });
+    const id = await h.deploy({
+      name: 'ev',
+      states: { s: { initial: true } },
+      transitions: [{ from: 's', to: 's', operator: 'KO42', trigger: { kind: 'on_event', event: 'x' } }],
+    });
     const record = await h.core.services.contracts.core.find('m1', id);
     const { fires, note } = await h.core.services.contracts.planning.nextFires(record, 5);
     expect(fires).toEqual([]);

@@ -86,7 +86,14 @@ describe('operator_inputs in a fire', () => {
     open.push(h);
     const id = await h.deploy({
       ...mapped,
-      transitions: [{ from: 'watching', to: 'alert', operators: ['NM19', 'NM26'], operator_inputs: { m: 'input.mass_kg', 'NM26.m': 'input.mass_kg * 2.0', a: '9.8', v: 'input.speed' } }],
+      transitions: [
+        {
+          from: 'watching',
+          to: 'alert',
+          operators: ['NM19', 'NM26'],
+          operator_inputs: { m: 'input.mass_kg', 'NM26.m': 'input.mass_kg * 2.0', a: '9.8', v: 'input.speed' },
+        },
+      ],
     });
     await h.core.services.contracts.control.transition('m1', id, OWNER, 'alert', { mass_kg: 3, speed: 4 });
     const steps = (await h.rows(id))[0]!.result as any;
@@ -110,9 +117,17 @@ describe('operator_inputs in a fire', () => {
       missing: ['a'],
       reason: 'operator_inputs a: expression needs input.acceleration_ms2, which the input does not have',
     });
-    const zero = await h.deploy({ ...mapped, name: 'zero', transitions: [{ ...mapped.transitions[0], operator_inputs: { m: 'input.mass_g / input.divisor', a: '9.8' } }] });
+    const zero = await h.deploy({
+      ...mapped,
+      name: 'zero',
+      transitions: [{ ...mapped.transitions[0], operator_inputs: { m: 'input.mass_g / input.divisor', a: '9.8' } }],
+    });
     await h.core.services.contracts.control.transition('m1', zero, OWNER, 'alert', { mass_g: 2000, divisor: 0 });
-    expect(((await h.rows(zero))[0]!.result as any).steps[1]).toMatchObject({ evaluated: false, missing: ['m'], reason: expect.stringContaining('not a finite number') });
+    expect(((await h.rows(zero))[0]!.result as any).steps[1]).toMatchObject({
+      evaluated: false,
+      missing: ['m'],
+      reason: expect.stringContaining('not a finite number'),
+    });
   });
 
   it('fails the fire with compute_failed when a mapped value is out of the operator bounds', async () => {

@@ -47,7 +47,9 @@ describe('one_shot triggers', () => {
     const id = await h.deploy({
       name: 'deadline',
       states: { held: { initial: true }, expired: { terminal: true } },
-      transitions: [{ from: 'held', to: 'expired', operator: 'KO42', trigger: { kind: 'one_shot', at_tick: T0 + 5 }, post_actions: [{ type: 'emit', event: 'expired' }] }],
+      transitions: [
+        { from: 'held', to: 'expired', operator: 'KO42', trigger: { kind: 'one_shot', at_tick: T0 + 5 }, post_actions: [{ type: 'emit', event: 'expired' }] },
+      ],
     });
     await h.walkTo(T0 + 4);
     expect(await h.rows(id)).toEqual([]);
@@ -96,7 +98,11 @@ describe('downtime, restarts and clock steps', () => {
     await h.restart();
     await h.runAt(T0 + 21);
     const rows = await h.rows(id);
-    expect(rows.map((r) => [r.due_tick, r.skipped])).toEqual([[T0 + 2, 0], [T0 + 4, 0], [T0 + 20, 7]]);
+    expect(rows.map((r) => [r.due_tick, r.skipped])).toEqual([
+      [T0 + 2, 0],
+      [T0 + 4, 0],
+      [T0 + 20, 7],
+    ]);
     await h.walkTo(T0 + 24);
     expect((await h.rows(id)).slice(3).map((r) => r.due_tick)).toEqual([T0 + 22, T0 + 24]);
   });
@@ -145,7 +151,10 @@ describe('controls', () => {
     const resumed = await control.resume('m1', id, OWNER);
     expect(resumed).toMatchObject({ status: 'active', next_fire: T0 + 12 });
     await h.walkTo(T0 + 12);
-    expect((await h.rows(id)).map((r) => [r.due_tick, r.skipped])).toEqual([[T0 + 2, 0], [T0 + 12, 0]]);
+    expect((await h.rows(id)).map((r) => [r.due_tick, r.skipped])).toEqual([
+      [T0 + 2, 0],
+      [T0 + 12, 0],
+    ]);
   });
 
   it('skip-next skips exactly one fire', async () => {

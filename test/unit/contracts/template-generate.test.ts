@@ -35,7 +35,10 @@ describe('phrase extraction', () => {
 
   it('reads numbers with units, bare numbers with their context, deadlines and event names', () => {
     const p = extractPhrases('alarm above 2.5 kN after 3 approvals by 2030-01-01; on `sensor_reading` events emit `overload` and sum `kwh`');
-    expect(p.numbers.map((n) => [n.value, n.unit])).toEqual([[2.5, 'kN'], [3, null]]);
+    expect(p.numbers.map((n) => [n.value, n.unit])).toEqual([
+      [2.5, 'kN'],
+      [3, null],
+    ]);
     expect(p.numbers[1]!.after[0]).toBe('approvals');
     expect(p.deadline?.unix).toBe(1893456000);
     expect(p.listens).toEqual(['sensor_reading']);

@@ -48,9 +48,7 @@ function takes(step: CuratedTemplate['walkthrough']['steps'][number], tr: Transi
 
 const uses = templates.flatMap((t) => {
   const scopes = exampleScopes(t);
-  return t.definition.transitions.flatMap((tr, i) =>
-    operatorsOf(tr).some((id) => id.toUpperCase() !== 'KO42') ? [{ t, i, tr, scopes: scopes.get(i)! }] : [],
-  );
+  return t.definition.transitions.flatMap((tr, i) => (operatorsOf(tr).some((id) => id.toUpperCase() !== 'KO42') ? [{ t, i, tr, scopes: scopes.get(i)! }] : []));
 });
 
 describe('template operators on their worked examples', () => {

@@ -14,7 +14,10 @@ const catalogue = createTemplateCatalogue();
 const templates = catalogue.all();
 const byId = (id: string) => templates.find((t) => t.id === id)!;
 const validate = (definition: unknown) =>
-  validateDefinition(structuredClone(definition), { operatorExists: (id) => operators.exists(id), operatorInputs: (id) => operators.get(id)?.inputs.map((i) => i.name) });
+  validateDefinition(structuredClone(definition), {
+    operatorExists: (id) => operators.exists(id),
+    operatorInputs: (id) => operators.get(id)?.inputs.map((i) => i.name),
+  });
 
 const CATEGORIES: Record<string, string> = {
   foundations: 'Foundations',
@@ -93,7 +96,16 @@ describe('template catalogue', () => {
       const [up, alert, down, ack] = t.definition.transitions;
       const v = /^input\.(\w+) > input\.\1_watch$/.exec(up!.condition ?? '')?.[1];
       expect(v, t.id).toBeDefined();
-      expect([up!.from, up!.to, alert!.from, alert!.to, down!.from, down!.to, ack!.from, ack!.to]).toEqual(['nominal', 'watch', 'watch', 'alert', 'watch', 'nominal', 'alert', 'acknowledged']);
+      expect([up!.from, up!.to, alert!.from, alert!.to, down!.from, down!.to, ack!.from, ack!.to]).toEqual([
+        'nominal',
+        'watch',
+        'watch',
+        'alert',
+        'watch',
+        'nominal',
+        'alert',
+        'acknowledged',
+      ]);
       expect(alert!.condition).toBe(`input.${v} > input.${v}_alert`);
       expect(down!.condition).toBe(`input.${v} <= input.${v}_watch`);
       expect(ack!.condition).toBe('input.acknowledged == true');
@@ -153,7 +165,8 @@ describe('template catalogue', () => {
       for (const [i, tr] of t.definition.transitions.entries()) {
         for (const [key, expression] of Object.entries(tr.operator_inputs ?? {})) {
           mapped++;
-          for (const name of conditionNames(expression)) expect(supplied.has(name), `${t.id} transitions[${i}].operator_inputs.${key} reads ${name}`).toBe(true);
+          for (const name of conditionNames(expression))
+            expect(supplied.has(name), `${t.id} transitions[${i}].operator_inputs.${key} reads ${name}`).toBe(true);
         }
       }
     }
@@ -167,9 +180,17 @@ describe('template catalogue', () => {
       let state = Object.keys(states).find((s) => states[s]!.initial)!;
       for (const step of t.walkthrough.steps) {
         expect(Object.keys(states), `${t.id} expects ${step.expect}`).toContain(step.expect);
-        if ('transition' in step) expect(t.definition.transitions.some((tr) => tr.from === state && tr.to === step.transition), `${t.id}: ${state} → ${step.transition}`).toBe(true);
+        if ('transition' in step)
+          expect(
+            t.definition.transitions.some((tr) => tr.from === state && tr.to === step.transition),
+            `${t.id}: ${state} → ${step.transition}`,
+          ).toBe(true);
         if ('event' in step) expect(listens, `${t.id} listens to ${step.event}`).toContain(step.event);
-        if ('fire_now' in step) expect(t.definition.transitions.some((tr) => tr.from === state && isTimeTrigger(tr.trigger)), `${t.id}: scheduled from ${state}`).toBe(true);
+        if ('fire_now' in step)
+          expect(
+            t.definition.transitions.some((tr) => tr.from === state && isTimeTrigger(tr.trigger)),
+            `${t.id}: scheduled from ${state}`,
+          ).toBe(true);
         state = step.expect;
       }
       const terminals = Object.keys(states).filter((s) => states[s]!.terminal);
@@ -191,31 +212,239 @@ describe('template catalogue', () => {
 });
 
 /** The curated templates the reference names, with the shape it gives. */
-const FACTS: Array<{ id: string; category: string; initial: string; terminal: string[]; has: Array<[from: string, to: string, operator: string, what?: string]> }> = [
-  { id: 'scheduled-compute', category: 'foundations', initial: 'running', terminal: ['stopped'], has: [['running', 'running', 'KO42', 'every 60 emit scheduled_tick'], ['running', 'stopped', 'KO42', 'input.stop == true']] },
-  { id: 'threshold-monitor', category: 'foundations', initial: 'normal', terminal: [], has: [['normal', 'breached', 'KO42', 'avg value > 100 over 60 on reading emit threshold_breached'], ['breached', 'normal', 'KO42', 'avg value <= 90 over 60 on reading emit threshold_cleared']] },
-  { id: 'oracle-feed', category: 'foundations', initial: 'live', terminal: ['paused'], has: [['live', 'live', 'KO42', 'every 60 emit oracle_datum'], ['live', 'paused', 'KO42', 'input.pause == true']] },
-  { id: 'approval-workflow', category: 'foundations', initial: 'pending', terminal: ['approved', 'rejected'], has: [['pending', 'approved', 'KO42', 'count >= 3 over 1000000 on approve emit approval_granted'], ['pending', 'rejected', 'KO42', 'on reject emit approval_denied']] },
-  { id: 'timelock-release', category: 'foundations', initial: 'held', terminal: ['released', 'expired'], has: [['held', 'released', 'KO42', 'count >= 2 over 1000000 on sign emit released'], ['held', 'expired', 'KO42', 'at_unix 4102444800 emit expired']] },
-  { id: 'supply-chain-provenance', category: 'foundations', initial: 'origin', terminal: ['delivered'], has: [['origin', 'in_transit', 'KO42', 'on handoff emit custody_changed'], ['in_transit', 'in_transit', 'KO42', 'on handoff emit custody_changed'], ['in_transit', 'delivered', 'KO42', 'on delivered emit chain_closed']] },
-  { id: 'telemetry-rollup', category: 'foundations', initial: 'collecting', terminal: [], has: [['collecting', 'flagged', 'KO42', 'sum units > 1000 over 300 on telemetry emit quota_exceeded'], ['flagged', 'collecting', 'KO42', 'sum units <= 1000 over 300 on telemetry emit quota_normal']] },
+const FACTS: Array<{
+  id: string;
+  category: string;
+  initial: string;
+  terminal: string[];
+  has: Array<[from: string, to: string, operator: string, what?: string]>;
+}> = [
+  {
+    id: 'scheduled-compute',
+    category: 'foundations',
+    initial: 'running',
+    terminal: ['stopped'],
+    has: [
+      ['running', 'running', 'KO42', 'every 60 emit scheduled_tick'],
+      ['running', 'stopped', 'KO42', 'input.stop == true'],
+    ],
+  },
+  {
+    id: 'threshold-monitor',
+    category: 'foundations',
+    initial: 'normal',
+    terminal: [],
+    has: [
+      ['normal', 'breached', 'KO42', 'avg value > 100 over 60 on reading emit threshold_breached'],
+      ['breached', 'normal', 'KO42', 'avg value <= 90 over 60 on reading emit threshold_cleared'],
+    ],
+  },
+  {
+    id: 'oracle-feed',
+    category: 'foundations',
+    initial: 'live',
+    terminal: ['paused'],
+    has: [
+      ['live', 'live', 'KO42', 'every 60 emit oracle_datum'],
+      ['live', 'paused', 'KO42', 'input.pause == true'],
+    ],
+  },
+  {
+    id: 'approval-workflow',
+    category: 'foundations',
+    initial: 'pending',
+    terminal: ['approved', 'rejected'],
+    has: [
+      ['pending', 'approved', 'KO42', 'count >= 3 over 1000000 on approve emit approval_granted'],
+      ['pending', 'rejected', 'KO42', 'on reject emit approval_denied'],
+    ],
+  },
+  {
+    id: 'timelock-release',
+    category: 'foundations',
+    initial: 'held',
+    terminal: ['released', 'expired'],
+    has: [
+      ['held', 'released', 'KO42', 'count >= 2 over 1000000 on sign emit released'],
+      ['held', 'expired', 'KO42', 'at_unix 4102444800 emit expired'],
+    ],
+  },
+  {
+    id: 'supply-chain-provenance',
+    category: 'foundations',
+    initial: 'origin',
+    terminal: ['delivered'],
+    has: [
+      ['origin', 'in_transit', 'KO42', 'on handoff emit custody_changed'],
+      ['in_transit', 'in_transit', 'KO42', 'on handoff emit custody_changed'],
+      ['in_transit', 'delivered', 'KO42', 'on delivered emit chain_closed'],
+    ],
+  },
+  {
+    id: 'telemetry-rollup',
+    category: 'foundations',
+    initial: 'collecting',
+    terminal: [],
+    has: [
+      ['collecting', 'flagged', 'KO42', 'sum units > 1000 over 300 on telemetry emit quota_exceeded'],
+      ['flagged', 'collecting', 'KO42', 'sum units <= 1000 over 300 on telemetry emit quota_normal'],
+    ],
+  },
   { id: 'rate-limiter', category: 'foundations', initial: 'allowing', terminal: [], has: [['allowing', 'limiting', 'KO42', 'count > 100 over 60 on request']] },
-  { id: 'subscription-billing', category: 'foundations', initial: 'active', terminal: ['suspended'], has: [['active', 'active', 'KO42', 'cron 0 0 1 * * emit invoice_due'], ['active', 'past_due', 'KO42', 'on payment_failed emit subscription_past_due'], ['past_due', 'active', 'KO42', 'on payment_ok emit subscription_resumed'], ['past_due', 'suspended', 'KO42', 'on grace_expired emit subscription_suspended']] },
+  {
+    id: 'subscription-billing',
+    category: 'foundations',
+    initial: 'active',
+    terminal: ['suspended'],
+    has: [
+      ['active', 'active', 'KO42', 'cron 0 0 1 * * emit invoice_due'],
+      ['active', 'past_due', 'KO42', 'on payment_failed emit subscription_past_due'],
+      ['past_due', 'active', 'KO42', 'on payment_ok emit subscription_resumed'],
+      ['past_due', 'suspended', 'KO42', 'on grace_expired emit subscription_suspended'],
+    ],
+  },
   { id: 'attestation-notary', category: 'foundations', initial: 'ready', terminal: [], has: [['ready', 'ready', 'KO42', 'proof on notarize emit attested']] },
-  { id: 'force-threshold-alarm', category: 'mechanics', initial: 'idle', terminal: ['cleared'], has: [['idle', 'watching', 'KO42'], ['watching', 'alert', 'NM19', 'proof input.mass_kg * input.acceleration_ms2 > input.force_limit_n'], ['alert', 'watching', 'NM19', 'proof input.mass_kg * input.acceleration_ms2 <= input.force_limit_n'], ['alert', 'cleared', 'KO42', 'input.acknowledged == true']] },
-  { id: 'harmonic-fatigue-watch', category: 'mechanics', initial: 'nominal', terminal: ['failing'], has: [['nominal', 'worn', 'NM30'], ['worn', 'failing', 'NM30']] },
-  { id: 'orbital-decay-monitor', category: 'mechanics', initial: 'stable_orbit', terminal: ['deorbit_planned'], has: [['stable_orbit', 'decaying', 'NM21', 'on pass'], ['decaying', 'deorbit_planned', 'NM21', 'on pass']] },
-  { id: 'energy-conservation-auditor', category: 'mechanics', initial: 'balanced', terminal: ['reconciled'], has: [['balanced', 'violation', 'NM23+NM24+NM25']] },
+  {
+    id: 'force-threshold-alarm',
+    category: 'mechanics',
+    initial: 'idle',
+    terminal: ['cleared'],
+    has: [
+      ['idle', 'watching', 'KO42'],
+      ['watching', 'alert', 'NM19', 'proof input.mass_kg * input.acceleration_ms2 > input.force_limit_n'],
+      ['alert', 'watching', 'NM19', 'proof input.mass_kg * input.acceleration_ms2 <= input.force_limit_n'],
+      ['alert', 'cleared', 'KO42', 'input.acknowledged == true'],
+    ],
+  },
+  {
+    id: 'harmonic-fatigue-watch',
+    category: 'mechanics',
+    initial: 'nominal',
+    terminal: ['failing'],
+    has: [
+      ['nominal', 'worn', 'NM30'],
+      ['worn', 'failing', 'NM30'],
+    ],
+  },
+  {
+    id: 'orbital-decay-monitor',
+    category: 'mechanics',
+    initial: 'stable_orbit',
+    terminal: ['deorbit_planned'],
+    has: [
+      ['stable_orbit', 'decaying', 'NM21', 'on pass'],
+      ['decaying', 'deorbit_planned', 'NM21', 'on pass'],
+    ],
+  },
+  {
+    id: 'energy-conservation-auditor',
+    category: 'mechanics',
+    initial: 'balanced',
+    terminal: ['reconciled'],
+    has: [['balanced', 'violation', 'NM23+NM24+NM25']],
+  },
   { id: 'momentum-surge-detector', category: 'mechanics', initial: 'steady', terminal: ['investigated'], has: [['steady', 'surging', 'NM26+NM27']] },
-  { id: 'photon-budget-counter', category: 'quantum', initial: 'counting', terminal: ['reset'], has: [['counting', 'saturated', 'QM10', 'proof input.dose_joules >= input.budget_joules'], ['saturated', 'reset', 'KO42', 'input.sample_swapped == true']] },
-  { id: 'spectral-line-classifier', category: 'atomic-physics', initial: 'scanning', terminal: ['logged'], has: [['scanning', 'identified', 'XION_1', 'input.line_match_confidence > input.match_threshold'], ['scanning', 'flagged', 'XION_2', 'input.unexpected_line == true'], ['identified', 'logged', 'KO42', 'input.recorded == true'], ['flagged', 'logged', 'KO42', 'input.recorded == true']] },
-  { id: 'landauer-energy-audit', category: 'thermo-and-information', initial: 'within_budget', terminal: ['rebalanced'], has: [['within_budget', 'over_budget', 'LZ1', 'proof input.erasure_joules > input.budget_joules'], ['over_budget', 'within_budget', 'LZ1'], ['over_budget', 'rebalanced', 'KO42', 'input.rebalanced == true']] },
-  { id: 'entropy-anomaly-detector', category: 'thermo-and-information', initial: 'baseline', terminal: ['triaged'], has: [['baseline', 'anomalous', 'CS47', 'input.entropy_bits > input.anomaly_threshold_bits'], ['anomalous', 'baseline', 'CS47'], ['anomalous', 'triaged', 'KO42', 'input.triaged == true']] },
-  { id: 'time-dilation-logger', category: 'relativity', initial: 'syncing', terminal: ['corrected'], has: [['syncing', 'dilated', 'GR35', 'proof input.dilation_ns > input.correction_threshold_ns'], ['dilated', 'syncing', 'GR35'], ['dilated', 'corrected', 'KO42', 'input.correction_applied == true']] },
-  { id: 'traffic-entropy-anomaly', category: 'network-and-comms', initial: 'nominal', terminal: ['cleared'], has: [['nominal', 'anomalous', 'CS47', 'input.entropy_bits < input.entropy_floor_bits'], ['anomalous', 'nominal', 'CS47'], ['anomalous', 'flagged', 'CS47', 'input.sustained_windows > input.flag_windows'], ['flagged', 'cleared', 'KO42', 'input.analyst_ack == true']] },
-  { id: 'cavitation-onset-guard', category: 'fluid-dynamics', initial: 'nominal', terminal: ['throttled'], has: [['nominal', 'cavitating', 'FL1+FL2', 'proof input.local_pressure_kpa <= input.vapour_pressure_kpa'], ['cavitating', 'nominal', 'FL1+FL2'], ['cavitating', 'throttled', 'KO42', 'input.flow_reduced == true']] },
-  { id: 'device-lifecycle', category: 'operations', initial: 'registered', terminal: ['retired'], has: [['registered', 'active', 'KO42', 'input.activated == true'], ['active', 'maintenance', 'TM1', 'input.ticks_since_service > input.service_interval_ticks'], ['maintenance', 'active', 'KO42', 'input.service_done == true'], ['active', 'retired', 'KO42', 'input.retired == true']] },
-  { id: 'carbon-budget-tracker', category: 'climate-science', initial: 'on_track', terminal: ['reconciled'], has: [['on_track', 'over_budget', 'CLIM_RADIATIVE_FORCING', 'proof input.cumulative_tco2 > input.budget_tco2'], ['over_budget', 'on_track', 'CLIM_ENERGY_BALANCE'], ['over_budget', 'reconciled', 'KO42', 'proof input.offsets_verified == true']] },
+  {
+    id: 'photon-budget-counter',
+    category: 'quantum',
+    initial: 'counting',
+    terminal: ['reset'],
+    has: [
+      ['counting', 'saturated', 'QM10', 'proof input.dose_joules >= input.budget_joules'],
+      ['saturated', 'reset', 'KO42', 'input.sample_swapped == true'],
+    ],
+  },
+  {
+    id: 'spectral-line-classifier',
+    category: 'atomic-physics',
+    initial: 'scanning',
+    terminal: ['logged'],
+    has: [
+      ['scanning', 'identified', 'XION_1', 'input.line_match_confidence > input.match_threshold'],
+      ['scanning', 'flagged', 'XION_2', 'input.unexpected_line == true'],
+      ['identified', 'logged', 'KO42', 'input.recorded == true'],
+      ['flagged', 'logged', 'KO42', 'input.recorded == true'],
+    ],
+  },
+  {
+    id: 'landauer-energy-audit',
+    category: 'thermo-and-information',
+    initial: 'within_budget',
+    terminal: ['rebalanced'],
+    has: [
+      ['within_budget', 'over_budget', 'LZ1', 'proof input.erasure_joules > input.budget_joules'],
+      ['over_budget', 'within_budget', 'LZ1'],
+      ['over_budget', 'rebalanced', 'KO42', 'input.rebalanced == true'],
+    ],
+  },
+  {
+    id: 'entropy-anomaly-detector',
+    category: 'thermo-and-information',
+    initial: 'baseline',
+    terminal: ['triaged'],
+    has: [
+      ['baseline', 'anomalous', 'CS47', 'input.entropy_bits > input.anomaly_threshold_bits'],
+      ['anomalous', 'baseline', 'CS47'],
+      ['anomalous', 'triaged', 'KO42', 'input.triaged == true'],
+    ],
+  },
+  {
+    id: 'time-dilation-logger',
+    category: 'relativity',
+    initial: 'syncing',
+    terminal: ['corrected'],
+    has: [
+      ['syncing', 'dilated', 'GR35', 'proof input.dilation_ns > input.correction_threshold_ns'],
+      ['dilated', 'syncing', 'GR35'],
+      ['dilated', 'corrected', 'KO42', 'input.correction_applied == true'],
+    ],
+  },
+  {
+    id: 'traffic-entropy-anomaly',
+    category: 'network-and-comms',
+    initial: 'nominal',
+    terminal: ['cleared'],
+    has: [
+      ['nominal', 'anomalous', 'CS47', 'input.entropy_bits < input.entropy_floor_bits'],
+      ['anomalous', 'nominal', 'CS47'],
+      ['anomalous', 'flagged', 'CS47', 'input.sustained_windows > input.flag_windows'],
+      ['flagged', 'cleared', 'KO42', 'input.analyst_ack == true'],
+    ],
+  },
+  {
+    id: 'cavitation-onset-guard',
+    category: 'fluid-dynamics',
+    initial: 'nominal',
+    terminal: ['throttled'],
+    has: [
+      ['nominal', 'cavitating', 'FL1+FL2', 'proof input.local_pressure_kpa <= input.vapour_pressure_kpa'],
+      ['cavitating', 'nominal', 'FL1+FL2'],
+      ['cavitating', 'throttled', 'KO42', 'input.flow_reduced == true'],
+    ],
+  },
+  {
+    id: 'device-lifecycle',
+    category: 'operations',
+    initial: 'registered',
+    terminal: ['retired'],
+    has: [
+      ['registered', 'active', 'KO42', 'input.activated == true'],
+      ['active', 'maintenance', 'TM1', 'input.ticks_since_service > input.service_interval_ticks'],
+      ['maintenance', 'active', 'KO42', 'input.service_done == true'],
+      ['active', 'retired', 'KO42', 'input.retired == true'],
+    ],
+  },
+  {
+    id: 'carbon-budget-tracker',
+    category: 'climate-science',
+    initial: 'on_track',
+    terminal: ['reconciled'],
+    has: [
+      ['on_track', 'over_budget', 'CLIM_RADIATIVE_FORCING', 'proof input.cumulative_tco2 > input.budget_tco2'],
+      ['over_budget', 'on_track', 'CLIM_ENERGY_BALANCE'],
+      ['over_budget', 'reconciled', 'KO42', 'proof input.offsets_verified == true'],
+    ],
+  },
 ];
 
 /** One transition described as text: operators, proof, condition, trigger and emits. */
@@ -223,11 +452,15 @@ function describeTransition(tr: CuratedTemplate['definition']['transitions'][num
   const t = tr.trigger;
   const trigger = !t
     ? ''
-    : t.kind === 'every' ? `every ${t.every_ticks}`
-    : t.kind === 'cron' ? `cron ${t.cron}`
-    : t.kind === 'one_shot' ? `at_unix ${t.at_unix}`
-    : t.kind === 'on_aggregate' ? `${t.aggregate!.fn}${t.aggregate!.field ? ` ${t.aggregate!.field}` : ''} ${t.op} ${t.threshold} over ${t.within_ticks} on ${t.event}`
-    : `on ${t.event}`;
+    : t.kind === 'every'
+      ? `every ${t.every_ticks}`
+      : t.kind === 'cron'
+        ? `cron ${t.cron}`
+        : t.kind === 'one_shot'
+          ? `at_unix ${t.at_unix}`
+          : t.kind === 'on_aggregate'
+            ? `${t.aggregate!.fn}${t.aggregate!.field ? ` ${t.aggregate!.field}` : ''} ${t.op} ${t.threshold} over ${t.within_ticks} on ${t.event}`
+            : `on ${t.event}`;
   const emits = (tr.post_actions ?? []).filter((a) => a.type === 'emit').map((a) => `emit ${a.event}`);
   return [tr.proof_required ? 'proof' : '', tr.condition ?? '', trigger, ...emits].filter(Boolean).join(' ');
 }
@@ -239,11 +472,19 @@ describe('curated templates named by the reference', () => {
     expect(t.category).toBe(category);
     const states = t.definition.states;
     expect(Object.keys(states).filter((s) => states[s]!.initial)).toEqual([initial]);
-    expect(Object.keys(states).filter((s) => states[s]!.terminal).sort()).toEqual([...terminal].sort());
+    expect(
+      Object.keys(states)
+        .filter((s) => states[s]!.terminal)
+        .sort(),
+    ).toEqual([...terminal].sort());
     for (const [from, to, operator, what] of has) {
       const found = t.definition.transitions.filter((tr) => tr.from === from && tr.to === to && operatorsOf(tr).join('+') === operator);
       expect(found.length, `${id}: ${from} → ${to} ${operator}`).toBeGreaterThan(0);
-      if (what) expect(found.map(describeTransition).some((d) => d.includes(what)), `${id}: ${from} → ${to} "${what}" in ${found.map(describeTransition).join(' | ')}`).toBe(true);
+      if (what)
+        expect(
+          found.map(describeTransition).some((d) => d.includes(what)),
+          `${id}: ${from} → ${to} "${what}" in ${found.map(describeTransition).join(' | ')}`,
+        ).toBe(true);
     }
   });
 });

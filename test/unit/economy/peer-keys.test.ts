@@ -10,7 +10,13 @@ describe('published peer keys (CORE_PEER_KEYS)', () => {
   it('reads raw base64url, hex and PEM keys, deriving the key id from the raw key when absent', () => {
     const hex = Buffer.from(raw, 'base64url').toString('hex');
     const pem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const ring = loadPeerKeys(JSON.stringify([{ uid: 'a', public_key: raw }, { uid: 'b', public_key: hex, key_id: 'b1' }, { uid: 'c', public_key: pem, key_id: 'c1' }]));
+    const ring = loadPeerKeys(
+      JSON.stringify([
+        { uid: 'a', public_key: raw },
+        { uid: 'b', public_key: hex, key_id: 'b1' },
+        { uid: 'c', public_key: pem, key_id: 'c1' },
+      ]),
+    );
     expect(ring.size).toBe(3);
     expect(ring.currentOf('a')!.key_id).toMatch(/^[0-9a-f]{16}$/);
     expect(ring.byId('b1')!.uid).toBe('b');
@@ -25,7 +31,12 @@ describe('published peer keys (CORE_PEER_KEYS)', () => {
 
   it('takes the last key listed for a uid as its current key', () => {
     const other = generateKeyPairSync('ed25519');
-    const ring = loadPeerKeys(JSON.stringify([{ uid: 'a', public_key: raw, key_id: 'old' }, { uid: 'a', public_key: (other.publicKey.export({ format: 'jwk' }) as { x: string }).x, key_id: 'new' }]));
+    const ring = loadPeerKeys(
+      JSON.stringify([
+        { uid: 'a', public_key: raw, key_id: 'old' },
+        { uid: 'a', public_key: (other.publicKey.export({ format: 'jwk' }) as { x: string }).x, key_id: 'new' },
+      ]),
+    );
     expect(ring.currentOf('a')!.key_id).toBe('new');
   });
 });

@@ -37,7 +37,8 @@ describe('envelopes', () => {
   it('round-trips envelope ids, which carry an opaque handle rather than the slug, and refuses malformed ones', () => {
     const handle = 'abcdefghijklmnop';
     expect(parseEnvelopeId(envelopeId(handle, 42))).toEqual({ handle, seq: 42 });
-    for (const bad of ['lab.3', `tt_${handle}_`, `tt_${handle}_-1`, `tt_ABCDEFGHIJKLMNOP_1`, `tt_${handle}_1_2`, `tt_short_1`]) expect(parseEnvelopeId(bad)).toBeUndefined();
+    for (const bad of ['lab.3', `tt_${handle}_`, `tt_${handle}_-1`, `tt_ABCDEFGHIJKLMNOP_1`, `tt_${handle}_1_2`, `tt_short_1`])
+      expect(parseEnvelopeId(bad)).toBeUndefined();
   });
 
   it('hashes every immutable field, so changing any of them changes token_hash', () => {

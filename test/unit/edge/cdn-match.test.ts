@@ -66,7 +66,14 @@ describe('deciding a page request', () => {
       headers: [['X-Edge', 'first']],
       error: { code: 'FORBIDDEN', message: 'Not here' },
     });
-    expect(decide(rules, req('/home.html'), site)).toEqual({ kind: 'serve', headers: [['X-Edge', 'first'], ['X-Late', 'y']], cache: {} });
+    expect(decide(rules, req('/home.html'), site)).toEqual({
+      kind: 'serve',
+      headers: [
+        ['X-Edge', 'first'],
+        ['X-Late', 'y'],
+      ],
+      cache: {},
+    });
   });
 
   it('matches the file a folder URL names as well as the URL', () => {
@@ -77,7 +84,10 @@ describe('deciding a page request', () => {
 
   it('redirects below the site for a path and to the parsed URL for an absolute one', () => {
     expect(decide([rule(1, 'redirect', '/old/*', { url: '/new/é' })], req('/old/a'), site)).toMatchObject({ status: 302, location: '/s/lab/new/%C3%A9' });
-    expect(decide([rule(1, 'redirect', '*', { url: 'https://Example.org', status: 308 })], req('/'), site)).toMatchObject({ status: 308, location: 'https://example.org/' });
+    expect(decide([rule(1, 'redirect', '*', { url: 'https://Example.org', status: 308 })], req('/'), site)).toMatchObject({
+      status: 308,
+      location: 'https://example.org/',
+    });
     expect(() => normalizeRuleAction('redirect', { url: '//evil.example' })).toThrow(/action_json.url/);
     expect(() => normalizeRuleAction('redirect', { url: '/\\evil.example' })).toThrow(/action_json.url/);
     expect(() => normalizeRuleAction('redirect', { url: 'https://a@evil.example/' })).toThrow(/action_json.url/);
@@ -86,7 +96,10 @@ describe('deciding a page request', () => {
 
   it('answers a 404 block exactly like a missing page', () => {
     const decision = decide([rule(1, 'block', '*', { status: 404 })], req('/secret.html'), site);
-    expect(decision).toMatchObject({ status: 404, error: { code: 'NOT_FOUND', message: 'No page "secret.html" on the site of "lab"', details: { slug: 'lab', path: 'secret.html' } } });
+    expect(decision).toMatchObject({
+      status: 404,
+      error: { code: 'NOT_FOUND', message: 'No page "secret.html" on the site of "lab"', details: { slug: 'lab', path: 'secret.html' } },
+    });
   });
 
   it('sends plain-http visitors to https when a page rule asks, and only them', () => {

@@ -75,7 +75,8 @@ describe('operator registry data', () => {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(i.name)) wrong.push(`${op.id}.${i.name}: not a symbol`);
         if (i.name in REGISTRY_CONSTANTS) wrong.push(`${op.id}.${i.name}: shadows a constant`);
         if (!Number.isFinite(i.example)) wrong.push(`${op.id}.${i.name}: example is not finite`);
-        if ((i.min !== undefined && i.example < i.min) || (i.max !== undefined && i.example > i.max)) wrong.push(`${op.id}.${i.name}: example outside its bounds`);
+        if ((i.min !== undefined && i.example < i.min) || (i.max !== undefined && i.example > i.max))
+          wrong.push(`${op.id}.${i.name}: example outside its bounds`);
         try {
           if (i.unit) engine.math.unit(1, i.unit);
         } catch {

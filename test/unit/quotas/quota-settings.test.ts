@@ -31,7 +31,10 @@ describe('CORE_LOGIN_MODE and CORE_SSO_REDIRECTS', () => {
   });
 
   it('reads redirect origins and refuses anything but bare http(s) origins', () => {
-    expect(loadConfig({ CORE_SSO_REDIRECTS: 'https://app.example.org, http://localhost:5173' }).ssoRedirectOrigins).toEqual(['https://app.example.org', 'http://localhost:5173']);
+    expect(loadConfig({ CORE_SSO_REDIRECTS: 'https://app.example.org, http://localhost:5173' }).ssoRedirectOrigins).toEqual([
+      'https://app.example.org',
+      'http://localhost:5173',
+    ]);
     for (const bad of ['https://app.example.org/after', 'app.example.org', 'javascript:alert(1)']) {
       expect(() => loadConfig({ CORE_SSO_REDIRECTS: bad }), bad).toThrow(/CORE_SSO_REDIRECTS/);
     }

@@ -26,7 +26,19 @@ function oneByteChanged(receipt: Receipt, field: keyof Receipt): Receipt {
   const value = receipt[field];
   const flip = (s: string, i: number) => {
     const ch = s[i]!;
-    const next = /[0-8]/.test(ch) ? String(Number(ch) + 1) : ch === '9' ? '0' : /[a-e]/.test(ch) ? String.fromCharCode(ch.charCodeAt(0) + 1) : ch === 'f' ? 'a' : ch === ch.toUpperCase() ? ch.toLowerCase() === ch ? 'x' : ch.toLowerCase() : ch.toUpperCase();
+    const next = /[0-8]/.test(ch)
+      ? String(Number(ch) + 1)
+      : ch === '9'
+        ? '0'
+        : /[a-e]/.test(ch)
+          ? String.fromCharCode(ch.charCodeAt(0) + 1)
+          : ch === 'f'
+            ? 'a'
+            : ch === ch.toUpperCase()
+              ? ch.toLowerCase() === ch
+                ? 'x'
+                : ch.toLowerCase()
+              : ch.toUpperCase();
     return s.slice(0, i) + next + s.slice(i + 1);
   };
   if (typeof value === 'number') {
@@ -42,7 +54,13 @@ function oneByteChanged(receipt: Receipt, field: keyof Receipt): Receipt {
 describe('receipts', () => {
   it('issues a receipt binding digests of the canonical input and output, tick, phase and key id', () => {
     const { receipt, input, output } = setup();
-    expect(receipt).toMatchObject({ kind: 'solve', solver: 'root-brent', operator_chain: ['KO42', 'CMP1'], solver_version: '1.0.0', tick: Math.floor(1_777_000_000_123 / 777) });
+    expect(receipt).toMatchObject({
+      kind: 'solve',
+      solver: 'root-brent',
+      operator_chain: ['KO42', 'CMP1'],
+      solver_version: '1.0.0',
+      tick: Math.floor(1_777_000_000_123 / 777),
+    });
     expect(receipt.phase).toBe((1_777_000_000_123 % 777) / 777);
     expect(receipt.input_sha256).toBe(digestOf({ options: {}, inputs: { b: 2, a: 0, f: 'x^2 - 2' } }));
     expect(receipt.output_sha256).toBe(digestOf(output));
@@ -54,7 +72,15 @@ describe('receipts', () => {
     const { receipts, receipt, input, output, clock } = setup();
     clock.advance(777 * 5);
     const result = await receipts.verifyReceipt(receipt, { input, output });
-    expect(result).toMatchObject({ ok: true, valid: true, checks: ['hmac', 'input_sha256', 'output_sha256'], failed: null, reason: null, recomputed: false, age_ticks: 5 });
+    expect(result).toMatchObject({
+      ok: true,
+      valid: true,
+      checks: ['hmac', 'input_sha256', 'output_sha256'],
+      failed: null,
+      reason: null,
+      recomputed: false,
+      age_ticks: 5,
+    });
   });
 
   it('recomputes and compares the output digest', async () => {

@@ -12,16 +12,7 @@ import { buildRegistry } from '../../../src/registry/registry.js';
 import { defineAction, defineTool } from '../../../src/registry/types.js';
 import { describeToolset, findAction } from './toolset-checks.js';
 
-const tools = [
-  agentPlanReadTool,
-  agentPlanWriteTool,
-  sandboxRunTool,
-  sandboxHistoryTool,
-  agentSkillsTool,
-  agentFilesTool,
-  agentStateTool,
-  agentsTool,
-];
+const tools = [agentPlanReadTool, agentPlanWriteTool, sandboxRunTool, sandboxHistoryTool, agentSkillsTool, agentFilesTool, agentStateTool, agentsTool];
 
 describe('agents toolset declarations', () => {
   describeToolset('agents', tools, {
@@ -88,8 +79,23 @@ describe('agents toolset declarations', () => {
         if (action.agentStore && action.method === 'GET') expect(action.agentStore, action.id).not.toBe('write');
       }
     }
-    const route = { id: 'agentX.read', method: 'GET', path: '/api/agent/{uid}/x', auth: 'bearer', area: 'agents', summary: 'Reads x of an agent for the test.', output: z.object({}), handler: async () => ({}) } as const;
-    const bare = defineTool({ name: 'core_x', toolset: 'agents', title: 'X', description: 'x', actions: [defineAction({ ...route, input: z.object({ uid: z.string() }) })] });
+    const route = {
+      id: 'agentX.read',
+      method: 'GET',
+      path: '/api/agent/{uid}/x',
+      auth: 'bearer',
+      area: 'agents',
+      summary: 'Reads x of an agent for the test.',
+      output: z.object({}),
+      handler: async () => ({}),
+    } as const;
+    const bare = defineTool({
+      name: 'core_x',
+      toolset: 'agents',
+      title: 'X',
+      description: 'x',
+      actions: [defineAction({ ...route, input: z.object({ uid: z.string() }) })],
+    });
     expect(() => buildRegistry([bare])).toThrow('must declare agentStore');
     const noUid = defineTool({ ...bare, actions: [defineAction({ ...route, path: '/api/agent/x', agentStore: 'read', input: z.object({}) })] });
     expect(() => buildRegistry([noUid])).toThrow('no uid input');

@@ -34,9 +34,19 @@ const tools = [
 describe('contracts toolset declarations', () => {
   describeToolset('contracts', tools, {
     tools: [
-      'core_contract_templates', 'core_contract_deploy', 'core_contract_generate', 'core_contracts', 'core_contract_update',
-      'core_contract_control', 'core_contract_transition', 'core_contract_simulate', 'core_contract_schedule',
-      'core_contract_audit', 'core_contract_transfer', 'core_contract_events', 'core_contracts_public',
+      'core_contract_templates',
+      'core_contract_deploy',
+      'core_contract_generate',
+      'core_contracts',
+      'core_contract_update',
+      'core_contract_control',
+      'core_contract_transition',
+      'core_contract_simulate',
+      'core_contract_schedule',
+      'core_contract_audit',
+      'core_contract_transfer',
+      'core_contract_events',
+      'core_contracts_public',
     ],
     // Owner-only: update, rollback, next fires, preview, export and the contract kill (public route, owner role).
     operations: [

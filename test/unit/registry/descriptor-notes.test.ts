@@ -31,7 +31,10 @@ describe('withoutIdleNotes', () => {
         dry: { type: 'boolean', default: false, description: 'Only report what would change' },
         input: { type: 'object', default: {}, additionalProperties: true },
         scope: { type: 'string', enum: ['read', 'write'], default: 'read' },
-        definition: { type: 'object', properties: { to: { type: 'string', description: 'Target state' }, name: { type: 'string', description: 'Definition name' } } },
+        definition: {
+          type: 'object',
+          properties: { to: { type: 'string', description: 'Target state' }, name: { type: 'string', description: 'Definition name' } },
+        },
       },
     };
     expect(withoutIdleNotes(schema)).toEqual({

@@ -35,8 +35,20 @@ const tools = [
 describe('machines toolset declarations', () => {
   describeToolset('machines', tools, {
     tools: [
-      'core_spin_up', 'core_machines', 'core_machine_settings', 'core_admins', 'core_api_keys', 'core_chain_write', 'core_chain_read',
-      'core_activity', 'core_block', 'core_chain_verify', 'core_anchors', 'core_audit_decrypt', 'core_stream', 'core_site',
+      'core_spin_up',
+      'core_machines',
+      'core_machine_settings',
+      'core_admins',
+      'core_api_keys',
+      'core_chain_write',
+      'core_chain_read',
+      'core_activity',
+      'core_block',
+      'core_chain_verify',
+      'core_anchors',
+      'core_audit_decrypt',
+      'core_stream',
+      'core_site',
     ],
     operations: [
       'POST /api/chain/state-machines public',
@@ -103,7 +115,10 @@ describe('machines toolset declarations', () => {
   });
 
   it('marks the SSE endpoints, and only them, as streams', () => {
-    const streams = tools.flatMap((tool) => tool.actions).filter((action) => action.stream).map((action) => action.path);
+    const streams = tools
+      .flatMap((tool) => tool.actions)
+      .filter((action) => action.stream)
+      .map((action) => action.path);
     expect(streams.sort()).toEqual(
       [
         '/api/chain/aggregate/sse',

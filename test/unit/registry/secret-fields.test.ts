@@ -31,7 +31,13 @@ function fields(schema: z.ZodType, path: string, out: Array<[string, string, z.Z
   seen.add(schema);
   const def = schema._zod.def as unknown as Record<string, any> & { type: string };
   switch (def.type) {
-    case 'optional': case 'nullable': case 'default': case 'prefault': case 'nonoptional': case 'readonly': case 'catch':
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
       return fields(def.innerType, path, out, seen);
     case 'pipe':
       return fields(def.out, path, out, seen);
@@ -78,7 +84,9 @@ describe('secret fields', () => {
 
   it('marks definition.secrets of every contract answer, and the pipeline strips it from each of them', () => {
     const carrying = registry.operations.filter((op) => fields(op.def.output, op.id, []).some(([, key]) => key === 'secrets'));
-    expect(carrying.map((op) => op.id)).toEqual(expect.arrayContaining(['contracts.getPublic', 'contracts.getContract', 'contracts.getVersion', 'contracts.listContracts', 'contracts.exportContract']));
+    expect(carrying.map((op) => op.id)).toEqual(
+      expect.arrayContaining(['contracts.getPublic', 'contracts.getContract', 'contracts.getVersion', 'contracts.listContracts', 'contracts.exportContract']),
+    );
     for (const op of carrying) expect(op.stripSecrets, op.id).toBeTypeOf('function');
     // Operations without a secret field pay nothing on output.
     expect(registry.byId.get('chain.getMachine')!.stripSecrets).toBeUndefined();

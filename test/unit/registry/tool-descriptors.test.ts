@@ -37,7 +37,8 @@ function* walk(node: unknown, path = ''): Generator<[string, Node]> {
 function violations(schema: Node, value: unknown, path = ''): string[] {
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
   const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
-  if (types.length > 0 && !types.includes(typeOf(value)) && !(types.includes('number') && typeOf(value) === 'integer')) return [`${path}: expected ${types.join('|')}`];
+  if (types.length > 0 && !types.includes(typeOf(value)) && !(types.includes('number') && typeOf(value) === 'integer'))
+    return [`${path}: expected ${types.join('|')}`];
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return [`${path}: not one of ${schema.enum.join(', ')}`];
   const out: string[] = [];
   if (Array.isArray(value) && typeof schema.items === 'object') value.forEach((v, i) => out.push(...violations(schema.items as Node, v, `${path}[${i}]`)));
@@ -84,7 +85,8 @@ describe('the tools/list an agent loads', () => {
         const field = /\.([^.[\]{}|]+)$/.exec(path)?.[1];
         if (field === undefined) continue;
         if (typeof node.description === 'string' && isLabelOf(field, node.description)) idle.push(`${tool.name}${path}: "${node.description}"`);
-        if (node.default === false || (typeof node.default === 'object' && node.default !== null && Object.keys(node.default).length === 0)) idle.push(`${tool.name}${path}: default`);
+        if (node.default === false || (typeof node.default === 'object' && node.default !== null && Object.keys(node.default).length === 0))
+          idle.push(`${tool.name}${path}: default`);
       }
     }
     expect(idle).toEqual([]);
@@ -125,7 +127,7 @@ describe('the input schemas of every surface', () => {
     }
   });
 
-  it('give date-times as a format, not zod\'s 338-character pattern', () => {
+  it("give date-times as a format, not zod's 338-character pattern", () => {
     const expiry = tools.find((t) => t.name === 'core_api_keys')!.inputSchema.properties as Record<string, Node>;
     expect(expiry.expires_at).toEqual(expect.objectContaining({ type: 'string', format: 'date-time' }));
     expect(expiry.expires_at!.pattern).toBeUndefined();
@@ -140,8 +142,12 @@ describe('the contract definition', () => {
     const spelled = tools.filter((t) => JSON.stringify(t.inputSchema).includes('"transitions":{'));
     expect(spelled.map((t) => t.name)).toEqual(['core_contract_deploy']);
     for (const name of ['core_contract_update', 'core_contract_simulate']) {
-      const field = ((tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, Node>).definition)!;
-      expect(field).toEqual({ type: 'object', additionalProperties: true, description: expect.stringContaining('full schema: the "definition" input of core_contract_deploy') });
+      const field = (tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, Node>).definition!;
+      expect(field).toEqual({
+        type: 'object',
+        additionalProperties: true,
+        description: expect.stringContaining('full schema: the "definition" input of core_contract_deploy'),
+      });
     }
     const envelope = (tools.find((t) => t.name === 'core_contract_transfer')!.inputSchema.properties as Record<string, Node>).envelope!;
     expect(envelope.description).toContain('pass it as core_contract_transfer export returned it');
@@ -154,8 +160,20 @@ describe('the contract definition', () => {
       states: { idle: { initial: true }, alarm: {} },
       transitions: [
         { from: 'idle', to: 'idle', operator: 'KO42', trigger: { kind: 'every', every_ticks: 60 } },
-        { from: 'idle', to: 'alarm', operator: 'KO42', trigger: { kind: 'cron', cron: '0 9 * * 1-5' }, post_actions: [{ type: 'emit', event: 'morning', payload: { n: 1 } }] },
-        { from: 'alarm', to: 'idle', operator: 'KO42', trigger: { kind: 'on_aggregate', event: 'ack', within_ticks: 10, aggregate: { fn: 'count' }, op: '>=', threshold: 3 }, pre_actions: [{ type: 'set_state', state: 'idle' }] },
+        {
+          from: 'idle',
+          to: 'alarm',
+          operator: 'KO42',
+          trigger: { kind: 'cron', cron: '0 9 * * 1-5' },
+          post_actions: [{ type: 'emit', event: 'morning', payload: { n: 1 } }],
+        },
+        {
+          from: 'alarm',
+          to: 'idle',
+          operator: 'KO42',
+          trigger: { kind: 'on_aggregate', event: 'ack', within_ticks: 10, aggregate: { fn: 'count' }, op: '>=', threshold: 3 },
+          pre_actions: [{ type: 'set_state', state: 'idle' }],
+        },
       ],
     };
     expect(violations(definition, def)).toEqual([]);

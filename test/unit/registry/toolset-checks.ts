@@ -75,9 +75,7 @@ export function describeToolset(toolset: Toolset, tools: ToolDef[], expected: To
   });
 
   it('uses only the neutral words of the spec', () => {
-    const text = JSON.stringify(
-      actions.map(({ tool, action }) => [tool.description, action.summary, inputOf(action), outputOf(action)]),
-    );
+    const text = JSON.stringify(actions.map(({ tool, action }) => [tool.description, action.summary, inputOf(action), outputOf(action)]));
     expect(text).not.toMatch(/zeq|zid|hulya/i);
   });
 

@@ -54,7 +54,14 @@ describe('sandbox quota arithmetic', () => {
 
   it('forgets charges older than the window and says when the oldest leaves', () => {
     const now = 100 * HOUR;
-    const usage = usageOf([{ started_ms: now - 25 * HOUR, units_mz: 10 }, { started_ms: now - 2 * HOUR, units_mz: 5 }], now, DEFAULT_QUOTA);
+    const usage = usageOf(
+      [
+        { started_ms: now - 25 * HOUR, units_mz: 10 },
+        { started_ms: now - 2 * HOUR, units_mz: 5 },
+      ],
+      now,
+      DEFAULT_QUOTA,
+    );
     expect(usage).toEqual({ runs_used: 1, units_used_mz: 5, next_free_ms: now + 22 * HOUR });
   });
 

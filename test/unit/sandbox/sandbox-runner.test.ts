@@ -78,7 +78,11 @@ describe('the Python sandbox', () => {
     const res = await run(
       [
         'import os',
-        'for p in ["/etc/shadow", "/etc/passwd", ' + JSON.stringify(path.join(hostDir, 'secret.txt')) + ', ' + JSON.stringify(process.cwd() + '/package.json') + ']:',
+        'for p in ["/etc/shadow", "/etc/passwd", ' +
+          JSON.stringify(path.join(hostDir, 'secret.txt')) +
+          ', ' +
+          JSON.stringify(process.cwd() + '/package.json') +
+          ']:',
         '    try:',
         '        open(p).read(); print("READ", p)',
         '    except OSError as e:',
@@ -181,7 +185,10 @@ describe('the Python sandbox', () => {
     // names itself then), so a slow start cannot be mistaken for the sleep.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const marker = `nap${process.pid}`;
-    const pending = run(['import ctypes, time', 'print("start", flush=True)', `ctypes.CDLL(None).prctl(15, b"${marker}")`, 'time.sleep(600)', 'print("late")'].join('\n'), 400);
+    const pending = run(
+      ['import ctypes, time', 'print("start", flush=True)', `ctypes.CDLL(None).prctl(15, b"${marker}")`, 'time.sleep(600)', 'print("late")'].join('\n'),
+      400,
+    );
     await until(async () => (await liveNamed(marker)).length > 0, 'the code reaching its sleep');
     vi.advanceTimersByTime(400);
     const res = await pending;
@@ -221,7 +228,14 @@ describe('the Python sandbox', () => {
       await reporting.ready();
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
       const pending = reporting.run({ code: 'x = bytearray(2 * 1024 ** 3)', timeoutMs: 1000 });
-      await until(() => access(started).then(() => true, () => false), 'the stand-in starting');
+      await until(
+        () =>
+          access(started).then(
+            () => true,
+            () => false,
+          ),
+        'the stand-in starting',
+      );
       vi.advanceTimersByTime(1000);
       await writeFile(gate, '');
       expect(await pending).toMatchObject({ exit_code: 137, reason: 'memory' });

@@ -43,7 +43,7 @@ async function setup(slots: Partial<FairSlotsOptions>, runs = DEFAULT_QUOTA.runs
 }
 
 describe('sandbox reservations', () => {
-  it('keeps a queued run\'s reservation until it ends, so the quota never admits more runs than its limit', async () => {
+  it("keeps a queued run's reservation until it ends, so the quota never admits more runs than its limit", async () => {
     const { clock, sandbox, run, started, startedCount, fair } = await setup({ slots: 1, perIdentity: 10 }, 3);
     const runs = [run('agent1', 'a'), run('agent1', 'b'), run('agent1', 'c')];
     await startedCount(1);

@@ -35,7 +35,14 @@ describe('the site proxy policy', () => {
     expect(rule('chain.getState')).toBe('read');
     expect(rule('chain.listActivity')).toBe('read');
     expect(rule('chain.appendEvent')).toBe('write');
-    for (const id of ['chain.setMachineStatus', 'chain.issueSitePublishKey', 'chain.uploadSitePage', 'chain.listMachines', 'chain.getSeal', 'chain.anchorHead']) {
+    for (const id of [
+      'chain.setMachineStatus',
+      'chain.issueSitePublishKey',
+      'chain.uploadSitePage',
+      'chain.listMachines',
+      'chain.getSeal',
+      'chain.anchorHead',
+    ]) {
       expect(rule(id), id).toBe('refused');
     }
   });

@@ -24,18 +24,23 @@ function withEigenvalues(lambda: number[], seed: number): number[][] {
     const norm = Math.hypot(...u);
     return u.map((x) => x / norm);
   };
-  const u = reflect(), w = reflect();
+  const u = reflect(),
+    w = reflect();
   // Q = (I - 2uuᵀ)(I - 2wwᵀ); A = Q Λ Qᵀ.
-  const q = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
-    let s = 0;
-    for (let k = 0; k < n; k++) s += ((i === k ? 1 : 0) - 2 * u[i]! * u[k]!) * ((k === j ? 1 : 0) - 2 * w[k]! * w[j]!);
-    return s;
-  }));
-  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
-    let s = 0;
-    for (let k = 0; k < n; k++) s += q[i]![k]! * lambda[k]! * q[j]![k]!;
-    return s;
-  }));
+  const q = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += ((i === k ? 1 : 0) - 2 * u[i]! * u[k]!) * ((k === j ? 1 : 0) - 2 * w[k]! * w[j]!);
+      return s;
+    }),
+  );
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += q[i]![k]! * lambda[k]! * q[j]![k]!;
+      return s;
+    }),
+  );
 }
 
 describe('eigen-symmetric (Householder + implicit QL)', () => {
@@ -79,14 +84,36 @@ describe('eigen-symmetric (Householder + implicit QL)', () => {
 
   it('handles 1×1, diagonal and zero matrices', async () => {
     expect((await solve('eigen-symmetric', { A: [[-2.5]] })).eigenvalues).toEqual([-2.5]);
-    const diag = await solve('eigen-symmetric', { A: [[3, 0, 0], [0, -1, 0], [0, 0, 2]] });
+    const diag = await solve('eigen-symmetric', {
+      A: [
+        [3, 0, 0],
+        [0, -1, 0],
+        [0, 0, 2],
+      ],
+    });
     expect(diag.eigenvalues).toEqual([-1, 2, 3]);
-    expect(diag.eigenvectors).toEqual([[0, 1, 0], [0, 0, 1], [1, 0, 0]]);
-    expect((await solve('eigen-symmetric', { A: [[0, 0], [0, 0]] })).eigenvalues).toEqual([0, 0]);
+    expect(diag.eigenvectors).toEqual([
+      [0, 1, 0],
+      [0, 0, 1],
+      [1, 0, 0],
+    ]);
+    expect(
+      (
+        await solve('eigen-symmetric', {
+          A: [
+            [0, 0],
+            [0, 0],
+          ],
+        })
+      ).eigenvalues,
+    ).toEqual([0, 0]);
   });
 
   it('refuses an iteration budget too small to converge, naming the option to raise', async () => {
-    const A = withEigenvalues(Array.from({ length: 20 }, (_, k) => k), 5);
+    const A = withEigenvalues(
+      Array.from({ length: 20 }, (_, k) => k),
+      5,
+    );
     const err = await refusal('eigen-symmetric', { A }, { max_iterations: 1 });
     expect(err.code).toBe('UNPROCESSABLE');
     expect(err.message).toMatch(/raise max_iterations/);

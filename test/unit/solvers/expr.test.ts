@@ -25,7 +25,10 @@ describe('expression compiler', () => {
   });
 
   it('refuses bad expressions with the position of the problem', () => {
-    const bad = (src: string, names: string[] = ['x']) => () => compileExpression(src, names);
+    const bad =
+      (src: string, names: string[] = ['x']) =>
+      () =>
+        compileExpression(src, names);
     expect(bad('x +')).toThrow(ExpressionError);
     expect(bad('foo(x)')).toThrow('unknown function "foo"');
     expect(bad('y + 1')).toThrow('unknown name "y" at position 1');

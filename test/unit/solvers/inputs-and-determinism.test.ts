@@ -36,7 +36,10 @@ describe('bad inputs for every solver', () => {
     expect(new Set(SOLVERS.map((s) => s.id)).size).toBe(32);
     for (const s of SOLVERS) {
       expect(s.operator_chain[0], s.id).toBe('KO42');
-      expect(s.operator_chain.every((id) => /^[A-Z][A-Z0-9_]*(\.[0-9]+)?$/.test(id)), s.id).toBe(true);
+      expect(
+        s.operator_chain.every((id) => /^[A-Z][A-Z0-9_]*(\.[0-9]+)?$/.test(id)),
+        s.id,
+      ).toBe(true);
       expect(s.version, s.id).toMatch(/^\d+\.\d+\.\d+$/);
     }
   });
@@ -48,7 +51,12 @@ describe('bad inputs for every solver', () => {
       it('refuses a missing required input with 400 naming it', async () => {
         if (!required) {
           // Solvers whose inputs all have defaults or alternatives: an empty call either runs or names what is missing.
-          const empty = await solversForTest().solve(def.id, {}, undefined, { caller: ANONYMOUS }).then(() => undefined, (e: unknown) => e as { code: string });
+          const empty = await solversForTest()
+            .solve(def.id, {}, undefined, { caller: ANONYMOUS })
+            .then(
+              () => undefined,
+              (e: unknown) => e as { code: string },
+            );
           if (empty) expect(empty.code).toBe('VALIDATION_FAILED');
           return;
         }
@@ -93,10 +101,50 @@ describe('non-convergence and singular problems are 422 with the reason', () => 
   });
 
   it('linear-lu refuses a singular matrix and linear-cg an indefinite one', async () => {
-    expect((await refusal('linear-lu', { A: [[1, 2], [2, 4]], b: [1, 2] })).message).toMatch(/singular/);
-    expect((await refusal('linear-cg', { A: [[1, 0], [0, -1]], b: [1, 1] })).message).toMatch(/positive definite/);
-    expect((await refusal('linear-cg', { A: [[1, 3], [3, 1]], b: [1, 0] })).message).toMatch(/positive definite/);
-    expect((await refusal('linear-cg', { A: [[2, 1], [0, 2]], b: [1, 1] })).message).toMatch(/not symmetric/);
+    expect(
+      (
+        await refusal('linear-lu', {
+          A: [
+            [1, 2],
+            [2, 4],
+          ],
+          b: [1, 2],
+        })
+      ).message,
+    ).toMatch(/singular/);
+    expect(
+      (
+        await refusal('linear-cg', {
+          A: [
+            [1, 0],
+            [0, -1],
+          ],
+          b: [1, 1],
+        })
+      ).message,
+    ).toMatch(/positive definite/);
+    expect(
+      (
+        await refusal('linear-cg', {
+          A: [
+            [1, 3],
+            [3, 1],
+          ],
+          b: [1, 0],
+        })
+      ).message,
+    ).toMatch(/positive definite/);
+    expect(
+      (
+        await refusal('linear-cg', {
+          A: [
+            [2, 1],
+            [0, 2],
+          ],
+          b: [1, 1],
+        })
+      ).message,
+    ).toMatch(/not symmetric/);
   });
 
   it('ode-dopri45 refuses when the step budget runs out, and a blow-up, instead of returning NaN', async () => {
@@ -122,12 +170,19 @@ describe('non-convergence and singular problems are 422 with the reason', () => 
     const { createFakeClock } = await import('../../../src/lib/clock.js');
     const { testNodeKeys } = await import('./solve-helper.js');
     const tight = createSolversService({ receipts: createReceiptsService({ nodeKeys: testNodeKeys(), clock: createFakeClock() }), timeBudgetMs: 30 });
-    const err = await tight.solve('lorenz-lyapunov', { duration: 20_000 }, undefined, { caller: ANONYMOUS }).catch((e: unknown) => e as { code: string; message: string });
+    const err = await tight
+      .solve('lorenz-lyapunov', { duration: 20_000 }, undefined, { caller: ANONYMOUS })
+      .catch((e: unknown) => e as { code: string; message: string });
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', message: expect.stringContaining('time budget') });
   });
 
   it('nodal-analysis refuses a floating node', async () => {
-    const err = await refusal('nodal-analysis', { elements: [{ kind: 'voltage_source', a: 1, b: 0, value: 5 }, { kind: 'resistor', a: 2, b: 3, value: 10 }] });
+    const err = await refusal('nodal-analysis', {
+      elements: [
+        { kind: 'voltage_source', a: 1, b: 0, value: 5 },
+        { kind: 'resistor', a: 2, b: 3, value: 10 },
+      ],
+    });
     expect(err.code).toBe('UNPROCESSABLE');
     expect(err.message).toMatch(/floats|singular/);
   });
@@ -138,7 +193,8 @@ function bitwiseEqual(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' || typeof b === 'number') return Object.is(a, b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => bitwiseEqual(v, b[i]));
   if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).sort(), kb = Object.keys(b).sort();
+    const ka = Object.keys(a).sort(),
+      kb = Object.keys(b).sort();
     return canonicalJson(ka) === canonicalJson(kb) && ka.every((k) => bitwiseEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   return a === b;

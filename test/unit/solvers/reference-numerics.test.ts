@@ -11,20 +11,24 @@ describe('ODE solvers', () => {
     expect(Math.abs(r.samples.x[2] + 1)).toBeLessThan(1e-9);
   });
 
-  it('ode-dopri45 integrates y\' = -2ty to exp(-t^2) at t = 2 within 1e-9 relative', async () => {
+  it("ode-dopri45 integrates y' = -2ty to exp(-t^2) at t = 2 within 1e-9 relative", async () => {
     const r = await solve('ode-dopri45', { variables: ['y'], equations: ['-2*t*y'], initial: [1], t_end: 2, samples: 3 }, { tolerance: 1e-11 });
     expect(rel(r.final.y, Math.exp(-4))).toBeLessThan(1e-9);
     expect(rel(r.samples.y[1], Math.exp(-1))).toBeLessThan(1e-9);
   });
 
   it('ode-dopri45 keeps a Kepler orbit on its ellipse: energy within 1e-9 relative after 10 orbits', async () => {
-    const r = await solve('ode-dopri45', {
-      variables: ['x', 'y', 'u', 'v'],
-      equations: ['u', 'v', '-x/(x^2+y^2)^1.5', '-y/(x^2+y^2)^1.5'],
-      initial: [1, 0, 0, 1.2],
-      t_end: 10 * 2 * Math.PI * (1 / (2 - 1.44)) ** 1.5,
-      samples: 2,
-    }, { tolerance: 1e-12, abs_tolerance: 1e-14 });
+    const r = await solve(
+      'ode-dopri45',
+      {
+        variables: ['x', 'y', 'u', 'v'],
+        equations: ['u', 'v', '-x/(x^2+y^2)^1.5', '-y/(x^2+y^2)^1.5'],
+        initial: [1, 0, 0, 1.2],
+        t_end: 10 * 2 * Math.PI * (1 / (2 - 1.44)) ** 1.5,
+        samples: 2,
+      },
+      { tolerance: 1e-12, abs_tolerance: 1e-14 },
+    );
     const energy = (s: any) => 0.5 * (s.u ** 2 + s.v ** 2) - 1 / Math.hypot(s.x, s.y);
     expect(rel(energy(r.final), 0.5 * 1.44 - 1)).toBeLessThan(1e-9);
     expect(Math.abs(r.final.x - 1)).toBeLessThan(1e-7);
@@ -32,27 +36,45 @@ describe('ODE solvers', () => {
 
   it('ode-stiff-rosenbrock matches the Robertson reference solution at t = 40 within 1e-5 relative', async () => {
     // Reference values from the Hairer-Wanner stiff test set (Robertson's chemical kinetics).
-    const r = await solve('ode-stiff-rosenbrock', {
-      variables: ['y1', 'y2', 'y3'],
-      equations: ['-0.04*y1 + 1e4*y2*y3', '0.04*y1 - 1e4*y2*y3 - 3e7*y2^2', '3e7*y2^2'],
-      initial: [1, 0, 0],
-      t_end: 40,
-      samples: 2,
-    }, { tolerance: 1e-7, abs_tolerance: 1e-12 });
+    const r = await solve(
+      'ode-stiff-rosenbrock',
+      {
+        variables: ['y1', 'y2', 'y3'],
+        equations: ['-0.04*y1 + 1e4*y2*y3', '0.04*y1 - 1e4*y2*y3 - 3e7*y2^2', '3e7*y2^2'],
+        initial: [1, 0, 0],
+        t_end: 40,
+        samples: 2,
+      },
+      { tolerance: 1e-7, abs_tolerance: 1e-12 },
+    );
     expect(rel(r.final.y1, 0.7158270687193135)).toBeLessThan(1e-5);
     expect(rel(r.final.y2, 9.185534764557763e-6)).toBeLessThan(1e-5);
     expect(rel(r.final.y3, 0.2841637457458863)).toBeLessThan(1e-5);
   });
 
-  it.each([1e-6, 1e-8, 1e-10])('ode-stiff-rosenbrock keeps the global error on y\' = -y within 2x of a relative tolerance of %s at every sample', async (tolerance) => {
-    // The global error, not only each step's local error, follows the tolerance (ode23s drifted to 900x at 1e-10).
-    const r = await solve('ode-stiff-rosenbrock', { variables: ['y'], equations: ['-y'], initial: [1], t_end: 10, samples: 11 }, { tolerance, abs_tolerance: 1e-300 });
-    const worst = Math.max(...r.samples.t.map((t: number, i: number) => (t === 0 ? 0 : rel(r.samples.y[i], Math.exp(-t)) / tolerance)));
-    expect(worst).toBeLessThan(2);
-  });
+  it.each([1e-6, 1e-8, 1e-10])(
+    "ode-stiff-rosenbrock keeps the global error on y' = -y within 2x of a relative tolerance of %s at every sample",
+    async (tolerance) => {
+      // The global error, not only each step's local error, follows the tolerance (ode23s drifted to 900x at 1e-10).
+      const r = await solve(
+        'ode-stiff-rosenbrock',
+        { variables: ['y'], equations: ['-y'], initial: [1], t_end: 10, samples: 11 },
+        { tolerance, abs_tolerance: 1e-300 },
+      );
+      const worst = Math.max(...r.samples.t.map((t: number, i: number) => (t === 0 ? 0 : rel(r.samples.y[i], Math.exp(-t)) / tolerance)));
+      expect(worst).toBeLessThan(2);
+    },
+  );
 
   it('ode-stiff-rosenbrock integrates Van der Pol at mu = 1000 over a relaxation cycle within its step budget, staying on the |x| <= 2.05 limit cycle', async () => {
-    const r = await solve('ode-stiff-rosenbrock', { variables: ['x', 'y'], equations: ['y', 'mu*((1 - x^2)*y) - x'], initial: [2, 0], t_end: 3000, parameters: { mu: 1000 }, samples: 31 });
+    const r = await solve('ode-stiff-rosenbrock', {
+      variables: ['x', 'y'],
+      equations: ['y', 'mu*((1 - x^2)*y) - x'],
+      initial: [2, 0],
+      t_end: 3000,
+      parameters: { mu: 1000 },
+      samples: 31,
+    });
     expect(Math.max(...r.samples.x.map(Math.abs))).toBeLessThan(2.05);
     expect(r.steps).toBeLessThan(20_000);
   });
@@ -63,8 +85,14 @@ describe('mechanics', () => {
     const n = 10_000;
     const r = await solve('nbody-verlet', {
       masses: [1, 0],
-      positions: [[0, 0, 0], [1, 0, 0]],
-      velocities: [[0, 0, 0], [0, 1, 0]],
+      positions: [
+        [0, 0, 0],
+        [1, 0, 0],
+      ],
+      velocities: [
+        [0, 0, 0],
+        [0, 1, 0],
+      ],
       dt: (2 * Math.PI) / n,
       steps: n,
       gravitational_constant: 1,
@@ -74,7 +102,9 @@ describe('mechanics', () => {
   });
 
   it('projectile-drag reproduces the vacuum range, height and flight time with Cd = 0 within 1e-9 relative', async () => {
-    const v = 40, theta = (35 * Math.PI) / 180, g = 9.80665;
+    const v = 40,
+      theta = (35 * Math.PI) / 180,
+      g = 9.80665;
     const r = await solve('projectile-drag', { speed: v, angle: 35, mass: 1, drag_coefficient: 0, area: 0.01 });
     expect(rel(r.range, (v * v * Math.sin(2 * theta)) / g)).toBeLessThan(1e-9);
     expect(rel(r.max_height, (v * v * Math.sin(theta) ** 2) / (2 * g))).toBeLessThan(1e-9);
@@ -126,7 +156,8 @@ describe('roots, quadrature, optimisation', () => {
     expect(Math.abs(r.minimum.x - 1)).toBeLessThan(1e-6);
     const q = await solve('optimize-bfgs', { f: '(a-3)^2 + 2*(b+1)^2 + (c-0.5)^2 + a*b/10', variables: ['a', 'b', 'c'], initial: [0, 0, 0] });
     // Stationary point of the bowl: 2(a-3) + b/10 = 0, 4(b+1) + a/10 = 0, c = 0.5.
-    const b = (-4 - 0.3) / (4 - 1 / 200), a = 3 - b / 20;
+    const b = (-4 - 0.3) / (4 - 1 / 200),
+      a = 3 - b / 20;
     expect(Math.abs(q.minimum.a - a)).toBeLessThan(1e-8);
     expect(Math.abs(q.minimum.b - b)).toBeLessThan(1e-8);
     expect(Math.abs(q.minimum.c - 0.5)).toBeLessThan(1e-8);
@@ -135,7 +166,14 @@ describe('roots, quadrature, optimisation', () => {
 
 describe('linear algebra and signals', () => {
   it('linear-lu solves the textbook 3×3 system to x = (2, 3, -1) with determinant -1 within 1e-14', async () => {
-    const r = await solve('linear-lu', { A: [[2, 1, -1], [-3, -1, 2], [-2, 1, 2]], b: [8, -11, -3] });
+    const r = await solve('linear-lu', {
+      A: [
+        [2, 1, -1],
+        [-3, -1, 2],
+        [-2, 1, 2],
+      ],
+      b: [8, -11, -3],
+    });
     [2, 3, -1].forEach((v, i) => expect(Math.abs(r.x[i] - v)).toBeLessThan(1e-14));
     expect(Math.abs(r.determinant + 1)).toBeLessThan(1e-14);
   });
@@ -162,7 +200,8 @@ describe('linear algebra and signals', () => {
     const ys = [1.1, 2.9, 5.2, 7.1, 8.8, 11.2];
     const x = [0, 1, 2, 3, 4, 5];
     const line = await solve('least-squares-qr', { A: x.map((v) => [1, v]), b: ys });
-    const mx = x.reduce((s, v) => s + v) / x.length, my = ys.reduce((s, v) => s + v) / ys.length;
+    const mx = x.reduce((s, v) => s + v) / x.length,
+      my = ys.reduce((s, v) => s + v) / ys.length;
     const slope = x.reduce((s, v, i) => s + (v - mx) * (ys[i]! - my), 0) / x.reduce((s, v) => s + (v - mx) ** 2, 0);
     expect(Math.abs(line.coefficients[1] - slope)).toBeLessThan(1e-12);
     expect(Math.abs(line.coefficients[0] - (my - slope * mx))).toBeLessThan(1e-12);
@@ -175,7 +214,8 @@ describe('linear algebra and signals', () => {
     expect(r.dominant_frequency).toBe(12);
     expect(Math.abs(r.dominant_amplitude - 3)).toBeLessThan(1e-10);
     for (let k = 0; k < 51; k++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       for (let j = 0; j < 100; j++) {
         re += signal[j]! * Math.cos((2 * Math.PI * k * j) / 100);
         im -= signal[j]! * Math.sin((2 * Math.PI * k * j) / 100);

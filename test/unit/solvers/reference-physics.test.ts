@@ -5,7 +5,9 @@ import { rel, solve } from './solve-helper.js';
 
 describe('partial differential equations', () => {
   it('pde-heat-1d decays the first sine mode as exp(-alpha pi^2 t / L^2) within 1e-4 relative', async () => {
-    const L = 2, alpha = 0.05, t = 4;
+    const L = 2,
+      alpha = 0.05,
+      t = 4;
     const r = await solve('pde-heat-1d', { length: L, diffusivity: alpha, t_end: t, initial: '10*sin(pi*x/L)', nx: 200, nt: 2000 });
     const decay = Math.exp((-alpha * Math.PI ** 2 * t) / (L * L));
     const mid = r.x.indexOf(1);
@@ -112,9 +114,12 @@ describe('quantum, nuclear, relativity', () => {
   });
 
   it('relativity-time-dilation matches the exact circular-orbit rate sqrt(1 - 3GM/(a c^2)) within 1e-12 relative', async () => {
-    const mu = 3.986004418e14, a = 7e6, c = 299792458;
+    const mu = 3.986004418e14,
+      a = 7e6,
+      c = 299792458;
     const r = await solve('relativity-time-dilation', { semi_major_axis: a, eccentricity: 0, reference_speed: 0, reference_radius: 1e16 });
-    const orbit = Math.sqrt(1 - (3 * mu) / (a * c * c)), ref = Math.sqrt(1 - (2 * mu) / (1e16 * c * c));
+    const orbit = Math.sqrt(1 - (3 * mu) / (a * c * c)),
+      ref = Math.sqrt(1 - (2 * mu) / (1e16 * c * c));
     expect(rel(1 + r.rate_offset, orbit / ref)).toBeLessThan(1e-12);
   });
 });
@@ -148,21 +153,25 @@ describe('engineering and life sciences', () => {
   });
 
   it('nodal-analysis solves a divider and a Wheatstone bridge exactly (within 1e-12) with zero power balance', async () => {
-    const divider = await solve('nodal-analysis', { elements: [
-      { kind: 'voltage_source', a: 1, b: 0, value: 9 },
-      { kind: 'resistor', a: 1, b: 2, value: 1000 },
-      { kind: 'resistor', a: 2, b: 0, value: 2000 },
-    ] });
+    const divider = await solve('nodal-analysis', {
+      elements: [
+        { kind: 'voltage_source', a: 1, b: 0, value: 9 },
+        { kind: 'resistor', a: 1, b: 2, value: 1000 },
+        { kind: 'resistor', a: 2, b: 0, value: 2000 },
+      ],
+    });
     expect(Math.abs(divider.node_voltages[2] - 6)).toBeLessThan(1e-12);
     // Bridge: 10 V across R1-R2 and R3-R4 arms, 100 ohm galvanometer between the midpoints.
-    const bridge = await solve('nodal-analysis', { elements: [
-      { kind: 'voltage_source', a: 1, b: 0, value: 10 },
-      { kind: 'resistor', a: 1, b: 2, value: 100 },
-      { kind: 'resistor', a: 2, b: 0, value: 200 },
-      { kind: 'resistor', a: 1, b: 3, value: 150 },
-      { kind: 'resistor', a: 3, b: 0, value: 150 },
-      { kind: 'resistor', a: 2, b: 3, value: 100 },
-    ] });
+    const bridge = await solve('nodal-analysis', {
+      elements: [
+        { kind: 'voltage_source', a: 1, b: 0, value: 10 },
+        { kind: 'resistor', a: 1, b: 2, value: 100 },
+        { kind: 'resistor', a: 2, b: 0, value: 200 },
+        { kind: 'resistor', a: 1, b: 3, value: 150 },
+        { kind: 'resistor', a: 3, b: 0, value: 150 },
+        { kind: 'resistor', a: 2, b: 3, value: 100 },
+      ],
+    });
     // Node equations by hand: 5·V2 − 2·V3 = 20 and −3·V2 + 7·V3 = 20, so V2 = 180/29, V3 = 160/29.
     expect(Math.abs(bridge.node_voltages[2] - 180 / 29)).toBeLessThan(1e-12);
     expect(Math.abs(bridge.node_voltages[3] - 160 / 29)).toBeLessThan(1e-12);

@@ -25,7 +25,9 @@ describe('lowdb log file handles', () => {
       for (let round = 0; round < 3; round++) {
         // Appends in parallel batches, then reads of every stream: each use may reopen an evicted handle.
         for (let i = 0; i < streams.length; i += 50) {
-          await Promise.all(streams.slice(i, i + 50).map((s) => store.logs.append(s, (head) => ({ tick: round, type: 'e', n: (head?.n as number | undefined ?? -1) + 1 }))));
+          await Promise.all(
+            streams.slice(i, i + 50).map((s) => store.logs.append(s, (head) => ({ tick: round, type: 'e', n: ((head?.n as number | undefined) ?? -1) + 1 }))),
+          );
           peak = Math.max(peak, await openUnder(dataDir));
         }
         for (const s of streams) expect((await store.logs.read(s)).map((r) => r.n)).toEqual(Array.from({ length: round + 1 }, (_, k) => k));

@@ -35,7 +35,12 @@ export const quadGaussKronrod: SolverDef = {
     const lo = which === 'lower' || which === 'both' ? -Infinity : a.num('a');
     const hi = which === 'upper' || which === 'both' ? Infinity : a.num('b');
     const r = integrate(f, lo, hi, o.num('abs_tolerance'), o.num('tolerance'), o.int('max_intervals'));
-    return { result: { value: r.value, error_estimate: r.error, intervals: r.intervals, evaluations: r.evaluations }, converged: true, iterations: r.intervals, error_estimate: r.error };
+    return {
+      result: { value: r.value, error_estimate: r.error, intervals: r.intervals, evaluations: r.evaluations },
+      converged: true,
+      iterations: r.intervals,
+      error_estimate: r.error,
+    };
   },
 };
 
@@ -56,12 +61,16 @@ export const fftSpectrum: SolverDef = {
     input('remove_mean', 'boolean', 'Subtract the mean first (hides the DC bin)', { default: false }),
   ],
   options: [],
-  example: { signal: Array.from({ length: 64 }, (_, i) => Number((Math.sin((2 * Math.PI * 5 * i) / 64) + 0.5 * Math.cos((2 * Math.PI * 12 * i) / 64)).toFixed(12))), sample_rate: 64 },
+  example: {
+    signal: Array.from({ length: 64 }, (_, i) => Number((Math.sin((2 * Math.PI * 5 * i) / 64) + 0.5 * Math.cos((2 * Math.PI * 12 * i) / 64)).toFixed(12))),
+    sample_rate: 64,
+  },
   async run(a) {
     const x = a.vec('signal');
     const n = x.length;
     const fs = a.num('sample_rate');
-    const re = Float64Array.from(x), im = new Float64Array(n);
+    const re = Float64Array.from(x),
+      im = new Float64Array(n);
     if (a.bool('remove_mean')) {
       let mean = 0;
       for (let i = 0; i < n; i++) mean += re[i]!;
@@ -85,7 +94,11 @@ export const fftSpectrum: SolverDef = {
     for (let k = 0; k < n; k++) freqEnergy += re[k]! * re[k]! + im[k]! * im[k]!;
     freqEnergy /= n;
     const bins = Math.floor(n / 2) + 1;
-    const frequencies: number[] = [], amplitude: number[] = [], phase: number[] = [], real: number[] = [], imag: number[] = [];
+    const frequencies: number[] = [],
+      amplitude: number[] = [],
+      phase: number[] = [],
+      real: number[] = [],
+      imag: number[] = [];
     for (let k = 0; k < bins; k++) {
       const edge = k === 0 || (n % 2 === 0 && k === n / 2);
       const mag = (Math.hypot(re[k]!, im[k]!) / n / gain) * (edge ? 1 : 2);
@@ -159,14 +172,22 @@ export const optimizeNelderMead: SolverDef = {
   version: '1.0.0',
   description:
     'Finds a local minimum of an expression in several variables from a starting point using only function values, so it copes with kinks and noise. Slower than BFGS on smooth problems. Returns the minimiser and the minimum.',
-  inputs: [...OBJECTIVE_INPUTS, input('step', 'number', 'Initial simplex size relative to each coordinate (absolute for zero coordinates)', { default: 0.1, min: 1e-12, max: 1e6 })],
+  inputs: [
+    ...OBJECTIVE_INPUTS,
+    input('step', 'number', 'Initial simplex size relative to each coordinate (absolute for zero coordinates)', { default: 0.1, min: 1e-12, max: 1e6 }),
+  ],
   options: [TOLERANCE(1e-10, 1e-15), MAX_ITERATIONS(20_000, 1_000_000)],
   example: { f: '(1 - x)^2 + 100*(y - x^2)^2', variables: ['x', 'y'], initial: [-1.2, 1] },
   async run(a, o, ctl) {
     const { f, names, x0 } = objective(a);
     const r = await nelderMead(f, x0, a.num('step'), o.num('tolerance'), o.int('max_iterations'), ctl);
     if (!Number.isFinite(r.value)) unprocessable('the objective has no finite minimum near the start');
-    return { result: { minimum: minimumOf(names, r.x), x: r.x, value: r.value, evaluations: r.evaluations }, converged: true, iterations: r.iterations, error_estimate: r.measure };
+    return {
+      result: { minimum: minimumOf(names, r.x), x: r.x, value: r.value, evaluations: r.evaluations },
+      converged: true,
+      iterations: r.iterations,
+      error_estimate: r.measure,
+    };
   },
 };
 
@@ -186,6 +207,11 @@ export const optimizeBfgs: SolverDef = {
   async run(a, o, ctl) {
     const { f, names, x0 } = objective(a);
     const r = await bfgs(f, x0, o.num('tolerance'), o.int('max_iterations'), ctl);
-    return { result: { minimum: minimumOf(names, r.x), x: r.x, value: r.value, gradient_norm: r.measure, evaluations: r.evaluations }, converged: true, iterations: r.iterations, error_estimate: r.measure };
+    return {
+      result: { minimum: minimumOf(names, r.x), x: r.x, value: r.value, gradient_norm: r.measure, evaluations: r.evaluations },
+      converged: true,
+      iterations: r.iterations,
+      error_estimate: r.measure,
+    };
   },
 };

@@ -27,19 +27,33 @@ export const rlcTransient: SolverDef = {
   options: [TOLERANCE(1e-10, 1e-13), MAX_ITERATIONS(500_000, 5_000_000)],
   example: { resistance: 10, inductance: 0.1, capacitance: 1e-4, source: 'step', amplitude: 12, t_end: 0.1, samples: 11 },
   async run(a, o, ctl) {
-    const R = a.num('resistance'), L = a.num('inductance'), Cap = a.num('capacitance');
-    const V = a.num('amplitude'), w = 2 * Math.PI * a.num('frequency'), kind = a.str('source');
+    const R = a.num('resistance'),
+      L = a.num('inductance'),
+      Cap = a.num('capacitance');
+    const V = a.num('amplitude'),
+      w = 2 * Math.PI * a.num('frequency'),
+      kind = a.str('source');
     const vs = kind === 'step' ? () => V : kind === 'sine' ? (t: number) => V * Math.sin(w * t) : () => 0;
     const f = (t: number, y: Float64Array, dy: Float64Array) => {
       dy[0] = y[1]! / Cap;
       dy[1] = (vs(t) - R * y[1]! - y[0]!) / L;
     };
-    const tEnd = a.num('t_end'), samples = a.int('samples');
+    const tEnd = a.num('t_end'),
+      samples = a.int('samples');
     const outputs = Array.from({ length: samples - 1 }, (_, i) => (i === samples - 2 ? tEnd : ((i + 1) * tEnd) / (samples - 1)));
-    const v0 = a.num('v0'), i0 = a.num('i0');
+    const v0 = a.num('v0'),
+      i0 = a.num('i0');
     const scale = Math.max(Math.abs(V), Math.abs(v0), Math.abs(i0) * Math.sqrt(L / Cap), 1e-12);
-    const sol = await dopri45(f, 0, Float64Array.from([v0, i0]), tEnd, { rtol: o.num('tolerance'), atol: 1e-12 * scale, maxSteps: o.int('max_iterations'), outputs, ctl });
-    const alpha = R / (2 * L), w0 = 1 / Math.sqrt(L * Cap), zeta = alpha / w0;
+    const sol = await dopri45(f, 0, Float64Array.from([v0, i0]), tEnd, {
+      rtol: o.num('tolerance'),
+      atol: 1e-12 * scale,
+      maxSteps: o.int('max_iterations'),
+      outputs,
+      ctl,
+    });
+    const alpha = R / (2 * L),
+      w0 = 1 / Math.sqrt(L * Cap),
+      zeta = alpha / w0;
     const regime = Math.abs(zeta - 1) < 1e-12 ? 'critically_damped' : zeta < 1 ? 'underdamped' : 'overdamped';
     let deviation: number | null = null;
     if (kind !== 'sine') {
@@ -70,15 +84,19 @@ export const rlcTransient: SolverDef = {
 
 /** Capacitor voltage of a series RLC with a DC source V from v0, i0. */
 function closedForm(t: number, V: number, v0: number, i0: number, alpha: number, w0: number, C: number): number {
-  const A = v0 - V, slope = i0 / C;
+  const A = v0 - V,
+    slope = i0 / C;
   const disc = alpha * alpha - w0 * w0;
   if (Math.abs(disc) <= 1e-12 * w0 * w0) return V + (A + (slope + alpha * A) * t) * Math.exp(-alpha * t);
   if (disc < 0) {
     const wd = Math.sqrt(-disc);
     return V + Math.exp(-alpha * t) * (A * Math.cos(wd * t) + ((slope + alpha * A) / wd) * Math.sin(wd * t));
   }
-  const root = Math.sqrt(disc), s1 = -alpha + root, s2 = -alpha - root;
-  const K1 = (slope - s2 * A) / (s1 - s2), K2 = A - K1;
+  const root = Math.sqrt(disc),
+    s1 = -alpha + root,
+    s2 = -alpha - root;
+  const K1 = (slope - s2 * A) / (s1 - s2),
+    K2 = A - K1;
   return V + K1 * Math.exp(s1 * t) + K2 * Math.exp(s2 * t);
 }
 
@@ -96,9 +114,11 @@ function elementsOf(raw: unknown[]): Element[] {
     if (!el || typeof el !== 'object' || Array.isArray(el)) invalid(where, 'must be an object { kind, a, b, value }');
     const keys = Object.keys(el).filter((k) => !['kind', 'a', 'b', 'value'].includes(k));
     if (keys.length > 0) invalid(where, `unknown field "${keys[0]}"; use kind, a, b and value`);
-    if (el.kind !== 'resistor' && el.kind !== 'current_source' && el.kind !== 'voltage_source') invalid(`${where}.kind`, 'must be "resistor", "current_source" or "voltage_source"');
+    if (el.kind !== 'resistor' && el.kind !== 'current_source' && el.kind !== 'voltage_source')
+      invalid(`${where}.kind`, 'must be "resistor", "current_source" or "voltage_source"');
     for (const node of ['a', 'b'] as const) {
-      if (typeof el[node] !== 'number' || !Number.isInteger(el[node]) || el[node]! < 0 || el[node]! > 200) invalid(`${where}.${node}`, 'must be a node number from 0 (ground) to 200');
+      if (typeof el[node] !== 'number' || !Number.isInteger(el[node]) || el[node]! < 0 || el[node]! > 200)
+        invalid(`${where}.${node}`, 'must be a node number from 0 (ground) to 200');
     }
     if (typeof el.value !== 'number' || !Number.isFinite(el.value)) invalid(`${where}.value`, 'must be a finite number (ohm, A or V)');
     if (el.a === el.b) invalid(where, 'connects a node to itself');
@@ -118,7 +138,10 @@ export const nodalAnalysis: SolverDef = {
   description:
     'Solves a DC network of resistors, independent current sources and independent voltage sources between numbered nodes (0 is ground): node voltages, the current through and power absorbed by every element, and the power balance. A current source drives `value` amperes from node a to node b through itself; a voltage source holds V(a) − V(b) = value.',
   inputs: [
-    input('elements', 'list', 'Circuit elements: { "kind": "resistor" | "current_source" | "voltage_source", "a": node, "b": node, "value": ohm, A or V }', { min_items: 1, max_items: 400 }),
+    input('elements', 'list', 'Circuit elements: { "kind": "resistor" | "current_source" | "voltage_source", "a": node, "b": node, "value": ohm, A or V }', {
+      min_items: 1,
+      max_items: 400,
+    }),
   ],
   options: [],
   example: {
@@ -136,12 +159,14 @@ export const nodalAnalysis: SolverDef = {
     const nodes = Math.max(...els.map((e) => Math.max(e.a, e.b)));
     const sources = els.filter((e) => e.kind === 'voltage_source');
     const size = nodes + sources.length;
-    const M = new Float64Array(size * size), rhs = new Float64Array(size);
+    const M = new Float64Array(size * size),
+      rhs = new Float64Array(size);
     const at = (r: number, c: number, v: number) => (M[r * size + c] = M[r * size + c]! + v);
     let vs = 0;
     const sourceRow = new Map<Element, number>();
     for (const e of els) {
-      const ia = e.a - 1, ib = e.b - 1;
+      const ia = e.a - 1,
+        ib = e.b - 1;
       if (e.kind === 'resistor') {
         const g = 1 / e.value;
         if (ia >= 0) at(ia, ia, g);
@@ -168,7 +193,10 @@ export const nodalAnalysis: SolverDef = {
       }
     }
     const piv = new Int32Array(size);
-    if (!luFactor(M, size, piv)) unprocessable('The circuit equations are singular: a node floats (no DC path to ground) or voltage sources form a loop or a cut set with current sources');
+    if (!luFactor(M, size, piv))
+      unprocessable(
+        'The circuit equations are singular: a node floats (no DC path to ground) or voltage sources form a loop or a cut set with current sources',
+      );
     luSolveInPlace(M, size, piv, rhs);
     const volts = [0, ...Array.from(rhs.subarray(0, nodes))];
     if (!volts.every(Number.isFinite)) unprocessable('The circuit equations are numerically singular');

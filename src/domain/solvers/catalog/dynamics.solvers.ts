@@ -10,7 +10,7 @@ export const epidemicSeir: SolverDef = {
   unit: 'people',
   version: '1.0.0',
   description:
-    'Runs the deterministic SEIR model (SIR when the incubation rate sigma is 0): S\' = −βSI/N, E\' = βSI/N − σE, I\' = σE − γI, R\' = γI. Returns the basic reproduction number, the peak of infections and its day, the final susceptible, infected and recovered counts, and sampled curves.',
+    "Runs the deterministic SEIR model (SIR when the incubation rate sigma is 0): S' = −βSI/N, E' = βSI/N − σE, I' = σE − γI, R' = γI. Returns the basic reproduction number, the peak of infections and its day, the final susceptible, infected and recovered counts, and sampled curves.",
   inputs: [
     input('population', 'number', 'Total population N', { unit: 'people', min: 1, max: 1e11 }),
     input('beta', 'number', 'Transmission rate β', { unit: '1/day', min: 0, max: 100 }),
@@ -25,8 +25,13 @@ export const epidemicSeir: SolverDef = {
   options: [TOLERANCE(1e-10, 1e-13), MAX_ITERATIONS(200_000, 2_000_000)],
   example: { population: 1e6, beta: 0.5, gamma: 0.2, sigma: 0.25, initial_infected: 10, days: 200, samples: 11 },
   async run(a, o, ctl) {
-    const N = a.num('population'), beta = a.num('beta'), gamma = a.num('gamma'), sigma = a.num('sigma');
-    const I0 = a.num('initial_infected'), E0 = a.num('initial_exposed'), R0c = a.num('initial_recovered');
+    const N = a.num('population'),
+      beta = a.num('beta'),
+      gamma = a.num('gamma'),
+      sigma = a.num('sigma');
+    const I0 = a.num('initial_infected'),
+      E0 = a.num('initial_exposed'),
+      R0c = a.num('initial_recovered');
     const S0 = N - I0 - E0 - R0c;
     if (S0 < 0) unprocessable(`initial infected, exposed and recovered (${I0 + E0 + R0c}) exceed the population (${N})`);
     if (sigma === 0 && E0 > 0) unprocessable('initial_exposed needs an incubation rate sigma > 0 (SEIR)');
@@ -38,7 +43,8 @@ export const epidemicSeir: SolverDef = {
       dy[2] = (seir ? sigma * y[1]! : force) - gamma * y[2]!;
       dy[3] = gamma * y[2]!;
     };
-    const days = a.num('days'), samples = a.int('samples');
+    const days = a.num('days'),
+      samples = a.int('samples');
     const outputs = Array.from({ length: samples - 1 }, (_, i) => (i === samples - 2 ? days : ((i + 1) * days) / (samples - 1)));
     const y0 = Float64Array.from([S0, E0, I0, R0c]);
     const opts = { rtol: o.num('tolerance'), atol: 1e-9, maxSteps: o.int('max_iterations'), ctl };
@@ -46,11 +52,7 @@ export const epidemicSeir: SolverDef = {
     const peakRun = await dopri45(f, 0, y0, days, { ...opts, outputs: [days], event: { g: (_t, y) => dI(y), direction: -1 } });
     const run = await dopri45(f, 0, y0, days, { ...opts, outputs });
     const final = run.y;
-    const peak = peakRun.eventHit
-      ? { day: peakRun.t, infected: peakRun.y[2]! }
-      : dI(y0) <= 0
-        ? { day: 0, infected: I0 }
-        : { day: days, infected: final[2]! };
+    const peak = peakRun.eventHit ? { day: peakRun.t, infected: peakRun.y[2]! } : dI(y0) <= 0 ? { day: 0, infected: I0 } : { day: days, infected: final[2]! };
     return {
       result: {
         model: seir ? 'SEIR' : 'SIR',
@@ -60,7 +62,13 @@ export const epidemicSeir: SolverDef = {
         peak_reached: peakRun.eventHit || dI(y0) <= 0,
         final: { susceptible: final[0]!, exposed: final[1]!, infected: final[2]!, recovered: final[3]! },
         attack_rate: (S0 - final[0]!) / N,
-        samples: { day: run.times, susceptible: run.states.map((s) => s[0]!), exposed: run.states.map((s) => s[1]!), infected: run.states.map((s) => s[2]!), recovered: run.states.map((s) => s[3]!) },
+        samples: {
+          day: run.times,
+          susceptible: run.states.map((s) => s[0]!),
+          exposed: run.states.map((s) => s[1]!),
+          infected: run.states.map((s) => s[2]!),
+          recovered: run.states.map((s) => s[3]!),
+        },
       },
       converged: true,
       iterations: run.steps,
@@ -92,13 +100,17 @@ export const lotkaVolterra: SolverDef = {
   options: [TOLERANCE(1e-11, 1e-13), MAX_ITERATIONS(500_000, 5_000_000)],
   example: { alpha: 1.1, beta: 0.4, gamma: 0.4, delta: 0.1, prey: 10, predators: 10, t_end: 50, samples: 11 },
   async run(a, o, ctl) {
-    const al = a.num('alpha'), be = a.num('beta'), ga = a.num('gamma'), de = a.num('delta');
+    const al = a.num('alpha'),
+      be = a.num('beta'),
+      ga = a.num('gamma'),
+      de = a.num('delta');
     const f: Rhs = (_t, y, dy) => {
       dy[0] = al * y[0]! - be * y[0]! * y[1]!;
       dy[1] = de * y[0]! * y[1]! - ga * y[1]!;
     };
     const V = (y: Float64Array) => de * y[0]! - ga * Math.log(y[0]!) + be * y[1]! - al * Math.log(y[1]!);
-    const tEnd = a.num('t_end'), samples = a.int('samples');
+    const tEnd = a.num('t_end'),
+      samples = a.int('samples');
     const outputs = Array.from({ length: samples - 1 }, (_, i) => (i === samples - 2 ? tEnd : ((i + 1) * tEnd) / (samples - 1)));
     const y0 = Float64Array.from([a.num('prey'), a.num('predators')]);
     const opts = { rtol: o.num('tolerance'), atol: 1e-12 * Math.max(y0[0]!, y0[1]!), maxSteps: o.int('max_iterations'), ctl };
@@ -147,7 +159,7 @@ export const lorenzLyapunov: SolverDef = {
   unit: '1/s',
   version: '1.0.0',
   description:
-    'Integrates the Lorenz system x\' = σ(y − x), y\' = x(ρ − z) − y, z\' = xy − βz together with three tangent vectors, re-orthonormalised at every step, and returns the three Lyapunov exponents (positive largest = chaos), their sum (which must equal −(σ + 1 + β)), the Kaplan-Yorke dimension and the final state.',
+    "Integrates the Lorenz system x' = σ(y − x), y' = x(ρ − z) − y, z' = xy − βz together with three tangent vectors, re-orthonormalised at every step, and returns the three Lyapunov exponents (positive largest = chaos), their sum (which must equal −(σ + 1 + β)), the Kaplan-Yorke dimension and the final state.",
   inputs: [
     input('sigma', 'number', 'σ (Prandtl number)', { default: 10, min: 1e-6, max: 1000 }),
     input('rho', 'number', 'ρ (Rayleigh number ratio)', { default: 28, min: 0, max: 1000 }),
@@ -160,17 +172,25 @@ export const lorenzLyapunov: SolverDef = {
   options: [],
   example: { sigma: 10, rho: 28, beta: 8 / 3, initial: [1, 1, 1], dt: 0.01, transient: 10, duration: 200 },
   async run(a, _o, ctl) {
-    const s = a.num('sigma'), r = a.num('rho'), b = a.num('beta'), dt = a.num('dt');
-    const skip = Math.round(a.num('transient') / dt), steps = Math.round(a.num('duration') / dt);
+    const s = a.num('sigma'),
+      r = a.num('rho'),
+      b = a.num('beta'),
+      dt = a.num('dt');
+    const skip = Math.round(a.num('transient') / dt),
+      steps = Math.round(a.num('duration') / dt);
     if (skip + steps > 20_000_000) unprocessable('transient + duration need more than 2e7 steps; use a larger dt or shorter times');
     // State: x, y, z, then three tangent vectors (3 × 3), integrated together.
     const f = (y: Float64Array, dy: Float64Array) => {
-      const x = y[0]!, yy = y[1]!, z = y[2]!;
+      const x = y[0]!,
+        yy = y[1]!,
+        z = y[2]!;
       dy[0] = s * (yy - x);
       dy[1] = x * (r - z) - yy;
       dy[2] = x * yy - b * z;
       for (let k = 0; k < 3; k++) {
-        const u = y[3 + 3 * k]!, v = y[4 + 3 * k]!, w = y[5 + 3 * k]!;
+        const u = y[3 + 3 * k]!,
+          v = y[4 + 3 * k]!,
+          w = y[5 + 3 * k]!;
         dy[3 + 3 * k] = s * (v - u);
         dy[4 + 3 * k] = (r - z) * u - v - x * w;
         dy[5 + 3 * k] = yy * u + x * v - b * w;
@@ -179,7 +199,11 @@ export const lorenzLyapunov: SolverDef = {
     const y = new Float64Array(12);
     y.set(a.vec('initial'));
     y[3] = y[7] = y[11] = 1;
-    const k1 = new Float64Array(12), k2 = new Float64Array(12), k3 = new Float64Array(12), k4 = new Float64Array(12), tmp = new Float64Array(12);
+    const k1 = new Float64Array(12),
+      k2 = new Float64Array(12),
+      k3 = new Float64Array(12),
+      k4 = new Float64Array(12),
+      tmp = new Float64Array(12);
     const sums = [0, 0, 0];
     for (let n = 0; n < skip + steps; n++) {
       f(y, k1);
@@ -212,7 +236,8 @@ export const lorenzLyapunov: SolverDef = {
     }
     const T = steps * dt;
     const exponents = sums.map((v) => v / T);
-    let kySum = 0, j = 0;
+    let kySum = 0,
+      j = 0;
     while (j < 3 && kySum + exponents[j]! >= 0) kySum += exponents[j++]!;
     const kaplanYorke = j === 3 ? 3 : j + kySum / Math.abs(exponents[j]!);
     return {

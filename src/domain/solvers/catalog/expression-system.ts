@@ -6,8 +6,13 @@ import { input, invalid, unprocessable, type Args, type InputSpec } from '../sol
 /** Inputs shared by the solvers that integrate a user-written system y' = f(t, y). */
 export const SYSTEM_INPUTS: InputSpec[] = [
   input('variables', 'list', 'Names of the state variables, e.g. ["x", "v"]', { min_items: 1, max_items: 20 }),
-  input('equations', 'list', 'Right-hand side of each variable\'s derivative, as expressions in t, the variables and the parameters (functions: sin, cos, exp, log, sqrt, pow, ...), e.g. ["v", "-k*x"]', { min_items: 1, max_items: 20 }),
-  input('initial', 'vector', 'Value of each variable at t0, in the variables\' own units', { min_items: 1, max_items: 20 }),
+  input(
+    'equations',
+    'list',
+    'Right-hand side of each variable\'s derivative, as expressions in t, the variables and the parameters (functions: sin, cos, exp, log, sqrt, pow, ...), e.g. ["v", "-k*x"]',
+    { min_items: 1, max_items: 20 },
+  ),
+  input('initial', 'vector', "Value of each variable at t0, in the variables' own units", { min_items: 1, max_items: 20 }),
   input('t0', 'number', 'Start time', { unit: 's', default: 0, min: -1e12, max: 1e12 }),
   input('t_end', 'number', 'End time; must differ from t0', { unit: 's', min: -1e12, max: 1e12 }),
   input('parameters', 'object', 'Named constants the equations use, e.g. {"k": 4}', { default: {} }),
@@ -29,7 +34,8 @@ export function expressionSystem(a: Args): ExpressionSystem {
   const names = a.list<unknown>('variables').map((n, i) => checkName(`variables[${i}]`, n));
   const equations = a.list<unknown>('equations');
   const initial = a.vec('initial');
-  if (equations.length !== names.length) invalid('equations', `there are ${names.length} variables but ${equations.length} equations; give one equation per variable`);
+  if (equations.length !== names.length)
+    invalid('equations', `there are ${names.length} variables but ${equations.length} equations; give one equation per variable`);
   if (initial.length !== names.length) invalid('initial', `there are ${names.length} variables but ${initial.length} initial values`);
   if (new Set(names).size !== names.length) invalid('variables', 'variable names must be distinct');
   const params = a.obj('parameters');

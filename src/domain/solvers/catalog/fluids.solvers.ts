@@ -22,8 +22,11 @@ export const colebrook: SolverDef = {
   options: [TOLERANCE(1e-15, 1e-16), MAX_ITERATIONS(50, 1000)],
   example: { reynolds: 1e5, relative_roughness: 1e-4, length: 100, diameter: 0.1, velocity: 1 },
   async run(a, o) {
-    const Re = a.num('reynolds'), eps = a.num('relative_roughness');
-    let f: number, iterations = 0, residual = 0;
+    const Re = a.num('reynolds'),
+      eps = a.num('relative_roughness');
+    let f: number,
+      iterations = 0,
+      residual = 0;
     let regime: 'laminar' | 'transitional' | 'turbulent';
     if (Re < 2300) {
       regime = 'laminar';
@@ -32,11 +35,12 @@ export const colebrook: SolverDef = {
       regime = Re < 4000 ? 'transitional' : 'turbulent';
       const haaland = -1.8 * Math.log10((eps / 3.7) ** 1.11 + 6.9 / Re);
       let x = haaland > 0 ? haaland : 8;
-      const tol = o.num('tolerance'), maxIt = o.int('max_iterations');
+      const tol = o.num('tolerance'),
+        maxIt = o.int('max_iterations');
       const g = (v: number) => v + 2 * Math.log10(eps / 3.7 + (2.51 * v) / Re);
       for (; iterations < maxIt; iterations++) {
         const inner = eps / 3.7 + (2.51 * x) / Re;
-        const dx = -g(x) / (1 + (2 / Math.LN10) * (2.51 / Re) / inner);
+        const dx = -g(x) / (1 + ((2 / Math.LN10) * (2.51 / Re)) / inner);
         x += dx;
         if (Math.abs(dx) <= tol * Math.abs(x)) break;
       }
@@ -45,7 +49,8 @@ export const colebrook: SolverDef = {
       residual = Math.abs(g(x));
       f = 1 / (x * x);
     }
-    let pressureDrop: number | null = null, headLoss: number | null = null;
+    let pressureDrop: number | null = null,
+      headLoss: number | null = null;
     if (a.has('length') && a.has('diameter') && a.has('velocity')) {
       const v = a.num('velocity');
       pressureDrop = (f * a.num('length') * a.num('density') * v * v) / (2 * a.num('diameter'));
@@ -76,10 +81,11 @@ export const blasius: SolverDef = {
     input('x', 'number', 'Distance from the leading edge', { unit: 'm', min: 1e-9, max: 1e4 }),
     input('density', 'number', 'Fluid density, for the wall shear stress', { unit: 'kg/m^3', default: 1.225, min: 1e-6, max: 25_000 }),
   ],
-  options: [TOLERANCE(1e-11, 1e-13), input('eta_max', 'number', 'Where the far-field condition f\'(η) = 1 is imposed', { default: 12, min: 6, max: 30 })],
+  options: [TOLERANCE(1e-11, 1e-13), input('eta_max', 'number', "Where the far-field condition f'(η) = 1 is imposed", { default: 12, min: 6, max: 30 })],
   example: { velocity: 10, x: 0.5 },
   async run(a, o, ctl) {
-    const rtol = o.num('tolerance'), etaMax = o.num('eta_max');
+    const rtol = o.num('tolerance'),
+      etaMax = o.num('eta_max');
     const f = (_e: number, y: Float64Array, dy: Float64Array) => {
       dy[0] = y[1]!;
       dy[1] = y[2]!;
@@ -87,14 +93,18 @@ export const blasius: SolverDef = {
       dy[3] = y[1]! * (1 - y[1]!);
     };
     const shoot = async (kappa: number) => (await dopri45(f, 0, Float64Array.from([0, 0, kappa, 0]), etaMax, { rtol, atol: 1e-14, maxSteps: 100_000 })).y;
-    let lo = 0.1, hi = 1;
-    let flo = (await shoot(lo))[1]! - 1, fhi = (await shoot(hi))[1]! - 1;
-    let side = 0, iterations = 0, kappa = lo;
+    let lo = 0.1,
+      hi = 1;
+    let flo = (await shoot(lo))[1]! - 1,
+      fhi = (await shoot(hi))[1]! - 1;
+    let side = 0,
+      iterations = 0,
+      kappa = lo;
     for (; iterations < 200; iterations++) {
       kappa = (lo * fhi - hi * flo) / (fhi - flo);
       const fk = (await shoot(kappa))[1]! - 1;
       if (Math.abs(fk) <= 1e-13 || hi - lo <= 1e-15) break;
-      if ((fk > 0) === (fhi > 0)) {
+      if (fk > 0 === fhi > 0) {
         hi = kappa;
         fhi = fk;
         if (side === 1) flo /= 2;
@@ -108,9 +118,16 @@ export const blasius: SolverDef = {
       await ctl.checkpoint(iterations, 200, 'shooting');
     }
     const end = await shoot(kappa);
-    const edge = await dopri45(f, 0, Float64Array.from([0, 0, kappa, 0]), etaMax, { rtol, atol: 1e-14, maxSteps: 100_000, event: { g: (_e, y) => y[1]! - 0.99, direction: 1 } });
+    const edge = await dopri45(f, 0, Float64Array.from([0, 0, kappa, 0]), etaMax, {
+      rtol,
+      atol: 1e-14,
+      maxSteps: 100_000,
+      event: { g: (_e, y) => y[1]! - 0.99, direction: 1 },
+    });
     if (!edge.eventHit) unprocessable("f' never reached 0.99: increase eta_max");
-    const U = a.num('velocity'), nu = a.num('kinematic_viscosity'), x = a.num('x');
+    const U = a.num('velocity'),
+      nu = a.num('kinematic_viscosity'),
+      x = a.num('x');
     const scale = Math.sqrt((nu * x) / U);
     const Rex = (U * x) / nu;
     return {

@@ -28,7 +28,14 @@ export const linearLu: SolverDef = {
     input('b', 'vector', 'Right-hand side', { min_items: 1, max_items: 400 }),
   ],
   options: [],
-  example: { A: [[2, 1, -1], [-3, -1, 2], [-2, 1, 2]], b: [8, -11, -3] },
+  example: {
+    A: [
+      [2, 1, -1],
+      [-3, -1, 2],
+      [-2, 1, 2],
+    ],
+    b: [8, -11, -3],
+  },
   async run(a, _o, ctl) {
     const rows = a.mat('A');
     const n = square('A', rows);
@@ -53,9 +60,13 @@ export const linearLu: SolverDef = {
     }
     const cond = norm1(A, n) * invNorm;
     if (!Number.isFinite(cond) || cond > 1 / Number.EPSILON) {
-      unprocessable(`The matrix is numerically singular (1-norm condition number ${cond.toExponential(3)} exceeds 1/eps); the solution would carry no correct digits`, { condition_number: Number.isFinite(cond) ? cond : null });
+      unprocessable(
+        `The matrix is numerically singular (1-norm condition number ${cond.toExponential(3)} exceeds 1/eps); the solution would carry no correct digits`,
+        { condition_number: Number.isFinite(cond) ? cond : null },
+      );
     }
-    let logDet = 0, sign = permutationSign(piv);
+    let logDet = 0,
+      sign = permutationSign(piv);
     for (let i = 0; i < n; i++) {
       const d = lu[i * n + i]!;
       if (d < 0) sign = -sign;
@@ -98,7 +109,15 @@ export const linearCg: SolverDef = {
     input('preconditioner', 'string', 'Preconditioner', { default: 'jacobi', enum: ['jacobi', 'none'] }),
   ],
   options: [TOLERANCE(1e-12, 1e-15), MAX_ITERATIONS(10_000, 1_000_000)],
-  example: { A: [[4, -1, 0, 0], [-1, 4, -1, 0], [0, -1, 4, -1], [0, 0, -1, 3]], b: [15, 10, 10, 10] },
+  example: {
+    A: [
+      [4, -1, 0, 0],
+      [-1, 4, -1, 0],
+      [0, -1, 4, -1],
+      [0, 0, -1, 3],
+    ],
+    b: [15, 10, 10, 10],
+  },
   async run(a, o, ctl) {
     const rows = a.mat('A');
     const n = square('A', rows);
@@ -108,7 +127,8 @@ export const linearCg: SolverDef = {
     for (let i = 0; i < n * n; i++) scale = Math.max(scale, Math.abs(A[i]!));
     for (let i = 0; i < n; i++) {
       for (let j = i + 1; j < n; j++) {
-        if (Math.abs(A[i * n + j]! - A[j * n + i]!) > 1e-12 * scale) unprocessable(`A is not symmetric: A[${i}][${j}] = ${A[i * n + j]} but A[${j}][${i}] = ${A[j * n + i]}; use linear-lu`, { row: i, column: j });
+        if (Math.abs(A[i * n + j]! - A[j * n + i]!) > 1e-12 * scale)
+          unprocessable(`A is not symmetric: A[${i}][${j}] = ${A[i * n + j]} but A[${j}][${i}] = ${A[j * n + i]}; use linear-lu`, { row: i, column: j });
       }
     }
     const M = new Float64Array(n);
@@ -118,11 +138,15 @@ export const linearCg: SolverDef = {
       M[i] = a.str('preconditioner') === 'jacobi' ? 1 / d : 1;
     }
     const x = a.has('x0') ? rhs('x0', a.vec('x0'), n) : new Float64Array(n);
-    const r = new Float64Array(n), z = new Float64Array(n), p = new Float64Array(n), Ap = new Float64Array(n);
+    const r = new Float64Array(n),
+      z = new Float64Array(n),
+      p = new Float64Array(n),
+      Ap = new Float64Array(n);
     matVec(A, n, n, x, r);
     for (let i = 0; i < n; i++) r[i] = b[i]! - r[i]!;
     const bnorm = norm2(b) || 1;
-    const tol = o.num('tolerance'), maxIt = o.int('max_iterations');
+    const tol = o.num('tolerance'),
+      maxIt = o.int('max_iterations');
     for (let i = 0; i < n; i++) z[i] = M[i]! * r[i]!;
     p.set(z);
     let rz = dot(r, z);
@@ -152,7 +176,11 @@ export const linearCg: SolverDef = {
     for (let i = 0; i < n; i++) Ap[i] = b[i]! - Ap[i]!;
     const trueResidual = norm2(Ap) / bnorm;
     return {
-      result: { x: Array.from(x), relative_residual: trueResidual, residual_history: history.length > 200 ? history.filter((_, i) => i % Math.ceil(history.length / 200) === 0) : history },
+      result: {
+        x: Array.from(x),
+        relative_residual: trueResidual,
+        residual_history: history.length > 200 ? history.filter((_, i) => i % Math.ceil(history.length / 200) === 0) : history,
+      },
       converged: true,
       iterations: it,
       error_estimate: trueResidual,
@@ -172,11 +200,21 @@ export const eigenSymmetric: SolverDef = {
     'Computes all eigenvalues (ascending) and, unless eigenvectors is false, orthonormal eigenvectors of a real symmetric matrix: normal modes, principal stresses, inertia axes, covariance principal components. O(n³): Householder reduction to tridiagonal form, then implicit QL; eigenvalues are accurate to about machine precision times the largest |eigenvalue|.',
   inputs: [input('A', 'matrix', 'Real symmetric matrix, row by row', { min_items: 1, max_items: 150 })],
   options: [
-    input('tolerance', 'number', 'Relative deflation threshold: an off-diagonal element below tolerance × the matrix scale is dropped', { default: 2.220446049250313e-16, min: 1e-17, max: 1e-6 }),
+    input('tolerance', 'number', 'Relative deflation threshold: an off-diagonal element below tolerance × the matrix scale is dropped', {
+      default: 2.220446049250313e-16,
+      min: 1e-17,
+      max: 1e-6,
+    }),
     input('max_iterations', 'integer', 'QL iterations allowed per eigenvalue; the solve is refused when they run out', { default: 30, min: 1, max: 1000 }),
     input('eigenvectors', 'boolean', 'Also compute the eigenvectors (about four times the work of the eigenvalues alone)', { default: true }),
   ],
-  example: { A: [[2, -1, 0], [-1, 2, -1], [0, -1, 2]] },
+  example: {
+    A: [
+      [2, -1, 0],
+      [-1, 2, -1],
+      [0, -1, 2],
+    ],
+  },
   async run(a, o) {
     const rows = a.mat('A');
     const n = square('A', rows);
@@ -192,10 +230,13 @@ export const eigenSymmetric: SolverDef = {
     try {
       r = symmetricEigen(A, n, o.bool('eigenvectors'), o.num('tolerance'), o.int('max_iterations'));
     } catch (err) {
-      if (err instanceof EigenNoConvergence) unprocessable(`The QL iteration did not converge for eigenvalue ${err.index} within ${err.iterations} iterations; raise max_iterations`);
+      if (err instanceof EigenNoConvergence)
+        unprocessable(`The QL iteration did not converge for eigenvalue ${err.index} within ${err.iterations} iterations; raise max_iterations`);
       throw err;
     }
-    const result = r.vectors ? { eigenvalues: r.values, eigenvectors: r.vectors, iterations: r.iterations } : { eigenvalues: r.values, iterations: r.iterations };
+    const result = r.vectors
+      ? { eigenvalues: r.values, eigenvectors: r.vectors, iterations: r.iterations }
+      : { eigenvalues: r.values, iterations: r.iterations };
     return { result, converged: true, iterations: r.iterations, error_estimate: r.neglected };
   },
 };
@@ -235,12 +276,14 @@ export const leastSquaresQr: SolverDef = {
       const d = a.int('degree');
       rows = xs.map((x) => Array.from({ length: d + 1 }, (_, k) => x ** k));
     }
-    const m = rows.length, n = rows[0]!.length;
+    const m = rows.length,
+      n = rows[0]!.length;
     if (m < n) unprocessable(`The system is underdetermined: ${m} equations for ${n} unknowns; give at least ${n} rows`);
     const qr = flatten(rows);
     const tau = new Float64Array(n);
     const rcond = householderQr(qr, m, n, tau);
-    if (rcond < 1e-13) unprocessable(`The design matrix is rank-deficient (smallest/largest |R_kk| = ${rcond.toExponential(2)}); remove dependent columns or lower the degree`);
+    if (rcond < 1e-13)
+      unprocessable(`The design matrix is rank-deficient (smallest/largest |R_kk| = ${rcond.toExponential(2)}); remove dependent columns or lower the degree`);
     const qtb = Float64Array.from(b);
     applyQt(qr, m, n, tau, qtb);
     const c = backSubstitute(qr, n, qtb);

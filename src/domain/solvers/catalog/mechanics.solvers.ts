@@ -15,19 +15,42 @@ export const nbodyVerlet: SolverDef = {
     'Advances N point masses under mutual Newtonian gravity with the symplectic velocity Verlet scheme, which keeps the energy error bounded over long runs. Returns final positions and velocities, total energy and angular momentum with their relative drift, and sampled positions.',
   inputs: [
     input('masses', 'vector', 'Mass of each body', { unit: 'kg', min: 0, max: 1e40, min_items: 2, max_items: 64 }),
-    input('positions', 'matrix', 'Initial position of each body, one [x, y, z] row per body', { unit: 'm', min: -1e20, max: 1e20, min_items: 2, max_items: 64 }),
-    input('velocities', 'matrix', 'Initial velocity of each body, one [vx, vy, vz] row per body', { unit: 'm/s', min: -3e8, max: 3e8, min_items: 2, max_items: 64 }),
+    input('positions', 'matrix', 'Initial position of each body, one [x, y, z] row per body', {
+      unit: 'm',
+      min: -1e20,
+      max: 1e20,
+      min_items: 2,
+      max_items: 64,
+    }),
+    input('velocities', 'matrix', 'Initial velocity of each body, one [vx, vy, vz] row per body', {
+      unit: 'm/s',
+      min: -3e8,
+      max: 3e8,
+      min_items: 2,
+      max_items: 64,
+    }),
     input('dt', 'number', 'Time step', { unit: 's', min: 1e-9, max: 1e12 }),
     input('steps', 'integer', 'Number of steps', { min: 1, max: 5_000_000 }),
     input('softening', 'number', 'Plummer softening length added to every separation', { unit: 'm', default: 0, min: 0, max: 1e15 }),
-    input('gravitational_constant', 'number', 'G; keep the SI value unless you use scaled units', { unit: 'm^3/(kg s^2)', default: G_SI, min: 1e-20, max: 1e3 }),
+    input('gravitational_constant', 'number', 'G; keep the SI value unless you use scaled units', {
+      unit: 'm^3/(kg s^2)',
+      default: G_SI,
+      min: 1e-20,
+      max: 1e3,
+    }),
     input('samples', 'integer', 'Number of position snapshots, first and last included', { default: 2, min: 2, max: 201 }),
   ],
   options: [],
   example: {
     masses: [1.98847e30, 5.9722e24],
-    positions: [[0, 0, 0], [1.495978707e11, 0, 0]],
-    velocities: [[0, 0, 0], [0, 29784.7, 0]],
+    positions: [
+      [0, 0, 0],
+      [1.495978707e11, 0, 0],
+    ],
+    velocities: [
+      [0, 0, 0],
+      [0, 29784.7, 0],
+    ],
     dt: 3600,
     steps: 8766,
     samples: 5,
@@ -39,25 +62,38 @@ export const nbodyVerlet: SolverDef = {
     const v0 = a.mat('velocities');
     if (x0.length !== n || x0[0]!.length !== 3) invalid('positions', `needs ${n} rows of [x, y, z], one per mass`);
     if (v0.length !== n || v0[0]!.length !== 3) invalid('velocities', `needs ${n} rows of [vx, vy, vz], one per mass`);
-    const dt = a.num('dt'), steps = a.int('steps'), eps2 = a.num('softening') ** 2, G = a.num('gravitational_constant');
+    const dt = a.num('dt'),
+      steps = a.int('steps'),
+      eps2 = a.num('softening') ** 2,
+      G = a.num('gravitational_constant');
     if (n * n * steps > 4e8) unprocessable(`bodies² × steps is ${n * n * steps}; keep it under 4e8 (fewer steps or bodies)`);
-    const x = Float64Array.from(x0.flat()), v = Float64Array.from(v0.flat()), acc = new Float64Array(3 * n);
+    const x = Float64Array.from(x0.flat()),
+      v = Float64Array.from(v0.flat()),
+      acc = new Float64Array(3 * n);
     const accelerate = () => {
       acc.fill(0);
       for (let i = 0; i < n; i++) {
         for (let j = i + 1; j < n; j++) {
-          const dx = x[3 * j]! - x[3 * i]!, dy = x[3 * j + 1]! - x[3 * i + 1]!, dz = x[3 * j + 2]! - x[3 * i + 2]!;
+          const dx = x[3 * j]! - x[3 * i]!,
+            dy = x[3 * j + 1]! - x[3 * i + 1]!,
+            dz = x[3 * j + 2]! - x[3 * i + 2]!;
           const r2 = dx * dx + dy * dy + dz * dz + eps2;
           if (r2 === 0) unprocessable(`bodies ${i} and ${j} collide (zero separation); add softening`);
           const inv3 = 1 / (r2 * Math.sqrt(r2));
-          const fi = G * m[j]! * inv3, fj = G * m[i]! * inv3;
-          acc[3 * i] = acc[3 * i]! + fi * dx; acc[3 * i + 1] = acc[3 * i + 1]! + fi * dy; acc[3 * i + 2] = acc[3 * i + 2]! + fi * dz;
-          acc[3 * j] = acc[3 * j]! - fj * dx; acc[3 * j + 1] = acc[3 * j + 1]! - fj * dy; acc[3 * j + 2] = acc[3 * j + 2]! - fj * dz;
+          const fi = G * m[j]! * inv3,
+            fj = G * m[i]! * inv3;
+          acc[3 * i] = acc[3 * i]! + fi * dx;
+          acc[3 * i + 1] = acc[3 * i + 1]! + fi * dy;
+          acc[3 * i + 2] = acc[3 * i + 2]! + fi * dz;
+          acc[3 * j] = acc[3 * j]! - fj * dx;
+          acc[3 * j + 1] = acc[3 * j + 1]! - fj * dy;
+          acc[3 * j + 2] = acc[3 * j + 2]! - fj * dz;
         }
       }
     };
     const invariants = () => {
-      let kinetic = 0, potential = 0;
+      let kinetic = 0,
+        potential = 0;
       const L: [number, number, number] = [0, 0, 0];
       for (let i = 0; i < n; i++) {
         const [px, py, pz] = [x[3 * i]!, x[3 * i + 1]!, x[3 * i + 2]!];
@@ -155,7 +191,9 @@ export const projectileDrag: SolverDef = {
     const base = { rtol: o.num('tolerance'), atol: 1e-12, maxSteps: o.int('max_iterations'), ctl };
     const horizon = 1e7;
     let state: Float64Array = Float64Array.from([0, a.num('height'), speed * Math.cos(theta), speed * Math.sin(theta)]);
-    let t = 0, steps = 0, apex = state[1]!;
+    let t = 0,
+      steps = 0,
+      apex = state[1]!;
     if (state[3]! > 0) {
       const up = await dopri45(f, 0, state, horizon, { ...base, outputs: [horizon], event: { g: (_t, y) => y[3]!, direction: -1 } });
       if (!up.eventHit) unprocessable('the projectile never reached its apex within the time horizon');

@@ -3,7 +3,11 @@ import { rodas4 } from '../numeric/ode-stiff.js';
 import { input, MAX_ITERATIONS, TOLERANCE, unprocessable, type SolverDef } from '../solver-def.js';
 import { expressionSystem, SYSTEM_INPUTS, trajectory } from './expression-system.js';
 
-const ABS_TOLERANCE = input('abs_tolerance', 'number', 'Absolute error tolerance per component, for components near zero', { default: 1e-10, min: 1e-300, max: 1 });
+const ABS_TOLERANCE = input('abs_tolerance', 'number', 'Absolute error tolerance per component, for components near zero', {
+  default: 1e-10,
+  min: 1e-300,
+  max: 1,
+});
 
 export const odeRk4: SolverDef = {
   id: 'ode-rk4',
@@ -14,16 +18,27 @@ export const odeRk4: SolverDef = {
   unit: '',
   version: '1.0.0',
   description:
-    'Integrates y\' = f(t, y) for a system you write as expressions, with a fixed number of equal RK4 steps (global error O(h^4)). Use it when you want a predictable cost and step; use ode-dopri45 when you want a tolerance instead.',
+    "Integrates y' = f(t, y) for a system you write as expressions, with a fixed number of equal RK4 steps (global error O(h^4)). Use it when you want a predictable cost and step; use ode-dopri45 when you want a tolerance instead.",
   inputs: [...SYSTEM_INPUTS, input('steps', 'integer', 'Total number of equal steps; a multiple of samples - 1', { default: 1000, min: 1, max: 2_000_000 })],
   options: [],
-  example: { variables: ['x', 'v'], equations: ['v', '-omega^2 * x'], initial: [1, 0], t0: 0, t_end: 6.283185307179586, parameters: { omega: 1 }, steps: 1000, samples: 5 },
+  example: {
+    variables: ['x', 'v'],
+    equations: ['v', '-omega^2 * x'],
+    initial: [1, 0],
+    t0: 0,
+    t_end: 6.283185307179586,
+    parameters: { omega: 1 },
+    steps: 1000,
+    samples: 5,
+  },
   async run(a, _o, ctl) {
     const sys = expressionSystem(a);
     const steps = a.int('steps');
     const intervals = sys.outputs.length;
     if (steps % intervals !== 0) {
-      unprocessable(`steps (${steps}) must be a multiple of samples - 1 (${intervals}) so every sample falls on a step; try ${Math.max(1, Math.round(steps / intervals)) * intervals}`);
+      unprocessable(
+        `steps (${steps}) must be a multiple of samples - 1 (${intervals}) so every sample falls on a step; try ${Math.max(1, Math.round(steps / intervals)) * intervals}`,
+      );
     }
     const sol = await rk4(sys.f, sys.t0, sys.y0, sys.tEnd, steps, steps / intervals, ctl);
     return { result: { ...trajectory(sys.names, sol.times, sol.states), steps }, converged: true, iterations: steps, error_estimate: null };
@@ -39,7 +54,7 @@ export const odeDopri45: SolverDef = {
   unit: '',
   version: '1.0.0',
   description:
-    'Integrates y\' = f(t, y) for a system you write as expressions to a relative tolerance, choosing the step size from the embedded 4th-order error estimate and landing exactly on every sample time. For stiff systems (widely separated time scales) use ode-stiff-rosenbrock.',
+    "Integrates y' = f(t, y) for a system you write as expressions to a relative tolerance, choosing the step size from the embedded 4th-order error estimate and landing exactly on every sample time. For stiff systems (widely separated time scales) use ode-stiff-rosenbrock.",
   inputs: SYSTEM_INPUTS,
   options: [TOLERANCE(1e-8), ABS_TOLERANCE, MAX_ITERATIONS(200_000, 5_000_000)],
   example: { variables: ['x', 'y'], equations: ['y', 'mu * (1 - x^2) * y - x'], initial: [2, 0], t0: 0, t_end: 20, parameters: { mu: 1 }, samples: 11 },
@@ -55,7 +70,7 @@ export const odeStiff: SolverDef = {
   unit: '',
   version: '2.0.0',
   description:
-    'Integrates stiff systems (chemical kinetics such as Robertson\'s problem, Van der Pol with large mu) where explicit methods need absurdly small steps. Six linear solves with one W = I/(h·γ) - J per step; the Jacobian comes from forward differences of your expressions. The order-4 solution is kept while the order-3 one is error-controlled, so the global error stays within a small factor of the tolerance (y\' = -y over ten time constants: 1.0-1.2 × the tolerance from 1e-6 to 1e-10).',
+    "Integrates stiff systems (chemical kinetics such as Robertson's problem, Van der Pol with large mu) where explicit methods need absurdly small steps. Six linear solves with one W = I/(h·γ) - J per step; the Jacobian comes from forward differences of your expressions. The order-4 solution is kept while the order-3 one is error-controlled, so the global error stays within a small factor of the tolerance (y' = -y over ten time constants: 1.0-1.2 × the tolerance from 1e-6 to 1e-10).",
   inputs: SYSTEM_INPUTS,
   options: [TOLERANCE(1e-6, 1e-10), ABS_TOLERANCE, MAX_ITERATIONS(100_000, 2_000_000)],
   example: {

@@ -14,16 +14,22 @@ export const keplerEquation: SolverDef = {
   unit: 'rad',
   version: '1.0.0',
   description:
-    "Finds the eccentric anomaly E from the mean anomaly M and eccentricity e (M = E − e·sin E), then the true anomaly and, given the semi-major axis (or periapsis distance for e = 1), the radius. Hyperbolic (e > 1) and parabolic (e = 1) orbits are handled too.",
+    'Finds the eccentric anomaly E from the mean anomaly M and eccentricity e (M = E − e·sin E), then the true anomaly and, given the semi-major axis (or periapsis distance for e = 1), the radius. Hyperbolic (e > 1) and parabolic (e = 1) orbits are handled too.',
   inputs: [
     input('eccentricity', 'number', 'Orbital eccentricity e', { min: 0, max: 100 }),
     input('mean_anomaly', 'number', 'Mean anomaly M', { unit: 'rad', min: -1e6, max: 1e6 }),
-    input('semi_major_axis', 'number', 'Semi-major axis a (negative for hyperbolas is not needed: give |a|); periapsis distance q when e = 1', { unit: 'm', required: false, min: 0, max: 1e20 }),
+    input('semi_major_axis', 'number', 'Semi-major axis a (negative for hyperbolas is not needed: give |a|); periapsis distance q when e = 1', {
+      unit: 'm',
+      required: false,
+      min: 0,
+      max: 1e20,
+    }),
   ],
   options: [MAX_ITERATIONS(100, 1000)],
   example: { eccentricity: 0.4, mean_anomaly: 4.108505059513245 },
   async run(a, o) {
-    const e = a.num('eccentricity'), M = a.num('mean_anomaly');
+    const e = a.num('eccentricity'),
+      M = a.num('mean_anomaly');
     const s = solveKepler(M, e, o.int('max_iterations'));
     let radius: number | null = null;
     if (a.has('semi_major_axis')) {
@@ -34,7 +40,15 @@ export const keplerEquation: SolverDef = {
     }
     const kind = e < 1 ? 'elliptic' : e > 1 ? 'hyperbolic' : 'parabolic';
     return {
-      result: { orbit: kind, anomaly: s.anomaly, anomaly_deg: s.anomaly * DEG, true_anomaly: s.trueAnomaly, true_anomaly_deg: s.trueAnomaly * DEG, radius, residual: s.residual },
+      result: {
+        orbit: kind,
+        anomaly: s.anomaly,
+        anomaly_deg: s.anomaly * DEG,
+        true_anomaly: s.trueAnomaly,
+        true_anomaly_deg: s.trueAnomaly * DEG,
+        radius,
+        residual: s.residual,
+      },
       converged: true,
       iterations: s.iterations,
       error_estimate: s.residual,
@@ -60,12 +74,17 @@ export const hohmannTransfer: SolverDef = {
   options: [TOLERANCE(1e-12, 1e-14)],
   example: { r1: 6678137, r2: 42164137 },
   async run(a, o, ctl) {
-    const r1 = a.num('r1'), r2 = a.num('r2'), mu = a.num('mu');
+    const r1 = a.num('r1'),
+      r2 = a.num('r2'),
+      mu = a.num('mu');
     if (r1 === r2) unprocessable('r1 equals r2: no transfer is needed');
     const at = (r1 + r2) / 2;
-    const v1 = Math.sqrt(mu / r1), v2 = Math.sqrt(mu / r2);
-    const vp = Math.sqrt(mu * (2 / r1 - 1 / at)), va = Math.sqrt(mu * (2 / r2 - 1 / at));
-    const dv1 = vp - v1, dv2 = v2 - va;
+    const v1 = Math.sqrt(mu / r1),
+      v2 = Math.sqrt(mu / r2);
+    const vp = Math.sqrt(mu * (2 / r1 - 1 / at)),
+      va = Math.sqrt(mu * (2 / r2 - 1 / at));
+    const dv1 = vp - v1,
+      dv2 = v2 - va;
     const tof = Math.PI * Math.sqrt((at * at * at) / mu);
     const f = (_t: number, y: Float64Array, dy: Float64Array) => {
       const r3 = Math.hypot(y[0]!, y[1]!) ** 3;
@@ -74,7 +93,12 @@ export const hohmannTransfer: SolverDef = {
       dy[2] = (-mu * y[0]!) / r3;
       dy[3] = (-mu * y[1]!) / r3;
     };
-    const sol = await dopri45(f, 0, Float64Array.from([r1, 0, 0, vp]), tof, { rtol: o.num('tolerance'), atol: 1e-9 * Math.min(r1, r2), maxSteps: 1_000_000, ctl });
+    const sol = await dopri45(f, 0, Float64Array.from([r1, 0, 0, vp]), tof, {
+      rtol: o.num('tolerance'),
+      atol: 1e-9 * Math.min(r1, r2),
+      maxSteps: 1_000_000,
+      ctl,
+    });
     const arrival = Math.hypot(sol.y[0]!, sol.y[1]!);
     const arrivalSpeed = Math.hypot(sol.y[2]!, sol.y[3]!);
     return {
@@ -128,8 +152,12 @@ export const lambertTransfer: SolverDef = {
   options: [TOLERANCE(1e-12, 1e-15), MAX_ITERATIONS(500, 10_000)],
   example: { r1: [5000e3, 10000e3, 2100e3], r2: [-14600e3, 2500e3, 7000e3], time_of_flight: 3600, mu: 3.986e14 },
   async run(a, o) {
-    const R1 = a.vec('r1'), R2 = a.vec('r2'), tof = a.num('time_of_flight'), mu = a.num('mu');
-    const r1 = Math.hypot(R1[0]!, R1[1]!, R1[2]!), r2 = Math.hypot(R2[0]!, R2[1]!, R2[2]!);
+    const R1 = a.vec('r1'),
+      R2 = a.vec('r2'),
+      tof = a.num('time_of_flight'),
+      mu = a.num('mu');
+    const r1 = Math.hypot(R1[0]!, R1[1]!, R1[2]!),
+      r2 = Math.hypot(R2[0]!, R2[1]!, R2[2]!);
     if (r1 === 0) invalid('r1', 'must not be the origin');
     if (r2 === 0) invalid('r2', 'must not be the origin');
     const cosDnu = Math.max(-1, Math.min(1, (R1[0]! * R2[0]! + R1[1]! * R2[1]! + R1[2]! * R2[2]!) / (r1 * r2)));
@@ -141,9 +169,14 @@ export const lambertTransfer: SolverDef = {
       unprocessable('r1 and r2 are collinear with the central body (transfer angle 0 or 180°): the transfer plane is undefined');
     }
     const sqrtMu = Math.sqrt(mu);
-    let lo = -4 * Math.PI, hi = 4 * Math.PI * Math.PI, psi = 0;
-    let y = 0, it = 0, dt = 0;
-    const maxIt = o.int('max_iterations'), tol = o.num('tolerance');
+    let lo = -4 * Math.PI,
+      hi = 4 * Math.PI * Math.PI,
+      psi = 0;
+    let y = 0,
+      it = 0,
+      dt = 0;
+    const maxIt = o.int('max_iterations'),
+      tol = o.num('tolerance');
     for (; it < maxIt; it++) {
       const [c2, c3] = stumpff(psi);
       y = r1 + r2 + (A * (psi * c3 - 1)) / Math.sqrt(c2);
@@ -162,9 +195,13 @@ export const lambertTransfer: SolverDef = {
       if (hi - lo < 1e-15 * Math.max(1, Math.abs(psi))) break;
     }
     if (it >= maxIt || Math.abs(dt - tof) > Math.sqrt(tol) * tof) {
-      unprocessable(`No single-revolution transfer matches a time of flight of ${tof} s (closest ${dt} s); the time may be too short for this geometry or need several revolutions`);
+      unprocessable(
+        `No single-revolution transfer matches a time of flight of ${tof} s (closest ${dt} s); the time may be too short for this geometry or need several revolutions`,
+      );
     }
-    const f = 1 - y / r1, g = A * Math.sqrt(y / mu), gdot = 1 - y / r2;
+    const f = 1 - y / r1,
+      g = A * Math.sqrt(y / mu),
+      gdot = 1 - y / r2;
     const v1 = [0, 1, 2].map((k) => (R2[k]! - f * R1[k]!) / g);
     const v2 = [0, 1, 2].map((k) => (gdot * R2[k]! - R1[k]!) / g);
     const speed1 = Math.hypot(v1[0]!, v1[1]!, v1[2]!);

@@ -39,18 +39,25 @@ export const heat1d: SolverDef = {
   options: [],
   example: { length: 1, diffusivity: 0.01, t_end: 10, initial: '100*sin(pi*x/L)', nx: 50, nt: 200 },
   async run(a, _o, ctl) {
-    const L = a.num('length'), alpha = a.num('diffusivity'), tEnd = a.num('t_end');
-    const nx = a.int('nx'), nt = a.int('nt');
+    const L = a.num('length'),
+      alpha = a.num('diffusivity'),
+      tEnd = a.num('t_end');
+    const nx = a.int('nx'),
+      nt = a.int('nt');
     if (nx * nt > 5e8) unprocessable(`nx × nt = ${nx * nt}; keep it under 5e8`);
     const u0 = field({ ...a, obj: (n: string) => (n === 'parameters' ? { L, ...a.obj('parameters') } : a.obj(n)) }, 'initial', ['x']);
-    const dx = L / nx, dt = tEnd / nt;
+    const dx = L / nx,
+      dt = tEnd / nt;
     const x = Array.from({ length: nx + 1 }, (_, i) => (i === nx ? L : i * dx));
     const u = Float64Array.from(x, (xi) => u0(xi));
     u[0] = a.num('left');
     u[nx] = a.num('right');
     finiteOr422(u, 'the initial profile');
-    const m = nx - 1, r = (alpha * dt) / (dx * dx);
-    const sub = new Float64Array(m).fill(-r / 2), diag = new Float64Array(m).fill(1 + r), sup = new Float64Array(m).fill(-r / 2);
+    const m = nx - 1,
+      r = (alpha * dt) / (dx * dx);
+    const sub = new Float64Array(m).fill(-r / 2),
+      diag = new Float64Array(m).fill(1 + r),
+      sup = new Float64Array(m).fill(-r / 2);
     const d = new Float64Array(m);
     for (let s = 0; s < nt; s++) {
       for (let i = 1; i <= m; i++) d[i - 1] = (r / 2) * u[i - 1]! + (1 - r) * u[i]! + (r / 2) * u[i + 1]!;
@@ -87,14 +94,19 @@ export const wave1d: SolverDef = {
   options: [MAX_ITERATIONS(1_000_000, 10_000_000)],
   example: { length: 1, wave_speed: 1, t_end: 0.5, displacement: '0.01*sin(pi*x/L)', nx: 100, courant: 0.5 },
   async run(a, o, ctl) {
-    const L = a.num('length'), c = a.num('wave_speed'), tEnd = a.num('t_end'), nx = a.int('nx');
+    const L = a.num('length'),
+      c = a.num('wave_speed'),
+      tEnd = a.num('t_end'),
+      nx = a.int('nx');
     const withL = { ...a, obj: (n: string) => (n === 'parameters' ? { L, ...a.obj('parameters') } : a.obj(n)) };
-    const f = field(withL, 'displacement', ['x']), g = field(withL, 'velocity', ['x']);
+    const f = field(withL, 'displacement', ['x']),
+      g = field(withL, 'velocity', ['x']);
     const dx = L / nx;
     const nt = Math.max(1, Math.ceil((tEnd * c) / (a.num('courant') * dx)));
     if (nt > o.int('max_iterations')) unprocessable(`this needs ${nt} time steps, more than max_iterations; use fewer grid intervals or a shorter t_end`);
     if (nt * nx > 1e9) unprocessable(`nx × steps = ${nt * nx}; keep it under 1e9`);
-    const dt = tEnd / nt, C2 = ((c * dt) / dx) ** 2;
+    const dt = tEnd / nt,
+      C2 = ((c * dt) / dx) ** 2;
     const x = Array.from({ length: nx + 1 }, (_, i) => (i === nx ? L : i * dx));
     let prev = Float64Array.from(x, (xi) => f(xi));
     prev[0] = 0;
@@ -108,7 +120,7 @@ export const wave1d: SolverDef = {
       let e = 0;
       for (let i = 0; i < nx; i++) {
         const v = (w[i]! - u[i]!) / dt;
-        e += 0.5 * v * v * dx + 0.5 * c * c * ((u[i + 1]! - u[i]!) * (w[i + 1]! - w[i]!)) / dx;
+        e += 0.5 * v * v * dx + (0.5 * c * c * ((u[i + 1]! - u[i]!) * (w[i + 1]! - w[i]!))) / dx;
       }
       return e;
     };
@@ -121,7 +133,12 @@ export const wave1d: SolverDef = {
     }
     const e1 = energy(prev, cur);
     const drift = e0 === 0 ? 0 : Math.abs(e1 - e0) / Math.abs(e0);
-    return { result: { x, u: Array.from(cur), t_end: tEnd, dt, steps: nt, courant: (c * dt) / dx, energy_relative_drift: drift }, converged: true, iterations: nt, error_estimate: drift };
+    return {
+      result: { x, u: Array.from(cur), t_end: tEnd, dt, steps: nt, courant: (c * dt) / dx, energy_relative_drift: drift },
+      converged: true,
+      iterations: nt,
+      error_estimate: drift,
+    };
   },
 };
 
@@ -147,16 +164,26 @@ export const poisson2d: SolverDef = {
   options: [TOLERANCE(1e-10, 1e-14), MAX_ITERATIONS(20_000, 200_000)],
   example: { source: '-2*pi^2*sin(pi*x)*sin(pi*y)', nx: 32, ny: 32 },
   async run(a, o, ctl) {
-    const lx = a.num('lx'), ly = a.num('ly'), nx = a.int('nx'), ny = a.int('ny');
-    const f = field(a, 'source', ['x', 'y']), g = field(a, 'boundary', ['x', 'y']);
-    const hx = lx / nx, hy = ly / ny, ix2 = 1 / (hx * hx), iy2 = 1 / (hy * hy);
-    const W = nx + 1, H = ny + 1;
+    const lx = a.num('lx'),
+      ly = a.num('ly'),
+      nx = a.int('nx'),
+      ny = a.int('ny');
+    const f = field(a, 'source', ['x', 'y']),
+      g = field(a, 'boundary', ['x', 'y']);
+    const hx = lx / nx,
+      hy = ly / ny,
+      ix2 = 1 / (hx * hx),
+      iy2 = 1 / (hy * hy);
+    const W = nx + 1,
+      H = ny + 1;
     const u = new Float64Array(W * H);
-    const xs = Array.from({ length: W }, (_, i) => (i === nx ? lx : i * hx)), ys = Array.from({ length: H }, (_, j) => (j === ny ? ly : j * hy));
+    const xs = Array.from({ length: W }, (_, i) => (i === nx ? lx : i * hx)),
+      ys = Array.from({ length: H }, (_, j) => (j === ny ? ly : j * hy));
     for (let j = 0; j < H; j++) for (let i = 0; i < W; i++) if (i === 0 || j === 0 || i === nx || j === ny) u[j * W + i] = g(xs[i]!, ys[j]!);
     finiteOr422(u, 'the boundary value');
     // Unknowns are the interior points; solve A v = b with A = -∇²_h (SPD), boundary moved to b.
-    const m = (nx - 1) * (ny - 1), idx = (i: number, j: number) => (j - 1) * (nx - 1) + (i - 1);
+    const m = (nx - 1) * (ny - 1),
+      idx = (i: number, j: number) => (j - 1) * (nx - 1) + (i - 1);
     const b = new Float64Array(m);
     for (let j = 1; j < ny; j++) {
       for (let i = 1; i < nx; i++) {
@@ -172,7 +199,8 @@ export const poisson2d: SolverDef = {
     const apply = (p: Float64Array, out: Float64Array) => {
       for (let j = 1; j < ny; j++) {
         for (let i = 1; i < nx; i++) {
-          const k = idx(i, j), c = p[k]!;
+          const k = idx(i, j),
+            c = p[k]!;
           let s = 2 * (ix2 + iy2) * c;
           if (i > 1) s -= ix2 * p[k - 1]!;
           if (i < nx - 1) s -= ix2 * p[k + 1]!;
@@ -182,15 +210,20 @@ export const poisson2d: SolverDef = {
         }
       }
     };
-    const v = new Float64Array(m), r = Float64Array.from(b), p = Float64Array.from(b), Ap = new Float64Array(m);
+    const v = new Float64Array(m),
+      r = Float64Array.from(b),
+      p = Float64Array.from(b),
+      Ap = new Float64Array(m);
     const dot = (x: Float64Array, y: Float64Array) => {
       let s = 0;
       for (let k = 0; k < x.length; k++) s += x[k]! * y[k]!;
       return s;
     };
     const bnorm = Math.sqrt(dot(b, b)) || 1;
-    let rr = dot(r, r), it = 0;
-    const tol = o.num('tolerance'), maxIt = o.int('max_iterations');
+    let rr = dot(r, r),
+      it = 0;
+    const tol = o.num('tolerance'),
+      maxIt = o.int('max_iterations');
     while (Math.sqrt(rr) / bnorm > tol) {
       if (it >= maxIt) unprocessable(`CG did not converge within ${maxIt} iterations (relative residual ${Math.sqrt(rr) / bnorm})`);
       apply(p, Ap);
@@ -209,13 +242,20 @@ export const poisson2d: SolverDef = {
     for (let j = 1; j < ny; j++) for (let i = 1; i < nx; i++) u[j * W + i] = v[idx(i, j)]!;
     const grid = Array.from({ length: H }, (_, j) => Array.from(u.subarray(j * W, j * W + W)));
     const centre = bilinear(u, W, hx, hy, lx / 2, ly / 2);
-    return { result: { x: xs, y: ys, u: grid, u_center: centre, residual: Math.sqrt(rr) / bnorm }, converged: true, iterations: it, error_estimate: Math.sqrt(rr) / bnorm };
+    return {
+      result: { x: xs, y: ys, u: grid, u_center: centre, residual: Math.sqrt(rr) / bnorm },
+      converged: true,
+      iterations: it,
+      error_estimate: Math.sqrt(rr) / bnorm,
+    };
   },
 };
 
 function bilinear(u: Float64Array, W: number, hx: number, hy: number, x: number, y: number): number {
-  const i = Math.min(Math.floor(x / hx), W - 2), j = Math.floor(y / hy);
-  const sx = x / hx - i, sy = y / hy - j;
+  const i = Math.min(Math.floor(x / hx), W - 2),
+    j = Math.floor(y / hy);
+  const sx = x / hx - i,
+    sy = y / hy - j;
   const H = u.length / W;
   const j1 = Math.min(j + 1, H - 1);
   return (1 - sx) * (1 - sy) * u[j * W + i]! + sx * (1 - sy) * u[j * W + i + 1]! + (1 - sx) * sy * u[j1 * W + i]! + sx * sy * u[j1 * W + i + 1]!;

@@ -27,27 +27,32 @@ export const schrodinger1d: SolverDef = {
   options: [],
   example: { potential: '0.5*k*x^2', x_min: -3, x_max: 3, grid: 1200, states: 3, parameters: { k: 13.123419 } },
   async run(a, _o, ctl) {
-    const x0 = a.num('x_min'), x1 = a.num('x_max');
+    const x0 = a.num('x_min'),
+      x1 = a.num('x_max');
     if (!(x1 > x0)) invalid('x_max', 'must be greater than x_min');
-    const n = a.int('grid'), states = a.int('states');
+    const n = a.int('grid'),
+      states = a.int('states');
     if (states > n) invalid('states', `cannot exceed the number of grid points (${n})`);
     const { fn, vars } = compileInput('potential', a.str('potential'), ['x'], a.obj('parameters'));
     const h = (x1 - x0) / (n + 1);
     const t = HBAR2_2ME_EV_NM2 / a.num('mass') / (h * h);
     const x = Float64Array.from({ length: n }, (_, i) => x0 + (i + 1) * h);
-    const d = new Float64Array(n), e = new Float64Array(n - 1).fill(-t);
+    const d = new Float64Array(n),
+      e = new Float64Array(n - 1).fill(-t);
     for (let i = 0; i < n; i++) {
       vars[0] = x[i]!;
       const v = fn(vars);
       if (!Number.isFinite(v)) unprocessable(`The potential is not finite at x = ${x[i]} nm`, { x: x[i] });
       d[i] = 2 * t + v;
     }
-    let lo = Infinity, hi = -Infinity;
+    let lo = Infinity,
+      hi = -Infinity;
     for (let i = 0; i < n; i++) {
       lo = Math.min(lo, d[i]! - 2 * t);
       hi = Math.max(hi, d[i]! + 2 * t);
     }
-    const energies: number[] = [], wavefunctions: number[][] = [];
+    const energies: number[] = [],
+      wavefunctions: number[][] = [];
     const stride = Math.max(1, Math.ceil(n / 200));
     const sampleX: number[] = [];
     for (let i = 0; i < n; i += stride) sampleX.push(x[i]!);
@@ -103,11 +108,12 @@ function decayPropagator(lambda: Float64Array, t: number): Float64Array {
 
 function multiply(X: Float64Array, Y: Float64Array, n: number): Float64Array {
   const Z = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) {
-    const x = X[i * n + k]!;
-    if (x === 0) continue;
-    for (let j = 0; j < n; j++) Z[i * n + j] = Z[i * n + j]! + x * Y[k * n + j]!;
-  }
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < n; k++) {
+      const x = X[i * n + k]!;
+      if (x === 0) continue;
+      for (let j = 0; j < n; j++) Z[i * n + j] = Z[i * n + j]! + x * Y[k * n + j]!;
+    }
   return Z;
 }
 
@@ -132,7 +138,12 @@ export const decayBateman: SolverDef = {
     'Evolves a linear decay chain N1 → N2 → … (the last member stable unless you give it a half-life) from initial amounts, at the requested times. Handles equal or nearly equal half-lives and chains spanning many orders of magnitude, where the textbook Bateman sum loses all digits. Returns amounts and activities (λ·N, Bq when amounts are atoms).',
   inputs: [
     input('half_lives', 'vector', 'Half-life of each radioactive member, parent first', { unit: 's', min: 1e-12, max: 1e30, min_items: 1, max_items: 30 }),
-    input('initial', 'vector', 'Initial amount of each member (atoms or moles); one more than half_lives when the chain ends in a stable member', { min: 0, max: 1e300, min_items: 1, max_items: 31 }),
+    input('initial', 'vector', 'Initial amount of each member (atoms or moles); one more than half_lives when the chain ends in a stable member', {
+      min: 0,
+      max: 1e300,
+      min_items: 1,
+      max_items: 31,
+    }),
     input('times', 'vector', 'Times at which to report the amounts', { unit: 's', min: 0, max: 1e30, min_items: 1, max_items: 200 }),
     input('stable_end', 'boolean', 'Append a stable final member that collects the last decay', { default: true }),
     input('names', 'list', 'Optional names of the members, e.g. ["Po-218", "Pb-214", ...]', { required: false, min_items: 1, max_items: 31 }),
@@ -146,11 +157,13 @@ export const decayBateman: SolverDef = {
     const N0 = a.vec('initial');
     if (N0.length !== n) invalid('initial', `needs ${n} amounts (${halfLives.length} radioactive members${stable ? ' and the stable end' : ''})`);
     const names = a.has('names') ? a.list<unknown>('names') : Array.from({ length: n }, (_, i) => `N${i + 1}`);
-    if (names.length !== n || !names.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 32)) invalid('names', `needs ${n} non-empty strings of at most 32 characters`);
+    if (names.length !== n || !names.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 32))
+      invalid('names', `needs ${n} non-empty strings of at most 32 characters`);
     const lambda = new Float64Array(n);
     halfLives.forEach((h, i) => (lambda[i] = Math.LN2 / h));
     const times = a.vec('times');
-    const amounts: number[][] = [], activities: number[][] = [];
+    const amounts: number[][] = [],
+      activities: number[][] = [];
     for (let k = 0; k < times.length; k++) {
       const t = times[k]!;
       if (lambda.some((l) => l * t > 1e30)) unprocessable(`λ·t exceeds 1e30 at t = ${t} s; every member but the long-lived ones is gone long before`);
@@ -179,9 +192,10 @@ function batemanCheck(lambda: Float64Array, N0: number[], times: number[], amoun
   const n = lambda.length;
   if (N0.slice(1).some((v) => v !== 0) || N0[0] === 0) return null;
   const radioactive = Array.from(lambda).filter((l) => l > 0);
-  for (let i = 0; i < radioactive.length; i++) for (let j = i + 1; j < radioactive.length; j++) {
-    if (Math.abs(radioactive[i]! - radioactive[j]!) < 0.05 * Math.max(radioactive[i]!, radioactive[j]!)) return null;
-  }
+  for (let i = 0; i < radioactive.length; i++)
+    for (let j = i + 1; j < radioactive.length; j++) {
+      if (Math.abs(radioactive[i]! - radioactive[j]!) < 0.05 * Math.max(radioactive[i]!, radioactive[j]!)) return null;
+    }
   let worst = 0;
   times.forEach((t, k) => {
     for (let m = 0; m < n; m++) {

@@ -25,13 +25,18 @@ export const perihelionPrecession: SolverDef = {
   options: [TOLERANCE(1e-13, 1e-15)],
   example: { periapsis: 46.0012e9, apoapsis: 69.8169e9 },
   async run(a, o) {
-    const M = a.num('mass'), rp = a.num('periapsis'), ra = a.num('apoapsis');
+    const M = a.num('mass'),
+      rp = a.num('periapsis'),
+      ra = a.num('apoapsis');
     if (ra < rp) invalid('apoapsis', 'must be at least the periapsis');
     const rs = (2 * G * M) / (C * C);
-    const u1 = 1 / ra, u2 = 1 / rp;
+    const u1 = 1 / ra,
+      u2 = 1 / rp;
     // Bound, non-plunging orbits need the third root u3 = 1/rs − u1 − u2 above u2.
     if (1 - rs * (u1 + 2 * u2) <= 0) {
-      unprocessable(`No stable bound orbit: periapsis ${rp} m is too close to the Schwarzschild radius ${rs} m (the body plunges)`, { schwarzschild_radius: rs });
+      unprocessable(`No stable bound orbit: periapsis ${rp} m is too close to the Schwarzschild radius ${rs} m (the body plunges)`, {
+        schwarzschild_radius: rs,
+      });
     }
     // dφ/dχ = 2/√(1 − w) with w = rs·(u1 + u2 + u); integrating 2/√(1 − w) − 2 avoids cancelling against 2π.
     const integrand = (chi: number) => {
@@ -42,7 +47,8 @@ export const perihelionPrecession: SolverDef = {
     };
     const q = integrate(integrand, 0, Math.PI / 2, 0, o.num('tolerance'), 1000);
     const perOrbit = 2 * q.value;
-    const semiMajor = (rp + ra) / 2, e = (ra - rp) / (ra + rp);
+    const semiMajor = (rp + ra) / 2,
+      e = (ra - rp) / (ra + rp);
     const period = 2 * Math.PI * Math.sqrt(semiMajor ** 3 / (G * M));
     const firstOrder = (6 * Math.PI * G * M) / (C * C * semiMajor * (1 - e * e));
     return {
@@ -75,16 +81,30 @@ export const timeDilation: SolverDef = {
     input('semi_major_axis', 'number', 'Semi-major axis of the orbit', { unit: 'm', min: 1, max: 1e16 }),
     input('eccentricity', 'number', 'Orbital eccentricity', { default: 0, min: 0, max: 0.999 }),
     input('mu', 'number', 'Gravitational parameter GM of the central body (Earth by default)', { unit: 'm^3/s^2', default: 3.986004418e14, min: 1, max: 1e25 }),
-    input('reference_radius', 'number', 'Distance of the reference clock from the centre (Earth equatorial radius by default)', { unit: 'm', default: 6378137, min: 1, max: 1e16 }),
-    input('reference_speed', 'number', 'Speed of the reference clock (Earth equatorial rotation by default; 0 for a clock at rest)', { unit: 'm/s', default: 465.1, min: 0, max: 1e8 }),
+    input('reference_radius', 'number', 'Distance of the reference clock from the centre (Earth equatorial radius by default)', {
+      unit: 'm',
+      default: 6378137,
+      min: 1,
+      max: 1e16,
+    }),
+    input('reference_speed', 'number', 'Speed of the reference clock (Earth equatorial rotation by default; 0 for a clock at rest)', {
+      unit: 'm/s',
+      default: 465.1,
+      min: 0,
+      max: 1e8,
+    }),
   ],
   options: [TOLERANCE(1e-12, 1e-15)],
   example: { semi_major_axis: 26561750, eccentricity: 0.01 },
   async run(a, o) {
-    const sa = a.num('semi_major_axis'), e = a.num('eccentricity'), mu = a.num('mu');
-    const rRef = a.num('reference_radius'), vRef = a.num('reference_speed');
+    const sa = a.num('semi_major_axis'),
+      e = a.num('eccentricity'),
+      mu = a.num('mu');
+    const rRef = a.num('reference_radius'),
+      vRef = a.num('reference_speed');
     const rPeri = sa * (1 - e);
-    if ((2 * mu) / (rPeri * C * C) + (mu * (2 / rPeri - 1 / sa)) / (C * C) >= 1) unprocessable('The orbit reaches inside the horizon or moves faster than light: the weak-field clock model does not apply');
+    if ((2 * mu) / (rPeri * C * C) + (mu * (2 / rPeri - 1 / sa)) / (C * C) >= 1)
+      unprocessable('The orbit reaches inside the horizon or moves faster than light: the weak-field clock model does not apply');
     if ((2 * mu) / (rRef * C * C) + (vRef * vRef) / (C * C) >= 1) unprocessable('The reference clock is inside the horizon or faster than light');
     // δ = √(1 − x) − 1 = −x / (1 + √(1 − x)) keeps full relative precision for x ~ 1e-10.
     const delta = (x: number) => -x / (1 + Math.sqrt(1 - x));
@@ -101,7 +121,7 @@ export const timeDilation: SolverDef = {
     const offset = (orbitRate - refRate) / (1 + refRate);
     const perDay = offset * 86400 * 1e6;
     const gravitational = (mu / (C * C)) * (1 / rRef - 1 / sa) * 86400 * 1e6;
-    const velocity = (-(mu / (2 * sa)) + (vRef * vRef) / 2) / (C * C) * 86400 * 1e6;
+    const velocity = ((-(mu / (2 * sa)) + (vRef * vRef) / 2) / (C * C)) * 86400 * 1e6;
     return {
       result: {
         rate_offset: offset,

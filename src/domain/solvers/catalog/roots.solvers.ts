@@ -51,7 +51,8 @@ export const rootBrent: SolverDef = {
   example: { f: 'x^3 - 2*x - 5', a: 2, b: 3 },
   async run(a, o) {
     const f = scalarFunction(a);
-    const lo = a.num('a'), hi = a.num('b');
+    const lo = a.num('a'),
+      hi = a.num('b');
     if (lo === hi) unprocessable('the bracket is empty: a equals b');
     const xtol = o.num('tolerance') * Math.max(Math.abs(lo), Math.abs(hi));
     const r = brent(f, lo, hi, xtol, o.int('max_iterations'));

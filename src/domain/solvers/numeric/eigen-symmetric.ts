@@ -16,7 +16,10 @@ export interface SymmetricEigen {
 }
 
 export class EigenNoConvergence extends Error {
-  constructor(readonly index: number, readonly iterations: number) {
+  constructor(
+    readonly index: number,
+    readonly iterations: number,
+  ) {
     super(`the QL iteration did not converge for eigenvalue ${index} within ${iterations} iterations`);
   }
 }
@@ -27,7 +30,8 @@ export class EigenNoConvergence extends Error {
  * `maxIterations` bounds the QL iterations per eigenvalue.
  */
 export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean, tol: number, maxIterations: number): SymmetricEigen {
-  const d = new Float64Array(n), e = new Float64Array(n);
+  const d = new Float64Array(n),
+    e = new Float64Array(n);
   tridiagonalize(a, n, d, e, withVectors);
   // After accumulation `a` holds Q (columns); QL rotates columns, so work on Qᵀ to touch contiguous rows.
   let z: Float64Array | undefined;
@@ -131,7 +135,14 @@ function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64A
 }
 
 /** Implicit QL (tql2) on diagonal d and subdiagonal e[1..n-1]; rotates the rows of `zt` (Qᵀ) when given. */
-function implicitQl(d: Float64Array, e: Float64Array, n: number, zt: Float64Array | undefined, tol: number, maxIterations: number): { iterations: number; neglected: number } {
+function implicitQl(
+  d: Float64Array,
+  e: Float64Array,
+  n: number,
+  zt: Float64Array | undefined,
+  tol: number,
+  maxIterations: number,
+): { iterations: number; neglected: number } {
   for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
   e[n - 1] = 0;
   let f = 0;
@@ -158,7 +169,11 @@ function implicitQl(d: Float64Array, e: Float64Array, n: number, zt: Float64Arra
         for (let i = l + 2; i < n; i++) d[i] = d[i]! - h;
         f += h;
         p = d[m]!;
-        let c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        let c = 1,
+          c2 = 1,
+          c3 = 1,
+          s = 0,
+          s2 = 0;
         const el1 = e[l + 1]!;
         for (let i = m - 1; i >= l; i--) {
           c3 = c2;
@@ -173,9 +188,11 @@ function implicitQl(d: Float64Array, e: Float64Array, n: number, zt: Float64Arra
           p = c * d[i]! - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]!);
           if (zt) {
-            const ri = i * n, rj = (i + 1) * n;
+            const ri = i * n,
+              rj = (i + 1) * n;
             for (let k = 0; k < n; k++) {
-              const zk1 = zt[rj + k]!, zk = zt[ri + k]!;
+              const zk1 = zt[rj + k]!,
+                zk = zt[ri + k]!;
               zt[rj + k] = s * zk + c * zk1;
               zt[ri + k] = c * zk - s * zk1;
             }

@@ -13,13 +13,38 @@ export type Compiled = (vars: Float64Array) => number;
 export class ExpressionError extends Error {}
 
 const FUNCTIONS1: Record<string, (x: number) => number> = {
-  sin: Math.sin, cos: Math.cos, tan: Math.tan, asin: Math.asin, acos: Math.acos, atan: Math.atan,
-  sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh, asinh: Math.asinh, acosh: Math.acosh, atanh: Math.atanh,
-  exp: Math.exp, expm1: Math.expm1, log: Math.log, ln: Math.log, log10: Math.log10, log2: Math.log2, log1p: Math.log1p,
-  sqrt: Math.sqrt, cbrt: Math.cbrt, abs: Math.abs, floor: Math.floor, ceil: Math.ceil, sign: Math.sign,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  asin: Math.asin,
+  acos: Math.acos,
+  atan: Math.atan,
+  sinh: Math.sinh,
+  cosh: Math.cosh,
+  tanh: Math.tanh,
+  asinh: Math.asinh,
+  acosh: Math.acosh,
+  atanh: Math.atanh,
+  exp: Math.exp,
+  expm1: Math.expm1,
+  log: Math.log,
+  ln: Math.log,
+  log10: Math.log10,
+  log2: Math.log2,
+  log1p: Math.log1p,
+  sqrt: Math.sqrt,
+  cbrt: Math.cbrt,
+  abs: Math.abs,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  sign: Math.sign,
 };
 const FUNCTIONS2: Record<string, (x: number, y: number) => number> = {
-  atan2: Math.atan2, pow: Math.pow, min: Math.min, max: Math.max, hypot: Math.hypot,
+  atan2: Math.atan2,
+  pow: Math.pow,
+  min: Math.min,
+  max: Math.max,
+  hypot: Math.hypot,
 };
 const CONSTANTS: Record<string, number> = { pi: Math.PI, e: Math.E };
 

@@ -28,7 +28,8 @@ function radix2(re: Float64Array, im: Float64Array, inverse: boolean): void {
   const sign = inverse ? 1 : -1;
   for (let len = 2; len <= n; len <<= 1) {
     const half = len >> 1;
-    const cos = new Float64Array(half), sin = new Float64Array(half);
+    const cos = new Float64Array(half),
+      sin = new Float64Array(half);
     for (let k = 0; k < half; k++) {
       const angle = (sign * 2 * Math.PI * k) / len;
       cos[k] = Math.cos(angle);
@@ -36,7 +37,8 @@ function radix2(re: Float64Array, im: Float64Array, inverse: boolean): void {
     }
     for (let i = 0; i < n; i += len) {
       for (let k = 0; k < half; k++) {
-        const a = i + k, b = a + half;
+        const a = i + k,
+          b = a + half;
         const tr = re[b]! * cos[k]! - im[b]! * sin[k]!;
         const ti = re[b]! * sin[k]! + im[b]! * cos[k]!;
         re[b] = re[a]! - tr;
@@ -53,14 +55,18 @@ function bluestein(re: Float64Array, im: Float64Array, inverse: boolean): void {
   let m = 1;
   while (m < 2 * n - 1) m <<= 1;
   const sign = inverse ? 1 : -1;
-  const wr = new Float64Array(n), wi = new Float64Array(n);
+  const wr = new Float64Array(n),
+    wi = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     // k² mod 2n keeps the angle small, so cos/sin stay accurate for large k.
     const angle = (sign * Math.PI * ((k * k) % (2 * n))) / n;
     wr[k] = Math.cos(angle);
     wi[k] = Math.sin(angle);
   }
-  const ar = new Float64Array(m), ai = new Float64Array(m), br = new Float64Array(m), bi = new Float64Array(m);
+  const ar = new Float64Array(m),
+    ai = new Float64Array(m),
+    br = new Float64Array(m),
+    bi = new Float64Array(m);
   for (let k = 0; k < n; k++) {
     ar[k] = re[k]! * wr[k]! - im[k]! * wi[k]!;
     ai[k] = re[k]! * wi[k]! + im[k]! * wr[k]!;
@@ -80,7 +86,8 @@ function bluestein(re: Float64Array, im: Float64Array, inverse: boolean): void {
   }
   radix2(ar, ai, true);
   for (let k = 0; k < n; k++) {
-    const r = ar[k]! / m, i = ai[k]! / m;
+    const r = ar[k]! / m,
+      i = ai[k]! / m;
     re[k] = r * wr[k]! - i * wi[k]!;
     im[k] = r * wi[k]! + i * wr[k]!;
   }

@@ -119,7 +119,8 @@ export function norm1(a: Float64Array, n: number): number {
  * with their leading coefficients in `tau`. Returns the smallest |R_kk| / max |R_kk| (rank indicator).
  */
 export function householderQr(a: Float64Array, m: number, n: number, tau: Float64Array): number {
-  let rmax = 0, rmin = Infinity;
+  let rmax = 0,
+    rmin = Infinity;
   for (let k = 0; k < n; k++) {
     let norm = 0;
     for (let i = k; i < m; i++) norm = Math.hypot(norm, a[i * n + k]!);
@@ -173,7 +174,9 @@ export function backSubstitute(qr: Float64Array, n: number, c: Float64Array): Fl
 /** Thomas algorithm for a tridiagonal system: sub `a` (a[0] unused), diagonal `b`, super `c`, rhs `d`. */
 export function solveTridiagonal(a: Float64Array, b: Float64Array, c: Float64Array, d: Float64Array): Float64Array {
   const n = b.length;
-  const cp = new Float64Array(n), dp = new Float64Array(n), x = new Float64Array(n);
+  const cp = new Float64Array(n),
+    dp = new Float64Array(n),
+    x = new Float64Array(n);
   cp[0] = c[0]! / b[0]!;
   dp[0] = d[0]! / b[0]!;
   for (let i = 1; i < n; i++) {
@@ -216,7 +219,9 @@ export function tridiagonalEigenvalue(d: Float64Array, e: Float64Array, k: numbe
 export function tridiagonalEigenvector(d: Float64Array, e: Float64Array, lambda: number): Float64Array {
   const n = d.length;
   const shift = lambda + 1e-10 * Math.max(1, Math.abs(lambda));
-  const a = new Float64Array(n), b = new Float64Array(n), c = new Float64Array(n);
+  const a = new Float64Array(n),
+    b = new Float64Array(n),
+    c = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     b[i] = d[i]! - shift;
     if (i > 0) a[i] = e[i - 1]!;

@@ -32,7 +32,10 @@ const C: number[][] = [
 const M = [1.221224509226641, 6.019134481288629, 12.53708332932087, -0.687886036105895, 1, 1];
 const STAGES = 6;
 /** Step-size control: safety factor and bounds on the change per step (as Hairer's code). */
-const SAFETY = 0.9, GROW_MAX = 6, SHRINK_MIN = 0.2, ORDER = 4;
+const SAFETY = 0.9,
+  GROW_MAX = 6,
+  SHRINK_MIN = 0.2,
+  ORDER = 4;
 
 /**
  * RODAS4 with a forward-difference Jacobian, refreshed every accepted step: for stiff systems such as
@@ -41,17 +44,26 @@ const SAFETY = 0.9, GROW_MAX = 6, SHRINK_MIN = 0.2, ORDER = 4;
 export async function rodas4(f: Rhs, t0: number, y0: Float64Array, tEnd: number, o: AdaptiveOptions): Promise<OdeSolution> {
   const n = y0.length;
   const dir = Math.sign(tEnd - t0);
-  const J = new Float64Array(n * n), W = new Float64Array(n * n), piv = new Int32Array(n);
-  const F0 = new Float64Array(n), Fs = new Float64Array(n), T = new Float64Array(n);
+  const J = new Float64Array(n * n),
+    W = new Float64Array(n * n),
+    piv = new Int32Array(n);
+  const F0 = new Float64Array(n),
+    Fs = new Float64Array(n),
+    T = new Float64Array(n);
   const K = Array.from({ length: STAGES }, () => new Float64Array(n));
-  const tmp = new Float64Array(n), ynew = new Float64Array(n), fp = new Float64Array(n);
+  const tmp = new Float64Array(n),
+    ynew = new Float64Array(n),
+    fp = new Float64Array(n);
   const y = Float64Array.from(y0);
   let t = t0;
   const outputs = o.outputs ?? [tEnd];
   let next = 0;
   const times: number[] = [t0];
   const states: Float64Array[] = [Float64Array.from(y0)];
-  let steps = 0, rejected = 0, evaluations = 1, maxError = 0;
+  let steps = 0,
+    rejected = 0,
+    evaluations = 1,
+    maxError = 0;
   let rejectedLast = false;
   f(t, y, F0);
   let h = dir * Math.min(initialStep(f, t, y, F0, o.rtol, o.atol, dir), Math.abs(tEnd - t0), o.hMax ?? Infinity);
@@ -73,7 +85,10 @@ export async function rodas4(f: Rhs, t0: number, y0: Float64Array, tEnd: number,
   jacobian();
   while (next < outputs.length) {
     if (steps + rejected >= o.maxSteps) {
-      unprocessable(`The integration did not reach t = ${tEnd} within ${o.maxSteps} steps (stopped at t = ${t}); raise max_iterations or loosen the tolerance`, { t });
+      unprocessable(
+        `The integration did not reach t = ${tEnd} within ${o.maxSteps} steps (stopped at t = ${t}); raise max_iterations or loosen the tolerance`,
+        { t },
+      );
     }
     const target = outputs[next]!;
     let landing = false;

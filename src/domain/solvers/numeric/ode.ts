@@ -35,7 +35,10 @@ export async function rk4(f: Rhs, t0: number, y0: Float64Array, tEnd: number, n:
   const dim = y0.length;
   const h = (tEnd - t0) / n;
   const y = Float64Array.from(y0);
-  const k1 = new Float64Array(dim), k2 = new Float64Array(dim), k3 = new Float64Array(dim), k4 = new Float64Array(dim);
+  const k1 = new Float64Array(dim),
+    k2 = new Float64Array(dim),
+    k3 = new Float64Array(dim),
+    k4 = new Float64Array(dim);
   const tmp = new Float64Array(dim);
   const times = [t0];
   const states = [Float64Array.from(y0)];
@@ -61,14 +64,36 @@ export async function rk4(f: Rhs, t0: number, y0: Float64Array, tEnd: number, n:
 }
 
 // Dormand-Prince 5(4) tableau.
-const C2 = 1 / 5, C3 = 3 / 10, C4 = 4 / 5, C5 = 8 / 9;
+const C2 = 1 / 5,
+  C3 = 3 / 10,
+  C4 = 4 / 5,
+  C5 = 8 / 9;
 const A21 = 1 / 5;
-const A31 = 3 / 40, A32 = 9 / 40;
-const A41 = 44 / 45, A42 = -56 / 15, A43 = 32 / 9;
-const A51 = 19372 / 6561, A52 = -25360 / 2187, A53 = 64448 / 6561, A54 = -212 / 729;
-const A61 = 9017 / 3168, A62 = -355 / 33, A63 = 46732 / 5247, A64 = 49 / 176, A65 = -5103 / 18656;
-const A71 = 35 / 384, A73 = 500 / 1113, A74 = 125 / 192, A75 = -2187 / 6784, A76 = 11 / 84;
-const E1 = 71 / 57600, E3 = -71 / 16695, E4 = 71 / 1920, E5 = -17253 / 339200, E6 = 22 / 525, E7 = -1 / 40;
+const A31 = 3 / 40,
+  A32 = 9 / 40;
+const A41 = 44 / 45,
+  A42 = -56 / 15,
+  A43 = 32 / 9;
+const A51 = 19372 / 6561,
+  A52 = -25360 / 2187,
+  A53 = 64448 / 6561,
+  A54 = -212 / 729;
+const A61 = 9017 / 3168,
+  A62 = -355 / 33,
+  A63 = 46732 / 5247,
+  A64 = 49 / 176,
+  A65 = -5103 / 18656;
+const A71 = 35 / 384,
+  A73 = 500 / 1113,
+  A74 = 125 / 192,
+  A75 = -2187 / 6784,
+  A76 = 11 / 84;
+const E1 = 71 / 57600,
+  E3 = -71 / 16695,
+  E4 = 71 / 1920,
+  E5 = -17253 / 339200,
+  E6 = 22 / 525,
+  E7 = -1 / 40;
 
 /**
  * Dormand-Prince 5(4) with PI step-size control (Hairer, Nørsett & Wanner, DOPRI5), first-same-as-last,
@@ -77,9 +102,16 @@ const E1 = 71 / 57600, E3 = -71 / 16695, E4 = 71 / 1920, E5 = -17253 / 339200, E
 export async function dopri45(f: Rhs, t0: number, y0: Float64Array, tEnd: number, o: AdaptiveOptions): Promise<OdeSolution> {
   const n = y0.length;
   const dir = Math.sign(tEnd - t0);
-  const k1 = new Float64Array(n), k2 = new Float64Array(n), k3 = new Float64Array(n), k4 = new Float64Array(n);
-  const k5 = new Float64Array(n), k6 = new Float64Array(n), k7 = new Float64Array(n);
-  const tmp = new Float64Array(n), ynew = new Float64Array(n), err = new Float64Array(n);
+  const k1 = new Float64Array(n),
+    k2 = new Float64Array(n),
+    k3 = new Float64Array(n),
+    k4 = new Float64Array(n);
+  const k5 = new Float64Array(n),
+    k6 = new Float64Array(n),
+    k7 = new Float64Array(n);
+  const tmp = new Float64Array(n),
+    ynew = new Float64Array(n),
+    err = new Float64Array(n);
   const y = Float64Array.from(y0);
   let t = t0;
   let evaluations = 1;
@@ -90,12 +122,18 @@ export async function dopri45(f: Rhs, t0: number, y0: Float64Array, tEnd: number
   let next = 0;
   const times: number[] = [t0];
   const states: Float64Array[] = [Float64Array.from(y0)];
-  let steps = 0, rejected = 0, facOld = 1e-4, maxError = 0;
+  let steps = 0,
+    rejected = 0,
+    facOld = 1e-4,
+    maxError = 0;
   let gOld = o.event ? o.event.g(t, y) : 0;
 
   while (next < outputs.length) {
     if (steps + rejected >= o.maxSteps) {
-      unprocessable(`The integration did not reach t = ${tEnd} within ${o.maxSteps} steps (stopped at t = ${t}); raise max_iterations or loosen the tolerance`, { t });
+      unprocessable(
+        `The integration did not reach t = ${tEnd} within ${o.maxSteps} steps (stopped at t = ${t}); raise max_iterations or loosen the tolerance`,
+        { t },
+      );
     }
     const target = outputs[next]!;
     const hWanted = h;
@@ -137,7 +175,17 @@ export async function dopri45(f: Rhs, t0: number, y0: Float64Array, tEnd: number
         const gNew = o.event.g(tNew, ynew);
         if (crosses(gOld, gNew, o.event.direction)) {
           const hit = locateEvent(o.event.g, t, y, k1, tNew, ynew, k7);
-          return { times: [...times, hit.t], states: [...states, hit.y], t: hit.t, y: hit.y, steps, rejected, evaluations: evaluations + hit.evaluations, maxError, eventHit: true };
+          return {
+            times: [...times, hit.t],
+            states: [...states, hit.y],
+            t: hit.t,
+            y: hit.y,
+            steps,
+            rejected,
+            evaluations: evaluations + hit.evaluations,
+            maxError,
+            eventHit: true,
+          };
         }
         gOld = gNew;
       }
@@ -175,19 +223,26 @@ function crosses(a: number, b: number, direction: -1 | 0 | 1): boolean {
 /** Finds the event time on the cubic Hermite interpolant of the last step by bisection then secant. */
 function locateEvent(
   g: (t: number, y: Float64Array) => number,
-  t0: number, y0: Float64Array, f0: Float64Array,
-  t1: number, y1: Float64Array, f1: Float64Array,
+  t0: number,
+  y0: Float64Array,
+  f0: Float64Array,
+  t1: number,
+  y1: Float64Array,
+  f1: Float64Array,
 ): { t: number; y: Float64Array; evaluations: number } {
   const n = y0.length;
   const h = t1 - t0;
   const y = new Float64Array(n);
   const at = (theta: number) => {
-    const h00 = (1 + 2 * theta) * (1 - theta) * (1 - theta), h10 = theta * (1 - theta) * (1 - theta);
-    const h01 = theta * theta * (3 - 2 * theta), h11 = theta * theta * (theta - 1);
+    const h00 = (1 + 2 * theta) * (1 - theta) * (1 - theta),
+      h10 = theta * (1 - theta) * (1 - theta);
+    const h01 = theta * theta * (3 - 2 * theta),
+      h11 = theta * theta * (theta - 1);
     for (let i = 0; i < n; i++) y[i] = h00 * y0[i]! + h10 * h * f0[i]! + h01 * y1[i]! + h11 * h * f1[i]!;
     return g(t0 + theta * h, y);
   };
-  let lo = 0, hi = 1;
+  let lo = 0,
+    hi = 1;
   let glo = at(0);
   for (let it = 0; it < 80; it++) {
     const mid = 0.5 * (lo + hi);
@@ -216,7 +271,8 @@ export function errorNorm(err: Float64Array, y0: Float64Array, y1: Float64Array,
 /** Hairer's starting step estimate. */
 export function initialStep(f: Rhs, t: number, y: Float64Array, f0: Float64Array, rtol: number, atol: number, dir: number): number {
   const n = y.length;
-  let d0 = 0, d1 = 0;
+  let d0 = 0,
+    d1 = 0;
   for (let i = 0; i < n; i++) {
     const sc = atol + rtol * Math.abs(y[i]!);
     d0 += (y[i]! / sc) ** 2;
@@ -225,7 +281,8 @@ export function initialStep(f: Rhs, t: number, y: Float64Array, f0: Float64Array
   d0 = Math.sqrt(d0 / n);
   d1 = Math.sqrt(d1 / n);
   const h0 = d0 < 1e-5 || d1 < 1e-5 ? 1e-6 : 0.01 * (d0 / d1);
-  const y1 = new Float64Array(n), f1 = new Float64Array(n);
+  const y1 = new Float64Array(n),
+    f1 = new Float64Array(n);
   for (let i = 0; i < n; i++) y1[i] = y[i]! + dir * h0 * f0[i]!;
   f(t + dir * h0, y1, f1);
   let d2 = 0;

@@ -14,9 +14,19 @@ export interface MinimizeResult {
  * Nelder-Mead downhill simplex with the dimension-adaptive coefficients of Gao & Han (2012). Stops when
  * both the simplex diameter and the spread of function values fall below the tolerance.
  */
-export async function nelderMead(f: (x: Float64Array) => number, x0: number[], step: number, tol: number, maxIter: number, ctl?: RunControl): Promise<MinimizeResult> {
+export async function nelderMead(
+  f: (x: Float64Array) => number,
+  x0: number[],
+  step: number,
+  tol: number,
+  maxIter: number,
+  ctl?: RunControl,
+): Promise<MinimizeResult> {
   const n = x0.length;
-  const alpha = 1, beta = 1 + 2 / n, gamma = 0.75 - 1 / (2 * n), delta = 1 - 1 / n;
+  const alpha = 1,
+    beta = 1 + 2 / n,
+    gamma = 0.75 - 1 / (2 * n),
+    delta = 1 - 1 / n;
   let evaluations = 0;
   const fx = (x: Float64Array) => {
     evaluations++;
@@ -31,7 +41,10 @@ export async function nelderMead(f: (x: Float64Array) => number, x0: number[], s
   }
   let values = simplex.map(fx);
   if (!Number.isFinite(values[0]!)) unprocessable('The objective is not finite at the starting point');
-  const centroid = new Float64Array(n), xr = new Float64Array(n), xe = new Float64Array(n), xc = new Float64Array(n);
+  const centroid = new Float64Array(n),
+    xr = new Float64Array(n),
+    xe = new Float64Array(n),
+    xc = new Float64Array(n);
   let iter = 0;
   for (; iter < maxIter; iter++) {
     const order = values.map((v, i) => i).sort((i, j) => values[i]! - values[j]! || i - j);
@@ -115,8 +128,13 @@ export async function bfgs(f: (x: Float64Array) => number, x0: number[], tol: nu
   const x = Float64Array.from(x0);
   const H = new Float64Array(n * n);
   for (let i = 0; i < n; i++) H[i * n + i] = 1;
-  const g = new Float64Array(n), gNew = new Float64Array(n), p = new Float64Array(n), s = new Float64Array(n), y = new Float64Array(n);
-  const xNew = new Float64Array(n), Hy = new Float64Array(n);
+  const g = new Float64Array(n),
+    gNew = new Float64Array(n),
+    p = new Float64Array(n),
+    s = new Float64Array(n),
+    y = new Float64Array(n);
+  const xNew = new Float64Array(n),
+    Hy = new Float64Array(n);
   let fx = f(x);
   if (!Number.isFinite(fx)) unprocessable('The objective is not finite at the starting point');
   let evaluations = 1 + gradient(f, x, g);
@@ -139,7 +157,8 @@ export async function bfgs(f: (x: Float64Array) => number, x0: number[], tol: nu
       }
       slope = -gnorm * gnorm;
     }
-    let t = 1, fNew = Infinity;
+    let t = 1,
+      fNew = Infinity;
     for (let k = 0; k < 60; k++) {
       for (let i = 0; i < n; i++) xNew[i] = x[i]! + t * p[i]!;
       fNew = f(xNew);
@@ -149,7 +168,9 @@ export async function bfgs(f: (x: Float64Array) => number, x0: number[], tol: nu
     }
     if (!(fNew <= fx + 1e-4 * t * slope)) {
       if (gnorm <= Math.sqrt(tol) * Math.max(1, Math.abs(fx))) return { x: Array.from(x), value: fx, iterations: iter, evaluations, measure: gnorm };
-      unprocessable(`BFGS line search failed at iteration ${iter} (gradient norm ${gnorm}); the objective may be non-smooth: try Nelder-Mead`, { x: Array.from(x) });
+      unprocessable(`BFGS line search failed at iteration ${iter} (gradient norm ${gnorm}); the objective may be non-smooth: try Nelder-Mead`, {
+        x: Array.from(x),
+      });
     }
     evaluations += gradient(f, xNew, gNew);
     let sy = 0;

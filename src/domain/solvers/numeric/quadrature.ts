@@ -2,14 +2,12 @@ import { unprocessable } from '../solver-def.js';
 
 // Gauss-Kronrod 7-15 nodes and weights (QUADPACK qk15); the Gauss nodes are xgk[1], xgk[3], xgk[5], xgk[7].
 const XGK = [
-  0.991455371120812639206854697526329, 0.949107912342758524526189684047851, 0.864864423359769072789712788640926,
-  0.741531185599394439863864773280788, 0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-  0.207784955007898467600689403773245, 0,
+  0.991455371120812639206854697526329, 0.949107912342758524526189684047851, 0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+  0.586087235467691130294144845693013, 0.405845151377397166906606412076961, 0.207784955007898467600689403773245, 0,
 ];
 const WGK = [
-  0.02293532201052922496373200805897, 0.063092092629978553290700663189204, 0.104790010322250183839876322541518,
-  0.140653259715525918745189590510238, 0.16900472663926790282658342659855, 0.190350578064785409913256402421014,
-  0.204432940075298892414161999234649, 0.209482141084727828012999174891714,
+  0.02293532201052922496373200805897, 0.063092092629978553290700663189204, 0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+  0.16900472663926790282658342659855, 0.190350578064785409913256402421014, 0.204432940075298892414161999234649, 0.209482141084727828012999174891714,
 ];
 const WG = [0.129484966168869693270611432679082, 0.27970539148927666790146777142378, 0.381830050505118944950369775488975, 0.417959183673469387755102040816327];
 
@@ -30,10 +28,12 @@ export function gk15(f: (x: number) => number, a: number, b: number): { value: n
   let kronrod = fc * WGK[7]!;
   let gauss = fc * WG[3]!;
   let abs = Math.abs(kronrod);
-  const f1 = new Float64Array(7), f2 = new Float64Array(7);
+  const f1 = new Float64Array(7),
+    f2 = new Float64Array(7);
   for (let j = 0; j < 7; j++) {
     const dx = half * XGK[j]!;
-    const y1 = f(center - dx), y2 = f(center + dx);
+    const y1 = f(center - dx),
+      y2 = f(center + dx);
     f1[j] = y1;
     f2[j] = y2;
     kronrod += WGK[j]! * (y1 + y2);
@@ -70,7 +70,9 @@ export function integrate(f: (x: number) => number, a: number, b: number, absTol
     const r = integrate(f, b, a, absTol, relTol, maxIntervals);
     return { ...r, value: -r.value };
   }
-  let g = f, lo = a, hi = b;
+  let g = f,
+    lo = a,
+    hi = b;
   if (a === -Infinity && b === Infinity) {
     g = (t) => {
       const d = 1 - t * t;
@@ -95,18 +97,23 @@ export function integrate(f: (x: number) => number, a: number, b: number, absTol
   let order = 0;
   const first = gk15(checked, lo, hi);
   const heap: Piece[] = [{ a: lo, b: hi, ...first, order: order++ }];
-  let value = first.value, error = first.error;
+  let value = first.value,
+    error = first.error;
   let evaluations = 15;
   while (error > Math.max(absTol, relTol * Math.abs(value))) {
     if (heap.length >= maxIntervals) {
-      unprocessable(`The integral did not reach the tolerance within ${maxIntervals} subintervals (estimate ${value}, error ${error}); the integrand may be singular or oscillate too fast`, { value, error });
+      unprocessable(
+        `The integral did not reach the tolerance within ${maxIntervals} subintervals (estimate ${value}, error ${error}); the integrand may be singular or oscillate too fast`,
+        { value, error },
+      );
     }
     const worst = pop(heap);
     const mid = 0.5 * (worst.a + worst.b);
     if (mid <= worst.a || mid >= worst.b) {
       unprocessable(`The interval near x = ${worst.a} cannot be split further: the integrand is likely singular there`, { x: worst.a });
     }
-    const left = gk15(checked, worst.a, mid), right = gk15(checked, mid, worst.b);
+    const left = gk15(checked, worst.a, mid),
+      right = gk15(checked, mid, worst.b);
     evaluations += 30;
     value += left.value + right.value - worst.value;
     error += left.error + right.error - worst.error;
@@ -144,7 +151,8 @@ function pop(heap: Piece[]): Piece {
     heap[0] = last;
     let i = 0;
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let best = i;
       if (l < heap.length && before(heap[l]!, heap[best]!)) best = l;
       if (r < heap.length && before(heap[r]!, heap[best]!)) best = r;

@@ -14,14 +14,18 @@ export interface BrentResult {
  * bisection, on a bracket [a, b] where f changes sign. Converges to |b - a| ≤ 2·eps·|b| + xtol.
  */
 export function brent(f: (x: number) => number, a: number, b: number, xtol: number, maxIter: number): BrentResult {
-  let fa = f(a), fb = f(b);
+  let fa = f(a),
+    fb = f(b);
   if (!Number.isFinite(fa) || !Number.isFinite(fb)) unprocessable(`The function is not finite at the bracket ends (f(${a}) = ${fa}, f(${b}) = ${fb})`);
   if (fa === 0) return { root: a, value: 0, iterations: 0, bracket: 0 };
   if (fb === 0) return { root: b, value: 0, iterations: 0, bracket: 0 };
   if (fa * fb > 0) {
     unprocessable(`f(a) and f(b) have the same sign (f(${a}) = ${fa}, f(${b}) = ${fb}); choose a bracket where the function changes sign`, { fa, fb });
   }
-  let c = a, fc = fa, d = b - a, e = d;
+  let c = a,
+    fc = fa,
+    d = b - a,
+    e = d;
   for (let iter = 1; iter <= maxIter; iter++) {
     if ((fb > 0 && fc > 0) || (fb < 0 && fc < 0)) {
       c = a;
@@ -30,8 +34,12 @@ export function brent(f: (x: number) => number, a: number, b: number, xtol: numb
       e = d;
     }
     if (Math.abs(fc) < Math.abs(fb)) {
-      a = b; b = c; c = a;
-      fa = fb; fb = fc; fc = fa;
+      a = b;
+      b = c;
+      c = a;
+      fa = fb;
+      fb = fc;
+      fc = fa;
     }
     const tol = 2 * Number.EPSILON * Math.abs(b) + 0.5 * xtol;
     const m = 0.5 * (c - b);
@@ -43,7 +51,8 @@ export function brent(f: (x: number) => number, a: number, b: number, xtol: numb
         p = 2 * m * s;
         q = 1 - s;
       } else {
-        const qa = fa / fc, r = fb / fc;
+        const qa = fa / fc,
+          r = fb / fc;
         p = s * (2 * m * qa * (qa - r) - (b - a) * (r - 1));
         q = (qa - 1) * (r - 1) * (s - 1);
       }
@@ -82,8 +91,13 @@ export interface NewtonResult {
 export function newtonSystem(F: (x: Float64Array, out: Float64Array) => void, x0: Float64Array, tol: number, maxIter: number): NewtonResult {
   const n = x0.length;
   const x = Float64Array.from(x0);
-  const fx = new Float64Array(n), fp = new Float64Array(n), trial = new Float64Array(n), ftrial = new Float64Array(n);
-  const J = new Float64Array(n * n), piv = new Int32Array(n), step = new Float64Array(n);
+  const fx = new Float64Array(n),
+    fp = new Float64Array(n),
+    trial = new Float64Array(n),
+    ftrial = new Float64Array(n);
+  const J = new Float64Array(n * n),
+    piv = new Int32Array(n),
+    step = new Float64Array(n);
   F(x, fx);
   let res = norm2(fx);
   if (!Number.isFinite(res)) unprocessable('The system is not finite at the initial guess');
@@ -114,7 +128,11 @@ export function newtonSystem(F: (x: Float64Array, out: Float64Array) => void, x0
       }
       lambda *= 0.5;
     }
-    if (!accepted) unprocessable(`Newton's method stalled at iteration ${iter} (no descent along the Newton direction); try another initial guess`, { x: Array.from(x), residual: res });
+    if (!accepted)
+      unprocessable(`Newton's method stalled at iteration ${iter} (no descent along the Newton direction); try another initial guess`, {
+        x: Array.from(x),
+        residual: res,
+      });
     if (res <= tol || (norm2(step) * lambda <= tol * Math.max(1, norm2(x)) && res <= Math.sqrt(tol))) return { x, residual: res, iterations: iter };
   }
   return unprocessable(`Newton's method did not converge within ${maxIter} iterations (residual ${res})`, { residual: res });

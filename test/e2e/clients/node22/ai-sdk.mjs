@@ -54,7 +54,11 @@ export const ops = {
         fetch: async (_url, init) => {
           sent = JSON.parse(String(init?.body));
           return Response.json({
-            id: 'resp_1', object: 'response', created_at: 1, model: 'gpt-4o', status: 'completed',
+            id: 'resp_1',
+            object: 'response',
+            created_at: 1,
+            model: 'gpt-4o',
+            status: 'completed',
             output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
             usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
           });
