@@ -105,15 +105,13 @@ describe('free chat through an OpenAI-compatible upstream (CORE_CHAT_UPSTREAM)',
           res.writeHead(500).end('{}');
           return;
         }
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              model: 'tiny-upstream',
-              choices: [{ message: { role: 'assistant', content: 'Use POST /api/compute.' }, finish_reason: 'stop' }],
-              usage: { prompt_tokens: 42, completion_tokens: 6 },
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            model: 'tiny-upstream',
+            choices: [{ message: { role: 'assistant', content: 'Use POST /api/compute.' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 42, completion_tokens: 6 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));

@@ -36,9 +36,7 @@ export interface ChainReadsService {
     contracts: number;
   }>;
   coverage(machine: MachineRecord): Promise<Array<{ group: string; types: Array<SpanCount & { type: string }> }>>;
-  sources(
-    machine: MachineRecord,
-  ): Promise<
+  sources(machine: MachineRecord): Promise<
     Array<{
       source_id: string;
       display_name: string;
