@@ -5,6 +5,7 @@ import { runDomainAreaRepositoryContracts } from './domain-area-repositories.con
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
 import { runMachineRepositoryContract } from './machine-repository.contract.js';
+import { runScanBoundsContract } from './scan-bounds.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
 
@@ -23,6 +24,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     runIdentityAreaRepositoryContracts(name, makeStore);
     runDomainAreaRepositoryContracts(name, makeStore);
     runMachineRepositoryContract(name, makeStore);
+    runScanBoundsContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

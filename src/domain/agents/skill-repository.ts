@@ -17,8 +17,6 @@ export interface AttachedSkillRecord extends AttachedSkill {
 
 const ATTACHED_SKILLS = 'agent-skills';
 const docId = (uid: string, name: string) => `${uid}/${name}`;
-/** Above this many uids, one pass over the attachments costs less than a query per uid. */
-const FEW = 32;
 
 /** The skills attached to agents: the only module that names their collection. */
 export interface SkillRepository {
@@ -33,10 +31,7 @@ export interface SkillRepository {
   delete(uid: string, name: string): Promise<boolean>;
   /** The agent's attachments, in attach order (bounded by the catalogue). */
   listByUid(uid: string): Promise<AttachedSkillRecord[]>;
-  /**
-   * The attachments of these agents: one indexed query per uid for a few, one pass over the collection
-   * for many (the directory listing, which reads every user anyway).
-   */
+  /** The attachments of these agents: one indexed query per uid (a directory page), never a pass over the collection. */
   attachedTo(uids: readonly string[]): Promise<AttachedSkillRecord[]>;
 }
 
@@ -47,10 +42,6 @@ export function createSkillRepository(store: Store): SkillRepository {
     delete: (uid, name) => store.docs.delete(ATTACHED_SKILLS, docId(uid, name)),
     listByUid: async (uid) => (await store.docs.find<AttachedSkillRecord>(ATTACHED_SKILLS, { uid })).items,
     async attachedTo(uids) {
-      if (uids.length > FEW) {
-        const wanted = new Set(uids);
-        return store.docs.list<AttachedSkillRecord>(ATTACHED_SKILLS, (s) => wanted.has(s.uid));
-      }
       const lists = await Promise.all(uids.map(async (uid) => (await store.docs.find<AttachedSkillRecord>(ATTACHED_SKILLS, { uid })).items));
       return lists.flat();
     },

@@ -24,8 +24,6 @@ export interface AgentProfile {
 }
 
 const PROFILES = 'agent-profiles';
-/** Above this many uids, one pass over the profiles costs less than a read per uid. */
-const FEW = 32;
 /** Each change appends the whole new state, so a read-modify-write is one atomic append and history is kept. */
 const stateStream = (uid: string) => `agent-state/${uid}`;
 
@@ -37,8 +35,8 @@ export interface StateRepository {
   append(uid: string, build: (head: StateRow | undefined) => RowInput<StateRow>): Promise<StateRow>;
   profile(uid: string): Promise<AgentProfile | undefined>;
   /**
-   * The profiles of these agents (those that have one): one read per uid for a few, one pass over the
-   * collection for many (the directory listing, which reads every user anyway).
+   * The profiles of these agents (those that have one): one read by id per uid (PostgreSQL sends the
+   * reads of one turn as one query), never a pass over the collection.
    */
   profilesOf(uids: readonly string[]): Promise<AgentProfile[]>;
   /** Read-modify-write of the agent's profile. */
@@ -51,10 +49,6 @@ export function createStateRepository(store: Store): StateRepository {
     append: (uid, build) => store.logs.append<StateRow>(stateStream(uid), (head) => build(head)),
     profile: (uid) => store.docs.get<AgentProfile>(PROFILES, uid),
     async profilesOf(uids) {
-      if (uids.length > FEW) {
-        const wanted = new Set(uids);
-        return store.docs.list<AgentProfile>(PROFILES, (p) => wanted.has(p.uid));
-      }
       const found = await Promise.all(uids.map((uid) => store.docs.get<AgentProfile>(PROFILES, uid)));
       return found.filter((p) => p !== undefined);
     },
