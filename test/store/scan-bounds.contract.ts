@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createDirectoryService } from '../../src/domain/agents/directory.service.js';
 import { createStateRepository } from '../../src/domain/agents/state-repository.js';
 import { createUserRepository } from '../../src/domain/identity/user-repository.js';
+import type { SeatRecord } from '../../src/domain/economy/contribute-policy.js';
+import { createSeatRepository } from '../../src/domain/economy/seat-repository.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
@@ -34,6 +36,43 @@ export function runScanBoundsContract(name: string, makeStore: MakeStore): void 
       const rest = await directory.list({ q: 'needle', limit: 5, cursor: search.next_cursor! });
       expect(rest).toEqual({ agents: [expect.objectContaining({ uid: 'u11' }), expect.objectContaining({ uid: 'u50' })], next_cursor: null });
       expect(reads.lists).toEqual({});
+    });
+
+    it('counts the census from the active seats and kept totals, recounting only when the totals are missing or a writer died mid-change', async () => {
+      const { store } = await freshStore(makeStore);
+      const seat = (n: number, heartbeat: number): SeatRecord => ({
+        seat_id: `s${n}`,
+        uid: `u${n}`,
+        mode: n % 2 === 0 ? 'verifier' : 'relay',
+        bonded_token_ids: [`e${n}a`, `e${n}b`],
+        bonded_value: n,
+        created_tick: heartbeat,
+        last_heartbeat_tick: heartbeat,
+      });
+      // Seats stored before the totals existed: the first census counts them once.
+      for (let n = 1; n <= 60; n++) await store.docs.insert('contribute-seats', `s${n}`, seat(n, 100));
+      const { store: counted, reads } = countingReads(store);
+      const seats = createSeatRepository(counted);
+      expect(await seats.totals()).toEqual({ seats: 60, bonded_envelopes: 120, bonded_value: 1830 });
+      expect(reads.lists).toEqual({ 'contribute-seats': 1 });
+
+      for (const n of [61, 62, 63]) await seats.insert(seat(n, 500));
+      await seats.update('s61', (s) => s && { ...s, bonded_token_ids: [...s.bonded_token_ids, 'e61c'], bonded_value: s.bonded_value + 1 });
+      await seats.update('s62', (s) => s && { ...s, last_heartbeat_tick: 501 });
+      expect(await seats.delete('s1')).toBe(true);
+      expect(await seats.delete('s1')).toBe(false);
+      reads.found['contribute-seats'] = 0;
+      const active = await seats.heartbeatSince(400);
+      expect(active.map((s) => s.seat_id)).toEqual(['s62', 's63', 's61']);
+      expect(reads.found['contribute-seats']).toBeLessThan(30);
+      expect(await seats.totals()).toEqual({ seats: 62, bonded_envelopes: 125, bonded_value: 1829 + 3 * 62 + 1 });
+      expect(reads.lists).toEqual({ 'contribute-seats': 1 });
+
+      // A process that died between marking the totals and storing the new sums: the next census recounts.
+      const stored = await store.docs.get<Record<string, unknown>>('contribute-seat-totals', 'all');
+      await store.docs.put('contribute-seat-totals', 'all', { ...stored, bonded_value: -1, pending: true });
+      expect(await seats.totals()).toEqual({ seats: 62, bonded_envelopes: 125, bonded_value: 1829 + 3 * 62 + 1 });
+      expect(reads.lists).toEqual({ 'contribute-seats': 2 });
     });
   });
 }

@@ -68,26 +68,24 @@ export function createContributeService(deps: ContributeDeps) {
 
     async census() {
       const tick = clock.tick();
-      const all = await seatRecords.all();
+      // Only the active seats are read (the heartbeat order stops at the window); the sums over every
+      // seat come from the totals the seat repository keeps.
+      const [active, totals] = await Promise.all([seatRecords.heartbeatSince(tick - policy.heartbeat_window_ticks), seatRecords.totals()]);
+      const counts = new Map<string, number>();
+      for (const seat of active) counts.set(seat.mode, (counts.get(seat.mode) ?? 0) + 1);
+      // Modes in the policy's order (then any a changed policy no longer lists), not in seat order: the active seats come newest heartbeat first.
+      const order = new Set([...policy.modes.map((m) => m.mode), ...counts.keys()]);
       const byMode: Record<string, number> = {};
-      let active = 0;
-      let envelopes = 0;
-      let value = 0;
-      for (const seat of all) {
-        envelopes += seat.bonded_token_ids.length;
-        value += seat.bonded_value;
-        if (seatState(seat, tick, policy) !== 'active') continue;
-        active += 1;
-        byMode[seat.mode] = (byMode[seat.mode] ?? 0) + 1;
-      }
+      for (const mode of order) if (counts.has(mode)) byMode[mode] = counts.get(mode)!;
       return {
         ok: true as const,
         tick,
-        seats_active: active,
-        seats_lapsed: all.length - active,
+        seats_active: active.length,
+        // The two reads are not one snapshot: a seat opened between them must not make this negative.
+        seats_lapsed: Math.max(0, totals.seats - active.length),
         by_mode: byMode,
-        bonded_envelopes: envelopes,
-        bonded_value: value,
+        bonded_envelopes: totals.bonded_envelopes,
+        bonded_value: totals.bonded_value,
       };
     },
 
