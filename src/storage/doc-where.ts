@@ -16,6 +16,8 @@ export function checkFind(where: DocWhere, page: DocPageRequest | undefined): Fi
     if (!ok) throw new TypeError(`find: ${JSON.stringify(field)} must be a string without U+0000, a finite number or a boolean`);
     conditions.push([field, value]);
   }
+  if (page?.newestFirst !== undefined && typeof page.newestFirst !== 'boolean') throw new TypeError('find: newestFirst must be a boolean');
+  if (page?.newestFirst === true && page.orderBy !== undefined) throw new TypeError('find: newestFirst is for insertion order; with orderBy use its desc');
   const limit = page?.limit;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new TypeError(`find: limit must be a positive integer, got ${String(limit)}`);
   return conditions;

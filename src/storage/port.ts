@@ -83,6 +83,11 @@ export interface DocPageRequest {
   after?: string;
   /** Order by this numeric field (a plain name: letters, digits, `_`) instead of insertion order. */
   orderBy?: DocOrder;
+  /**
+   * Reverse insertion order: the latest inserted first (not with `orderBy`, whose `desc` does that).
+   * Its cursors are positions in insertion order, like those of the forward order.
+   */
+  newestFirst?: boolean;
 }
 
 export interface DocOrder {

@@ -221,5 +221,19 @@ export function describeDocFindContract(makeStore: MakeStore): void {
       expect(await store.docs.count('machines', { owner: 'nobody' })).toBe(0);
       await expect(store.docs.count('machines', { owner: 'a\u0000' })).rejects.toThrow(TypeError);
     });
+
+    it('pages newest first when asked, with or without field values, and continues from a cursor whose record was deleted', async () => {
+      const { store } = await freshStore(makeStore);
+      for (const [n, slug] of ['e', 'a', 'd', 'b', 'c'].entries()) await store.docs.insert('machines', slug, { slug, owner: n % 2 === 0 ? 'u1' : 'u2' });
+      const first = await store.docs.find<Machine>('machines', {}, { newestFirst: true, limit: 2 });
+      expect(slugs(first)).toEqual(['c', 'b']);
+      await store.docs.delete('machines', 'b');
+      const rest = await store.docs.find<Machine>('machines', {}, { newestFirst: true, after: first.next! });
+      expect(rest).toEqual({ items: [expect.objectContaining({ slug: 'd' }), expect.objectContaining({ slug: 'a' }), expect.objectContaining({ slug: 'e' })] });
+      const owned = await store.docs.find<Machine>('machines', { owner: 'u1' }, { newestFirst: true, limit: 2 });
+      expect(slugs(owned)).toEqual(['c', 'd']);
+      expect(slugs(await store.docs.find<Machine>('machines', { owner: 'u1' }, { newestFirst: true, after: owned.next! }))).toEqual(['e']);
+      await expect(store.docs.find('machines', {}, { newestFirst: true, orderBy: { field: 'size' } })).rejects.toThrow(TypeError);
+    });
   });
 }

@@ -199,8 +199,11 @@ export class DocCollection {
     }
   }
 
-  /** One page of the records matching every condition, in insertion order, after ordinal `afterOrd`. */
-  find(conditions: FieldCondition[], afterOrd: number, limit: number | undefined): FoundPage {
+  /**
+   * One page of the records matching every condition, in insertion order after ordinal `afterOrd`, or
+   * (`newestFirst`) in reverse insertion order below it (from the newest when `afterOrd` is undefined).
+   */
+  find(conditions: FieldCondition[], afterOrd: number | undefined, limit: number | undefined, newestFirst = false): FoundPage {
     const keyed = conditions.map(([field, value]) => [field, indexKey(value)!] as const);
     let ids = keyed.length === 0 ? this.indexes.all() : undefined;
     for (const [field, key] of keyed) {
@@ -210,7 +213,7 @@ export class DocCollection {
     }
     const values: object[] = [];
     let last: { ord: number; id: string } | undefined;
-    for (const [ord, id] of ids!.from(afterOrd)) {
+    for (const [ord, id] of newestFirst ? ids!.downFrom(afterOrd ?? Infinity) : ids!.from(afterOrd ?? 0)) {
       const entry = this.records.get(id)!;
       const record = entry.value as Record<string, unknown>;
       if (!keyed.every(([field, key]) => Object.hasOwn(record, field) && indexKey(record[field]) === key)) continue;

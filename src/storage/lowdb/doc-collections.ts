@@ -136,8 +136,8 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
         const items = found.values.map((value) => copy<T>(value));
         return found.last === undefined ? { items } : { items, next: encodeOrderCursor(found.last.value, found.last.ord) };
       }
-      const afterOrd = page?.after === undefined ? 0 : decodeCursor(page.after, c);
-      const found = c.find(conditions, afterOrd, page?.limit);
+      const afterOrd = page?.after === undefined ? undefined : decodeCursor(page.after, c);
+      const found = c.find(conditions, afterOrd, page?.limit, page?.newestFirst === true);
       const items = found.values.map((value) => copy<T>(value));
       return found.last === undefined ? { items } : { items, next: encodeCursor(found.last.ord, found.last.id) };
     },

@@ -35,6 +35,11 @@ export class OrderedIds {
     for (let i = this.#lowerBound(after + 1); i < this.#ords.length; i++) yield [this.#ords[i]!, this.#ids[i]!];
   }
 
+  /** Ids with an ordinal below `before`, highest first, with their ordinals. */
+  *downFrom(before: number): Generator<[ord: number, id: string]> {
+    for (let i = this.#lowerBound(before) - 1; i >= 0; i--) yield [this.#ords[i]!, this.#ids[i]!];
+  }
+
   /** First position whose ordinal is >= `ord`. */
   #lowerBound(ord: number): number {
     let lo = 0;

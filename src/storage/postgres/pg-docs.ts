@@ -47,6 +47,11 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
            ORDER BY pos LIMIT $3`,
     findAll: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
               WHERE collection = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
+    findNewest: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
+                 WHERE collection = $1 AND fields @> $4::jsonb AND pos < $2
+                 ORDER BY pos DESC LIMIT $3`,
+    findAllNewest: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
+                    WHERE collection = $1 AND pos < $2 ORDER BY pos DESC LIMIT $3`,
   };
 
   /**
@@ -171,11 +176,14 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
         const lastRow = shown.at(-1);
         return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.at) } : { items };
       }
-      const after = page?.after ?? '0';
+      const newest = page?.newestFirst === true;
+      // Newest first starts above every pos (an identity column, far below 19 digits).
+      const after = page?.after ?? (newest ? '999999999999999999' : '0');
       if (!/^\d{1,18}$/.test(after)) throw new InvalidCursorError(after);
       const values: unknown[] = [collection, after, limit === undefined ? null : limit + 1];
       if (conditions.length > 0) values.push(whereJson(collection, conditions));
-      const { rows } = await pool().query<{ cursor: string; text: string }>(conditions.length === 0 ? sql.findAll : sql.find, values);
+      const statement = newest ? (conditions.length === 0 ? sql.findAllNewest : sql.findNewest) : conditions.length === 0 ? sql.findAll : sql.find;
+      const { rows } = await pool().query<{ cursor: string; text: string }>(statement, values);
       const more = limit !== undefined && rows.length > limit;
       const shown = more ? rows.slice(0, limit) : rows;
       const items = shown.map((row) => JSON.parse(row.text) as T);
