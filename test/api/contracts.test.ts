@@ -417,6 +417,35 @@ describe('over MCP', () => {
 });
 
 describe('public directory', () => {
+  it('pages the public directory newest first across its pages, leaving out private machines between public ones', async () => {
+    const pub = await setup(true);
+    const priv = await setup(false);
+    const name = `pagescan${slugN}`;
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      ids.push(await pub.create({ ...heartbeat(3), name }));
+      await priv.create({ ...heartbeat(3), name });
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { contracts: Array<{ id: string }>; next_cursor: string | null } } = await server.call(
+        'GET',
+        `/api/contracts/public?q=${name}&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
+      );
+      expect(page.body.contracts).toHaveLength(1);
+      seen.push(page.body.contracts[0]!.id);
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual([...ids].reverse());
+    const two = await server.call('GET', `/api/contracts/public?q=${name}&limit=2`);
+    expect(two.body.contracts.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
+    expect((await server.call('GET', `/api/contracts/public?q=${name}&limit=2&cursor=${two.body.next_cursor}`)).body).toMatchObject({
+      contracts: [expect.objectContaining({ id: ids[0] })],
+      next_cursor: null,
+    });
+  });
+
   it('lists only public machines, with audit, next fires, superposition and cross-machine subscribers', async () => {
     const pub = await setup(true);
     const priv = await setup(false);

@@ -68,6 +68,10 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
       expect((await contracts.withStatus('active')).map((c) => c.id)).toEqual(['c2', 'c4']);
       expect((await contracts.list()).map((c) => c.id)).toEqual(['c1', 'c2', 'c3', 'c4']);
       expect((await contracts.list((c) => c.slug === 'n')).map((c) => c.id)).toEqual(['c2']);
+      const newest = await contracts.newest({}, { limit: 3 });
+      expect(newest.items.map((c) => c.id)).toEqual(['c4', 'c3', 'c2']);
+      expect((await contracts.newest({}, { limit: 3, after: newest.next! })).items.map((c) => c.id)).toEqual(['c1']);
+      expect((await contracts.newest({ template_id: 't1' }, { limit: 5 })).items.map((c) => c.id)).toEqual(['c3', 'c1']);
     });
 
     it('links each contract’s transitions from its genesis and reads the runtime from its last row', async () => {

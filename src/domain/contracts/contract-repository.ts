@@ -1,4 +1,4 @@
-import type { LogQuery, RowInput, Store } from '../../storage/port.js';
+import type { DocPage, LogQuery, RowInput, Store } from '../../storage/port.js';
 import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './contract-runtime.js';
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 
@@ -29,8 +29,13 @@ export interface ContractRepository {
   /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
   withStatus(status: ContractRecord['status']): Promise<ContractRecord[]>;
   /**
+   * The contracts (of a template, when given) newest first, a page at a time: `next` is present when
+   * more follow. Read from the insertion order's index, never the collection.
+   */
+  newest(where: { template_id?: string }, page: { limit: number; after?: string }): Promise<DocPage<ContractRecord>>;
+  /**
    * Every contract (that passes `filter`), in creation order. A whole-collection read: for the
-   * scheduler's start and its periodic re-read, and the public directory's list and subscribers.
+   * scheduler's start and its periodic re-read, and the public directory's subscribers.
    */
   list(filter?: (c: ContractRecord) => boolean): Promise<ContractRecord[]>;
   runtime(record: ContractRecord): Promise<Runtime>;
@@ -77,6 +82,12 @@ export function createContractRepository(store: Store): ContractRepository {
         })
       ).items,
     withStatus: async (status) => (await store.docs.find<ContractRecord>(CONTRACTS, { status })).items,
+    newest: (where, page) =>
+      store.docs.find<ContractRecord>(CONTRACTS, where.template_id === undefined ? {} : { template_id: where.template_id }, {
+        newestFirst: true,
+        limit: page.limit,
+        ...(page.after === undefined ? {} : { after: page.after }),
+      }),
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
     forget: (id) => void cache.delete(id),
