@@ -158,6 +158,8 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
         record.definition.transitions.flatMap((t) => (t.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : []))),
       );
       if (emits.size === 0) return [];
+      // Reads every contract: which ones listen to this machine is inside their definitions, and the page
+      // lists them in creation order (docs/storage.md, what is next).
       // Only listeners on public machines are shown: a private machine's contracts stay unacknowledged.
       const live = await contracts.list((c) => c.slug !== record.slug && c.status !== 'killed' && c.status !== 'frozen');
       const slugs = await machineRecords.publicAmong(live.map((c) => c.slug));
