@@ -3,6 +3,7 @@ import type { ProposalRecord, ProposalStatus } from '../../src/domain/community/
 import { createProposalRepository } from '../../src/domain/community/proposal-repository.js';
 import type { OperatorDef } from '../../src/domain/operators/operator.types.js';
 import { DuplicateKeyError } from '../../src/storage/port.js';
+import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const proposal = (id: string, status: ProposalStatus): ProposalRecord => ({
@@ -45,6 +46,34 @@ export function runProposalRepositoryContract(name: string, makeStore: MakeStore
       await expect(proposals.insertPromoted(def)).rejects.toBeInstanceOf(DuplicateKeyError);
       expect(await proposals.promoted('OP_p2')).toEqual(def);
       expect(await proposals.allPromoted()).toEqual([def]);
+    });
+
+    it('pages proposals newest first by created_at then id, reading about a page, and adds the order field to older proposals once', async () => {
+      const { store } = await freshStore(makeStore);
+      const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+      // Stored by an earlier version (no created_ms), out of created_at order.
+      await store.docs.insert('community-proposals', 'old2', { ...proposal('old2', 'staging'), created_at: at(2) });
+      await store.docs.insert('community-proposals', 'old1', { ...proposal('old1', 'voting'), created_at: at(1) });
+      const { store: counted, reads } = countingReads(store);
+      const proposals = createProposalRepository(counted);
+      for (let n = 0; n < 40; n++)
+        await proposals.insert({ ...proposal(`p${String(n).padStart(2, '0')}`, n % 2 === 0 ? 'staging' : 'voting'), created_at: at(10 + n) });
+      // Two created in the same millisecond, inserted low id first: the higher id comes first.
+      await proposals.insert({ ...proposal('tie-a', 'staging'), created_at: at(5) });
+      await proposals.insert({ ...proposal('tie-b', 'staging'), created_at: at(5) });
+      const all = async () => (await proposals.newest({}, 100, () => true)).map((p) => p.id);
+      expect(await all()).toEqual([...Array.from({ length: 40 }, (_, n) => `p${String(39 - n).padStart(2, '0')}`), 'tie-b', 'tie-a', 'old2', 'old1']);
+      expect(reads.lists).toEqual({ 'community-proposals': 1 });
+      reads.found['community-proposals'] = 0;
+      expect((await proposals.newest({}, 3, () => true)).map((p) => p.id)).toEqual(['p39', 'p38', 'p37']);
+      expect(reads.found['community-proposals']).toBeLessThan(10);
+      expect((await proposals.newest({ status: 'staging' }, 3, (p) => p.id.startsWith('t') || p.id.startsWith('o'))).map((p) => p.id)).toEqual([
+        'tie-b',
+        'tie-a',
+        'old2',
+      ]);
+      expect(await proposals.byId('old1')).toEqual({ ...proposal('old1', 'voting'), created_at: at(1) });
+      expect(reads.lists).toEqual({ 'community-proposals': 1 });
     });
   });
 }

@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import { assertProven } from '../identity/proof.js';
 import type { Clock } from '../../lib/clock.js';
-import { pageOf } from '../../lib/cursor.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
@@ -127,10 +127,18 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
 
     async list(q: { status?: ProposalStatus | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }) {
       const text = q.q?.toLowerCase();
-      const all = (await proposals.list(q.status)).filter((p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)));
-      all.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
-      const { page, next_cursor } = pageOf(all, q.limit, q.cursor);
-      return { ok: true as const, proposals: page.map(proposalView), next_cursor };
+      const offset = q.cursor ? decodeCursor('offset', q.cursor) : 0;
+      // The page and one more (which says whether another page follows), newest first, never every proposal.
+      const found = await proposals.newest(
+        q.status === undefined ? {} : { status: q.status },
+        offset + q.limit + 1,
+        (p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)),
+      );
+      return {
+        ok: true as const,
+        proposals: found.slice(offset, offset + q.limit).map(proposalView),
+        next_cursor: found.length > offset + q.limit ? encodeCursor('offset', offset + q.limit) : null,
+      };
     },
 
     async get(id: string) {
