@@ -117,6 +117,8 @@ if (databaseUrl === undefined) {
         if (!minted.minted) throw new Error(`not minted: ${minted.reason}`);
         envelopes.push(minted.envelope.token_id);
       }
+      // The first census stores the seat totals; the racing bonds below keep them from two processes.
+      expect((await a.core.services.contribute.census()).bonded_value).toBe(0);
       // Two different envelopes, so only the seat count can refuse the second seat.
       const seats = await race(
         () => a.core.services.contribute.bond(uid, { token_ids: [envelopes[0]!] }),
@@ -124,6 +126,12 @@ if (databaseUrl === undefined) {
       );
       const seatCount = (await a.core.store.docs.list<{ uid: string }>('contribute-seats', (s) => s.uid === uid)).length;
       expect(seatCount).toBe(1);
+      const stored = await a.core.store.docs.list<{ bonded_token_ids: string[]; bonded_value: number }>('contribute-seats');
+      expect(await b.core.services.contribute.census()).toMatchObject({
+        seats_active: 1,
+        bonded_envelopes: stored.reduce((n, s) => n + s.bonded_token_ids.length, 0),
+        bonded_value: stored.reduce((n, s) => n + s.bonded_value, 0),
+      });
       // The loser either found the seat and added to it, or was refused: never a second seat.
       expect(seats.won.length + seats.codes.length).toBe(2);
       // One envelope staked twice from two processes (the insert community stakes and bonds go through).
