@@ -6,13 +6,14 @@
 //   node bench/write-rates.mjs [sizes=1000,10000,100000] [mints=1000] [creates=500]
 // BENCH_BUILD=/path/to/checkout runs that checkout's dist/ (server and seeding);
 // BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_ENV, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
 import { timed } from './list-latency.mjs';
 
 const CONCURRENCY = 10;
+const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 const SEED_CONCURRENCY = 32;
 
 async function call(url, method, route, { key, body } = {}) {
@@ -40,7 +41,8 @@ async function block(n, op, concurrency = CONCURRENCY) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { n, per_s: Math.round(n / seconds), p50_ms: +percentile(latencies, 50).toFixed(1), p90_ms: +percentile(latencies, 90).toFixed(1) };
+  const ms = (p) => +percentile(latencies, p).toFixed(1);
+  return { n, per_s: Math.round(n / seconds), p50_ms: ms(50), p90_ms: ms(90), p99_ms: ms(99), max_ms: ms(100) };
 }
 
 /**
@@ -53,8 +55,15 @@ async function seed({ build, env, dataDir, from, target }) {
   const { createCore } = await import(dist('compose.js'));
   const { loadConfig } = await import(dist('config.js'));
   const { createLowdbStore } = await import(dist('storage/lowdb/lowdb.store.js'));
-  const config = loadConfig({ ...process.env, ...BENCH_ENV, LOG_LEVEL: 'error', CORE_DATA_DIR: dataDir, ...env });
-  const core = await createCore({ config, ...(config.databaseUrl ? {} : { store: createLowdbStore({ dataDir, fsync: false }) }) });
+  const { createPostgresStore } = await import(dist('storage/postgres/postgres.store.js'));
+  const config = loadConfig({ ...process.env, ...BENCH_ENV, LOG_LEVEL: 'silent', CORE_DATA_DIR: dataDir, ...env });
+  // PostgreSQL: no NOTIFY for the seeded writes (nobody listens, and they are sent one at a time, so tens
+  // of thousands would still be queued when the seeding ends); the records written are the same.
+  const pg = () => {
+    const store = createPostgresStore({ connectionString: config.databaseUrl, schema: config.databaseSchema });
+    return { ...store, docs: store.docs, logs: store.logs, pubsub: { publish() {}, subscribe: () => () => {} } };
+  };
+  const core = await createCore({ config, store: config.databaseUrl ? pg() : createLowdbStore({ dataDir, fsync: false }) });
   const keys = [];
   try {
     await block(target - from, async (i) => {
@@ -106,12 +115,20 @@ export async function writeRates({ sizes = [1000, 10_000, 100_000], mints = 1000
     for (const size of sizes) {
       const t0 = performance.now();
       // The measured writes of the previous size are stored too: they count toward this one.
-      const stored = keys.length + out.reduce((n, r) => n + r.mint.n, 0);
+      const stored = keys.length + out.reduce((n, r) => n + r.mint.n + Math.ceil(r.mint.n / 10), 0);
       keys.push(...(await seed({ build, env, dataDir, from: keys.length, target: keys.length + Math.max(0, size - stored) })));
       const seedS = +((performance.now() - t0) / 1000).toFixed(1);
       const { child, match } = await startProcess([path.join(build, 'dist/src/cli.js'), 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env }, /"url":"(http:[^"]+)"/);
       const url = match[1];
       try {
+        // Unmeasured warm-up (a tenth of each block): JIT and the server's first reads, at every size alike.
+        const warm = [];
+        await block(Math.ceil(mints / 10), async (i) => {
+          warm[i] = (await call(url, 'POST', '/api/demo-key/mint', { body: {} })).key;
+        });
+        await block(Math.ceil(Math.min(creates, mints) / 10), async (i) => {
+          await call(url, 'POST', '/api/chain/state-machines', { key: warm[i], body: { slug: `warm${size}-${i}` } });
+        });
         const minted = [];
         const mint = await block(mints, async (i) => {
           minted[i] = (await call(url, 'POST', '/api/demo-key/mint', { body: {} })).key;
@@ -119,9 +136,9 @@ export async function writeRates({ sizes = [1000, 10_000, 100_000], mints = 1000
         const create = await block(Math.min(creates, mints), async (i) => {
           await call(url, 'POST', '/api/chain/state-machines', { key: minted[i], body: { slug: `w${size}-${i}` } });
         });
-        const row = { size, seed_s: seedS, mint, create, ...(withLists ? { lists: await lists(url, keys) } : {}) };
+        const row = { size, seed_s: seedS, mint, create, server_rss_mib: rssMiB(child.pid), ...(withLists ? { lists: await lists(url, keys) } : {}) };
         out.push(row);
-        log(JSON.stringify({ size, seed_s: seedS, mint_per_s: mint.per_s, mint_p50: mint.p50_ms, create_per_s: create.per_s, create_p50: create.p50_ms }));
+        log(JSON.stringify({ size, seed_s: seedS, mint_per_s: mint.per_s, mint_p50: mint.p50_ms, mint_max: mint.max_ms, create_per_s: create.per_s, create_p50: create.p50_ms, create_max: create.max_ms, rss_mib: row.server_rss_mib }));
       } finally {
         await stop(child);
       }
@@ -145,7 +162,7 @@ export async function writeRates({ sizes = [1000, 10_000, 100_000], mints = 1000
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [sizes, mints, creates] = process.argv.slice(2);
   const result = await writeRates({ ...(sizes ? { sizes: sizes.split(',').map(Number) } : {}), ...(mints ? { mints: Number(mints) } : {}), ...(creates ? { creates: Number(creates) } : {}) });
   console.log(JSON.stringify(result, null, 2));

@@ -17,6 +17,12 @@ const WORKLOADS = [
   /on lowdb/,
   /on PostgreSQL/,
   /two server processes on one chain/,
+  /`POST \/api\/demo-key\/mint` on lowdb with 1,000 users stored vs 100/,
+  /`POST \/api\/chain\/state-machines` on lowdb with 1,000 users and machines stored/,
+  /machine lists and key lookup on lowdb/,
+  /`POST \/api\/demo-key\/mint` on PostgreSQL/,
+  /`POST \/api\/chain\/state-machines` on PostgreSQL/,
+  /machine lists and key lookup on PostgreSQL/,
   /recurring contracts/,
   /across two server processes on PostgreSQL/,
   /SSE:/,
@@ -73,6 +79,7 @@ describe('npm run bench -- --quick', () => {
   it('prints the same rows as JSON on stdout', () => {
     expect(json.rows.map((r) => r.id)).toEqual([
       'tools_list_tokens', 'constants_vs_express', 'constants_vs_node_http', 'mcp_vs_rest', 'mcp_modern_vs_rest', 'core_http_vs_tool', 'chain_lowdb', 'chain_postgres', 'chain_postgres_two',
+      'growth_mint_lowdb', 'growth_create_lowdb', 'growth_lists_lowdb', 'growth_mint_postgres', 'growth_create_postgres', 'growth_lists_postgres',
       'contracts', 'contracts_postgres', 'sse_delivery', 'sandbox', 'mcp_cold_start', 'eigen_values_vs_lapack', 'eigen_vectors_vs_lapack', 'lu_vs_lapack',
       'memory_idle', 'memory_growth',
     ]);
