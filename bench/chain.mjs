@@ -46,12 +46,13 @@ async function serve(dataDir, env = {}) {
 async function prefill(dataDir, slug, rows) {
   const { createLowdbStore } = await import(dist('storage/lowdb/lowdb.store.js'));
   const { seal } = await import(dist('domain/chain/hash-chain.js'));
-  const { chainStream } = await import(dist('domain/chain/machine.js'));
+  const { createChainLogRepository } = await import(dist('domain/chain/chain-log-repository.js'));
+  const { createMachineRepository } = await import(dist('domain/chain/machine-repository.js'));
   const store = createLowdbStore({ dataDir, fsync: false });
   await store.open();
-  const machine = await store.docs.get('machines', slug);
-  const stream = chainStream(slug);
-  const start = await store.logs.count(stream);
+  const chain = createChainLogRepository(store);
+  const machine = await createMachineRepository(store).get(slug);
+  const start = await chain.count(slug);
   const nowTick = Math.floor(Date.now() / 777);
   const span = Math.max(1, nowTick - machine.genesis_tick);
   const started = performance.now();
@@ -62,7 +63,7 @@ async function prefill(dataDir, slug, rows) {
     for (let i = 0; i < n; i++) {
       const at = done + i;
       pending.push(
-        store.logs.append(stream, (head, seq) =>
+        chain.append(slug, (head, seq) =>
           seal({
             id: `${slug}:${seq}`,
             tick: Math.max(head?.tick ?? machine.genesis_tick, machine.genesis_tick + Math.floor((at * span) / rows)),
@@ -80,7 +81,7 @@ async function prefill(dataDir, slug, rows) {
     await Promise.all(pending);
     done += n;
   }
-  const count = await store.logs.count(stream);
+  const count = await chain.count(slug);
   await store.close();
   return { rows: count, seconds: +((performance.now() - started) / 1000).toFixed(1) };
 }
