@@ -34,7 +34,7 @@ async function fill(total, op) {
  * p50 and p90 of `SAMPLES` sequential requests after 3 unmeasured ones. `route(i)` varies a parameter
  * where the answer is cached per tick (active, recent, seal), so each sample computes its answer.
  */
-async function timed(url, route, key) {
+export async function timed(url, route, key) {
   const ms = [];
   for (let i = -3; i < SAMPLES; i++) {
     const t = performance.now();

@@ -10,6 +10,7 @@ import { sandboxOverhead } from './sandbox.mjs';
 import { linalgVsLapack } from './linalg.mjs';
 import { sseFanOut } from './sse.mjs';
 import { pgAppends, pgFireLag } from './postgres.mjs';
+import { writeRates } from './write-rates.mjs';
 import { mcpInitialize } from './spine.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
 
@@ -45,6 +46,9 @@ export const QUICK = {
   idleSettleMs: 300,
   linalgRuns: 5,
 };
+// Write rates and list latencies as the store grows (issue 20): users stored (seeded in-process), then measured blocks over HTTP.
+Object.assign(FULL, { growthSizes: [1000, 10_000, 100_000], growthMints: 1000, growthCreates: 500 });
+Object.assign(QUICK, { growthSizes: [100, 1000], growthMints: 100, growthCreates: 50 });
 // PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
@@ -80,7 +84,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, contracts, sandbox, linalg, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, growth_lowdb, growth_postgres, contracts, sandbox, linalg, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -428,6 +432,96 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     );
   }
 
+  // Write rates at each store size, on each backend (issue 20 item 6): the row's figure is the rate at the
+  // second size (10,000), its baseline the rate at the first (1,000); the detail gives the largest size.
+  const sizeText = (n) => n.toLocaleString('en-US');
+  const [small, middle] = sizes.growthSizes;
+  const growthRows = (backend) => {
+    const where = backend === 'postgres' ? 'on PostgreSQL' : 'on lowdb';
+    return {
+      mint: [
+        `growth_mint_${backend}`,
+        `\`POST /api/demo-key/mint\` ${where} with ${sizeText(middle)} users stored vs ${sizeText(small)}`,
+        '≥ 0.75 of the rate at the smaller size',
+      ],
+      create: [
+        `growth_create_${backend}`,
+        `\`POST /api/chain/state-machines\` ${where} with ${sizeText(middle)} users and machines stored vs ${sizeText(small)}`,
+        '≥ 0.75 of the rate at the smaller size',
+      ],
+      lists: [
+        `growth_lists_${backend}`,
+        `machine lists and key lookup ${where} with ${sizeText(middle)} users and machines stored, worst p50`,
+        'p50 < 50 ms each',
+      ],
+    };
+  };
+  const growth = async (backend, databaseUrl) => {
+    const ids = growthRows(backend);
+    await attempt(
+      `growth_${backend}`,
+      async () => {
+        const r = await writeRates({ sizes: sizes.growthSizes, mints: sizes.growthMints, creates: sizes.growthCreates, databaseUrl, log });
+        raw[`growth_${backend}`] = r;
+        const [first, second] = r.per_size;
+        const rest = r.per_size.slice(2);
+        for (const kind of ['mint', 'create']) {
+          const ratio = +(second[kind].per_s / first[kind].per_s).toFixed(2);
+          const larger = rest
+            .map(
+              (s) =>
+                `at ${sizeText(s.size)}: ${s[kind].per_s}/s, p50 ${s[kind].p50_ms} ms (${(s[kind].per_s / first[kind].per_s).toFixed(2)} of ${sizeText(small)})`,
+            )
+            .join('; ');
+          const [id, workload, target] = ids[kind];
+          rows.push(
+            row(
+              id,
+              workload,
+              second[kind].per_s,
+              `${kind === 'mint' ? 'keys' : 'machines'}/s`,
+              `${first[kind].per_s}/s (p50 ${first[kind].p50_ms} ms)`,
+              ratio,
+              target,
+              ratio >= 0.75,
+              `${second[kind].n} writes, 10 callers, p50 ${second[kind].p50_ms} ms${larger ? `; ${larger}` : ''}; seeded in ${r.per_size.map((s) => `${s.seed_s}`).join(' + ')} s`,
+            ),
+          );
+        }
+        const worst = (s) => Object.entries(s.lists).reduce((a, b) => (b[1].p50_ms > a[1].p50_ms ? b : a));
+        const [worstName, worstAt] = worst(second);
+        const [id, workload, target] = ids.lists;
+        const each = Object.entries(second.lists)
+          .map(([k, v]) => `${k} ${v.p50_ms}`)
+          .join(', ');
+        const larger = rest.map((s) => `worst at ${sizeText(s.size)}: ${worst(s)[0]} ${worst(s)[1].p50_ms} ms`).join('; ');
+        rows.push(
+          row(
+            id,
+            workload,
+            worstAt.p50_ms,
+            'ms',
+            '—',
+            'n/a',
+            target,
+            worstAt.p50_ms < 50,
+            `${worstName}; p50 ms: ${each}${larger ? `; ${larger}` : ''} (\`active\` is in \`npm run bench -- lists\`)`,
+          ),
+        );
+      },
+      Object.values(ids),
+    );
+  };
+  await growth('lowdb');
+  if (skip('growth_postgres')) {
+    // not asked for
+  } else if (!pgUrl) {
+    for (const [id, workload, target] of Object.values(growthRows('postgres')))
+      rows.push(row(id, workload, 'skipped', '', 'n/a', 'n/a', target, null, 'skipped: DATABASE_URL is not set'));
+  } else {
+    await growth('postgres', pgUrl);
+  }
+
   await attempt(
     'contracts',
     async () => {
@@ -573,6 +667,12 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     'chain_lowdb',
     'chain_postgres',
     'chain_postgres_two',
+    'growth_mint_lowdb',
+    'growth_create_lowdb',
+    'growth_lists_lowdb',
+    'growth_mint_postgres',
+    'growth_create_postgres',
+    'growth_lists_postgres',
     'contracts',
     'contracts_postgres',
     'sse_delivery',
@@ -598,6 +698,12 @@ export const ROW_IDS = [
   'chain_lowdb',
   'chain_postgres',
   'chain_postgres_two',
+  'growth_mint_lowdb',
+  'growth_create_lowdb',
+  'growth_lists_lowdb',
+  'growth_mint_postgres',
+  'growth_create_postgres',
+  'growth_lists_postgres',
   'contracts',
   'contracts_postgres',
   'sse_delivery',
