@@ -95,5 +95,22 @@ if (databaseUrl === undefined) {
       expect(got.b).toEqual([{ n: 1 }, { n: 2 }]);
       expect(got.a).toEqual([{ n: 1 }, { n: 2 }]);
     });
+
+    it('sends every message published before close, and reports no error after it', async () => {
+      const errors: Error[] = [];
+      const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });
+      onTestFinished(() => harness.cleanup());
+      const sender = harness.store;
+      const receiver = await harness.open();
+      const got: Json[] = [];
+      receiver.pubsub.subscribe('backlog', (m) => void got.push(m));
+      await listeningNow(sender.pubsub, receiver.pubsub);
+      // Queued one after the other (order per sender), so most are still waiting when close starts.
+      for (let n = 0; n < 200; n++) sender.pubsub.publish('backlog', { n });
+      await sender.close();
+      await eventually(() => expect(got).toHaveLength(200));
+      expect(got).toEqual(Array.from({ length: 200 }, (_, n) => ({ n })));
+      expect(errors).toEqual([]);
+    });
   });
 }

@@ -247,6 +247,10 @@ export function createPgSession(options: PgSessionOptions) {
       closed = false;
       await session();
     },
+    /** Resolves once every message published so far has been handed to the database. */
+    async flush(): Promise<void> {
+      await publishing;
+    },
     async close(): Promise<void> {
       closed = true;
       if (retry !== undefined) clearTimeout(retry);

@@ -53,6 +53,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       created = undefined;
     },
     close: async () => {
+      // Published messages are writes too: they go out before the pool they are sent on ends.
+      await session.flush();
       const ending = pool;
       pool = undefined;
       created = undefined;
