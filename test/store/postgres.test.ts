@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { migrate, MIGRATIONS } from '../../src/storage/postgres/migrations.js';
+import { migrate, MIGRATIONS, ORDERED_FIELDS, ORDERED_FIELDS_4 } from '../../src/storage/postgres/migrations.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tablesIn } from '../../src/storage/postgres/sql.js';
 import type { LogRow } from '../../src/storage/port.js';
@@ -320,6 +320,13 @@ if (databaseUrl === undefined) {
       const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toMatch(/docs_order_genesis_tick/);
       expect(text).not.toMatch(/Sort/);
+    });
+
+    it('indexes every field the repositories order by (seats by heartbeat, proposals by creation included)', async () => {
+      const { schema } = await postgres();
+      const { rows } = await rawPool().query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema]);
+      const names = rows.map((r) => r.indexname);
+      for (const field of [...ORDERED_FIELDS, ...ORDERED_FIELDS_4]) expect(names).toContain(`docs_order_${field}`);
     });
 
     it('applies each migration once when several stores open a new schema at the same time', async () => {

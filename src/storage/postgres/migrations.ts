@@ -8,6 +8,15 @@ import { inTransaction, type Tables } from './sql.js';
  */
 export const ORDERED_FIELDS = ['genesis_tick', 'last_tick', 'signed_tick'] as const;
 
+/** The fields migration 4 indexes for ordered finds: seats by last heartbeat (the census), proposals by creation. */
+export const ORDERED_FIELDS_4 = ['last_heartbeat_tick', 'created_ms'] as const;
+
+/** A partial btree an ordered `find` on `field` reads in order (only records holding that number). */
+function orderedIndex(t: Tables, field: string): string {
+  return `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(fields, '${field}'), pos)
+        WHERE ${t.schema}.doc_number(fields, '${field}') IS NOT NULL;`;
+}
+
 /** One schema change: `sql` returns the statements for the store's tables. Never edit a released one; add the next. */
 export interface Migration {
   version: number;
@@ -103,11 +112,13 @@ export const MIGRATIONS: readonly Migration[] = [
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
         SELECT CASE WHEN jsonb_typeof(fields -> 'f' -> field) = 'number' THEN (fields -> 'f' ->> field)::double precision END
       $fn$;
-      ${ORDERED_FIELDS.map(
-        (field) => `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(fields, '${field}'), pos)
-        WHERE ${t.schema}.doc_number(fields, '${field}') IS NOT NULL;`,
-      ).join('\n')}
+      ${ORDERED_FIELDS.map((field) => orderedIndex(t, field)).join('\n')}
     `,
+  },
+  {
+    version: 4,
+    name: 'ordered indexes for the contribute census and the community proposal list',
+    sql: (t) => ORDERED_FIELDS_4.map((field) => orderedIndex(t, field)).join('\n'),
   },
 ];
 
