@@ -180,10 +180,19 @@ export function rpcResponseJson(message: { jsonrpc?: unknown; id?: unknown; resu
   const keys = Object.keys(result);
   let rest = '';
   for (let i = 2; i < keys.length; i++) {
-    const value = JSON.stringify(result[keys[i]!]);
+    const value = jsonOfMember(result[keys[i]!]);
     if (value !== undefined) rest += `,${JSON.stringify(keys[i])}:${value}`;
   }
   return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${rest}}}`;
+}
+
+/** JSON of frozen objects (the modern era's `_meta`, one per server), written once. */
+const frozenJson = new WeakMap<object, string>();
+function jsonOfMember(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = frozenJson.get(value);
+  if (text === undefined) frozenJson.set(value, (text = JSON.stringify(value)));
+  return text;
 }
 
 /** Exactly `{ jsonrpc: '2.0', id, result }`, in that order, with a string or number id. */

@@ -151,7 +151,22 @@ export interface ServerInfo {
 }
 
 export function serverInfoOf(version: string): ServerInfo {
-  return { name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version };
+  return Object.freeze({ name: 'core-server', title: 'Machine Compute, Chain and Contract Service', version });
+}
+
+/**
+ * The `_meta` every result but discover's carries: the server's name and version only (the revision's
+ * `Implementation` needs no more; discover carries the title too). One frozen object per server, so the
+ * transport serializes it once (`rpcResponseJson`), not on every call.
+ */
+const compactMeta = new WeakMap<ServerInfo, Readonly<Record<string, unknown>>>();
+function resultMeta(serverInfo: ServerInfo): Readonly<Record<string, unknown>> {
+  let meta = compactMeta.get(serverInfo);
+  if (meta === undefined) {
+    meta = Object.freeze({ [META_SERVER_INFO]: Object.freeze({ name: serverInfo.name, version: serverInfo.version }) });
+    compactMeta.set(serverInfo, meta);
+  }
+  return meta;
 }
 
 /**
@@ -168,7 +183,8 @@ export function modernResult<T extends object>(method: string, result: T, server
     target['cacheScope'] = hints.cacheScope;
   }
   const meta = target['_meta'];
-  target['_meta'] = isPlainObject(meta) ? { ...meta, [META_SERVER_INFO]: serverInfo } : { [META_SERVER_INFO]: serverInfo };
+  if (method === 'server/discover') target['_meta'] = { ...(isPlainObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo };
+  else target['_meta'] = isPlainObject(meta) ? { ...meta, [META_SERVER_INFO]: resultMeta(serverInfo)[META_SERVER_INFO] } : resultMeta(serverInfo);
   return result;
 }
 
