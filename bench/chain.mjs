@@ -2,26 +2,11 @@
 // clients, on a machine whose chain already holds 1,000,000 rows. The rows are pre-filled through the
 // store port (not over HTTP), hash-chained like real rows, while no server runs; the server then opens
 // the data dir as it would after a restart.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { load, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, rssMiB, load, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const dist = (p) => new URL(`../dist/src/${p}`, import.meta.url).href;
-
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
-
-async function call(url, method, path, { key, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Bytes of every log file of a data dir (lowdb): what the appends wrote. */
 function logBytes(dataDir) {

@@ -7,19 +7,10 @@
 // BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const CONCURRENCY = 10;
 const SAMPLES = 30;
-
-async function call(url, method, route, { key, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 async function fill(total, op) {
   let next = 0;
@@ -108,11 +99,7 @@ export async function listLatency({ keys = 10_000, build = process.env.BENCH_BUI
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
     if (databaseUrl) {
-      const { default: pgLib } = await import('pg');
-      const client = new pgLib.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchema(databaseUrl, schema);
     }
   }
 }

@@ -6,19 +6,10 @@
 // BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const BLOCK = 1000;
 const CONCURRENCY = 10;
-
-async function call(url, method, route, { key, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Runs `op(i)` for i in [0, total) with CONCURRENCY callers; returns per-block { at, per_s, p50_ms }. */
 async function blocks(total, op) {
@@ -78,11 +69,7 @@ export async function storeGrowth({ keys = 10_000, machines = 10_000, build = pr
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
     if (databaseUrl) {
-      const { default: pgLib } = await import('pg');
-      const client = new pgLib.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchema(databaseUrl, schema);
     }
   }
 }

@@ -1,10 +1,9 @@
 // The issue-9 table: every workload with its baseline measured in the same run, the ratio, and
 // whether the target holds. `sizes` scales it (the --quick mode runs each workload a couple of seconds).
-import { readFileSync } from 'node:fs';
 import { appendFileLoop, nodeEStart, pgInsertLoop } from './baselines.mjs';
 import { chainAppends } from './chain.mjs';
 import { contractsFireLag } from './contracts.mjs';
-import { load, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, rssMiB, load, startProcess, stop, tempDataDir } from './lib.mjs';
 import { coreHttpVsTool, mcpModernVsRest, mcpVsRest } from './mcp.mjs';
 import { sandboxOverhead } from './sandbox.mjs';
 import { linalgVsLapack } from './linalg.mjs';
@@ -53,28 +52,7 @@ Object.assign(QUICK, { growthSizes: [100, 1000], growthMints: 100, growthCreates
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
 
-const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 const fmt = (n) => (typeof n === 'number' ? n : 'n/a');
-
-async function call(url, method, p, { key, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${url}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function dropSchema(url, schema) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
 
 /** One table row; `holds` is true, false, or null when the row has no target to check. */
 function row(id, workload, figure, unit, baseline, ratio, target, holds, detail) {

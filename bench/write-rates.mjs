@@ -6,24 +6,14 @@
 //   node bench/write-rates.mjs [sizes=1000,10000,100000] [mints=1000] [creates=500]
 // BENCH_BUILD=/path/to/checkout runs that checkout's dist/ (server and seeding);
 // BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_ENV, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, rssMiB, BENCH_ENV, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
 import { timed } from './list-latency.mjs';
 
 const CONCURRENCY = 10;
-const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 const SEED_CONCURRENCY = 32;
-
-async function call(url, method, route, { key, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Runs `op(i)` for i in [0, n) with `concurrency` callers; returns the rate and latency percentiles. */
 async function block(n, op, concurrency = CONCURRENCY) {
@@ -174,11 +164,7 @@ export async function writeRates({
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     if (databaseUrl) {
-      const { default: pgLib } = await import('pg');
-      const client = new pgLib.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchema(databaseUrl, schema);
     }
   }
   const ratio = (kind, i) => +(out[i][kind].per_s / out[0][kind].per_s).toFixed(2);
