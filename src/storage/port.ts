@@ -129,6 +129,12 @@ export interface LogQuery {
   limit?: number;
 }
 
+/** What `LogStore.tally` reports for one stream. */
+export interface LogTally {
+  rows: number;
+  lastTick: number;
+}
+
 export interface LogStore {
   /**
    * Appends one row. `build` runs while the stream is locked and receives the current last row (or
@@ -145,6 +151,14 @@ export interface LogStore {
   /** Last row of a stream. */
   head<R extends LogRow>(stream: string): Promise<R | undefined>;
   count(stream: string): Promise<number>;
+  /**
+   * For each of `streams` holding rows at tick `fromTick` or later: how many (as `read` with `fromTick`
+   * would return) and the highest tick among them. Streams without such rows are left out. Answered
+   * from the stores' indexes in one round trip, without reading rows.
+   */
+  tally(streams: readonly string[], fromTick: number): Promise<Map<string, LogTally>>;
+  /** How many rows the streams whose names start with `prefix` hold together (`count` summed). */
+  countUnder(prefix: string): Promise<number>;
   get<R extends LogRow>(stream: string, seq: number): Promise<R | undefined>;
   read<R extends LogRow>(stream: string, query?: LogQuery): Promise<R[]>;
   /** Names of every stream that has at least one row, optionally those starting with `prefix`. */

@@ -347,6 +347,44 @@ describe('public machine lists', () => {
     expect(JSON.stringify(fleet.body)).not.toContain('listed-private');
   });
 
+  it('ranks active machines by their rows in the window, walks past private ones to fill the limit, and sums every row in fleet', async () => {
+    const made = {
+      quiet: await machine('rank-quiet', true),
+      loud: await machine('rank-loud-private', false),
+      a: await machine('rank-a', true),
+      b: await machine('rank-b', true),
+      c: await machine('rank-c', true),
+    };
+    await server.call('POST', '/api/chain/rank-quiet/event', { key: made.quiet.key, body: { type: 'before-window' } });
+    clock.advance(777 * 100);
+    const rowsBefore = (await server.call('GET', '/api/chain/fleet')).body.rows_total;
+    const write = async (slug: string, key: string, n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) expect((await server.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'rank' } })).status).toBe(200);
+    };
+    await write('rank-loud-private', made.loud.key, 5);
+    await write('rank-a', made.a.key, 3);
+    await write('rank-c', made.c.key, 2);
+    clock.advance(777);
+    await write('rank-b', made.b.key, 2);
+    clock.advance(777);
+
+    const top = await server.call('GET', '/api/chain/active?window_ticks=5&limit=3');
+    expect(top.body.machines.map((m: { slug: string; transition_count: number }) => [m.slug, m.transition_count])).toEqual([
+      ['rank-a', 3],
+      ['rank-b', 2],
+      ['rank-c', 2],
+    ]);
+    expect(top.body.machines[1].last_tick).toBe(top.body.machines[2].last_tick + 1);
+    expect(JSON.stringify(top.body)).not.toContain('rank-loud-private');
+    expect(JSON.stringify(top.body)).not.toContain('rank-quiet');
+    const one = await server.call('GET', '/api/chain/active?window_ticks=5&limit=1');
+    expect(one.body.machines.map((m: { slug: string }) => m.slug)).toEqual(['rank-a']);
+    const wide = await server.call('GET', '/api/chain/active?window_ticks=500&limit=100');
+    expect(wide.body.machines.find((m: { slug: string }) => m.slug === 'rank-quiet')).toMatchObject({ transition_count: 2 });
+
+    expect((await server.call('GET', '/api/chain/fleet')).body.rows_total).toBe(rowsBefore + 12);
+  });
+
   it('serves recent from a one-tick cache and drops a machine from it as soon as it turns private', async () => {
     const pub = await machine('feed-cache', true);
     await server.call('POST', '/api/chain/feed-cache/event', { key: pub.key, body: { type: 'cached-one' } });

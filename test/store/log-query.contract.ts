@@ -79,5 +79,41 @@ export function describeLogQueryContract(makeStore: MakeStore): void {
         expect(await store.logs.read<Row>('q', query)).toEqual(expected(rows, query));
       }
     });
+
+    /** What `tally` must report for one stream, computed from `read`. */
+    async function expectedTally(store: Store, stream: string, fromTick: number) {
+      const rows = await store.logs.read<Row>(stream, { fromTick });
+      return rows.length === 0 ? undefined : { rows: rows.length, lastTick: Math.max(...rows.map((r) => r.tick)) };
+    }
+
+    it('tallies the rows since a tick across streams, leaving out streams without any', async () => {
+      const { store } = await freshStore(makeStore);
+      await fill(store, 'm/a', ordered);
+      await fill(store, 'm/b', [0, 0, 1, 1, 1]);
+      await fill(store, 'm/c', [5, 3, 8, 1, 9, 3, 3, 0, 7, 2, 6, 4]);
+      const streams = ['m/a', 'm/b', 'm/c', 'm/none', 'm/a'];
+      for (const fromTick of [0, 1, 2.5, 4, 9, 10]) {
+        const tallies = await store.logs.tally(streams, fromTick);
+        const want = new Map<string, unknown>();
+        for (const stream of ['m/a', 'm/b', 'm/c']) {
+          const tally = await expectedTally(store, stream, fromTick);
+          if (tally !== undefined) want.set(stream, tally);
+        }
+        expect(tallies).toEqual(want);
+      }
+      expect(await store.logs.tally([], 0)).toEqual(new Map());
+    });
+
+    it('counts the rows of every stream under a prefix', async () => {
+      const { store } = await freshStore(makeStore);
+      await fill(store, 'chain/a', ordered);
+      await fill(store, 'chain/b', [1, 2, 3]);
+      await fill(store, 'chainx', [1]);
+      await fill(store, 'other/c', [1, 2]);
+      expect(await store.logs.countUnder('chain/')).toBe(23);
+      expect(await store.logs.countUnder('chain')).toBe(24);
+      expect(await store.logs.countUnder('none/')).toBe(0);
+      expect(await store.logs.countUnder('')).toBe(26);
+    });
   });
 }

@@ -1,10 +1,12 @@
-import type { LogQuery, LogRow, RowInput, Store } from '../../storage/port.js';
+import type { LogQuery, LogRow, LogTally, RowInput, Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { PayloadRow } from './payload-vault.js';
 
+const CHAIN_PREFIX = 'chain/';
+
 /** A machine's hash chain: one row per audited write. */
 function chainStream(slug: string): string {
-  return `chain/${slug}`;
+  return CHAIN_PREFIX + slug;
 }
 
 /** Encrypted payloads of a machine's rows, one row per chain row that kept a payload, in chain order. */
@@ -27,6 +29,13 @@ export function createChainLogRepository(store: Store) {
       logs.append<ChainRow>(chainStream(slug), build),
     head: (slug: string): Promise<ChainRow | undefined> => logs.head<ChainRow>(chainStream(slug)),
     count: (slug: string): Promise<number> => logs.count(chainStream(slug)),
+    /** Rows at tick `fromTick` or later per machine of `slugs` (machines without any left out) and their newest tick, in one read. */
+    async tallySince(slugs: readonly string[], fromTick: number): Promise<Map<string, LogTally>> {
+      const tallies = await logs.tally(slugs.map(chainStream), fromTick);
+      return new Map([...tallies].map(([stream, tally]) => [stream.slice(CHAIN_PREFIX.length), tally]));
+    },
+    /** Rows in every machine's chain together. */
+    totalRows: (): Promise<number> => logs.countUnder(CHAIN_PREFIX),
     row: (slug: string, seq: number): Promise<ChainRow | undefined> => logs.get<ChainRow>(chainStream(slug), seq),
     read: (slug: string, query?: LogQuery): Promise<ChainRow[]> => logs.read<ChainRow>(chainStream(slug), query),
 

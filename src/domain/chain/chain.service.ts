@@ -73,13 +73,23 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
   const vault = createPayloadVault({ store, now: clock.now });
   const machines = createMachineRepository(store);
   const chainLog = createChainLogRepository(store);
-  /** The newest tick this process recorded as each machine's activity: one activity write per machine per tick. */
-  const touchedAt = new Map<string, number>();
+  /**
+   * The machines this process already recorded as active in the current tick: one activity write per
+   * machine per tick. Only the current tick is kept, so the set holds the machines written to in one
+   * tick, not every machine the process ever wrote to.
+   */
+  let touchedTick = Number.NEGATIVE_INFINITY;
+  let touchedNow = new Set<string>();
 
   async function touch(slug: string, tick: number): Promise<void> {
-    if ((touchedAt.get(slug) ?? -Infinity) >= tick) return;
+    if (tick > touchedTick) {
+      touchedTick = tick;
+      touchedNow = new Set();
+    }
+    // An older tick (a clock step back) is written through: the repository keeps the newest anyway.
+    if (tick === touchedTick && touchedNow.has(slug)) return;
     await machines.touched(slug, tick);
-    touchedAt.set(slug, Math.max(tick, touchedAt.get(slug) ?? -Infinity));
+    if (tick === touchedTick) touchedNow.add(slug);
   }
 
   const service: ChainService = {

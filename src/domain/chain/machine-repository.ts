@@ -16,6 +16,8 @@ const BACKFILLED = ':backfilled';
 
 /** Records read per page when walking machines in insertion order. */
 const WALK_PAGE = 500;
+/** Activity records read per page: they are small, and `active` usually reads them all. */
+const ACTIVITY_PAGE = 2_000;
 
 /** When a machine last had a row appended (at least this tick; see `touched`). */
 export interface MachineActivity {
@@ -136,7 +138,7 @@ export function createMachineRepository(store: Store) {
         const page = await docs.find<MachineActivity>(
           ACTIVITY,
           {},
-          { limit: WALK_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) },
+          { limit: ACTIVITY_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) },
         );
         for (const activity of page.items) {
           if (activity.last_tick < since) return;

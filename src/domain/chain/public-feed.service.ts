@@ -5,7 +5,6 @@ import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
 import { createChainLogRepository } from './chain-log-repository.js';
-import type { MachineRecord } from './machine.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
 
@@ -32,7 +31,7 @@ export interface FleetCounts {
  * The node-wide reads: public machines, the most active and newest ones, the recent cross-machine feed
  * and fleet counts. Private machines never appear by name; `fleet` counts every machine, anonymously.
  * `recent` reads an in-memory ring of the newest public rows (see `createRecentRing`), never the logs;
- * `active` and `fleet` use each machine's log index (counts and tick lookups), not its rows. Every
+ * `active` and `fleet` ask the log indexes (one tally, one sum), never the rows. Every
  * answer is cached for the tick it was computed in, and a visibility change drops the caches at once.
  */
 export interface PublicFeedService {
@@ -51,7 +50,7 @@ export function publicView(view: MachineView): PublicMachineView {
   return rest;
 }
 
-/** Machines whose logs `active` reads at once. */
+/** Machine records `active` reads at once, at least, while walking down its ranking. */
 const ACTIVE_BATCH = 32;
 
 export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
@@ -116,25 +115,25 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
     active: (windowTicks, limit) =>
       cached(`active|${windowTicks}|${limit}`, async () => {
         const since = Math.max(0, clock.tick() - windowTicks + 1);
-        const counted: ActiveMachine[] = [];
-        // Only machines with a row since `since` are read (the activity index), not every public one.
+        // Only machines with a row since `since` (the activity index), counted from the log indexes in
+        // one read; machine records are read only down the ranking, until `limit` public ones are found.
         const recent: string[] = [];
         for await (const activity of activeSince(since)) recent.push(activity.slug);
-        const found = await Promise.all(recent.map((slug) => repository.get(slug)));
-        const count = async (m: MachineRecord): Promise<ActiveMachine | undefined> => {
-          const [head, [first]] = await Promise.all([chainLog.head(m.slug), chainLog.read(m.slug, { fromTick: since, limit: 1 })]);
-          if (!head || head.tick < since || !first) return undefined;
-          // Seqs are gap-free from 0, so the head's seq says how many rows there are.
-          const n = head.seq + 1 - first.seq;
-          return n > 0 ? { slug: m.slug, display_name: m.display_name, transition_count: n, last_tick: head.tick } : undefined;
-        };
-        // A batch of machines at a time: their log reads overlap (PostgreSQL sends them together).
-        const candidates = found.filter((m): m is MachineRecord => m?.is_public === true);
-        for (let i = 0; i < candidates.length; i += ACTIVE_BATCH) {
-          for (const a of await Promise.all(candidates.slice(i, i + ACTIVE_BATCH).map(count))) if (a) counted.push(a);
+        const ranked = [...(await chainLog.tallySince(recent, since))]
+          .map(([slug, tally]) => ({ slug, transition_count: tally.rows, last_tick: tally.lastTick }))
+          .sort((a, b) => b.transition_count - a.transition_count || b.last_tick - a.last_tick || a.slug.localeCompare(b.slug));
+        const shown: ActiveMachine[] = [];
+        const batch = Math.max(limit, ACTIVE_BATCH);
+        for (let i = 0; i < ranked.length && shown.length < limit; i += batch) {
+          const slice = ranked.slice(i, i + batch);
+          const records = await Promise.all(slice.map((a) => repository.get(a.slug)));
+          slice.forEach((a, j) => {
+            const m = records[j];
+            if (m?.is_public === true && shown.length < limit)
+              shown.push({ slug: a.slug, display_name: m.display_name, transition_count: a.transition_count, last_tick: a.last_tick });
+          });
         }
-        counted.sort((a, b) => b.transition_count - a.transition_count || b.last_tick - a.last_tick || a.slug.localeCompare(b.slug));
-        return { since_tick: since, machines: counted.slice(0, limit) };
+        return { since_tick: since, machines: shown };
       }),
 
     async newest(limit) {
@@ -161,16 +160,15 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
     fleet: () =>
       cached('fleet', async () => {
         const tick = clock.tick();
-        // Counts come from the indexes; the row total still reads each machine's log count (O(machines), once per tick).
-        const [total, pub, active, paused, archived] = await Promise.all([
+        // Counts come from the indexes; the row total from the log heads (one read, cached for the tick).
+        const [total, pub, active, paused, archived, rows] = await Promise.all([
           repository.count(),
           repository.countPublic(),
           repository.countWithStatus('active'),
           repository.countWithStatus('paused'),
           repository.countWithStatus('archived'),
+          chainLog.totalRows(),
         ]);
-        let rows = 0;
-        for await (const m of repository.each()) rows += await chainLog.count(m.slug);
         let recent = 0;
         for await (const _ of activeSince(tick - 59)) recent++;
         return {

@@ -1,9 +1,9 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { LogQuery, LogRow, RowInput } from '../port.js';
+import type { LogQuery, LogRow, LogTally, RowInput } from '../port.js';
 import { syncDir } from './fsync-path.js';
 import type { HandlePool, PooledFile } from './handle-pool.js';
-import { readRows, selectSeqs } from './log-query.js';
+import { readRows, selectSeqs, tallyFrom } from './log-query.js';
 import { scanLog } from './log-scan.js';
 import { RowIndex } from './row-index.js';
 
@@ -180,6 +180,11 @@ export class LogFile {
 
   count(): number {
     return this.#index.length;
+  }
+
+  /** Rows at `fromTick` or later and their highest tick, from the index (see `tallyFrom`). */
+  tally(fromTick: number): LogTally | undefined {
+    return tallyFrom(this.#index, fromTick);
   }
 
   get(seq: number): Promise<LogRow | undefined> {

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { LogQuery, LogRow } from '../port.js';
+import type { LogQuery, LogRow, LogTally } from '../port.js';
 import type { RowIndex } from './row-index.js';
 import { DAMAGED_ROW_TYPE, rowAt } from './log-scan.js';
 
@@ -45,6 +45,27 @@ export function selectSeqs(index: RowIndex, query: LogQuery): number[] {
     if (matches(seq)) seqs.push(seq);
   }
   return seqs;
+}
+
+/**
+ * How many rows `selectSeqs` would pick for `{ fromTick }` and the highest tick among them, from the
+ * index alone: a binary search while ticks are sorted and no row is damaged, a scan of the range otherwise.
+ */
+export function tallyFrom(index: RowIndex, fromTick: number): LogTally | undefined {
+  const damaged = index.idOfType(DAMAGED_ROW_TYPE);
+  const lo = index.ticksSorted ? index.lowerBound(fromTick) : 0;
+  if (index.ticksSorted && damaged === undefined) {
+    return lo < index.length ? { rows: index.length - lo, lastTick: index.tick(index.length - 1) } : undefined;
+  }
+  let rows = 0;
+  let lastTick = -Infinity;
+  for (let seq = lo; seq < index.length; seq++) {
+    const tick = index.tick(seq);
+    if (tick < fromTick || index.typeId(seq) === damaged) continue;
+    rows++;
+    if (tick > lastTick) lastTick = tick;
+  }
+  return rows > 0 ? { rows, lastTick } : undefined;
 }
 
 async function readAt(fh: FileHandle, length: number, position: number): Promise<Buffer> {

@@ -1,6 +1,6 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogRow, LogStore, RowInput } from '../port.js';
+import type { LogRow, LogStore, LogTally, RowInput } from '../port.js';
 import { HandlePool } from './handle-pool.js';
 import { LogFile, type LowdbWarning } from './log-file.js';
 import { decodeStreamFile, encodeStreamName, LOG_SUFFIX } from './stream-names.js';
@@ -58,6 +58,20 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
     },
     async count(stream: string) {
       return (await fileOf(stream, false))?.count() ?? 0;
+    },
+    async tally(streams, fromTick) {
+      const tallies = new Map<string, LogTally>();
+      if (Number.isNaN(fromTick)) return tallies;
+      for (const stream of new Set(streams)) {
+        const tally = (await fileOf(stream, false))?.tally(fromTick);
+        if (tally !== undefined) tallies.set(stream, tally);
+      }
+      return tallies;
+    },
+    async countUnder(prefix) {
+      let rows = 0;
+      for (const stream of await api.streams(prefix)) rows += (await fileOf(stream, false))?.count() ?? 0;
+      return rows;
     },
     async get<R extends LogRow>(stream: string, seq: number) {
       return (await (await fileOf(stream, false))?.get(seq)) as R | undefined;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LogQuery, LogRow, LogStore, RowInput } from '../port.js';
+import type { LogQuery, LogRow, LogStore, LogTally, RowInput } from '../port.js';
 import { createLogAppender } from './pg-log-append.js';
 import type { Tables } from './sql.js';
 
@@ -50,6 +50,10 @@ export function createPgLogs({ pool, tables: t }: PgLogsOptions): PgLogs {
     head: `SELECT body FROM ${t.logRows} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`,
     count: `SELECT next_seq FROM ${t.logHeads} WHERE stream = $1`,
     get: `SELECT body FROM ${t.logRows} WHERE stream = $1 AND seq = $2`,
+    // The (stream, tick) index answers both without reading row bodies.
+    tally: `SELECT stream, count(*)::int AS rows, max(tick) AS last_tick FROM ${t.logRows}
+      WHERE stream = ANY($1::text[]) AND tick >= $2::float8 GROUP BY stream`,
+    countUnder: `SELECT coalesce(sum(next_seq), 0)::text AS rows FROM ${t.logHeads} WHERE starts_with(stream, $1)`,
     streams: `SELECT stream FROM ${t.logHeads} WHERE next_seq > 0 AND starts_with(stream, $1) ORDER BY stream COLLATE "C"`,
   };
 
@@ -64,6 +68,17 @@ export function createPgLogs({ pool, tables: t }: PgLogsOptions): PgLogs {
     async count(stream) {
       const { rows } = await pool().query<{ next_seq: string }>(sql.count, [stream]);
       return rows[0] === undefined ? 0 : Number(rows[0].next_seq);
+    },
+    async tally(streams, fromTick) {
+      const tallies = new Map<string, LogTally>();
+      if (streams.length === 0 || Number.isNaN(fromTick)) return tallies;
+      const { rows } = await pool().query<{ stream: string; rows: number; last_tick: number }>(sql.tally, [[...new Set(streams)], fromTick]);
+      for (const row of rows) tallies.set(row.stream, { rows: row.rows, lastTick: row.last_tick });
+      return tallies;
+    },
+    async countUnder(prefix) {
+      const { rows } = await pool().query<{ rows: string }>(sql.countUnder, [prefix]);
+      return Number(rows[0]!.rows);
     },
     async get<R extends LogRow>(stream: string, seq: number) {
       if (!Number.isSafeInteger(seq) || seq < 0) return undefined;

@@ -76,4 +76,35 @@ describe('machine activity index', () => {
     expect((await feed.active(10, 10)).machines.map((m) => m.slug)).toEqual(['old']);
     expect(await createMachineRepository(harness.store).activityBackfilled()).toBe(true);
   });
+
+  it('writes one activity record per machine per tick, and again in the next tick', async () => {
+    const harness = await makeLowdbHarness({ fsync: false });
+    cleanups.push(harness.cleanup);
+    const clock = createFakeClock();
+    const writes: string[] = [];
+    // Counts activity writes through the store the service is given.
+    const docs = new Proxy(harness.store.docs, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'update' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        return (collection: string, id: string, fn: never) => {
+          if (collection === 'machine-activity') writes.push(`${id}@${clock.tick()}`);
+          return (value as (...args: unknown[]) => unknown).call(target, collection, id, fn);
+        };
+      },
+    });
+    const store = new Proxy(harness.store, { get: (target, prop, receiver) => (prop === 'docs' ? docs : Reflect.get(target, prop, receiver)) });
+    const chain = createChainService({ store, clock, bus: createEventBus() });
+    const [a, b] = [machine('a'), machine('b')];
+    for (const m of [a, b]) await createMachineRepository(harness.store).insert(m);
+    const append = (m: MachineRecord) => chain.append(m, { type: 'x', actor_uid: null, payload_digest: 'a'.repeat(64) });
+    await append(a);
+    await append(a);
+    await append(b);
+    clock.advance(TICK_MS);
+    await append(a);
+    await append(a);
+    const t = clock.tick();
+    expect(writes).toEqual([`a@${t - 1}`, `b@${t - 1}`, `a@${t}`]);
+  });
 });
