@@ -1,7 +1,10 @@
-import { appendFile, open, readdir, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, open, readdir, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { JSONFile } from 'lowdb/node';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { LowdbWarning } from '../../src/storage/lowdb/lowdb.store.js';
+import { journalFile, journalGenerations } from '../../src/storage/lowdb/journal-generations.js';
+import { createLowdbStore, type LowdbWarning } from '../../src/storage/lowdb/lowdb.store.js';
 import { appendLinks, chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { makeLowdbHarness } from './lowdb-harness.js';
 import { runStoreContract } from './store.contract.js';
@@ -103,13 +106,69 @@ describe('lowdb files', () => {
     for (let n = 0; n < 10; n++) await store.docs.insert('counters', `c${n}`, { n: 0, owner: n % 2 === 0 ? 'even' : 'odd' });
     for (let n = 1; n <= 1200; n++) await store.docs.put('counters', `c${n % 10}`, { n, owner: n % 2 === 0 ? 'even' : 'odd' });
     const expected = await store.docs.list('counters');
-    const snapshot = JSON.parse(await readFile(join(dataDir, 'docs', 'counters.json'), 'utf8')) as Record<string, unknown>;
+    // close waits for the background snapshot write.
+    await store.close();
+    const docsDir = join(dataDir, 'docs');
+    const snapshot = JSON.parse(await readFile(join(docsDir, 'counters.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(snapshot)).toHaveLength(10);
-    const journalLines = (await readFile(join(dataDir, 'docs', 'counters.jsonl'), 'utf8')).split('\n').length - 1;
+    // The generation the compaction started is the only journal left, holding the writes made after it.
+    const generations = await journalGenerations(docsDir, 'counters');
+    expect(generations).toEqual([1]);
+    const journalLines = (await readFile(journalFile(docsDir, 'counters', 1), 'utf8')).split('\n').length - 1;
     expect(journalLines).toBeLessThan(1200);
     const again = await reopen();
     expect(await again.docs.list('counters')).toEqual(expected);
     expect((await again.docs.find('counters', { owner: 'even' })).items).toHaveLength(5);
+  });
+
+  it('goes on writing while a compaction writes its snapshot, and loses nothing if the process dies at any point of it', async () => {
+    const { store, reopen, dataDir } = await lowdb();
+    const docsDir = join(dataDir, 'docs');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const realWrite = JSONFile.prototype.write;
+    let snapshotsStarted = 0;
+    const spy = vi.spyOn(JSONFile.prototype, 'write').mockImplementation(async function (this: JSONFile<unknown>, data: unknown) {
+      snapshotsStarted++;
+      await held;
+      return realWrite.call(this, data);
+    });
+    onTestFinished(() => spy.mockRestore());
+    for (let n = 0; n < 10; n++) await store.docs.insert('counters', `c${n}`, { n: 0 });
+    for (let n = 1; n <= 1000; n++) await store.docs.put('counters', `c${n % 10}`, { n });
+    // The snapshot write is held: these are acknowledged all the same (a blocked write would hang here).
+    for (let n = 1001; n <= 1050; n++) await store.docs.put('counters', `c${n % 10}`, { n });
+    expect(snapshotsStarted).toBe(1);
+    await store.docs.insert('counters', 'late', { n: -1 });
+    await store.docs.delete('counters', 'c3');
+    const expected = await store.docs.list('counters');
+    expect(await journalGenerations(docsDir, 'counters')).toEqual([0, 1]);
+
+    // A crash now: the old snapshot (none yet), generation 0 up to the switch and generation 1 after it.
+    const crashed = await mkdtemp(join(tmpdir(), 'core-crash-'));
+    onTestFinished(() => rm(crashed, { recursive: true, force: true }));
+    await cp(dataDir, crashed, { recursive: true });
+    release();
+    await store.close();
+    expect(await journalGenerations(docsDir, 'counters')).toEqual([1]);
+    expect(await (await reopen()).docs.list('counters')).toEqual(expected);
+
+    spy.mockRestore();
+    const openAt = async (dir: string) => {
+      const opened = createLowdbStore({ dataDir: dir });
+      await opened.open();
+      onTestFinished(() => opened.close());
+      return opened;
+    };
+    const fromCrash = await openAt(crashed);
+    expect(await fromCrash.docs.list('counters')).toEqual(expected);
+    await fromCrash.close();
+    // A crash after the snapshot was written but before the generations it covers were removed.
+    await writeFile(join(crashed, 'docs', 'counters.json'), await readFile(join(docsDir, 'counters.json')));
+    const afterSnapshot = await openAt(crashed);
+    expect(await afterSnapshot.docs.list('counters')).toEqual(expected);
+    await afterSnapshot.docs.put('counters', 'c1', { n: 7 });
+    expect(await afterSnapshot.docs.get('counters', 'c1')).toEqual({ n: 7 });
   });
 
   it('loads the same records when a crash left the journal beside a snapshot that already holds it', async () => {

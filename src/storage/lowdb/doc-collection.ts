@@ -5,6 +5,7 @@ import type { FieldCondition } from '../doc-where.js';
 import { indexKey } from '../doc-where.js';
 import { syncDir, syncFile } from './fsync-path.js';
 import { DocJournal } from './doc-journal.js';
+import { journalFile, journalGenerations, removeGenerations } from './journal-generations.js';
 import { FieldIndexes, type Entry } from './field-indexes.js';
 import type { LowdbWarning } from './log-file.js';
 
@@ -38,11 +39,13 @@ export interface FoundPage {
 /**
  * One document collection of the embedded store. Every record is held in memory (as lowdb always held
  * them); on disk, `<name>.json` is the lowdb snapshot (the whole collection keyed by id, the format
- * earlier versions wrote on every change, which therefore still loads) and `<name>.jsonl` the journal of
- * changes since. A write appends one line, so its cost does not grow with the collection; once as many
- * journal lines are dead (replaced or deleted) as records live, the snapshot is rewritten through lowdb
- * and the journal emptied. Replaying the journal over the snapshot is idempotent (it sets or deletes
- * whole records), so a crash between writing the snapshot and emptying the journal loses nothing.
+ * earlier versions wrote on every change, which therefore still loads) and the journal of changes
+ * since (`journal-generations.ts`). A write appends one line, so its cost does not grow with the
+ * collection. Once as many journal lines are dead (replaced or deleted) as records live, a compaction
+ * starts a new journal generation and rewrites the snapshot through lowdb in the background, while
+ * writes go on into the new generation; the older generations are removed once the snapshot is
+ * durable. Replaying a journal over the snapshot is idempotent (it sets or deletes whole records), so a
+ * crash at any point of that loses nothing.
  */
 export class DocCollection {
   readonly records = new Map<string, Entry>();
@@ -52,35 +55,49 @@ export class DocCollection {
   #compactAt = COMPACT_MIN_GARBAGE;
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
-  /** Set while a compaction waits for the queue to drain and runs: new writes wait for it. */
+  /** Set while a compaction waits for the queue to drain and switches generations: new writes wait for it. */
   #compaction: Promise<void> | undefined;
+  /** The background snapshot write of the last compaction, while it runs. */
+  #snapshotting: Promise<void> | undefined;
   #closed = false;
+  /** The generation written to, and the older ones still on disk (not yet covered by a durable snapshot). */
+  #generation: number;
+  #older: number[];
 
   private constructor(
     readonly name: string,
+    private readonly dir: string,
     private readonly db: Low<Records>,
-    private readonly snapshotFile: string,
-    private readonly journal: DocJournal,
+    private journal: DocJournal,
+    generations: number[],
     private readonly fsync: boolean,
-  ) {}
+  ) {
+    this.#generation = generations.at(-1) ?? 0;
+    this.#older = generations.slice(0, -1);
+  }
 
   static async load(dir: string, name: string, fsync: boolean, onWarning?: (warning: LowdbWarning) => void): Promise<DocCollection> {
     const snapshotFile = join(dir, `${name}.json`);
     // The adapter is built explicitly: lowdb's presets switch to memory when NODE_ENV=test.
     const db = new Low<Records>(new JSONFile<Records>(snapshotFile), Object.create(null) as Records);
     await db.read();
-    const journalFile = join(dir, `${name}.jsonl`);
-    const { journal, contents } = await DocJournal.open(journalFile, fsync);
-    const collection = new DocCollection(name, db, snapshotFile, journal, fsync);
+    const generations = await journalGenerations(dir, name);
+    if (generations.length === 0) generations.push(0);
+    const opened = [];
+    for (const generation of generations)
+      opened.push({ file: journalFile(dir, name, generation), ...(await DocJournal.open(journalFile(dir, name, generation), fsync)) });
+    const collection = new DocCollection(name, dir, db, opened.at(-1)!.journal, generations, fsync);
     for (const [id, value] of Object.entries(db.data ?? {})) collection.#set(id, value);
     db.data = Object.create(null) as Records;
-    for (const op of contents.ops) {
-      if ('put' in op) collection.#set(op.put, op.value);
-      else collection.#delete(op.delete);
-    }
-    if (contents.torn !== undefined) {
-      const message = `${journalFile}: dropped ${contents.droppedBytes} bytes at the end: ${contents.torn}`;
-      onWarning?.({ message, stream: `docs:${name}`, file: journalFile, droppedBytes: contents.droppedBytes });
+    for (const { file, contents } of opened) {
+      for (const op of contents.ops) {
+        if ('put' in op) collection.#set(op.put, op.value);
+        else collection.#delete(op.delete);
+      }
+      if (contents.torn !== undefined) {
+        const message = `${file}: dropped ${contents.droppedBytes} bytes at the end: ${contents.torn}`;
+        onWarning?.({ message, stream: `docs:${name}`, file, droppedBytes: contents.droppedBytes });
+      }
     }
     return collection;
   }
@@ -161,7 +178,7 @@ export class DocCollection {
         continue;
       }
       for (const p of batch) p.resolve();
-      if (this.#compaction === undefined && this.#garbage >= Math.max(this.#compactAt, this.records.size)) {
+      if (this.#compaction === undefined && this.#snapshotting === undefined && this.#garbage >= Math.max(this.#compactAt, this.records.size)) {
         let done!: () => void;
         this.#compaction = new Promise<void>((resolve) => (done = resolve)).then(() => (this.#compaction = undefined));
         this.#compactionDone = done;
@@ -174,28 +191,46 @@ export class DocCollection {
 
   #compactionDone: (() => void) | undefined;
 
-  /** Rewrites the lowdb snapshot from memory, then empties the journal. A failure leaves both valid. */
+  /**
+   * Starts a new journal generation and hands the records as they are now (every one durable) to a
+   * background snapshot write. Writes wait only for this switch, not for the snapshot.
+   */
   async #compact(): Promise<void> {
     try {
       const data = Object.create(null) as Records;
       for (const [id, entry] of this.records) data[id] = entry.value;
-      this.db.data = data;
-      await this.db.write();
-      if (this.fsync) {
-        await syncFile(this.snapshotFile);
-        await syncDir(join(this.snapshotFile, '..'));
-      }
-      await this.journal.clear();
-      this.#garbage = 0;
-      this.#compactAt = COMPACT_MIN_GARBAGE;
-    } catch {
-      // The journal still holds every change; try again after as many more dead lines.
-      this.#compactAt = this.#garbage * 2;
+      const covered = [...this.#older, this.#generation];
+      const previous = this.journal;
+      this.#generation += 1;
+      this.#older = covered;
+      this.journal = DocJournal.empty(journalFile(this.dir, this.name, this.#generation), this.fsync);
+      await previous.close();
+      this.#snapshotting = this.#writeSnapshot(data, covered, this.#garbage).finally(() => (this.#snapshotting = undefined));
     } finally {
-      this.db.data = Object.create(null) as Records;
       const done = this.#compactionDone;
       this.#compactionDone = undefined;
       done?.();
+    }
+  }
+
+  /** Writes `data` as the lowdb snapshot, then removes the generations it covers. A failure leaves every file valid. */
+  async #writeSnapshot(data: Records, covered: number[], garbage: number): Promise<void> {
+    try {
+      this.db.data = data;
+      await this.db.write();
+      if (this.fsync) {
+        await syncFile(join(this.dir, `${this.name}.json`));
+        await syncDir(this.dir);
+      }
+      await removeGenerations(this.dir, this.name, covered, this.fsync);
+      this.#older = this.#older.filter((generation) => !covered.includes(generation));
+      this.#garbage = Math.max(0, this.#garbage - garbage);
+      this.#compactAt = COMPACT_MIN_GARBAGE;
+    } catch {
+      // The generations still hold every change; try again after as many more dead lines.
+      this.#compactAt = this.#garbage * 2;
+    } finally {
+      this.db.data = Object.create(null) as Records;
     }
   }
 
@@ -253,10 +288,11 @@ export class DocCollection {
     return this.find(conditions, 0, undefined).values.length;
   }
 
-  /** Lets queued writes finish, then closes the journal. */
+  /** Lets queued writes and a running snapshot write finish, then closes the journal. */
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#flushing !== undefined) await this.#flushing;
+    await this.#snapshotting;
     await this.journal.close();
   }
 }

@@ -42,6 +42,11 @@ export class DocJournal {
     this.#size = size;
   }
 
+  /** A journal not yet on disk (a new generation): its file is created by the first write. */
+  static empty(file: string, fsync: boolean): DocJournal {
+    return new DocJournal(file, fsync, 0);
+  }
+
   /** Reads the journal (missing: empty), cutting a torn end off the file. */
   static async open(file: string, fsync: boolean): Promise<{ journal: DocJournal; contents: JournalContents }> {
     const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
@@ -100,14 +105,6 @@ export class DocJournal {
       throw error;
     }
     this.#size = start + data.length;
-  }
-
-  /** Empties the journal once a snapshot holds everything it said. */
-  async clear(): Promise<void> {
-    const fh = await this.#handle();
-    await fh.truncate(0);
-    if (this.fsync) await fh.datasync();
-    this.#size = 0;
   }
 
   async close(): Promise<void> {
