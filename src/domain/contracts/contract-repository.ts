@@ -141,7 +141,9 @@ export function createContractRepository(store: Store): ContractRepository {
             const ordinal = record.ordinal ?? position + i;
             await putEntries(record.id, ordinal, listened(record));
             if (record.ordinal === undefined) {
-              await store.docs.update<ContractRecord>(CONTRACTS, record.id, (c) => (c !== undefined && c.ordinal === undefined ? { ...c, ordinal } : undefined));
+              await store.docs.update<ContractRecord>(CONTRACTS, record.id, (c) =>
+                c !== undefined && c.ordinal === undefined ? { ...c, ordinal } : undefined,
+              );
             }
           }),
         );
