@@ -116,9 +116,9 @@ export function createContractRepository(store: Store): ContractRepository {
   const putEntries = (contractId: string, ordinal: number, slugs: Iterable<string>) =>
     Promise.all([...slugs].map((slug) => store.docs.put<ListenerEntry>(LISTENERS, entryId(slug, contractId), { slug, contract_id: contractId, ordinal })));
 
-  /** Under the ordinal lock: the first ordinal is the number of contracts stored before ordinals existed (the backfill numbers those 0 to n-1). */
-  async function takeOrdinal(): Promise<number> {
-    const next = (await store.docs.get<{ next: number }>(LISTENERS, NEXT_ORDINAL))?.next ?? (await store.docs.count(CONTRACTS));
+  /** Under the ordinal lock, from the stored counter: the first ordinal is the number of contracts stored before ordinals existed (the backfill numbers those 0 to n-1). */
+  async function takeOrdinal(counter: { next: number } | undefined): Promise<number> {
+    const next = counter?.next ?? (await store.docs.count(CONTRACTS));
     await store.docs.put(LISTENERS, NEXT_ORDINAL, { next: next + 1 });
     return next;
   }
@@ -170,8 +170,9 @@ export function createContractRepository(store: Store): ContractRepository {
     async insert(record) {
       await store.locks.run(ORDINAL_LOCK, async () => {
         // Checked first: entries written for a duplicate id would re-number the stored contract's.
-        if ((await get(record.id)) !== undefined) throw new DuplicateKeyError(CONTRACTS, record.id);
-        const ordinal = await takeOrdinal();
+        const [existing, counter] = await Promise.all([get(record.id), store.docs.get<{ next: number }>(LISTENERS, NEXT_ORDINAL)]);
+        if (existing !== undefined) throw new DuplicateKeyError(CONTRACTS, record.id);
+        const ordinal = await takeOrdinal(counter);
         // Entries before the record: a crash between leaves entries of no contract, which reads skip.
         await putEntries(record.id, ordinal, listened(record));
         await store.docs.insert(CONTRACTS, record.id, { ...record, ordinal });
