@@ -116,13 +116,6 @@ export function createContractRepository(store: Store): ContractRepository {
   const putEntries = (contractId: string, ordinal: number, slugs: Iterable<string>) =>
     Promise.all([...slugs].map((slug) => store.docs.put<ListenerEntry>(LISTENERS, entryId(slug, contractId), { slug, contract_id: contractId, ordinal })));
 
-  /** Under the ordinal lock, from the stored counter: the first ordinal is the number of contracts stored before ordinals existed (the backfill numbers those 0 to n-1). */
-  async function takeOrdinal(counter: { next: number } | undefined): Promise<number> {
-    const next = counter?.next ?? (await store.docs.count(CONTRACTS));
-    await store.docs.put(LISTENERS, NEXT_ORDINAL, { next: next + 1 });
-    return next;
-  }
-
   /**
    * Walks the contracts in insertion order: one stored before ordinals existed is the n-th contract of
    * the collection (every later one was inserted after it), so its ordinal is its position n. Entries
@@ -172,9 +165,11 @@ export function createContractRepository(store: Store): ContractRepository {
         // Checked first: entries written for a duplicate id would re-number the stored contract's.
         const [existing, counter] = await Promise.all([get(record.id), store.docs.get<{ next: number }>(LISTENERS, NEXT_ORDINAL)]);
         if (existing !== undefined) throw new DuplicateKeyError(CONTRACTS, record.id);
-        const ordinal = await takeOrdinal(counter);
-        // Entries before the record: a crash between leaves entries of no contract, which reads skip.
-        await putEntries(record.id, ordinal, listened(record));
+        // The first ordinal is the number of contracts stored before ordinals existed (the backfill numbers those 0 to n-1).
+        const ordinal = counter?.next ?? (await store.docs.count(CONTRACTS));
+        // Entries (and the counter) before the record: a crash between leaves entries of no contract, which
+        // reads skip, and at worst an ordinal taken again by the next contract, beside those stale entries.
+        await Promise.all([store.docs.put(LISTENERS, NEXT_ORDINAL, { next: ordinal + 1 }), putEntries(record.id, ordinal, listened(record))]);
         await store.docs.insert(CONTRACTS, record.id, { ...record, ordinal });
       });
     },
