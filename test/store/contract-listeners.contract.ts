@@ -148,5 +148,19 @@ export function runContractListenersContract(name: string, makeStore: MakeStore)
       await contracts.insert(contract('c1', 'a', ['src']));
       expect((await contracts.listeners('src')).map((c) => c.ordinal)).toEqual([0]);
     });
+
+    it('walks again when asked whatever the marker says: contracts copied into a store that a server already started on', async () => {
+      const { store } = await freshStore(makeStore);
+      const contracts = createContractRepository(store);
+      await contracts.listenersReady();
+      await store.docs.insert('contracts', 'copied-b', contract('copied-b', 'a', ['src']));
+      await store.docs.insert('contracts', 'copied-a', contract('copied-a', 'b', ['src']));
+      expect(await contracts.listeners('src')).toEqual([]);
+      await contracts.backfillListeners();
+      expect((await contracts.listeners('src')).map((c) => [c.id, c.ordinal])).toEqual([
+        ['copied-b', 0],
+        ['copied-a', 1],
+      ]);
+    });
   });
 }

@@ -67,6 +67,8 @@ export interface ContractRepository {
    * the marker). Idempotent, so processes sharing a store may run it at once.
    */
   listenersReady(): Promise<void>;
+  /** The walk of `listenersReady` whatever the marker says: for a store whose contracts were just copied in. */
+  backfillListeners(): Promise<void>;
   /** The contracts of one machine, in creation order, optionally only those of a status or template (bounded by the machine's quota). */
   bySlug(slug: string, where?: { status?: string; template_id?: string }): Promise<ContractRecord[]>;
   /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
@@ -121,29 +123,30 @@ export function createContractRepository(store: Store): ContractRepository {
    * the collection (every later one was inserted after it), so its ordinal is its position n. Entries
    * first, then the ordinal on the record; a walk cut short is simply walked again.
    */
+  async function backfillListeners(): Promise<void> {
+    let position = 0;
+    let after: string | undefined;
+    do {
+      const page = await store.docs.find<ContractRecord>(CONTRACTS, {}, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
+      await Promise.all(
+        page.items.map(async (record, i) => {
+          const ordinal = record.ordinal ?? position + i;
+          await putEntries(record.id, ordinal, listened(record));
+          if (record.ordinal === undefined) {
+            await store.docs.update<ContractRecord>(CONTRACTS, record.id, (c) => (c !== undefined && c.ordinal === undefined ? { ...c, ordinal } : undefined));
+          }
+        }),
+      );
+      position += page.items.length;
+      after = page.next;
+    } while (after !== undefined);
+    await store.docs.put(LISTENERS, BACKFILLED, { backfilled: true });
+  }
+
   let backfill: Promise<void> | undefined;
   const listenersReady = (): Promise<void> =>
     (backfill ??= (async () => {
-      if ((await store.docs.get(LISTENERS, BACKFILLED)) !== undefined) return;
-      let position = 0;
-      let after: string | undefined;
-      do {
-        const page = await store.docs.find<ContractRecord>(CONTRACTS, {}, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
-        await Promise.all(
-          page.items.map(async (record, i) => {
-            const ordinal = record.ordinal ?? position + i;
-            await putEntries(record.id, ordinal, listened(record));
-            if (record.ordinal === undefined) {
-              await store.docs.update<ContractRecord>(CONTRACTS, record.id, (c) =>
-                c !== undefined && c.ordinal === undefined ? { ...c, ordinal } : undefined,
-              );
-            }
-          }),
-        );
-        position += page.items.length;
-        after = page.next;
-      } while (after !== undefined);
-      await store.docs.put(LISTENERS, BACKFILLED, { backfilled: true });
+      if ((await store.docs.get(LISTENERS, BACKFILLED)) === undefined) await backfillListeners();
     })().catch((err: unknown) => {
       backfill = undefined;
       throw err;
@@ -206,6 +209,7 @@ export function createContractRepository(store: Store): ContractRepository {
       return found.filter((c): c is ContractRecord => c !== undefined && c.slug !== slug && listened(c).has(slug));
     },
     listenersReady,
+    backfillListeners,
     bySlug: async (slug, where = {}) =>
       (
         await store.docs.find<ContractRecord>(CONTRACTS, {
