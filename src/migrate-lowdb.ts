@@ -1,6 +1,7 @@
 import { genesisSeed, verifyChain } from './domain/chain/hash-chain.js';
 import { createChainLogRepository } from './domain/chain/chain-log-repository.js';
 import { createMachineRepository } from './domain/chain/machine-repository.js';
+import { createContractRepository } from './domain/contracts/contract-repository.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import { copyDocsAndLogs, holdsLogs } from './storage/copy-store.js';
 import type { Store } from './storage/port.js';
@@ -44,6 +45,8 @@ export async function migrateFromLowdb(dataDir: string, target: Store, progress:
         report.broken.push({ slug: machine.slug, reason: check.reason ?? `${rows.length} rows copied of ${sourceCount}`, broken_seq: check.broken_seq });
       }
     }
+    // Contracts stored before the listener index existed get it here too (a copy keeps their order).
+    await createContractRepository(target).backfillListeners();
     progress(`verified ${report.chains} chains: ${report.broken.length === 0 ? 'all valid' : `${report.broken.length} broken`}`);
     return report;
   } finally {

@@ -1,5 +1,6 @@
 import { runAgentDataRepositoryContracts } from './agent-data-repositories.contract.js';
 import { runCdnSiteRepositoryContract } from './cdn-site-repository.contract.js';
+import { runContractListenersContract } from './contract-listeners.contract.js';
 import { runContractRepositoryContract } from './contract-repository.contract.js';
 import { runEconomyAccountRepositoryContracts } from './economy-account-repositories.contract.js';
 import { runPlanRepositoryContract } from './plan-repository.contract.js';
@@ -14,6 +15,7 @@ export function runDomainAreaRepositoryContracts(name: string, makeStore: MakeSt
   runPlanRepositoryContract(name, makeStore);
   runAgentDataRepositoryContracts(name, makeStore);
   runContractRepositoryContract(name, makeStore);
+  runContractListenersContract(name, makeStore);
   runProposalRepositoryContract(name, makeStore);
   runTallyRepositoryContract(name, makeStore);
   runEconomyAccountRepositoryContracts(name, makeStore);

@@ -1,12 +1,35 @@
-import type { DocPage, LogQuery, RowInput, Store } from '../../storage/port.js';
+import { DuplicateKeyError, type DocPage, type LogQuery, type RowInput, type Store } from '../../storage/port.js';
 import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './contract-runtime.js';
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
+import { listenedMachines } from './triggers.js';
 
 const CONTRACTS = 'contracts';
+/** One entry per (listened machine, listening contract): which contracts listen to a machine's events, without reading every contract. */
+const LISTENERS = 'contract-listeners';
+/** Kept in the listener collection: the ordinal the next contract takes. Holds no `slug`, so no listener read returns it. */
+const NEXT_ORDINAL = ':next-ordinal';
+/** Kept in the listener collection once every contract stored before the index existed was entered in it. */
+const BACKFILLED = ':backfilled';
+/** Held from taking an ordinal to inserting the record, so ordinals follow the collection's insertion order. */
+const ORDINAL_LOCK = 'contracts:creation-order';
+/** Contracts read (and given an ordinal) per page when the backfill walks the collection. */
+const WALK_PAGE = 200;
 const STREAM_PREFIX = 'contracts/';
 const TRANSITIONS_SUFFIX = '/transitions';
 const transitionsStream = (slug: string) => `${STREAM_PREFIX}${slug}${TRANSITIONS_SUFFIX}`;
 const versionsStream = (slug: string) => `${STREAM_PREFIX}${slug}/versions`;
+
+/** A listener index entry: contract `contract_id` listens to events of machine `slug`. */
+interface ListenerEntry {
+  slug: string;
+  contract_id: string;
+  /** The contract's ordinal: the index is read in creation order. */
+  ordinal: number;
+}
+
+/** Slugs hold no '|' (nor ':', which marks the collection's other records). */
+const entryId = (slug: string, contractId: string) => `${slug}|${contractId}`;
+const listened = (record: ContractRecord) => listenedMachines(record.definition, record.slug);
 
 /** The fields of a transition row the engine decides; the store adds position and hash links. */
 export type TransitionDraft = Omit<TransitionFields, 'id' | 'n' | 'prev_hash' | 'state_hash'>;
@@ -22,8 +45,30 @@ export type TransitionDraft = Omit<TransitionFields, 'id' | 'n' | 'prev_hash' | 
  */
 export interface ContractRepository {
   get(id: string): Promise<ContractRecord | undefined>;
+  /**
+   * Stores a new contract with the next ordinal (its place in creation order), after its listener index
+   * entries; fails with `DuplicateKeyError` when the id exists.
+   */
   insert(record: ContractRecord): Promise<void>;
+  /**
+   * Read-modify-write of one contract (callers serialize per contract). When the machines its definition
+   * listens to change, entries for the new ones are written before the record, and those of machines it
+   * no longer listens to are dropped after it. The ordinal is kept whatever `fn` returns.
+   */
   update(id: string, fn: (current: ContractRecord) => ContractRecord | undefined): Promise<ContractRecord | undefined>;
+  /**
+   * The contracts on other machines whose event triggers listen to `slug`, in creation order (any
+   * status): read from the listener index, then each candidate's record, never the collection.
+   * Waits for `listenersReady`.
+   */
+  listeners(slug: string): Promise<ContractRecord[]>;
+  /**
+   * Enters the contracts stored before the listener index existed (once per store: later calls find
+   * the marker). Idempotent, so processes sharing a store may run it at once.
+   */
+  listenersReady(): Promise<void>;
+  /** The walk of `listenersReady` whatever the marker says: for a store whose contracts were just copied in. */
+  backfillListeners(): Promise<void>;
   /** The contracts of one machine, in creation order, optionally only those of a status or template (bounded by the machine's quota). */
   bySlug(slug: string, where?: { status?: string; template_id?: string }): Promise<ContractRecord[]>;
   /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
@@ -35,7 +80,7 @@ export interface ContractRepository {
   newest(where: { template_id?: string }, page: { limit: number; after?: string }): Promise<DocPage<ContractRecord>>;
   /**
    * Every contract (that passes `filter`), in creation order. A whole-collection read: for the
-   * scheduler's start and its periodic re-read, and the public directory's subscribers.
+   * scheduler's start and its periodic re-read.
    */
   list(filter?: (c: ContractRecord) => boolean): Promise<ContractRecord[]>;
   runtime(record: ContractRecord): Promise<Runtime>;
@@ -69,10 +114,102 @@ export function createContractRepository(store: Store): ContractRepository {
     return rt;
   }
 
+  const get = (id: string) => store.docs.get<ContractRecord>(CONTRACTS, id);
+  const putEntries = (contractId: string, ordinal: number, slugs: Iterable<string>) =>
+    Promise.all([...slugs].map((slug) => store.docs.put<ListenerEntry>(LISTENERS, entryId(slug, contractId), { slug, contract_id: contractId, ordinal })));
+
+  /**
+   * Walks the contracts in insertion order: one stored before ordinals existed is the n-th contract of
+   * the collection (every later one was inserted after it), so its ordinal is its position n. Entries
+   * first, then the ordinal on the record; a walk cut short is simply walked again.
+   */
+  async function backfillListeners(): Promise<void> {
+    let position = 0;
+    let after: string | undefined;
+    do {
+      const page = await store.docs.find<ContractRecord>(CONTRACTS, {}, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
+      await Promise.all(
+        page.items.map(async (record, i) => {
+          const ordinal = record.ordinal ?? position + i;
+          await putEntries(record.id, ordinal, listened(record));
+          if (record.ordinal === undefined) {
+            await store.docs.update<ContractRecord>(CONTRACTS, record.id, (c) => (c !== undefined && c.ordinal === undefined ? { ...c, ordinal } : undefined));
+          }
+        }),
+      );
+      position += page.items.length;
+      after = page.next;
+    } while (after !== undefined);
+    await store.docs.put(LISTENERS, BACKFILLED, { backfilled: true });
+  }
+
+  let backfill: Promise<void> | undefined;
+  const listenersReady = (): Promise<void> =>
+    (backfill ??= (async () => {
+      if ((await store.docs.get(LISTENERS, BACKFILLED)) === undefined) await backfillListeners();
+    })().catch((err: unknown) => {
+      backfill = undefined;
+      throw err;
+    }));
+
+  /** The contract's ordinal, once the backfill gave it one when it was stored before ordinals existed. */
+  async function ordinalOf(record: ContractRecord): Promise<number> {
+    if (record.ordinal !== undefined) return record.ordinal;
+    await listenersReady();
+    const ordinal = (await get(record.id))?.ordinal;
+    if (ordinal === undefined) throw new Error(`contract ${record.id} has no ordinal after the listener backfill`);
+    return ordinal;
+  }
+
   return {
-    get: (id) => store.docs.get<ContractRecord>(CONTRACTS, id),
-    insert: (record) => store.docs.insert(CONTRACTS, record.id, record),
-    update: (id, fn) => store.docs.update<ContractRecord>(CONTRACTS, id, (current) => (current ? fn(current) : undefined)),
+    get,
+    async insert(record) {
+      await store.locks.run(ORDINAL_LOCK, async () => {
+        // Checked first: entries written for a duplicate id would re-number the stored contract's.
+        const [existing, counter] = await Promise.all([get(record.id), store.docs.get<{ next: number }>(LISTENERS, NEXT_ORDINAL)]);
+        if (existing !== undefined) throw new DuplicateKeyError(CONTRACTS, record.id);
+        // The first ordinal is the number of contracts stored before ordinals existed (the backfill numbers those 0 to n-1).
+        const ordinal = counter?.next ?? (await store.docs.count(CONTRACTS));
+        // Entries (and the counter) before the record: a crash between leaves entries of no contract, which
+        // reads skip, and at worst an ordinal taken again by the next contract, beside those stale entries.
+        await Promise.all([store.docs.put(LISTENERS, NEXT_ORDINAL, { next: ordinal + 1 }), putEntries(record.id, ordinal, listened(record))]);
+        await store.docs.insert(CONTRACTS, record.id, { ...record, ordinal });
+      });
+    },
+
+    async update(id, fn) {
+      const before = await get(id);
+      if (before === undefined) return undefined;
+      const was = listened(before);
+      const preview = fn(before);
+      const added = preview === undefined ? [] : [...listened(preview)].filter((slug) => !was.has(slug));
+      if (added.length > 0) await putEntries(id, await ordinalOf(before), added);
+      const saved = await store.docs.update<ContractRecord>(CONTRACTS, id, (current) => {
+        const next = current === undefined ? undefined : fn(current);
+        return next !== undefined && next.ordinal === undefined && current!.ordinal !== undefined ? { ...next, ordinal: current!.ordinal } : next;
+      });
+      if (saved === undefined) return undefined;
+      const now = listened(saved);
+      if (now.size !== was.size || [...now].some((slug) => !was.has(slug))) {
+        // What is stored decides: entries it needs that are missing (fn saw another record) are written,
+        // those of machines it no longer listens to dropped (a crash before leaves them stale, and reads skip them).
+        const held = (await store.docs.find<ListenerEntry>(LISTENERS, { contract_id: id })).items;
+        const missing = [...now].filter((slug) => !held.some((e) => e.slug === slug));
+        if (missing.length > 0) await putEntries(id, await ordinalOf(saved), missing);
+        await Promise.all(held.filter((e) => !now.has(e.slug)).map((e) => store.docs.delete(LISTENERS, entryId(e.slug, id))));
+      }
+      return saved;
+    },
+
+    async listeners(slug) {
+      await listenersReady();
+      const entries = (await store.docs.find<ListenerEntry>(LISTENERS, { slug })).items.sort((a, b) => a.ordinal - b.ordinal);
+      const found = await Promise.all([...new Set(entries.map((e) => e.contract_id))].map(get));
+      // Each candidate's record decides: an entry outliving its contract's listening (or its contract) is skipped.
+      return found.filter((c): c is ContractRecord => c !== undefined && c.slug !== slug && listened(c).has(slug));
+    },
+    listenersReady,
+    backfillListeners,
     bySlug: async (slug, where = {}) =>
       (
         await store.docs.find<ContractRecord>(CONTRACTS, {

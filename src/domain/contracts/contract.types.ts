@@ -98,6 +98,11 @@ export interface ContractRecord {
    * `created_by` then. See `listener-access.ts`.
    */
   listener?: ListenerPrincipal;
+  /**
+   * The contract's place in creation order (the contracts collection's insertion order), set by the
+   * repository: on insert, or by its backfill for contracts stored before it existed. Never answered.
+   */
+  ordinal?: number;
 }
 
 /** The identity a listening contract reads other machines' events as; never a share token. */

@@ -62,6 +62,8 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
   const { store, clock } = core.deps;
 
   const machineRecords = createMachineRepository(store);
+  // Contracts stored before the listener index existed are entered in it from start, in the background; `subscribers` waits for it.
+  contracts.listenersReady().catch(() => undefined);
 
   /** The contract when its machine is public now; NOT_FOUND otherwise, without saying which. */
   async function publicContract(id: string): Promise<ContractRecord> {
@@ -158,10 +160,9 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
         record.definition.transitions.flatMap((t) => (t.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : []))),
       );
       if (emits.size === 0) return [];
-      // Reads every contract: which ones listen to this machine is inside their definitions, and the page
-      // lists them in creation order (docs/storage.md, what is next).
-      // Only listeners on public machines are shown: a private machine's contracts stay unacknowledged.
-      const live = await contracts.list((c) => c.slug !== record.slug && c.status !== 'killed' && c.status !== 'frozen');
+      // Only the contracts listening to this machine are read (the repository's listener index), in
+      // creation order; live ones on machines public now are shown: a private machine's stay unacknowledged.
+      const live = (await contracts.listeners(record.slug)).filter((c) => c.status !== 'killed' && c.status !== 'frozen');
       const slugs = await machineRecords.publicAmong(live.map((c) => c.slug));
       const listeners = live.filter((c) => slugs.has(c.slug));
       const out: Subscriber[] = [];

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { TICK_MS } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { TransitionSpec, TriggerSpec } from './contract.types.js';
+import type { Definition, TransitionSpec, TriggerSpec } from './contract.types.js';
 
 /**
  * Time arithmetic of scheduled triggers, all in ticks. A time given in unix time (one_shot `at_unix`,
@@ -26,6 +26,15 @@ export const isEventTrigger = (t: TriggerSpec | undefined): t is EventTrigger =>
 export function triggerEvents(t: TriggerSpec): string[] {
   if (t.kind === 'on_events') return t.events ?? [];
   return t.event !== undefined ? [t.event] : [];
+}
+
+/** The other machines whose events a contract on `slug` listens to (a trigger without `machine`, or naming `slug`, listens to its own). */
+export function listenedMachines(definition: Definition, slug: string): Set<string> {
+  const machines = new Set<string>();
+  for (const { trigger } of definition.transitions) {
+    if (isEventTrigger(trigger) && trigger.machine !== undefined && trigger.machine !== slug) machines.add(trigger.machine);
+  }
+  return machines;
 }
 
 /** Stable key of a scheduled transition: watermarks survive edits that leave it unchanged. */
