@@ -45,17 +45,13 @@ export function createThreatMesh(deps: { store: Store; chain: ChainService; mach
 
   const counts = createThreatRepository(store);
 
-  /** Active contracts that pass `filter`, of one machine or of every machine. */
-  async function contractsWhere(filter: (c: ContractRecord) => boolean, slug?: string): Promise<ContractRecord[]> {
-    const area = deps.contracts;
-    const active = slug === undefined ? await area.core.contracts.withStatus('active') : await area.core.contracts.bySlug(slug, { status: 'active' });
-    return active.filter(filter);
-  }
+  const contracts = (): ContractsService['core']['contracts'] => deps.contracts.core.contracts;
 
   return {
     async notify(publisher, row, summary, caller) {
-      const following = await contractsWhere(
-        (c) => c.slug !== publisher.slug && listenedEvents(c).some((e) => e.source === publisher.slug && e.event === row.type),
+      // The contracts listening to the publisher come from the listener index, not from every active contract.
+      const following = (await contracts().listeners(publisher.slug)).filter(
+        (c) => c.status === 'active' && c.slug !== publisher.slug && listenedEvents(c).some((e) => e.source === publisher.slug && e.event === row.type),
       );
       const notified: string[] = [];
       for (const followerSlug of [...new Set(following.map((c) => c.slug))].sort()) {
@@ -73,7 +69,7 @@ export function createThreatMesh(deps: { store: Store; chain: ChainService; mach
 
     async subscriptions(slug, caller) {
       const keys = new Map<string, { publisher_slug: string; tag: string }>();
-      for (const record of await contractsWhere(() => true, slug)) {
+      for (const record of await contracts().bySlug(slug, { status: 'active' })) {
         for (const { source, event } of listenedEvents(record)) {
           if (source !== slug && event.startsWith(THREAT_EVENT_PREFIX)) keys.set(`${source}|${event}`, { publisher_slug: source, tag: event });
         }
