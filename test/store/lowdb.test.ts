@@ -1,6 +1,5 @@
 import { appendFile, cp, mkdtemp, open, readdir, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { JSONFile } from 'lowdb/node';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { journalFile, journalGenerations } from '../../src/storage/lowdb/journal-generations.js';
@@ -126,12 +125,15 @@ describe('lowdb files', () => {
     const docsDir = join(dataDir, 'docs');
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const realWrite = JSONFile.prototype.write;
+    // The snapshot is written with FileHandle.writeFile (journal lines with write): hold its first call.
+    const probe = await open(join(dataDir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realWriteFile = proto.writeFile;
     let snapshotsStarted = 0;
-    const spy = vi.spyOn(JSONFile.prototype, 'write').mockImplementation(async function (this: JSONFile<unknown>, data: unknown) {
-      snapshotsStarted++;
-      await held;
-      return realWrite.call(this, data);
+    const spy = vi.spyOn(proto, 'writeFile').mockImplementation(async function (this: FileHandle, ...args: Parameters<FileHandle['writeFile']>) {
+      if (snapshotsStarted++ === 0) await held;
+      return realWriteFile.apply(this, args);
     });
     onTestFinished(() => spy.mockRestore());
     for (let n = 0; n < 10; n++) await store.docs.insert('counters', `c${n}`, { n: 0 });

@@ -3,9 +3,9 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { FieldCondition } from '../doc-where.js';
 import { indexKey } from '../doc-where.js';
-import { syncDir, syncFile } from './fsync-path.js';
 import { DocJournal } from './doc-journal.js';
 import { journalFile, journalGenerations, removeGenerations } from './journal-generations.js';
+import { captureEntries, type SnapshotEntries, writeSnapshotFile } from './snapshot-file.js';
 import { FieldIndexes, type Entry } from './field-indexes.js';
 import type { LowdbWarning } from './log-file.js';
 
@@ -42,7 +42,7 @@ export interface FoundPage {
  * earlier versions wrote on every change, which therefore still loads) and the journal of changes
  * since (`journal-generations.ts`). A write appends one line, so its cost does not grow with the
  * collection. Once as many journal lines are dead (replaced or deleted) as records live, a compaction
- * starts a new journal generation and rewrites the snapshot through lowdb in the background, while
+ * starts a new journal generation and rewrites the snapshot (`snapshot-file.ts`) in the background, while
  * writes go on into the new generation; the older generations are removed once the snapshot is
  * durable. Replaying a journal over the snapshot is idempotent (it sets or deletes whole records), so a
  * crash at any point of that loses nothing.
@@ -67,7 +67,6 @@ export class DocCollection {
   private constructor(
     readonly name: string,
     private readonly dir: string,
-    private readonly db: Low<Records>,
     private journal: DocJournal,
     generations: number[],
     private readonly fsync: boolean,
@@ -86,7 +85,7 @@ export class DocCollection {
     const opened = [];
     for (const generation of generations)
       opened.push({ file: journalFile(dir, name, generation), ...(await DocJournal.open(journalFile(dir, name, generation), fsync)) });
-    const collection = new DocCollection(name, dir, db, opened.at(-1)!.journal, generations, fsync);
+    const collection = new DocCollection(name, dir, opened.at(-1)!.journal, generations, fsync);
     for (const [id, value] of Object.entries(db.data ?? {})) collection.#set(id, value);
     db.data = Object.create(null) as Records;
     for (const { file, contents } of opened) {
@@ -193,19 +192,19 @@ export class DocCollection {
 
   /**
    * Starts a new journal generation and hands the records as they are now (every one durable) to a
-   * background snapshot write. Writes wait only for this switch, not for the snapshot.
+   * background snapshot write. Writes wait only for the copy of the record references and the switch,
+   * not for the snapshot; the event loop is never held for the whole collection.
    */
   async #compact(): Promise<void> {
     try {
-      const data = Object.create(null) as Records;
-      for (const [id, entry] of this.records) data[id] = entry.value;
+      const entries = await captureEntries(this.records);
       const covered = [...this.#older, this.#generation];
       const previous = this.journal;
       this.#generation += 1;
       this.#older = covered;
       this.journal = DocJournal.empty(journalFile(this.dir, this.name, this.#generation), this.fsync);
       await previous.close();
-      this.#snapshotting = this.#writeSnapshot(data, covered, this.#garbage).finally(() => (this.#snapshotting = undefined));
+      this.#snapshotting = this.#writeSnapshot(entries, covered, this.#garbage).finally(() => (this.#snapshotting = undefined));
     } finally {
       const done = this.#compactionDone;
       this.#compactionDone = undefined;
@@ -213,15 +212,10 @@ export class DocCollection {
     }
   }
 
-  /** Writes `data` as the lowdb snapshot, then removes the generations it covers. A failure leaves every file valid. */
-  async #writeSnapshot(data: Records, covered: number[], garbage: number): Promise<void> {
+  /** Writes `entries` as the snapshot, then removes the generations it covers. A failure leaves every file valid. */
+  async #writeSnapshot(entries: SnapshotEntries, covered: number[], garbage: number): Promise<void> {
     try {
-      this.db.data = data;
-      await this.db.write();
-      if (this.fsync) {
-        await syncFile(join(this.dir, `${this.name}.json`));
-        await syncDir(this.dir);
-      }
+      await writeSnapshotFile(join(this.dir, `${this.name}.json`), entries, this.fsync);
       await removeGenerations(this.dir, this.name, covered, this.fsync);
       this.#older = this.#older.filter((generation) => !covered.includes(generation));
       this.#garbage = Math.max(0, this.#garbage - garbage);
@@ -229,8 +223,6 @@ export class DocCollection {
     } catch {
       // The generations still hold every change; try again after as many more dead lines.
       this.#compactAt = this.#garbage * 2;
-    } finally {
-      this.db.data = Object.create(null) as Records;
     }
   }
 
