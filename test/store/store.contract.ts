@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
+import { describeDocPositionsContract } from './doc-positions.contract.js';
 import { runDomainAreaRepositoryContracts } from './domain-area-repositories.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
@@ -19,6 +20,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
   describe(`storage contract: ${name}`, () => {
     describeDocContract(makeStore);
     describeDocFindContract(makeStore);
+    describeDocPositionsContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
     runIdentityAreaRepositoryContracts(name, makeStore);

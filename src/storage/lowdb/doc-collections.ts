@@ -129,17 +129,22 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
       const conditions = checkFind(where, page);
       const order = checkOrder(page);
       const c = await load(collection);
+      const withPositions = page?.positions === true;
       if (order !== undefined) {
         const after = page?.after === undefined ? undefined : decodeOrderCursor(page.after);
         if (page?.after !== undefined && after === undefined) throw new InvalidCursorError(page.after);
-        const found = c.findOrdered(conditions, order, after, page?.limit);
+        // `from` starts the walk at its value: past every ordinal of it (desc) or before them all.
+        const from = order.from === undefined ? undefined : { value: order.from, ord: order.desc ? Infinity : -Infinity };
+        const found = c.findOrdered(conditions, order, after ?? from, page?.limit);
         const items = found.values.map((value) => copy<T>(value));
-        return found.last === undefined ? { items } : { items, next: encodeOrderCursor(found.last.value, found.last.ord) };
+        const positions = withPositions ? { positions: found.at.map((p) => encodeOrderCursor(p.value, p.ord)) } : {};
+        return found.last === undefined ? { items, ...positions } : { items, next: encodeOrderCursor(found.last.value, found.last.ord), ...positions };
       }
       const afterOrd = page?.after === undefined ? undefined : decodeCursor(page.after, c);
       const found = c.find(conditions, afterOrd, page?.limit, page?.newestFirst === true);
       const items = found.values.map((value) => copy<T>(value));
-      return found.last === undefined ? { items } : { items, next: encodeCursor(found.last.ord, found.last.id) };
+      const positions = withPositions ? { positions: found.at.map((p) => encodeCursor(p.ord, p.id)) } : {};
+      return found.last === undefined ? { items, ...positions } : { items, next: encodeCursor(found.last.ord, found.last.id), ...positions };
     },
   };
 
