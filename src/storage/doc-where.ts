@@ -1,4 +1,4 @@
-import type { DocOrder, DocPageRequest, DocWhere } from './port.js';
+import type { DocPageRequest, DocWhere } from './port.js';
 
 /** One checked condition of a `find`: the field and the value it must equal. */
 export type FieldCondition = readonly [field: string, value: string | number | boolean];
@@ -43,14 +43,20 @@ export function indexKey(value: unknown): string | undefined {
 /** A field `orderBy` may name: also safe to write into SQL as a literal. */
 const ORDER_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** A checked `orderBy`: `from` only when given. */
+export type CheckedOrder = { field: string; desc: boolean; from?: number };
+
 /** Checks a `find`'s `orderBy` the same way on every adapter; undefined when the find is in insertion order. */
-export function checkOrder(page: DocPageRequest | undefined): Required<DocOrder> | undefined {
+export function checkOrder(page: DocPageRequest | undefined): CheckedOrder | undefined {
   const order = page?.orderBy;
   if (order === undefined) return undefined;
   if (typeof order !== 'object' || order === null || typeof order.field !== 'string' || !ORDER_FIELD.test(order.field)) {
     throw new TypeError('find: orderBy.field must be a plain field name (letters, digits, _)');
   }
-  return { field: order.field, desc: order.desc === true };
+  if (order.from !== undefined && (typeof order.from !== 'number' || !Number.isFinite(order.from))) {
+    throw new TypeError('find: orderBy.from must be a finite number');
+  }
+  return { field: order.field, desc: order.desc === true, ...(order.from === undefined ? {} : { from: order.from }) };
 }
 
 /**

@@ -88,18 +88,36 @@ export interface DocPageRequest {
    * Its cursors are positions in insertion order, like those of the forward order.
    */
   newestFirst?: boolean;
+  /**
+   * Also say where each returned record sits (`DocPage.positions`), so a caller can continue right
+   * after any one of them: a list that filters what it reads hands out the position of the last record
+   * it showed, never that of one it left out.
+   */
+  positions?: boolean;
 }
 
 export interface DocOrder {
   field: string;
   /** Highest first (and, among equal values, the latest inserted first). */
   desc?: boolean;
+  /**
+   * Without `after`: start at the first record whose field is at `from` or beyond it in this order
+   * (at most `from` when `desc`, at least `from` otherwise), every record of that value included. A
+   * keyset whose ties are broken by something the store does not order by starts over at the tie's value.
+   */
+  from?: number;
 }
 
 export interface DocPage<T> {
   items: T[];
   /** Present when more matching records follow: pass it as `after` for the next page. */
   next?: string;
+  /**
+   * With `positions` asked: where each record of `items` sits, in the same order. Passed as `after`,
+   * one continues right after its record, as `next` does after the last one (the last position equals
+   * `next` when that is present).
+   */
+  positions?: string[];
 }
 
 /** A stored log row: `seq` is assigned by the store, 0-based and gap-free per stream. */

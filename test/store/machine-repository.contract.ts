@@ -35,8 +35,10 @@ export function runMachineRepositoryContract(name: string, makeStore: MakeStore)
       await machines.insert(machine('mid', { genesis_tick: 3 }));
       expect(slugsOf(await machines.newestPublic(3))).toEqual(['later', 'tie-a', 'tie-b']);
       expect(slugsOf(await machines.newestPublic(10))).toEqual(['later', 'tie-a', 'tie-b', 'mid', 'old']);
-      const page = await machines.publicPage(1, 2);
-      expect({ slugs: slugsOf(page.machines), total: page.total }).toEqual({ slugs: ['tie-a', 'tie-b'], total: 5 });
+      const first = await machines.after(true, undefined, 1);
+      const page = await machines.after(true, first.next, 2);
+      expect({ slugs: slugsOf(page.items), total: await machines.countPublic() }).toEqual({ slugs: ['tie-a', 'tie-b'], total: 5 });
+      expect(slugsOf((await machines.after(false, page.positions![0], 2)).items)).toEqual(['tie-b', 'later']);
       await machines.update('hidden', (m) => m && { ...m, is_public: true });
       expect(slugsOf(await machines.newestPublic(1))).toEqual(['hidden']);
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProposalRecord, ProposalStatus } from '../../src/domain/community/community-policy.js';
 import { createProposalRepository } from '../../src/domain/community/proposal-repository.js';
 import type { OperatorDef } from '../../src/domain/operators/operator.types.js';
+import { keysetPage } from '../../src/lib/keyset-page.js';
 import { DuplicateKeyError } from '../../src/storage/port.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
@@ -61,13 +62,24 @@ export function runProposalRepositoryContract(name: string, makeStore: MakeStore
       // Two created in the same millisecond, inserted low id first: the higher id comes first.
       await proposals.insert({ ...proposal('tie-a', 'staging'), created_at: at(5) });
       await proposals.insert({ ...proposal('tie-b', 'staging'), created_at: at(5) });
-      const all = async () => (await proposals.newest({}, 100, () => true)).map((p) => p.id);
+      /** The first `limit` proposals `keep` accepts, and the ids of the rest, page by page (as the listing pages them). */
+      const newest = async (where: { status?: ProposalStatus }, limit: number, keep: (p: ProposalRecord) => boolean) =>
+        (
+          await keysetPage({
+            kind: 'test',
+            cursor: undefined,
+            limit,
+            fetch: (after, size) => proposals.newestAfter(where, after, size),
+            keep: async (found) => found.map((p) => (keep(p) ? p : undefined)),
+          })
+        ).items;
+      const all = async () => (await newest({}, 100, () => true)).map((p) => p.id);
       expect(await all()).toEqual([...Array.from({ length: 40 }, (_, n) => `p${String(39 - n).padStart(2, '0')}`), 'tie-b', 'tie-a', 'old2', 'old1']);
       expect(reads.lists).toEqual({ 'community-proposals': 1 });
       reads.found['community-proposals'] = 0;
-      expect((await proposals.newest({}, 3, () => true)).map((p) => p.id)).toEqual(['p39', 'p38', 'p37']);
+      expect((await newest({}, 3, () => true)).map((p) => p.id)).toEqual(['p39', 'p38', 'p37']);
       expect(reads.found['community-proposals']).toBeLessThan(10);
-      expect((await proposals.newest({ status: 'staging' }, 3, (p) => p.id.startsWith('t') || p.id.startsWith('o'))).map((p) => p.id)).toEqual([
+      expect((await newest({ status: 'staging' }, 3, (p) => p.id.startsWith('t') || p.id.startsWith('o'))).map((p) => p.id)).toEqual([
         'tie-b',
         'tie-a',
         'old2',

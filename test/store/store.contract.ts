@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { describeDocContract } from './doc.contract.js';
 import { describeDocFindContract } from './doc-find.contract.js';
+import { describeDocPositionsContract } from './doc-positions.contract.js';
 import { runDomainAreaRepositoryContracts } from './domain-area-repositories.contract.js';
 import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
 import { runMachineRepositoryContract } from './machine-repository.contract.js';
+import { runListBoundsContract } from './list-bounds.contract.js';
 import { runScanBoundsContract } from './scan-bounds.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
@@ -19,12 +21,14 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
   describe(`storage contract: ${name}`, () => {
     describeDocContract(makeStore);
     describeDocFindContract(makeStore);
+    describeDocPositionsContract(makeStore);
     describeLogContract(makeStore);
     describeLogQueryContract(makeStore);
     runIdentityAreaRepositoryContracts(name, makeStore);
     runDomainAreaRepositoryContracts(name, makeStore);
     runMachineRepositoryContract(name, makeStore);
     runScanBoundsContract(name, makeStore);
+    runListBoundsContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

@@ -1,13 +1,10 @@
 import { errors } from '../../errors.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/keyset-page.js';
 import type { Store } from '../../storage/port.js';
 import { createMachineRepository } from '../chain/machine-repository.js';
 import { createUserRepository, type UserRecord } from '../identity/user-repository.js';
 import { createSkillRepository } from './skill-repository.js';
 import { createStateRepository } from './state-repository.js';
-
-/** Most users read per page while a search scans them (the first page holds what the page needs, each next one twice as many). */
-const MAX_SCAN_PAGE = 400;
 
 /** An agent's public directory entry: nothing that is not already public elsewhere or meant to be. */
 export interface AgentEntry {
@@ -36,27 +33,15 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
   const userRecords = createUserRepository(store);
 
   /**
-   * The first `wanted` users, in creation order, whose uid or display name contains `q`. No index
-   * answers a substring, so this scans the users a page at a time, but stops as soon as it has
-   * `wanted` matches (offset + limit + 1): a search reads about as many users as its page needs,
-   * all of them only when fewer match.
+   * Which of `users` match `q` (absent: all): their uid or display name contains it. No index answers
+   * a substring, so a search scans the users a page at a time from the cursor on (see `keysetPage`),
+   * and stops as soon as its page and one more match: it reads about as many users as its page needs,
+   * all those after the cursor only when fewer match.
    */
-  async function search(q: string, wanted: number): Promise<UserRecord[]> {
-    const found: UserRecord[] = [];
-    let after: string | undefined;
-    let size = Math.min(wanted, MAX_SCAN_PAGE);
-    do {
-      const page = await userRecords.page({ limit: size, ...(after === undefined ? {} : { after }) });
-      size = Math.min(size * 2, MAX_SCAN_PAGE);
-      const names = new Map((await states.profilesOf(page.items.map((u) => u.uid))).map((p) => [p.uid, p.display_name ?? '']));
-      for (const user of page.items) {
-        if (!user.uid.toLowerCase().includes(q) && !(names.get(user.uid) ?? '').toLowerCase().includes(q)) continue;
-        found.push(user);
-        if (found.length === wanted) return found;
-      }
-      after = page.next;
-    } while (after !== undefined);
-    return found;
+  async function matching(users: UserRecord[], q: string | undefined): Promise<Array<UserRecord | undefined>> {
+    if (!q) return users;
+    const names = new Map((await states.profilesOf(users.map((u) => u.uid))).map((p) => [p.uid, p.display_name ?? '']));
+    return users.map((user) => (user.uid.toLowerCase().includes(q) || (names.get(user.uid) ?? '').toLowerCase().includes(q) ? user : undefined));
   }
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
@@ -89,14 +74,16 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
 
   return {
     async list(query) {
-      const offset = query.cursor ? decodeCursor('offset', query.cursor) : 0;
-      // One user past the page says whether another page follows (the offset cursor's wire format).
-      const wanted = offset + query.limit + 1;
       const q = query.q?.trim().toLowerCase();
-      const users = q ? await search(q, wanted) : (await userRecords.page({ limit: wanted })).items;
-      const page = users.slice(offset, offset + query.limit);
+      const { items, next_cursor } = await keysetPage({
+        kind: 'agents',
+        cursor: query.cursor || undefined,
+        limit: query.limit,
+        fetch: (after, size) => userRecords.page({ limit: size, positions: true, ...(after === undefined ? {} : { after }) }),
+        keep: (users) => matching(users, q),
+      });
       // Entries (skills, public machines: reads per agent) only for the page asked for.
-      return { agents: await entries(page), next_cursor: users.length > offset + query.limit ? encodeCursor('offset', offset + query.limit) : null };
+      return { agents: await entries(items), next_cursor };
     },
 
     async get(uid) {

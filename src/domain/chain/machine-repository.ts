@@ -1,5 +1,5 @@
 import { topByField } from '../../storage/doc-top.js';
-import type { Store } from '../../storage/port.js';
+import type { DocPage, Store } from '../../storage/port.js';
 import { grantId, type MachineRecord, type ReadTokenRecord, type RoleGrant } from './machine.js';
 
 const MACHINES = 'machines';
@@ -38,12 +38,10 @@ export function createMachineRepository(store: Store) {
   const { docs } = store;
 
   /** Machines in insertion order from the start, a page of the store at a time (lazily). */
-  async function* walk(where: Record<string, string | boolean>, firstPage: number): AsyncGenerator<MachineRecord> {
+  async function* walk(where: Record<string, string | boolean>): AsyncGenerator<MachineRecord> {
     let after: string | undefined;
-    let limit = Math.min(firstPage, WALK_PAGE);
     do {
-      const page = await docs.find<MachineRecord>(MACHINES, where, { limit, ...(after === undefined ? {} : { after }) });
-      limit = WALK_PAGE;
+      const page = await docs.find<MachineRecord>(MACHINES, where, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
       yield* page.items;
       after = page.next;
     } while (after !== undefined);
@@ -62,14 +60,13 @@ export function createMachineRepository(store: Store) {
     ownedBy: async (uid: string, status?: MachineRecord['status']): Promise<MachineRecord[]> =>
       (await docs.find<MachineRecord>(MACHINES, status === undefined ? { owner_uid: uid } : { owner_uid: uid, status })).items,
     countOwnedBy: (uid: string): Promise<number> => docs.count(MACHINES, { owner_uid: uid }),
-    /** Public machines `offset` to `offset + limit`, oldest first, and how many are public. Reads `offset + limit` records. */
-    async publicPage(offset: number, limit: number): Promise<{ machines: MachineRecord[]; total: number }> {
-      const [page, total] = await Promise.all([
-        docs.find<MachineRecord>(MACHINES, { is_public: true }, { limit: offset + limit }),
-        docs.count(MACHINES, { is_public: true }),
-      ]);
-      return { machines: page.items.slice(offset), total };
-    },
+    /**
+     * At most `size` machines (only public ones when `publicOnly`) following store position `after`
+     * (from the first when undefined), oldest first, with their positions (see `keysetPage`). Reads
+     * those records only, from the index.
+     */
+    after: (publicOnly: boolean, after: string | undefined, size: number): Promise<DocPage<MachineRecord>> =>
+      docs.find<MachineRecord>(MACHINES, publicOnly ? { is_public: true } : {}, { limit: size, positions: true, ...(after === undefined ? {} : { after }) }),
     /** How many machines are public. */
     countPublic: (): Promise<number> => docs.count(MACHINES, { is_public: true }),
     /** How many machines have `status`. */
@@ -78,11 +75,10 @@ export function createMachineRepository(store: Store) {
     newestPublic: (limit: number): Promise<MachineRecord[]> =>
       topByField<MachineRecord & Record<string, unknown>>(docs, MACHINES, { is_public: true }, 'genesis_tick', limit, byGenesisDesc),
     /**
-     * Machines in insertion order, only public ones when `publicOnly`. Lazy: a caller that stops early
-     * reads only the pages it went through; `expected` (how many it expects to take) sizes the first.
-     * For background work (checkpoints, migration) every machine.
+     * Every machine in insertion order, for background work (checkpoints, migration, backfills). Lazy:
+     * a caller that stops early reads only the pages it went through. Requests page with `after`.
      */
-    each: (publicOnly = false, expected = WALK_PAGE): AsyncGenerator<MachineRecord> => walk(publicOnly ? { is_public: true } : {}, expected),
+    each: (): AsyncGenerator<MachineRecord> => walk({}),
     /** Which of `slugs` name public machines now (one keyed read per distinct slug, batched by the store). */
     async publicAmong(slugs: Iterable<string>): Promise<Set<string>> {
       const distinct = [...new Set(slugs)];

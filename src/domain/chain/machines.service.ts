@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, sha256Hex } from '../../lib/hash.js';
 import { errors } from '../../errors.js';
-import { decodeCursor, pageOf } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/keyset-page.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
@@ -196,8 +196,6 @@ export function createMachinesService(deps: {
     },
 
     async list(caller, page) {
-      const limit = page.limit ?? 100;
-      const offset = page.cursor ? decodeCursor('offset', page.cursor) : 0;
       // Visible: public, or a role. The caller's roles come from the machines it owns and the grants it
       // holds (both by index), so the walk below checks each machine in memory, never reading a grant.
       const mine = new Set<string>();
@@ -211,15 +209,16 @@ export function createMachinesService(deps: {
         }
       }
       // Without private machines of its own the caller sees the public ones: read from their index.
-      const visible: MachineRecord[] = [];
-      // The first page is sized for the page wanted (twice that when private machines are mixed in); later ones are full.
-      const wanted = offset + limit + 1;
-      for await (const machine of machines.each(mine.size === 0, mine.size === 0 ? wanted : 2 * wanted)) {
-        if (machine.is_public || mine.has(machine.slug)) visible.push(machine);
-        if (visible.length > offset + limit) break;
-      }
-      const { page: slice, next_cursor } = pageOf(visible, limit, page.cursor);
-      return { machines: await Promise.all(slice.map(view)), next_cursor };
+      // Otherwise every machine after the cursor's is read and the visible ones kept: the cursor holds
+      // the position of the last machine shown, never of one skipped.
+      const { items, next_cursor } = await keysetPage({
+        kind: 'machines',
+        cursor: page.cursor || undefined,
+        limit: page.limit ?? 100,
+        fetch: (after, size) => machines.after(mine.size === 0, after, size),
+        keep: async (found) => found.map((m) => (m.is_public || mine.has(m.slug) ? m : undefined)),
+      });
+      return { machines: await Promise.all(items.map(view)), next_cursor };
     },
 
     async get(slug, caller) {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../../lib/event-bus.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/keyset-page.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
@@ -105,11 +105,19 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
 
   return {
     async listPublic(page) {
-      const limit = page.limit ?? 100;
-      const offset = page.cursor ? decodeCursor('offset', page.cursor) : 0;
-      const { machines: slice, total } = await repository.publicPage(offset, limit);
-      const views = await Promise.all(slice.map(async (m) => publicView(await machines.view(m))));
-      return { count: total, machines: views, next_cursor: offset + limit < total ? encodeCursor('offset', offset + limit) : null };
+      // From the public index after the cursor's machine: a page of records and one more, whatever the page's depth.
+      const [{ items, next_cursor }, total] = await Promise.all([
+        keysetPage({
+          kind: 'public-machines',
+          cursor: page.cursor || undefined,
+          limit: page.limit ?? 100,
+          fetch: (after, size) => repository.after(true, after, size),
+          keep: async (found) => found,
+        }),
+        repository.countPublic(),
+      ]);
+      const views = await Promise.all(items.map(async (m) => publicView(await machines.view(m))));
+      return { count: total, machines: views, next_cursor };
     },
 
     active: (windowTicks, limit) =>

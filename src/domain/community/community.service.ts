@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import { assertProven } from '../identity/proof.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/keyset-page.js';
 import { randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
 import { DuplicateKeyError, type Store } from '../../storage/port.js';
@@ -127,18 +127,15 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
 
     async list(q: { status?: ProposalStatus | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }) {
       const text = q.q?.toLowerCase();
-      const offset = q.cursor ? decodeCursor('offset', q.cursor) : 0;
-      // The page and one more (which says whether another page follows), newest first, never every proposal.
-      const found = await proposals.newest(
-        q.status === undefined ? {} : { status: q.status },
-        offset + q.limit + 1,
-        (p) => !text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)),
-      );
-      return {
-        ok: true as const,
-        proposals: found.slice(offset, offset + q.limit).map(proposalView),
-        next_cursor: found.length > offset + q.limit ? encodeCursor('offset', offset + q.limit) : null,
-      };
+      // The page and one more (which says whether another page follows), newest first from the cursor on, never every proposal.
+      const { items, next_cursor } = await keysetPage({
+        kind: 'proposals',
+        cursor: q.cursor || undefined,
+        limit: q.limit,
+        fetch: (after, size) => proposals.newestAfter(q.status === undefined ? {} : { status: q.status }, after, size),
+        keep: async (found) => found.map((p) => (!text || [p.operator_id, p.name, p.category].some((s) => s.toLowerCase().includes(text)) ? p : undefined)),
+      });
+      return { ok: true as const, proposals: items.map(proposalView), next_cursor };
     },
 
     async get(id: string) {

@@ -1,5 +1,5 @@
-import { topByField } from '../../storage/doc-top.js';
-import type { Store } from '../../storage/port.js';
+import { MAX_KEYSET_PAGE } from '../../lib/keyset-page.js';
+import { InvalidCursorError, type DocPage, type Store } from '../../storage/port.js';
 import type { OperatorDef } from '../operators/operator.types.js';
 import type { ProposalRecord, ProposalStatus } from './community-policy.js';
 
@@ -32,8 +32,28 @@ const handed = <T extends ProposalRecord | undefined>(record: T): T => {
 };
 
 /** The listing's order: newest `created_at` first, then the higher id (as the listing always sorted). */
-const newestFirst = (a: ProposalRecord, b: ProposalRecord): number =>
-  a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1;
+const newestFirst = (a: Place, b: Place): number => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1);
+
+/** What places a proposal in the listing, and what its position holds. */
+type Place = Pick<StoredProposal, 'created_ms' | 'created_at' | 'id'>;
+const byListing = (a: Place, b: Place): number => b.created_ms - a.created_ms || newestFirst(a, b);
+const positionOf = (p: Place): string => JSON.stringify([p.created_ms, p.created_at, p.id]);
+
+/** The place a position names; `InvalidCursorError` for anything `positionOf` did not write. */
+function placeOf(position: string): Place {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(position);
+  } catch {
+    throw new InvalidCursorError(position);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) throw new InvalidCursorError(position);
+  const [created_ms, created_at, id] = parsed as unknown[];
+  if (typeof created_ms !== 'number' || !Number.isFinite(created_ms) || typeof created_at !== 'string' || typeof id !== 'string') {
+    throw new InvalidCursorError(position);
+  }
+  return { created_ms, created_at, id };
+}
 
 /** Promoted operators, registered into the operator registry at every start. */
 const PROMOTED_OPERATORS = 'community-operators';
@@ -51,12 +71,15 @@ export interface ProposalRepository {
    */
   list(status?: ProposalStatus): Promise<ProposalRecord[]>;
   /**
-   * The first `limit` proposals (of a status, when given) that `keep` accepts, newest `created_at`
-   * first and then the higher id: read from the `created_ms` order a page at a time (`topByField`),
-   * about `limit` of them plus those `keep` refuses, never the collection. The first call on a store
-   * holding proposals from before `created_ms` existed adds it to them once.
+   * At most `size` proposals (of a status, when given) following position `after` (from the newest
+   * when undefined), newest `created_at` first and then the higher id, with each one's position (see
+   * `keysetPage`). Read from the `created_ms` order from `after`'s millisecond on: about `size` records
+   * plus those created in the same millisecond as the page's first and last, never the collection. A
+   * position is the proposal's place in that order (its `created_ms`, `created_at` and id), not a store
+   * position: the store orders ties by insertion, the listing by id. The first call on a store holding
+   * proposals from before `created_ms` existed adds it to them once.
    */
-  newest(where: { status?: ProposalStatus }, limit: number, keep: (p: ProposalRecord) => boolean): Promise<ProposalRecord[]>;
+  newestAfter(where: { status?: ProposalStatus }, after: string | undefined, size: number): Promise<DocPage<ProposalRecord>>;
   promoted(operatorId: string): Promise<OperatorDef | undefined>;
   /** Every promoted operator: read once at start to register them (bounded by the registry). */
   allPromoted(): Promise<OperatorDef[]>;
@@ -94,18 +117,39 @@ export function createProposalRepository(store: Store): ProposalRepository {
       (status === undefined ? await store.docs.list<StoredProposal>(PROPOSALS) : (await store.docs.find<StoredProposal>(PROPOSALS, { status })).items).map(
         handed,
       ),
-    async newest(where, limit, keep) {
+    async newestAfter(where, after, size) {
       await backfilled();
-      const found = await topByField<StoredProposal & Record<string, unknown>>(
-        store.docs,
-        PROPOSALS,
-        where.status === undefined ? {} : { status: where.status },
-        CREATED_MS,
-        limit,
-        (a, b) => b.created_ms - a.created_ms || newestFirst(a, b),
-        async (records) => records.map(keep),
-      );
-      return found.map(handed);
+      const from = after === undefined ? undefined : placeOf(after);
+      const beyond = (p: StoredProposal): boolean => from === undefined || byListing(p, from) > 0;
+      const found: StoredProposal[] = [];
+      let storeAfter: string | undefined;
+      let more = false;
+      let pageSize = Math.min(size + 1, MAX_KEYSET_PAGE);
+      // Records of one millisecond come in insertion order: each is read whole before the page is cut.
+      read: for (;;) {
+        const page = await store.docs.find<StoredProposal>(PROPOSALS, where.status === undefined ? {} : { status: where.status }, {
+          limit: pageSize,
+          orderBy: { field: CREATED_MS, desc: true, ...(from === undefined ? {} : { from: from.created_ms }) },
+          ...(storeAfter === undefined ? {} : { after: storeAfter }),
+        });
+        pageSize = Math.min(pageSize * 2, MAX_KEYSET_PAGE);
+        for (const p of page.items) {
+          if (found.length >= size && p.created_ms < found[size - 1]!.created_ms) {
+            more = true;
+            break read;
+          }
+          if (beyond(p)) found.push(p);
+        }
+        if (page.next === undefined) break;
+        storeAfter = page.next;
+      }
+      const shown = found.sort(byListing).slice(0, size);
+      const last = shown.at(-1);
+      return {
+        items: shown.map(handed),
+        positions: shown.map(positionOf),
+        ...((more || found.length > size) && last !== undefined ? { next: positionOf(last) } : {}),
+      };
     },
     promoted: (operatorId) => store.docs.get<OperatorDef>(PROMOTED_OPERATORS, operatorId),
     allPromoted: () => store.docs.list<OperatorDef>(PROMOTED_OPERATORS),

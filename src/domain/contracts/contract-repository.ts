@@ -74,10 +74,11 @@ export interface ContractRepository {
   /** The contracts of a status, in creation order (the threat mesh's followers: every active contract). */
   withStatus(status: ContractRecord['status']): Promise<ContractRecord[]>;
   /**
-   * The contracts (of a template, when given) newest first, a page at a time: `next` is present when
-   * more follow. Read from the insertion order's index, never the collection.
+   * The contracts (of a machine, of a template, when given) newest first, a page at a time, with each
+   * one's position (see `keysetPage`): `next` is present when more follow. Read from the insertion
+   * order's index, never the collection.
    */
-  newest(where: { template_id?: string }, page: { limit: number; after?: string }): Promise<DocPage<ContractRecord>>;
+  newest(where: { slug?: string; template_id?: string }, page: { limit: number; after?: string | undefined }): Promise<DocPage<ContractRecord>>;
   /**
    * Every contract (that passes `filter`), in creation order. A whole-collection read: for the
    * scheduler's start and its periodic re-read.
@@ -220,11 +221,11 @@ export function createContractRepository(store: Store): ContractRepository {
       ).items,
     withStatus: async (status) => (await store.docs.find<ContractRecord>(CONTRACTS, { status })).items,
     newest: (where, page) =>
-      store.docs.find<ContractRecord>(CONTRACTS, where.template_id === undefined ? {} : { template_id: where.template_id }, {
-        newestFirst: true,
-        limit: page.limit,
-        ...(page.after === undefined ? {} : { after: page.after }),
-      }),
+      store.docs.find<ContractRecord>(
+        CONTRACTS,
+        { ...(where.slug !== undefined ? { slug: where.slug } : {}), ...(where.template_id !== undefined ? { template_id: where.template_id } : {}) },
+        { newestFirst: true, positions: true, limit: page.limit, ...(page.after === undefined ? {} : { after: page.after }) },
+      ),
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
     forget: (id) => void cache.delete(id),

@@ -1,13 +1,10 @@
 import { errors } from '../../errors.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/keyset-page.js';
 import { createMachineRepository } from '../chain/machine-repository.js';
 import type { ContractPlanning, PredictedFireView } from './contract-planning.service.js';
 import type { ContractsCore } from './contracts-core.js';
 import type { ContractRecord, Definition, TransitionRecord, TriggerSpec } from './contract.types.js';
 import { isEventTrigger, triggerEvents } from './triggers.js';
-
-/** Most contracts read per page while the directory looks for public ones (the first page holds what the page needs, each next one twice as many). */
-const MAX_SCAN_PAGE = 400;
 
 /** Next fires shown for a public contract. */
 export const PUBLIC_FIRES = 10;
@@ -94,46 +91,33 @@ export function createPublicDirectory(core: ContractsCore, planning: ContractPla
       const q = query.q?.toLowerCase();
       const matches = (c: ContractRecord) =>
         (query.template_id === undefined || c.template_id === query.template_id) && (q === undefined || c.name.toLowerCase().includes(q) || c.slug.includes(q));
-      const offset = query.cursor ? decodeCursor('offset', query.cursor) : 0;
-      // One contract past the page says whether another page follows (the offset cursor's wire format).
-      const wanted = offset + query.limit + 1;
-      const shown: PublicContract[] = [];
-      /** Keeps the public ones among `found` (newest first) that match; false once `wanted` are in hand. */
-      const take = async (found: ContractRecord[]): Promise<boolean> => {
-        const candidates = found.filter(matches);
+      /** The public ones among `found` (newest first) that match, as shown; undefined for the others. */
+      const keep = async (found: ContractRecord[]): Promise<Array<PublicContract | undefined>> => {
         // Only the machines these contracts are on are looked up, not every public machine.
-        const slugs = await machineRecords.publicAmong(candidates.map((c) => c.slug));
-        const views = await Promise.all(candidates.filter((c) => slugs.has(c.slug)).map(summary));
-        for (const view of views) {
-          if (query.state !== undefined && view.current_state !== query.state) continue;
-          shown.push(view);
-          if (shown.length === wanted) return false;
-        }
-        return true;
+        const slugs = await machineRecords.publicAmong(found.filter(matches).map((c) => c.slug));
+        return Promise.all(
+          found.map(async (c) => {
+            if (!matches(c) || !slugs.has(c.slug)) return undefined;
+            const view = await summary(c);
+            return query.state === undefined || view.current_state === query.state ? view : undefined;
+          }),
+        );
       };
-      if (query.slug !== undefined) {
-        // One machine's contracts come from the slug index (bounded by the machine's quota).
-        const found = await contracts.bySlug(query.slug, query.template_id === undefined ? {} : { template_id: query.template_id });
-        await take(found.reverse());
-      } else {
-        // Newest first a page at a time, stopping once the page asked for (and one more) is in hand:
-        // which contracts are public follows their machines' visibility, checked per page of candidates.
-        let after: string | undefined;
-        let size = Math.min(wanted, MAX_SCAN_PAGE);
-        do {
-          const page = await contracts.newest(query.template_id === undefined ? {} : { template_id: query.template_id }, {
-            limit: size,
-            ...(after === undefined ? {} : { after }),
-          });
-          size = Math.min(size * 2, MAX_SCAN_PAGE);
-          if (!(await take(page.items))) break;
-          after = page.next;
-        } while (after !== undefined);
-      }
-      return {
-        contracts: shown.slice(offset, offset + query.limit),
-        next_cursor: shown.length > offset + query.limit ? encodeCursor('offset', offset + query.limit) : null,
+      // Newest first a page at a time from the cursor on (one machine's contracts from the slug index),
+      // stopping once the page asked for (and one more) is in hand: which contracts are public follows
+      // their machines' visibility, checked per page of candidates.
+      const where = {
+        ...(query.slug === undefined ? {} : { slug: query.slug }),
+        ...(query.template_id === undefined ? {} : { template_id: query.template_id }),
       };
+      const { items, next_cursor } = await keysetPage({
+        kind: 'public-contracts',
+        cursor: query.cursor || undefined,
+        limit: query.limit,
+        fetch: (after, size) => contracts.newest(where, { limit: size, after }),
+        keep,
+      });
+      return { contracts: items, next_cursor };
     },
 
     async get(id) {

@@ -32,8 +32,17 @@ export interface Change<T> {
 /** One page of a `find` on one collection: the records and the ordinal of the last one. */
 export interface FoundPage {
   values: object[];
+  /** Where each record of `values` sits. */
+  at: Array<{ ord: number; id: string }>;
   /** Where the page ended (present when more matching records follow). */
   last?: { ord: number; id: string };
+}
+
+/** One page of an ordered `find`: the records, where each sits, and where the page ended (when more follow). */
+export interface FoundOrderedPage {
+  values: object[];
+  at: Array<{ value: number; ord: number }>;
+  last?: { value: number; ord: number };
 }
 
 /**
@@ -235,43 +244,44 @@ export class DocCollection {
     let ids = keyed.length === 0 ? this.indexes.all() : undefined;
     for (const [field, key] of keyed) {
       const bucket = this.indexes.bucket(field, key);
-      if (bucket === undefined) return { values: [] };
+      if (bucket === undefined) return { values: [], at: [] };
       if (ids === undefined || bucket.size < ids.size) ids = bucket;
     }
     const values: object[] = [];
-    let last: { ord: number; id: string } | undefined;
+    const at: Array<{ ord: number; id: string }> = [];
     for (const [ord, id] of newestFirst ? ids!.downFrom(afterOrd ?? Infinity) : ids!.from(afterOrd ?? 0)) {
       const entry = this.records.get(id)!;
       const record = entry.value as Record<string, unknown>;
       if (!keyed.every(([field, key]) => Object.hasOwn(record, field) && indexKey(record[field]) === key)) continue;
-      if (limit !== undefined && values.length === limit) return { values, last: last! };
+      if (limit !== undefined && values.length === limit) return { values, at, last: at.at(-1)! };
       values.push(entry.value);
-      last = { ord, id };
+      at.push({ ord, id });
     }
-    return { values };
+    return { values, at };
   }
 
   /**
    * One page of the records matching every condition whose `order.field` holds a number, in that
-   * field's order, after position `after` (absent: from the start).
+   * field's order, after position `after` (absent: from the start). An infinite `ord` in `after` starts
+   * the walk at its value, every record of that value included.
    */
   findOrdered(
     conditions: FieldCondition[],
     order: { field: string; desc: boolean },
     after: { value: number; ord: number } | undefined,
     limit: number | undefined,
-  ): { values: object[]; last?: { value: number; ord: number } } {
+  ): FoundOrderedPage {
     const keyed = conditions.map(([field, value]) => [field, indexKey(value)!] as const);
     const values: object[] = [];
-    let last: { value: number; ord: number } | undefined;
+    const at: Array<{ value: number; ord: number }> = [];
     for (const [value, ord, id] of this.indexes.sorted(order.field).walk(order.desc, after)) {
       const record = this.records.get(id)!.value as Record<string, unknown>;
       if (!keyed.every(([field, key]) => Object.hasOwn(record, field) && indexKey(record[field]) === key)) continue;
-      if (limit !== undefined && values.length === limit) return { values, last: last! };
+      if (limit !== undefined && values.length === limit) return { values, at, last: at.at(-1)! };
       values.push(record);
-      last = { value, ord };
+      at.push({ value, ord });
     }
-    return { values };
+    return { values, at };
   }
 
   /** How many records match every condition. */

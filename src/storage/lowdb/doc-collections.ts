@@ -1,6 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
+import { openCursor, loadCursorKey, sealCursor } from './cursor-seal.js';
 import { DocCollection } from './doc-collection.js';
 import type { LowdbWarning } from './log-file.js';
 
@@ -8,6 +9,8 @@ const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export interface DocCollectionsOptions {
   dir: string;
+  /** The file holding the key `find` cursors are sealed with (see `cursor-seal.ts`). */
+  cursorKeyFile: string;
   fsync: boolean;
   assertOpen: () => void;
   onWarning?: ((warning: LowdbWarning) => void) | undefined;
@@ -36,25 +39,18 @@ function copy<T>(value: object): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/**
- * A `find` cursor: the ordinal of the page's last record and its id. The id is looked up first (its
- * ordinal is what counts while it exists, across restarts); the ordinal serves once it was deleted.
- */
-function encodeCursor(ord: number, id: string): string {
-  return `${ord}:${id}`;
-}
-
-function decodeCursor(cursor: string, collection: DocCollection): number {
-  const colon = cursor.indexOf(':');
-  const ord = Number(cursor.slice(0, colon));
-  if (colon < 1 || !Number.isSafeInteger(ord) || ord < 0) throw new InvalidCursorError(cursor);
-  return collection.records.get(cursor.slice(colon + 1))?.ord ?? ord;
-}
-
 /** Documents as lowdb snapshots plus JSON-lines journals in `dir` (see `DocCollection`). */
 export function createDocCollections(options: DocCollectionsOptions): DocCollections {
   const { dir, fsync, assertOpen } = options;
   let collections = new Map<string, Promise<DocCollection>>();
+  let cursorKey: Buffer | undefined;
+
+  /** The ordinal a cursor points after: its record's while that exists, else the one it holds. */
+  function afterOrd(collection: string, c: DocCollection, cursor: string): number {
+    const opened = openCursor(cursorKey!, collection, cursor);
+    if (opened === undefined) throw new InvalidCursorError(cursor);
+    return c.records.get(opened.id)?.ord ?? opened.ord;
+  }
 
   function load(name: string): Promise<DocCollection> {
     assertOpen();
@@ -129,17 +125,23 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
       const conditions = checkFind(where, page);
       const order = checkOrder(page);
       const c = await load(collection);
+      const withPositions = page?.positions === true;
       if (order !== undefined) {
         const after = page?.after === undefined ? undefined : decodeOrderCursor(page.after);
         if (page?.after !== undefined && after === undefined) throw new InvalidCursorError(page.after);
-        const found = c.findOrdered(conditions, order, after, page?.limit);
+        // `from` starts the walk at its value: past every ordinal of it (desc) or before them all.
+        const from = order.from === undefined ? undefined : { value: order.from, ord: order.desc ? Infinity : -Infinity };
+        const found = c.findOrdered(conditions, order, after ?? from, page?.limit);
         const items = found.values.map((value) => copy<T>(value));
-        return found.last === undefined ? { items } : { items, next: encodeOrderCursor(found.last.value, found.last.ord) };
+        const positions = withPositions ? { positions: found.at.map((p) => encodeOrderCursor(p.value, p.ord)) } : {};
+        return found.last === undefined ? { items, ...positions } : { items, next: encodeOrderCursor(found.last.value, found.last.ord), ...positions };
       }
-      const afterOrd = page?.after === undefined ? undefined : decodeCursor(page.after, c);
-      const found = c.find(conditions, afterOrd, page?.limit, page?.newestFirst === true);
+      const after = page?.after === undefined ? undefined : afterOrd(collection, c, page.after);
+      const found = c.find(conditions, after, page?.limit, page?.newestFirst === true);
       const items = found.values.map((value) => copy<T>(value));
-      return found.last === undefined ? { items } : { items, next: encodeCursor(found.last.ord, found.last.id) };
+      const cursor = (p: { ord: number; id: string }) => sealCursor(cursorKey!, collection, p.ord, p.id);
+      const positions = withPositions ? { positions: found.at.map(cursor) } : {};
+      return found.last === undefined ? { items, ...positions } : { items, next: cursor(found.last), ...positions };
     },
   };
 
@@ -156,6 +158,7 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
     },
     async open() {
       await mkdir(dir, { recursive: true });
+      cursorKey = await loadCursorKey(options.cursorKeyFile);
     },
     async close() {
       const loaded = [...collections.values()];

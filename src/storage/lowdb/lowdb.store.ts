@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Store } from '../port.js';
+import { CURSOR_KEY_FILE } from './cursor-seal.js';
 import { createDocCollections } from './doc-collections.js';
 import type { LowdbWarning } from './log-file.js';
 import { createStoreLifecycle } from '../lifecycle.js';
@@ -65,7 +66,13 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     },
   });
   const { assertOpen } = lifecycle;
-  const docs = createDocCollections({ dir: join(options.dataDir, 'docs'), fsync, assertOpen, onWarning: options.onWarning });
+  const docs = createDocCollections({
+    dir: join(options.dataDir, 'docs'),
+    cursorKeyFile: join(options.dataDir, CURSOR_KEY_FILE),
+    fsync,
+    assertOpen,
+    onWarning: options.onWarning,
+  });
   const logs = createLogStreams({
     dir: join(options.dataDir, 'logs'),
     fsync,

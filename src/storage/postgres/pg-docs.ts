@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
-import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type FieldCondition } from '../doc-where.js';
+import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type CheckedOrder, type FieldCondition } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
 import { createDocReader } from './pg-doc-reads.js';
@@ -60,7 +60,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
    */
   function orderedQuery(
     collection: string,
-    order: { field: string; desc: boolean },
+    order: CheckedOrder,
     where: string | undefined,
     after: { value: number; ord: number } | undefined,
     limit: number | null,
@@ -78,6 +78,9 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     if (after !== undefined) {
       values.push(after.value, after.ord);
       text += ` AND (${num}, pos) ${order.desc ? '<' : '>'} ($${values.length - 1}::double precision, $${values.length}::bigint)`;
+    } else if (order.from !== undefined) {
+      values.push(order.from);
+      text += ` AND ${num} ${order.desc ? '<=' : '>='} $${values.length}::double precision`;
     }
     return { text: `${text} ORDER BY ${num} ${dir}, pos ${dir} LIMIT $2`, values };
   }
@@ -173,8 +176,9 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
         const more = limit !== undefined && rows.length > limit;
         const shown = more ? rows.slice(0, limit) : rows;
         const items = shown.map((row) => JSON.parse(row.text) as T);
+        const positions = page?.positions === true ? { positions: shown.map((row) => encodeOrderCursor(row.num, row.at)) } : {};
         const lastRow = shown.at(-1);
-        return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.at) } : { items };
+        return more && lastRow ? { items, next: encodeOrderCursor(lastRow.num, lastRow.at), ...positions } : { items, ...positions };
       }
       const newest = page?.newestFirst === true;
       // Newest first starts above every pos (an identity column, far below 19 digits).
@@ -187,7 +191,8 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       const more = limit !== undefined && rows.length > limit;
       const shown = more ? rows.slice(0, limit) : rows;
       const items = shown.map((row) => JSON.parse(row.text) as T);
-      return more ? { items, next: shown.at(-1)!.cursor } : { items };
+      const positions = page?.positions === true ? { positions: shown.map((row) => row.cursor) } : {};
+      return more ? { items, next: shown.at(-1)!.cursor, ...positions } : { items, ...positions };
     },
   };
 }
