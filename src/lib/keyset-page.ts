@@ -4,6 +4,14 @@ import { InvalidCursorError, type DocPage } from '../storage/port.js';
 /** Most records read per store page while a list looks for records it may show (the first page holds `limit + 1`, each next one twice as many). */
 export const MAX_KEYSET_PAGE = 400;
 
+/**
+ * Most records one request reads. A filter that keeps few records (a search that matches little, a
+ * caller who may see few) would otherwise read every record after the cursor; past this budget the page
+ * comes back short, with a cursor where the scan stopped. Store positions say nothing of the record
+ * they mark (lowdb seals them; PostgreSQL's are bare numbers), so such a cursor names nothing hidden.
+ */
+export const MAX_KEYSET_SCAN = 2_000;
+
 const invalid = () => errors.validation('Invalid cursor: pass the next_cursor of a previous page unchanged');
 
 /**
@@ -36,14 +44,17 @@ export interface KeysetRequest<T, U> {
    * out or not visible to the caller), anything else is what the page shows for it.
    */
   keep: (records: T[]) => Promise<Array<U | undefined>>;
+  /** Most records to read (default `MAX_KEYSET_SCAN`; tests make it small). */
+  scanBudget?: number;
 }
 
 /**
  * One page of a store-backed list, from the position in the cursor on: store pages of bounded size
  * (`limit + 1`, then twice as many up to `MAX_KEYSET_PAGE`) until `limit` kept records and one more
- * (which says a next page exists) are in hand, or the store ends. The work is the page plus the records
- * `keep` drops on the way, never what came before the cursor. `next_cursor` holds the position of the
- * last record shown, so it names nothing the caller was not shown.
+ * (which says a next page exists) are in hand, or the store ends, or `MAX_KEYSET_SCAN` records were read
+ * (then the page may be short, even empty, and `next_cursor` continues the scan: follow it until null).
+ * The work is bounded by that budget, never by what came before the cursor. `next_cursor` otherwise
+ * holds the position of the last record shown.
  */
 export async function keysetPage<T, U>(request: KeysetRequest<T, U>): Promise<{ items: U[]; next_cursor: string | null }> {
   const { kind, limit } = request;
@@ -51,6 +62,7 @@ export async function keysetPage<T, U>(request: KeysetRequest<T, U>): Promise<{ 
   const shown: U[] = [];
   let lastShown: string | undefined;
   let size = Math.min(limit + 1, MAX_KEYSET_PAGE);
+  let scanned = 0;
   for (;;) {
     let page: DocPage<T>;
     try {
@@ -70,6 +82,8 @@ export async function keysetPage<T, U>(request: KeysetRequest<T, U>): Promise<{ 
       lastShown = positions[i];
     }
     if (page.next === undefined) return { items: shown, next_cursor: null };
+    scanned += page.items.length;
+    if (scanned >= (request.scanBudget ?? MAX_KEYSET_SCAN)) return { items: shown, next_cursor: encodeKeyset(kind, page.next) };
     after = page.next;
   }
 }

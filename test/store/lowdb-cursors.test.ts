@@ -21,10 +21,18 @@ describe('lowdb find cursors', () => {
       await store.docs.insert('machines', slug, { slug, is_public });
     const first = await store.docs.find<{ slug: string }>('machines', { is_public: true }, { limit: 1, positions: true });
     expect(first.positions).toEqual([first.next]);
-    expect(first.next).not.toContain('hidden');
-    // The same cursor with another id in it (the id is looked up when used): refused, whether that record exists or not.
-    for (const id of ['hidden', 'b', 'nothing']) {
-      const forged = first.next!.replace(/:a$/, `:${id}`);
+    // Nothing of the record is readable in its cursor, not even its id.
+    const all = await store.docs.find<{ slug: string }>('machines', {}, { limit: 2, positions: true });
+    for (const position of all.positions!) expect(position).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(all.positions![1]!, 'base64url').toString('latin1')).not.toContain('hidden');
+    // An altered cursor (any byte, or an ordinal:id written by hand) is refused.
+    const bytes = Buffer.from(first.next!, 'base64url');
+    for (const at of [0, 12, bytes.length - 1]) {
+      const altered = Buffer.from(bytes);
+      altered[at] = altered[at]! ^ 1;
+      await expect(store.docs.find('machines', { is_public: true }, { after: altered.toString('base64url') })).rejects.toBeInstanceOf(InvalidCursorError);
+    }
+    for (const forged of ['1:hidden', '2:b', `0:${'A'.repeat(22)}:hidden`]) {
       await expect(store.docs.find('machines', { is_public: true }, { after: forged })).rejects.toBeInstanceOf(InvalidCursorError);
     }
     // Sealed per collection: a cursor of another collection is refused too.
