@@ -2,14 +2,15 @@ import type pg from 'pg';
 import type { Tables } from './sql.js';
 
 /**
- * How far a paged find walks the collection in insertion order before it asks the field index instead:
- * this many records per record it may return, and at least `WALK_MIN`.
+ * How far a find with field values walks the collection in insertion order before it asks the field
+ * index instead: this many records per record it may return, and at least `WALK_MIN` (all of a small
+ * collection, which then never reaches the index).
  */
 export const WALK_FACTOR = 16;
 export const WALK_MIN = 256;
 
-/** Records a paged find with field values walks before it turns to the field index. */
-export const walkBudget = (wanted: number): number => Math.max(WALK_MIN, WALK_FACTOR * wanted);
+/** Records a find with field values walks before it turns to the field index (`wanted` null: no limit). */
+export const walkBudget = (wanted: number | null): number => Math.max(WALK_MIN, WALK_FACTOR * (wanted ?? 0));
 
 /** One found record: its `pos` (the cursor) and its JSON text. */
 export interface FoundRow {
@@ -34,7 +35,7 @@ export function insertionFindSql(t: Tables, newest: boolean) {
     /** $1 collection, $2 after, $3 rows wanted. */
     all: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
           WHERE collection = $1 AND pos ${cmp} $2 ORDER BY pos ${dir} LIMIT $3`,
-    /** $1 collection, $2 after, $3 rows wanted, $4 the fields as jsonb, $5 most records walked. */
+    /** $1 collection, $2 after, $3 rows wanted (null: all), $4 the fields as jsonb, $5 most records walked. */
     walk: `SELECT pos::text AS cursor, CASE WHEN hit THEN body::text END AS text, n = $5 AS edge
            FROM (SELECT pos, body, fields @> $4::jsonb AS hit, row_number() OVER (ORDER BY pos ${dir}) AS n
                  FROM (SELECT pos, body, fields FROM ${t.docs}
@@ -50,23 +51,30 @@ export function insertionFindSql(t: Tables, newest: boolean) {
  * Finds in insertion order, `wanted` rows at most (null: all) after the cursor `after`. The planner
  * cannot tell a common value from a rare one (jsonb containment has no useful statistics, and a store
  * just filled has none at all): asked for a page of 50,000 matches it took the GIN bitmap, fetched
- * every match and sorted them for the first 21. So a paged find first walks the collection in order,
- * within a budget proportional to the page; only a value too rare to fill the page there is looked up
- * in the field index, from where the walk stopped. A rare value costs the budget's walk on top.
+ * every match and sorted them for the first 21. So a find first walks the collection in order, within
+ * a budget proportional to the page; only a value too rare to fill the page there is looked up in the
+ * field index, from where the walk stopped. A small collection is walked whole and never reaches the
+ * index (whose pending list alone is a few hundred pages); a rare value in a large one costs the
+ * budget's walk on top of the index. The walk and the index are two statements: like pages, what they
+ * return together is each record as one of them saw it.
  */
 export function createInsertionFind(pool: () => pg.Pool, t: Tables) {
   const statements = { asc: insertionFindSql(t, false), desc: insertionFindSql(t, true) };
   return async function find(collection: string, where: string | undefined, after: string, wanted: number | null, newest: boolean): Promise<FoundRow[]> {
     const sql = newest ? statements.desc : statements.asc;
     if (where === undefined) return (await pool().query<FoundRow>(sql.all, [collection, after, wanted])).rows;
-    if (wanted === null) return (await pool().query<FoundRow>(sql.index, [after, null, where])).rows;
-    const budget = walkBudget(wanted);
-    const { rows } = await pool().query<{ cursor: string; text: string | null; edge: boolean }>(sql.walk, [collection, after, wanted, where, budget]);
+    const { rows } = await pool().query<{ cursor: string; text: string | null; edge: boolean }>(sql.walk, [
+      collection,
+      after,
+      wanted,
+      where,
+      walkBudget(wanted),
+    ]);
     const found = rows.filter((row): row is FoundRow & { edge: boolean } => row.text !== null);
     const edge = rows.find((row) => row.edge);
     // The page is full, or the walk reached the end of the collection: nothing more to look for.
-    if (found.length >= wanted || edge === undefined) return found;
-    const rest = await pool().query<FoundRow>(sql.index, [edge.cursor, wanted - found.length, where]);
+    if ((wanted !== null && found.length >= wanted) || edge === undefined) return found;
+    const rest = await pool().query<FoundRow>(sql.index, [edge.cursor, wanted === null ? null : wanted - found.length, where]);
     return [...found, ...rest.rows];
   };
 }
