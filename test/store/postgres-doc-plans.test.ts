@@ -33,15 +33,18 @@ function docsRowsIn(node: PlanNode): number {
 }
 
 /**
- * Runs `work` with every statement the store's pools send recorded, then runs each recorded SELECT again
- * under EXPLAIN ANALYZE: how many docs rows the work read, counted by the database, not by a clock.
+ * Runs `work` with every statement the store's connections send recorded, then sends them again, in order
+ * on one connection (transactions and their SET LOCAL too), each SELECT under EXPLAIN ANALYZE: how many
+ * docs rows each SELECT read, counted by the database, not by a clock.
  */
 async function docsRowsRead<T>(pool: pg.Pool, work: () => Promise<T>): Promise<{ result: T; rows: number; each: number[] }> {
   const sent: Array<{ text: string; values: unknown[] }> = [];
-  const original = pg.Pool.prototype.query as (...args: unknown[]) => unknown;
-  vi.spyOn(pg.Pool.prototype, 'query').mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
-    const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-    sent.push(typeof first === 'string' ? { text: first, values: second ?? [] } : { text: first.text, values: first.values ?? [] });
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const [first, second] = args as [string | { text?: string; values?: unknown[] }, unknown];
+    const text = typeof first === 'string' ? first : first.text;
+    const values = typeof first === 'string' ? (Array.isArray(second) ? second : []) : (first.values ?? []);
+    if (text !== undefined) sent.push({ text, values });
     return original.apply(this, args);
   } as never);
   let result: T;
@@ -51,9 +54,18 @@ async function docsRowsRead<T>(pool: pg.Pool, work: () => Promise<T>): Promise<{
     vi.restoreAllMocks();
   }
   const each: number[] = [];
-  for (const s of sent.filter((s) => /^\s*SELECT/i.test(s.text))) {
-    const { rows: plan } = await pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
-    each.push(docsRowsIn(plan[0]!['QUERY PLAN'][0]!.Plan));
+  const client = await pool.connect();
+  try {
+    for (const s of sent) {
+      if (!/^\s*SELECT/i.test(s.text)) {
+        await client.query(s.text, s.values);
+        continue;
+      }
+      const { rows: plan } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
+      each.push(docsRowsIn(plan[0]!['QUERY PLAN'][0]!.Plan));
+    }
+  } finally {
+    client.release();
   }
   return { result, rows: each.reduce((a, b) => a + b, 0), each };
 }
@@ -104,6 +116,13 @@ if (databaseUrl === undefined) {
       expect(each[0]).toBe(walkBudget(4));
       const rest = await store.docs.find<{ n: number }>('machines', { owner: 'u7' }, { after: result.next! });
       expect(rest.items.map((m) => m.n)).toEqual([1507, 2007, 2507, 3007, 3507, 4007, 4507]);
+    });
+
+    it('walks in order even when the planner would rather sort the collection (no limit, no statistics)', async () => {
+      const { store, pool } = await filled();
+      const { result, each } = await docsRowsRead(pool, () => store.docs.find<{ n: number }>('machines', { owner: 'u7' }));
+      expect(result.items.map((m) => m.n)).toEqual([7, 507, 1007, 1507, 2007, 2507, 3007, 3507, 4007, 4507]);
+      expect(each[0]).toBe(walkBudget(null));
     });
 
     it('counts a counted field from its counters, reading no document', async () => {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tables } from './sql.js';
+import { inTransaction, type Tables } from './sql.js';
 
 /**
  * How far a find with field values walks the collection in insertion order before it asks the field
@@ -63,13 +63,19 @@ export function createInsertionFind(pool: () => pg.Pool, t: Tables) {
   return async function find(collection: string, where: string | undefined, after: string, wanted: number | null, newest: boolean): Promise<FoundRow[]> {
     const sql = newest ? statements.desc : statements.asc;
     if (where === undefined) return (await pool().query<FoundRow>(sql.all, [collection, after, wanted])).rows;
-    const { rows } = await pool().query<{ cursor: string; text: string | null; edge: boolean }>(sql.walk, [
-      collection,
-      after,
-      wanted,
-      where,
-      walkBudget(wanted),
-    ]);
+    // Sorting is off for the walk (as for ordered finds): estimating the collection smaller than the
+    // budget, a planner without statistics would rather sort all of it than read the btree in order.
+    const rows = await inTransaction(pool(), async (client) => {
+      await client.query('SET LOCAL enable_sort = off');
+      const walked = await client.query<{ cursor: string; text: string | null; edge: boolean }>(sql.walk, [
+        collection,
+        after,
+        wanted,
+        where,
+        walkBudget(wanted),
+      ]);
+      return walked.rows;
+    });
     const found = rows.filter((row): row is FoundRow & { edge: boolean } => row.text !== null);
     const edge = rows.find((row) => row.edge);
     // The page is full, or the walk reached the end of the collection: nothing more to look for.
