@@ -222,6 +222,26 @@ export function describeDocFindContract(makeStore: MakeStore): void {
       await expect(store.docs.count('machines', { owner: 'a\u0000' })).rejects.toThrow(TypeError);
     });
 
+    it('pages a rare value through a long collection both ways, also where matches lie far apart', async () => {
+      const { store } = await freshStore(makeStore);
+      // 700 records, 5 of them owned by u1 and far apart: a page of them is not found among the first few hundred.
+      const owned = new Set([3, 40, 400, 650, 699]);
+      for (let n = 0; n < 700; n++)
+        await store.docs.insert('machines', `m${n}`, { slug: `m${n}`, owner: owned.has(n) ? 'u1' : `u${n + 2}`, public: n % 2 === 0 });
+      const expected = [...owned].map((n) => `m${n}`);
+      expect(await allPages(store, 'machines', { owner: 'u1' }, 2)).toEqual({ slugs: expected, sizes: [2, 2, 1] });
+      const newest: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await store.docs.find<Machine>('machines', { owner: 'u1' }, { limit: 1, newestFirst: true, ...(after === undefined ? {} : { after }) });
+        newest.push(...slugs(page));
+        after = page.next;
+      } while (after !== undefined);
+      expect(newest).toEqual([...expected].reverse());
+      expect((await allPages(store, 'machines', { public: true }, 100)).sizes).toEqual([100, 100, 100, 50]);
+      expect(await store.docs.count('machines', { public: true })).toBe(350);
+    });
+
     it('pages newest first when asked, with or without field values, and continues from a cursor whose record was deleted', async () => {
       const { store } = await freshStore(makeStore);
       for (const [n, slug] of ['e', 'a', 'd', 'b', 'c'].entries()) await store.docs.insert('machines', slug, { slug, owner: n % 2 === 0 ? 'u1' : 'u2' });

@@ -11,6 +11,80 @@ export const ORDERED_FIELDS = ['genesis_tick', 'last_tick', 'signed_tick'] as co
 /** The fields migration 4 indexes for ordered finds: seats by last heartbeat (the census), proposals by creation. */
 export const ORDERED_FIELDS_4 = ['last_heartbeat_tick', 'created_ms'] as const;
 
+/**
+ * The fields whose values migration 5 counts per collection, so `count` with one of them (the public
+ * machines, the machines by status) reads a few counter rows instead of every match. Never edit: a new
+ * field needs a new migration.
+ */
+export const COUNTED_FIELDS = ['is_public', 'status'] as const;
+
+/** Counter rows per value: each connection adds to the one its backend's pid picks, so writers rarely wait for each other. */
+const COUNT_SHARDS = 16;
+
+/**
+ * Migration 5: a counter per (collection, counted field, value), kept by triggers in the transaction that
+ * writes the document, so a count is exact for whoever sees that write, whichever process made it.
+ * A write upserts its counter rows in one order (collection, field, value) and every write transaction
+ * writes one document, so two writers never wait for each other's counters in opposite orders. Updates
+ * that leave the counted fields alone do not run the function. The counters are then filled from the
+ * stored documents: creating the triggers locks out writers until this transaction commits, so every
+ * document is counted once, by the fill or by a trigger.
+ */
+function docCounts(t: Tables): string {
+  const fields = `ARRAY[${COUNTED_FIELDS.map((f) => `'${f}'`).join(', ')}]::text[]`;
+  const changed = COUNTED_FIELDS.map((f) => `OLD.fields -> 'f' -> '${f}' IS DISTINCT FROM NEW.fields -> 'f' -> '${f}'`).join(' OR ');
+  return `
+    CREATE TABLE IF NOT EXISTS ${t.docCounts} (
+      collection text NOT NULL,
+      field text NOT NULL,
+      value jsonb NOT NULL,
+      shard smallint NOT NULL,
+      n bigint NOT NULL,
+      PRIMARY KEY (collection, field, value, shard)
+    );
+    CREATE OR REPLACE FUNCTION ${t.schema}.doc_counts_track() RETURNS trigger
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      my_shard smallint := pg_backend_pid() % ${COUNT_SHARDS};
+      change record;
+    BEGIN
+      FOR change IN
+        SELECT c.coll, c.field, c.value, sum(c.delta) AS delta
+        FROM (
+          SELECT OLD.collection, f.field, OLD.fields -> 'f' -> f.field, -1 FROM unnest(${fields}) AS f (field) WHERE TG_OP <> 'INSERT'
+          UNION ALL
+          SELECT NEW.collection, f.field, NEW.fields -> 'f' -> f.field, 1 FROM unnest(${fields}) AS f (field) WHERE TG_OP <> 'DELETE'
+        ) AS c (coll, field, value, delta)
+        WHERE c.value IS NOT NULL
+        GROUP BY c.coll, c.field, c.value
+        HAVING sum(c.delta) <> 0
+        ORDER BY c.coll, c.field, c.value
+      LOOP
+        INSERT INTO ${t.docCounts} AS k (collection, field, value, shard, n)
+          VALUES (change.coll, change.field, change.value, my_shard, change.delta)
+          ON CONFLICT (collection, field, value, shard) DO UPDATE SET n = k.n + excluded.n;
+      END LOOP;
+      RETURN NULL;
+    END
+    $fn$;
+    DROP TRIGGER IF EXISTS doc_counts_insert ON ${t.docs};
+    DROP TRIGGER IF EXISTS doc_counts_update ON ${t.docs};
+    DROP TRIGGER IF EXISTS doc_counts_delete ON ${t.docs};
+    CREATE TRIGGER doc_counts_insert AFTER INSERT ON ${t.docs} FOR EACH ROW
+      WHEN (NEW.fields -> 'f' ?| ${fields}) EXECUTE FUNCTION ${t.schema}.doc_counts_track();
+    CREATE TRIGGER doc_counts_update AFTER UPDATE ON ${t.docs} FOR EACH ROW
+      WHEN (OLD.collection IS DISTINCT FROM NEW.collection OR ${changed}) EXECUTE FUNCTION ${t.schema}.doc_counts_track();
+    CREATE TRIGGER doc_counts_delete AFTER DELETE ON ${t.docs} FOR EACH ROW
+      WHEN (OLD.fields -> 'f' ?| ${fields}) EXECUTE FUNCTION ${t.schema}.doc_counts_track();
+    TRUNCATE ${t.docCounts};
+    INSERT INTO ${t.docCounts} (collection, field, value, shard, n)
+      SELECT d.collection, f.field, d.fields -> 'f' -> f.field, 0, count(*)
+      FROM ${t.docs} AS d CROSS JOIN unnest(${fields}) AS f (field)
+      WHERE d.fields -> 'f' -> f.field IS NOT NULL
+      GROUP BY 1, 2, 3;
+  `;
+}
+
 /** A partial btree an ordered `find` on `field` reads in order (only records holding that number). */
 function orderedIndex(t: Tables, field: string): string {
   return `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(fields, '${field}'), pos)
@@ -119,6 +193,18 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: 'ordered indexes for the contribute census and the community proposal list',
     sql: (t) => ORDERED_FIELDS_4.map((field) => orderedIndex(t, field)).join('\n'),
+  },
+  {
+    version: 5,
+    name: 'document counters for counted fields, a short pending list for the field index',
+    // Every lookup in a GIN index also reads its whole pending list (new entries not yet merged), which
+    // grows to gin_pending_list_limit (4 MB by default) between merges: finding one user's machines read
+    // ~500 pages (3-6 ms) where the merged index needs ~12 (0.1 ms). 256 kB bounds that at 32 pages;
+    // inserting 8,000 documents took no measurably longer. The list left by older servers is merged now.
+    sql: (t) => `${docCounts(t)}
+      ALTER INDEX ${t.schema}.docs_fields_stored SET (gin_pending_list_limit = 256);
+      SELECT gin_clean_pending_list('${t.schema.replaceAll("'", "''")}.docs_fields_stored'::regclass);
+    `,
   },
 ];
 

@@ -4,6 +4,8 @@ import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type Check
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
 import { createDocReader } from './pg-doc-reads.js';
+import { createInsertionFind } from './pg-doc-find.js';
+import { COUNTED_FIELDS } from './migrations.js';
 
 export interface PgDocsOptions {
   /** The open store's pool; throws when the store is not open. */
@@ -26,6 +28,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
   // One waiting transaction per record in this process: the rest queue here instead of holding pooled connections.
   const records = createKeyedMutex();
   const read = createDocReader(pool, t);
+  const findInOrder = createInsertionFind(pool, t);
 
   const sql = {
     get: `SELECT body FROM ${t.docs} WHERE collection = $1 AND id = $2`,
@@ -40,18 +43,10 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
     list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
     count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
-    countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1 AND fields @> $2::jsonb`,
-    // `fields` is doc_fields stored (migration 3), so the GIN index answers it.
-    find: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-           WHERE collection = $1 AND fields @> $4::jsonb AND pos > $2
-           ORDER BY pos LIMIT $3`,
-    findAll: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-              WHERE collection = $1 AND pos > $2 ORDER BY pos LIMIT $3`,
-    findNewest: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-                 WHERE collection = $1 AND fields @> $4::jsonb AND pos < $2
-                 ORDER BY pos DESC LIMIT $3`,
-    findAllNewest: `SELECT pos::text AS cursor, body::text AS text FROM ${t.docs}
-                    WHERE collection = $1 AND pos < $2 ORDER BY pos DESC LIMIT $3`,
+    // `c` in the stored fields names the collection, so the GIN index alone answers (see pg-doc-find.ts).
+    countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE fields @> $1::jsonb`,
+    // Kept by triggers in each writing transaction (migration 5): no record is read.
+    counted: `SELECT coalesce(sum(n), 0)::int AS n FROM ${t.docCounts} WHERE collection = $1 AND field = $2 AND value = $3::jsonb`,
   };
 
   /**
@@ -150,10 +145,14 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     },
     async count(collection, where) {
       const conditions = checkFind(where ?? {}, undefined);
-      const { rows } =
+      const [only] = conditions;
+      const query =
         conditions.length === 0
-          ? await pool().query<{ n: number }>(sql.count, [collection])
-          : await pool().query<{ n: number }>(sql.countWhere, [collection, whereJson(collection, conditions)]);
+          ? { text: sql.count, values: [collection] }
+          : conditions.length === 1 && (COUNTED_FIELDS as readonly string[]).includes(only![0])
+            ? { text: sql.counted, values: [collection, only![0], JSON.stringify(only![1])] }
+            : { text: sql.countWhere, values: [whereJson(collection, conditions)] };
+      const { rows } = await pool().query<{ n: number }>(query.text, query.values);
       return rows[0]?.n ?? 0;
     },
     /** As the port says; the cursor is the page's last `pos`, which a record keeps for as long as it exists. */
@@ -184,10 +183,8 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       // Newest first starts above every pos (an identity column, far below 19 digits).
       const after = page?.after ?? (newest ? '999999999999999999' : '0');
       if (!/^\d{1,18}$/.test(after)) throw new InvalidCursorError(after);
-      const values: unknown[] = [collection, after, limit === undefined ? null : limit + 1];
-      if (conditions.length > 0) values.push(whereJson(collection, conditions));
-      const statement = newest ? (conditions.length === 0 ? sql.findAllNewest : sql.findNewest) : conditions.length === 0 ? sql.findAll : sql.find;
-      const { rows } = await pool().query<{ cursor: string; text: string }>(statement, values);
+      const fields = conditions.length > 0 ? whereJson(collection, conditions) : undefined;
+      const rows = await findInOrder(collection, fields, after, limit === undefined ? null : limit + 1, newest);
       const more = limit !== undefined && rows.length > limit;
       const shown = more ? rows.slice(0, limit) : rows;
       const items = shown.map((row) => JSON.parse(row.text) as T);

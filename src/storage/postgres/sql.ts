@@ -15,6 +15,7 @@ export interface Tables {
   docs: string;
   logHeads: string;
   logRows: string;
+  docCounts: string;
 }
 
 /** Quotes an identifier, so any schema name is safe to splice into SQL. */
@@ -27,7 +28,15 @@ export function quoteIdent(name: string): string {
 
 export function tablesIn(schema: string): Tables {
   const s = quoteIdent(schema);
-  return { schemaName: schema, schema: s, version: `${s}.schema_version`, docs: `${s}.docs`, logHeads: `${s}.log_heads`, logRows: `${s}.log_rows` };
+  return {
+    schemaName: schema,
+    schema: s,
+    version: `${s}.schema_version`,
+    docs: `${s}.docs`,
+    logHeads: `${s}.log_heads`,
+    logRows: `${s}.log_rows`,
+    docCounts: `${s}.doc_counts`,
+  };
 }
 
 export function isUniqueViolation(error: unknown): boolean {
