@@ -135,6 +135,15 @@ if (databaseUrl === undefined) {
       expect(await store.docs.count('machines', { owner: 'u7' })).toBe(10);
       expect(await store.docs.count('machines', { owner: 'u7', is_public: false })).toBe(10);
     });
+
+    it('counts a whole collection from its totals, reading no document', async () => {
+      const { store, pool } = await filled();
+      const { result, rows } = await docsRowsRead(pool, () => store.docs.count('machines'));
+      expect(result).toBe(5000);
+      expect(rows).toBe(0);
+      expect(await store.docs.count('keys')).toBe(5000);
+      expect(await store.docs.count('nothing-here')).toBe(0);
+    });
   });
 
   describe('postgres: document counters', () => {
@@ -185,6 +194,8 @@ if (databaseUrl === undefined) {
       ] as const) {
         expect(await store.docs.count('machines', { [field]: value })).toBe(await truth(pool, schema, 'machines', field, value));
       }
+      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".docs WHERE collection = 'machines'`);
+      expect(await store.docs.count('machines')).toBe(rows[0]!.n);
     });
 
     it('are filled from the stored documents when a schema made by an older server is migrated', async () => {
@@ -205,6 +216,11 @@ if (databaseUrl === undefined) {
       expect(await store.docs.count('machines', { is_public: false })).toBe(2499);
       await store.docs.put('machines', 'machines4', { is_public: false });
       expect(await store.docs.count('machines', { is_public: true })).toBe(2498);
+      expect(await store.docs.count('machines')).toBe(4998);
+      await store.docs.insert('machines', 'one-more', { is_public: true });
+      await store.docs.delete('keys', 'keys7');
+      expect(await store.docs.count('machines')).toBe(4999);
+      expect(await store.docs.count('keys')).toBe(4999);
     });
   });
 }

@@ -85,6 +85,41 @@ function docCounts(t: Tables): string {
   `;
 }
 
+/**
+ * Migration 6: how many documents each collection holds, kept like the counters of migration 5 (a row
+ * per collection and shard, upserted by triggers in the writing transaction), so `count` of a whole
+ * collection reads a few rows instead of every document (100,000 machines: 190-330 ms). Only inserts
+ * and deletes change it: a store update never moves a document to another collection. Its trigger
+ * fires after the counted-field trigger (triggers run in name order), so every writer takes counter
+ * rows in the same order.
+ */
+function docTotals(t: Tables): string {
+  return `
+    CREATE TABLE IF NOT EXISTS ${t.docTotals} (
+      collection text NOT NULL,
+      shard smallint NOT NULL,
+      n bigint NOT NULL,
+      PRIMARY KEY (collection, shard)
+    );
+    CREATE OR REPLACE FUNCTION ${t.schema}.doc_totals_track() RETURNS trigger
+    LANGUAGE plpgsql AS $fn$
+    BEGIN
+      INSERT INTO ${t.docTotals} AS k (collection, shard, n)
+        VALUES (CASE WHEN TG_OP = 'INSERT' THEN NEW.collection ELSE OLD.collection END,
+                pg_backend_pid() % ${COUNT_SHARDS}, CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END)
+        ON CONFLICT (collection, shard) DO UPDATE SET n = k.n + excluded.n;
+      RETURN NULL;
+    END
+    $fn$;
+    DROP TRIGGER IF EXISTS doc_totals_insert ON ${t.docs};
+    DROP TRIGGER IF EXISTS doc_totals_delete ON ${t.docs};
+    CREATE TRIGGER doc_totals_insert AFTER INSERT ON ${t.docs} FOR EACH ROW EXECUTE FUNCTION ${t.schema}.doc_totals_track();
+    CREATE TRIGGER doc_totals_delete AFTER DELETE ON ${t.docs} FOR EACH ROW EXECUTE FUNCTION ${t.schema}.doc_totals_track();
+    TRUNCATE ${t.docTotals};
+    INSERT INTO ${t.docTotals} (collection, shard, n) SELECT collection, 0, count(*) FROM ${t.docs} GROUP BY collection;
+  `;
+}
+
 /** A partial btree an ordered `find` on `field` reads in order (only records holding that number). */
 function orderedIndex(t: Tables, field: string): string {
   return `CREATE INDEX IF NOT EXISTS docs_order_${field} ON ${t.docs} (collection, ${t.schema}.doc_number(fields, '${field}'), pos)
@@ -205,6 +240,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER INDEX ${t.schema}.docs_fields_stored SET (gin_pending_list_limit = 256);
       SELECT gin_clean_pending_list('${t.schema.replaceAll("'", "''")}.docs_fields_stored'::regclass);
     `,
+  },
+  {
+    version: 6,
+    name: 'document totals per collection',
+    sql: docTotals,
   },
 ];
 

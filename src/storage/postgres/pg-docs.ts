@@ -42,7 +42,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
     lockMissing: `SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))`,
     delete: `DELETE FROM ${t.docs} WHERE collection = $1 AND id = $2`,
     list: `SELECT body FROM ${t.docs} WHERE collection = $1 ORDER BY pos`,
-    count: `SELECT count(*)::int AS n FROM ${t.docs} WHERE collection = $1`,
+    count: `SELECT coalesce(sum(n), 0)::int AS n FROM ${t.docTotals} WHERE collection = $1`,
     // `c` in the stored fields names the collection, so the GIN index alone answers (see pg-doc-find.ts).
     countWhere: `SELECT count(*)::int AS n FROM ${t.docs} WHERE fields @> $1::jsonb`,
     // Kept by triggers in each writing transaction (migration 5): no record is read.

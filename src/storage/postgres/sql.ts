@@ -16,6 +16,7 @@ export interface Tables {
   logHeads: string;
   logRows: string;
   docCounts: string;
+  docTotals: string;
 }
 
 /** Quotes an identifier, so any schema name is safe to splice into SQL. */
@@ -36,6 +37,7 @@ export function tablesIn(schema: string): Tables {
     logHeads: `${s}.log_heads`,
     logRows: `${s}.log_rows`,
     docCounts: `${s}.doc_counts`,
+    docTotals: `${s}.doc_totals`,
   };
 }
 
