@@ -16,8 +16,8 @@ const BACKFILLED = ':backfilled';
 
 /** Records read per page when walking machines in insertion order. */
 const WALK_PAGE = 500;
-/** Activity records read per page: they are small, and `active` usually reads them all. */
-const ACTIVITY_PAGE = 2_000;
+/** Activity records read per page: they are small, and `active` reads every one in its window (10,000: one page). */
+const ACTIVITY_PAGE = 10_000;
 
 /** When a machine last had a row appended (at least this tick; see `touched`). */
 export interface MachineActivity {
