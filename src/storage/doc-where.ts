@@ -43,8 +43,8 @@ export function indexKey(value: unknown): string | undefined {
 /** A field `orderBy` may name: also safe to write into SQL as a literal. */
 const ORDER_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** A checked `orderBy`: `from` only when given. */
-export type CheckedOrder = { field: string; desc: boolean; from?: number };
+/** A checked `orderBy`: `from` and `to` only when given. */
+export type CheckedOrder = { field: string; desc: boolean; from?: number; to?: number };
 
 /** Checks a `find`'s `orderBy` the same way on every adapter; undefined when the find is in insertion order. */
 export function checkOrder(page: DocPageRequest | undefined): CheckedOrder | undefined {
@@ -56,7 +56,15 @@ export function checkOrder(page: DocPageRequest | undefined): CheckedOrder | und
   if (order.from !== undefined && (typeof order.from !== 'number' || !Number.isFinite(order.from))) {
     throw new TypeError('find: orderBy.from must be a finite number');
   }
-  return { field: order.field, desc: order.desc === true, ...(order.from === undefined ? {} : { from: order.from }) };
+  if (order.to !== undefined && (typeof order.to !== 'number' || !Number.isFinite(order.to))) {
+    throw new TypeError('find: orderBy.to must be a finite number');
+  }
+  return {
+    field: order.field,
+    desc: order.desc === true,
+    ...(order.from === undefined ? {} : { from: order.from }),
+    ...(order.to === undefined ? {} : { to: order.to }),
+  };
 }
 
 /**

@@ -106,6 +106,12 @@ export interface DocOrder {
    * keyset whose ties are broken by something the store does not order by starts over at the tie's value.
    */
   from?: number;
+  /**
+   * Stop after the last record whose field is at `to` or before it in this order (at least `to` when
+   * `desc`, at most `to` otherwise), every record of that value included: `next` is then present only
+   * while more records within the bound follow, so a page never reads past it.
+   */
+  to?: number;
 }
 
 export interface DocPage<T> {

@@ -79,5 +79,32 @@ export function describeDocPositionsContract(makeStore: MakeStore): void {
       expect(ids(next.items)).toEqual(['i0', 'i8', 'i6']);
       await expect(store.docs.find('items', {}, { orderBy: { field: 'n', from: Number.NaN } })).rejects.toThrow(TypeError);
     });
+
+    it('stops an ordered find after a value, every record of it included, with no next past the bound', async () => {
+      const store = await filled();
+      const find = (order: { desc?: boolean; from?: number; to: number }, page: DocPageRequest = {}) =>
+        store.docs.find<Item>('items', {}, { orderBy: { field: 'n', ...order }, ...page });
+      expect(ids((await find({ desc: true, to: 3 })).items)).toEqual(['i7', 'i1', 'i5', 'i2', 'i0']);
+      expect(ids((await find({ to: 3 })).items)).toEqual(['i6', 'i8', 'i0', 'i2', 'i5']);
+      expect(ids((await find({ desc: true, from: 3, to: 3 })).items)).toEqual(['i5', 'i2', 'i0']);
+      // A page that ends exactly at the bound says nothing more follows.
+      expect(await find({ desc: true, to: 3 }, { limit: 5 })).toEqual({ items: expect.any(Array) as unknown });
+      const walked: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await find({ desc: true, to: 3 }, { limit: 2, ...(after === undefined ? {} : { after }) });
+        walked.push(...ids(page.items));
+        after = page.next;
+      } while (after !== undefined);
+      expect(walked).toEqual(['i7', 'i1', 'i5', 'i2', 'i0']);
+      expect(ids((await store.docs.find<Item>('items', { kind: 'y' }, { orderBy: { field: 'n', desc: true, to: 3 } })).items)).toEqual([
+        'i7',
+        'i1',
+        'i5',
+        'i2',
+      ]);
+      expect((await find({ desc: true, to: 100 })).items).toEqual([]);
+      await expect(store.docs.find('items', {}, { orderBy: { field: 'n', to: Infinity } })).rejects.toThrow(TypeError);
+    });
   });
 }

@@ -16,7 +16,7 @@ const BACKFILLED = ':backfilled';
 
 /** Records read per page when walking machines in insertion order. */
 const WALK_PAGE = 500;
-/** Activity records read per page: they are small, and `active` reads every one in its window (10,000: one page). */
+/** Activity records read per page: they are small, and `active` reads every one in its window (the page stops at the window). */
 const ACTIVITY_PAGE = 10_000;
 
 /** When a machine last had a row appended (at least this tick; see `touched`). */
@@ -134,7 +134,7 @@ export function createMachineRepository(store: Store) {
         const page = await docs.find<MachineActivity>(
           ACTIVITY,
           {},
-          { limit: ACTIVITY_PAGE, orderBy: { field: 'last_tick', desc: true }, ...(after === undefined ? {} : { after }) },
+          { limit: ACTIVITY_PAGE, orderBy: { field: 'last_tick', desc: true, to: since }, ...(after === undefined ? {} : { after }) },
         );
         for (const activity of page.items) {
           if (activity.last_tick < since) return;

@@ -262,19 +262,22 @@ export class DocCollection {
 
   /**
    * One page of the records matching every condition whose `order.field` holds a number, in that
-   * field's order, after position `after` (absent: from the start). An infinite `ord` in `after` starts
-   * the walk at its value, every record of that value included.
+   * field's order, after position `after` (absent: from the start), up to `order.to` when given. An
+   * infinite `ord` in `after` starts the walk at its value, every record of that value included.
    */
   findOrdered(
     conditions: FieldCondition[],
-    order: { field: string; desc: boolean },
+    order: { field: string; desc: boolean; to?: number },
     after: { value: number; ord: number } | undefined,
     limit: number | undefined,
   ): FoundOrderedPage {
+    const { to } = order;
     const keyed = conditions.map(([field, value]) => [field, indexKey(value)!] as const);
     const values: object[] = [];
     const at: Array<{ value: number; ord: number }> = [];
     for (const [value, ord, id] of this.indexes.sorted(order.field).walk(order.desc, after)) {
+      // Past the bound nothing more is returned, so the page ends without a `next`.
+      if (to !== undefined && (order.desc ? value < to : value > to)) break;
       const record = this.records.get(id)!.value as Record<string, unknown>;
       if (!keyed.every(([field, key]) => Object.hasOwn(record, field) && indexKey(record[field]) === key)) continue;
       if (limit !== undefined && values.length === limit) return { values, at, last: at.at(-1)! };

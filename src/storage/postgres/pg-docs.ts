@@ -77,6 +77,10 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       values.push(order.from);
       text += ` AND ${num} ${order.desc ? '<=' : '>='} $${values.length}::double precision`;
     }
+    if (order.to !== undefined) {
+      values.push(order.to);
+      text += ` AND ${num} ${order.desc ? '>=' : '<='} $${values.length}::double precision`;
+    }
     return { text: `${text} ORDER BY ${num} ${dir}, pos ${dir} LIMIT $2`, values };
   }
 
