@@ -3,6 +3,7 @@ import type { Operation, Registry } from '../registry/registry.js';
 import type { Caller } from '../domain/identity/caller.js';
 import type { Services } from '../domain/services.js';
 import { sampleInput } from './sample-input.js';
+import { onceUnlessFailed } from '../lib/once.js';
 
 /** A core made for the check alone, over a temporary data directory removed by `close`. */
 export interface ThrowawayCore {
@@ -41,16 +42,7 @@ const BADGE_OP = 'platform.getConformanceBadge';
  * data directory is never opened. Operations that destroy things run last so the others see the machine.
  */
 export function createSelfCheck(deps: { open: () => Promise<ThrowawayCore>; now: () => number }): SelfCheck {
-  let running: Promise<SelfCheckReport> | undefined;
-  return {
-    report() {
-      running ??= run(deps).catch((err: unknown) => {
-        running = undefined;
-        throw err;
-      });
-      return running;
-    },
-  };
+  return { report: onceUnlessFailed(() => run(deps)) };
 }
 
 async function run(deps: { open: () => Promise<ThrowawayCore>; now: () => number }): Promise<SelfCheckReport> {

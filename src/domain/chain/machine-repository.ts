@@ -37,16 +37,6 @@ const byGenesisDesc = (a: MachineRecord, b: MachineRecord): number => b.genesis_
 export function createMachineRepository(store: Store) {
   const { docs } = store;
 
-  /** Machines in insertion order from the start, a page of the store at a time (lazily). */
-  async function* walk(where: Record<string, string | boolean>): AsyncGenerator<MachineRecord> {
-    let after: string | undefined;
-    do {
-      const page = await docs.find<MachineRecord>(MACHINES, where, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
-      yield* page.items;
-      after = page.next;
-    } while (after !== undefined);
-  }
-
   const repository = {
     get: (slug: string): Promise<MachineRecord | undefined> => docs.get<MachineRecord>(MACHINES, slug),
     /** Inserts a new machine; fails with `DuplicateKeyError` when the slug is taken. */
@@ -78,7 +68,14 @@ export function createMachineRepository(store: Store) {
      * Every machine in insertion order, for background work (checkpoints, migration, backfills). Lazy:
      * a caller that stops early reads only the pages it went through. Requests page with `after`.
      */
-    each: (): AsyncGenerator<MachineRecord> => walk({}),
+    async *each(): AsyncGenerator<MachineRecord> {
+      let after: string | undefined;
+      do {
+        const page = await docs.find<MachineRecord>(MACHINES, {}, { limit: WALK_PAGE, ...(after === undefined ? {} : { after }) });
+        yield* page.items;
+        after = page.next;
+      } while (after !== undefined);
+    },
     /** Which of `slugs` name public machines now (one keyed read per distinct slug, batched by the store). */
     async publicAmong(slugs: Iterable<string>): Promise<Set<string>> {
       const distinct = [...new Set(slugs)];

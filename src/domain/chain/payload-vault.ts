@@ -4,6 +4,7 @@ import type { LogRow, RowInput, Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
 import type { MachineRecord } from './machine.js';
 import { createChainLogRepository } from './chain-log-repository.js';
+import { onceUnlessFailed } from '../../lib/once.js';
 
 /** One encrypted payload, stored in `payloads/<slug>` in the order of the chain rows it belongs to. */
 export interface PayloadRow extends LogRow {
@@ -51,7 +52,7 @@ export function createPayloadVault(deps: { store: Store; now: () => number }): P
   const { store } = deps;
   const chainLog = createChainLogRepository(store);
   let master: Buffer | undefined;
-  let loading: Promise<void> | undefined;
+  const loading = onceUnlessFailed(() => load());
   const machineKeys = new Map<string, Buffer>();
 
   async function load(): Promise<void> {
@@ -86,11 +87,7 @@ export function createPayloadVault(deps: { store: Store; now: () => number }): P
   return {
     ready() {
       if (master) return Promise.resolve();
-      loading ??= load().catch((err: unknown) => {
-        loading = undefined;
-        throw err;
-      });
-      return loading;
+      return loading();
     },
 
     seal(machine, tick, binding, payload, json) {

@@ -7,6 +7,7 @@ import type { MachinesService, MachineView } from './machines.service.js';
 import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
+import { onceUnlessFailed } from '../../lib/once.js';
 
 /** A public machine as anonymous readers see it: no owner identity, no access settings. */
 export type PublicMachineView = Omit<MachineView, 'owner_uid' | 'has_password' | 'share_enabled'>;
@@ -63,19 +64,14 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
    * the background from start; the reads that use the index wait for it. Idempotent, so processes
    * sharing a store may both run it.
    */
-  let backfill: Promise<void> | undefined;
-  const activityReady = (): Promise<void> =>
-    (backfill ??= (async () => {
-      if (await repository.activityBackfilled()) return;
-      for await (const m of repository.each()) {
-        const head = await chainLog.head(m.slug);
-        if (head !== undefined) await repository.touched(m.slug, head.tick);
-      }
-      await repository.markActivityBackfilled();
-    })().catch((err: unknown) => {
-      backfill = undefined;
-      throw err;
-    }));
+  const activityReady = onceUnlessFailed(async () => {
+    if (await repository.activityBackfilled()) return;
+    for await (const m of repository.each()) {
+      const head = await chainLog.head(m.slug);
+      if (head !== undefined) await repository.touched(m.slug, head.tick);
+    }
+    await repository.markActivityBackfilled();
+  });
   activityReady().catch(() => undefined);
   async function* activeSince(tick: number) {
     await activityReady();

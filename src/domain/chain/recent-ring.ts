@@ -2,6 +2,7 @@ import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import { createChainLogRepository } from './chain-log-repository.js';
 import type { MachineActivity } from './machine-repository.js';
+import { onceUnlessFailed } from '../../lib/once.js';
 
 export interface RingEntry {
   slug: string;
@@ -39,7 +40,20 @@ export function createRecentRing(deps: {
   const capacity = deps.capacity ?? CAPACITY;
   let entries: RingEntry[] = [];
   let keys = new Set<string>();
-  let building: Promise<void> | undefined;
+  // Built from the logs once; from then on kept by `push`.
+  const build = onceUnlessFailed(async () => {
+    const found: RingEntry[] = [];
+    // Machines come newest row first: once `capacity` rows are in hand, a machine whose newest row
+    // is older than all of them cannot add one, and neither can any after it.
+    let floor = -Infinity;
+    for await (const { slug, last_tick } of deps.activeFirst()) {
+      if (last_tick < floor) break;
+      if (!(await deps.isPublic(slug))) continue;
+      found.push(...(await newestOf(slug)));
+      if (found.length >= capacity) floor = found.map((e) => e.row.tick).sort((a, b) => b - a)[capacity - 1]!;
+    }
+    merge(found);
+  });
 
   const keyOf = (e: RingEntry): string => `${e.slug}:${e.row.seq}`;
 
@@ -78,23 +92,7 @@ export function createRecentRing(deps: {
     },
 
     async newestFirst() {
-      building ??= (async () => {
-        const found: RingEntry[] = [];
-        // Machines come newest row first: once `capacity` rows are in hand, a machine whose newest row
-        // is older than all of them cannot add one, and neither can any after it.
-        let floor = -Infinity;
-        for await (const { slug, last_tick } of deps.activeFirst()) {
-          if (last_tick < floor) break;
-          if (!(await deps.isPublic(slug))) continue;
-          found.push(...(await newestOf(slug)));
-          if (found.length >= capacity) floor = found.map((e) => e.row.tick).sort((a, b) => b - a)[capacity - 1]!;
-        }
-        merge(found);
-      })().catch((err: unknown) => {
-        building = undefined;
-        throw err;
-      });
-      await building;
+      await build();
       trim();
       return entries.slice().reverse();
     },

@@ -2,6 +2,7 @@ import { DuplicateKeyError, type DocPage, type LogQuery, type RowInput, type Sto
 import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './contract-runtime.js';
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
+import { onceUnlessFailed } from '../../lib/once.js';
 
 const CONTRACTS = 'contracts';
 /** One entry per (listened machine, listening contract): which contracts listen to a machine's events, without reading every contract. */
@@ -144,14 +145,9 @@ export function createContractRepository(store: Store): ContractRepository {
     await store.docs.put(LISTENERS, BACKFILLED, { backfilled: true });
   }
 
-  let backfill: Promise<void> | undefined;
-  const listenersReady = (): Promise<void> =>
-    (backfill ??= (async () => {
-      if ((await store.docs.get(LISTENERS, BACKFILLED)) === undefined) await backfillListeners();
-    })().catch((err: unknown) => {
-      backfill = undefined;
-      throw err;
-    }));
+  const listenersReady = onceUnlessFailed(async () => {
+    if ((await store.docs.get(LISTENERS, BACKFILLED)) === undefined) await backfillListeners();
+  });
 
   /** The contract's ordinal, once the backfill gave it one when it was stored before ordinals existed. */
   async function ordinalOf(record: ContractRecord): Promise<number> {

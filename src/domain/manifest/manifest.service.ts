@@ -5,6 +5,7 @@ import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { scanArtifacts } from './artifacts.js';
 import { attribute, recordVersion, versionNumber, type VersionedArtifacts } from './registry-versions.js';
+import { onceUnlessFailed } from '../../lib/once.js';
 
 /** The document the node signs: its canonical JSON is the signed message. */
 export interface UpdateManifest {
@@ -34,7 +35,7 @@ export interface ManifestService {
  */
 export function createManifestService(deps: { store: Store; clock: Clock; nodeKeys: NodeKeys; root: string }): ManifestService {
   const { store, clock, nodeKeys } = deps;
-  let state: Promise<VersionedArtifacts> | undefined;
+  const state = onceUnlessFailed(() => load());
 
   const load = async (): Promise<VersionedArtifacts> => {
     const current = await scanArtifacts(deps.root);
@@ -50,11 +51,7 @@ export function createManifestService(deps: { store: Store; clock: Clock; nodeKe
           issues: [{ path: 'since_version', message: 'expected r<n>', code: 'invalid_version' }],
         });
       }
-      state ??= load().catch((err: unknown) => {
-        state = undefined;
-        throw err;
-      });
-      const versioned = await state;
+      const versioned = await state();
       const after = (v: string) => since === undefined || (versionNumber(v) ?? 0) > since;
       const manifest: UpdateManifest = {
         registry_version: versioned.registry_version,
