@@ -20,6 +20,7 @@ import type { QuotasService } from '../../src/domain/quotas/quotas.service.js';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { createEventBus } from '../../src/lib/event-bus.js';
 import type { Store } from '../../src/storage/port.js';
+import { proposal } from './proposal-repository.contract.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
@@ -65,24 +66,11 @@ const contract = (n: number): ContractRecord => ({
   skip_floor: {},
 });
 
-const proposal = (n: number): ProposalRecord => ({
-  id: `p${String(n).padStart(3, '0')}`,
+// Pairs created in the same second: ties the listing breaks by id.
+const numbered = (n: number): ProposalRecord => ({
+  ...proposal(`p${String(n).padStart(3, '0')}`, 'staging'),
   operator_id: `OP_${n}`,
   name: `op ${n}`,
-  category: 'c',
-  formula: 'f',
-  expression: 'x',
-  description: 'd',
-  inputs: [],
-  output: { name: 'y', unit: '1' },
-  source: { citation: 'c', url: null },
-  verification: { passed: true, max_relative_error: 0, cases: [] },
-  author_uid: 'u',
-  status: 'staging',
-  vote: null,
-  stakes: [],
-  resolution: null,
-  // Pairs created in the same second: ties the listing breaks by id.
   created_at: at(Math.floor(n / 2)),
 });
 
@@ -152,7 +140,7 @@ export function runListBoundsContract(name: string, makeStore: MakeStore): void 
         await machineRecords.insert(machine(n));
         await users.insert({ uid: `u${String(n).padStart(3, '0')}`, created_at: at(n), created_tick: n });
         await contracts.insert(contract(n));
-        await proposals.insert(proposal(n));
+        await proposals.insert(numbered(n));
       }
       // One-time backfills (the feed's activity index, the proposals' order field) run here, outside the counted reads.
       await createPublicFeedService({ store, clock: createFakeClock(), bus: createEventBus(), machines: {} as MachinesService }).fleet();

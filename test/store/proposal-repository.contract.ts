@@ -7,7 +7,8 @@ import { DuplicateKeyError } from '../../src/storage/port.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
-const proposal = (id: string, status: ProposalStatus): ProposalRecord => ({
+/** A proposal record with every field filled; tests override what they look at. */
+export const proposal = (id: string, status: ProposalStatus): ProposalRecord => ({
   id,
   operator_id: `OP_${id}`,
   name: id,
