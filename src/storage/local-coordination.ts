@@ -41,5 +41,7 @@ export function createLocalPubSub(): PubSub {
       emitter.on(channel, cb);
       return () => emitter.off(channel, cb);
     },
+    // One process, no connection to lose.
+    onResume: () => () => undefined,
   };
 }

@@ -20,6 +20,45 @@ export interface Store {
   close(): Promise<void>;
   /** True between a successful `open` and `close`. */
   isOpen(): boolean;
+  /**
+   * What the store knows of its own health, without I/O (readiness reads it on every probe): whether it
+   * can serve now and, per dependency, whether it is up. Adapters update it from what their connections
+   * and files report (a refused connection, a dropped session, a full disk), and again when they recover.
+   */
+  status(): StoreStatus;
+}
+
+/** A dependency of a store and its state, as `Store.status` reports it. */
+export interface StoreCheck {
+  ok: boolean;
+  /** What is wrong, said for an operator (never a secret, never a connection string). */
+  detail?: string;
+  /** Epoch ms of the last change of `ok`. */
+  since_ms?: number;
+}
+
+export interface StoreStatus {
+  /** False while a dependency the store cannot serve without is down. */
+  ready: boolean;
+  /** Per dependency: `database`, `session` (PostgreSQL); `disk` (lowdb). */
+  checks: Record<string, StoreCheck>;
+}
+
+/**
+ * Thrown by an adapter when the store cannot do the operation now for a reason outside the caller's
+ * request (the database refuses connections or dropped mid-statement; the disk is full). Nothing of the
+ * refused operation is stored. Answered 503 (`retryAfterS` as Retry-After), never 500.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(
+    readonly reason: 'unreachable' | 'full',
+    message: string,
+    readonly retryAfterS = 1,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -210,6 +249,12 @@ export interface PubSub {
   publish(channel: string, payload: Json): void;
   /** Calls `cb` with each message on `channel` from any process; returns the unsubscribe function. */
   subscribe(channel: string, cb: (payload: Json) => void): () => void;
+  /**
+   * Calls `cb` each time the messaging connection came back after it was lost (never for lowdb): what
+   * was published meanwhile is lost to this process, so a reader catches up from the store. Returns
+   * the unsubscribe function.
+   */
+  onResume(cb: () => void): () => void;
 }
 
 /** A `find` cursor that no page of this store handed out. */

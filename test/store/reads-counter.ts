@@ -41,6 +41,7 @@ export function countingReads(store: Store): { store: Store; reads: ReadCount } 
     open: () => store.open(),
     close: () => store.close(),
     isOpen: () => store.isOpen(),
+    status: () => store.status(),
   };
   return { store: wrapped, reads };
 }

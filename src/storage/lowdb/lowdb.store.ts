@@ -91,5 +91,6 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     open: lifecycle.open,
     close: lifecycle.close,
     isOpen: lifecycle.isOpen,
+    status: () => ({ ready: lifecycle.isOpen(), checks: { disk: { ok: true } } }),
   };
 }

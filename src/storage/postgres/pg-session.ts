@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { createLocalLocks } from '../local-coordination.js';
-import type { Json, LockStore, PubSub } from '../port.js';
+import type { Json, LockStore, PubSub, StoreCheck } from '../port.js';
 import { quoteIdent } from './sql.js';
 
 /** Pause before reconnecting a dropped session connection. */
@@ -51,6 +51,14 @@ export function createPgSession(options: PgSessionOptions) {
   let queue: Promise<unknown> = Promise.resolve();
   /** Channels a client being opened LISTENs to already. */
   const heardOn = new WeakMap<pg.Client, Set<string>>();
+  const resumed = new EventEmitter();
+  resumed.setMaxListeners(0);
+  /** Whether the session connection was ever lost since open: its return is then a resume. */
+  let lost = false;
+  let check: StoreCheck = { ok: false, detail: 'not open', since_ms: Date.now() };
+  const setCheck = (ok: boolean, detail?: string) => {
+    if (check.ok !== ok) check = { ok, ...(detail ? { detail } : {}), since_ms: Date.now() };
+  };
   function serial<T>(query: () => Promise<T>): Promise<T> {
     const result = queue.then(query, query);
     queue = result.catch(() => undefined);
@@ -86,6 +94,8 @@ export function createPgSession(options: PgSessionOptions) {
   function drop(which: pg.Client): void {
     if (client !== which) return;
     client = undefined;
+    lost = true;
+    setCheck(false, 'the session connection was lost; reconnecting');
     which.end().catch(() => undefined);
     if (!closed && retry === undefined) {
       retry = setTimeout(() => {
@@ -107,6 +117,11 @@ export function createPgSession(options: PgSessionOptions) {
           throw new Error('the store is not open');
         }
         client = c;
+        setCheck(true);
+        if (lost) {
+          lost = false;
+          resumed.emit('resume');
+        }
         const heard = heardOn.get(c);
         heardOn.delete(c);
         for (const name of listening) {
@@ -237,14 +252,21 @@ export function createPgSession(options: PgSessionOptions) {
       }
       return () => emitter.off(name, cb);
     },
+    onResume(cb) {
+      resumed.on('resume', cb);
+      return () => resumed.off('resume', cb);
+    },
   };
 
   return {
     locks,
     pubsub,
+    /** The session connection's state, for `Store.status`. */
+    check: (): StoreCheck => check,
     /** Opens the session connection (subscriptions made before `open` are LISTENed then). */
     async open(): Promise<void> {
       closed = false;
+      lost = false;
       await session();
     },
     /** Resolves once every message published so far has been handed to the database. */
@@ -259,6 +281,7 @@ export function createPgSession(options: PgSessionOptions) {
       // Lets queued statements (an unlock, a LISTEN) finish before the connection ends.
       await queue;
       client = undefined;
+      setCheck(false, 'closed');
       await ending?.end().catch(() => undefined);
     },
   };

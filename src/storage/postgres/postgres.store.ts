@@ -81,5 +81,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     open: lifecycle.open,
     close: lifecycle.close,
     isOpen: lifecycle.isOpen,
+    status: () => {
+      const sessionCheck = session.check();
+      const database = { ok: lifecycle.isOpen(), ...(lifecycle.isOpen() ? {} : { detail: 'not open' }) };
+      return { ready: database.ok && sessionCheck.ok, checks: { database, session: sessionCheck } };
+    },
   };
 }
