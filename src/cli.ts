@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from './config.js';
+import { API_VERSION, loadConfig } from './config.js';
+import { settingsHelp } from './config-settings.js';
 import { createLogger } from './log.js';
+import type { StdioPlan } from './transports/mcp/stdio-plan.js';
+import { checkDataDir, checkPortFree, explainStartError, StartupError } from './startup-checks.js';
 
 // Each command imports what it needs when it runs: `mcp` must answer `initialize` quickly, before the
 // 57 tools and their schemas are even loaded.
 
-const USAGE = `Usage: core-server <command>
+const USAGE = `core-server ${API_VERSION}
+
+Usage: core-server <command>
 
 Commands:
   serve               HTTP server: REST under /api and MCP at POST /api/mcp (PORT, HOST, CORE_DATA_DIR)
@@ -19,6 +24,11 @@ Commands:
                       check a signed update manifest against a pinned node key and list what changed
   migrate --from-lowdb DIR
                       copy a stopped server's data directory into DATABASE_URL, then verify every chain
+  --version           print the version
+  --help              print this text
+
+Settings (environment variables):
+${settingsHelp()}
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -36,6 +46,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
     case 'verify-manifest':
       return (await import('./manifest-command.js')).runVerifyManifest(rest, (text) => process.stdout.write(text));
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`core-server ${API_VERSION}\n`);
+      return 0;
     case undefined:
     case 'help':
     case '--help':
@@ -49,10 +64,20 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(): Promise<number> {
-  const config = loadConfig();
+  const config = settings();
+  // Settings a start cannot go without are checked before the core loads: the answer comes at once and
+  // names the variable, instead of an errno after seconds of loading.
+  if (!config.databaseUrl) await checkDataDir(config.dataDir);
+  await checkPortFree(config.host, config.port);
   const { startHttpServer } = await import('./server.js');
-  const running = await startHttpServer({ config });
+  const running = await startHttpServer({ config }).catch((err: unknown) => {
+    throw explainStartError(err, config);
+  });
   onSignals(async () => running.stop());
+  const where = running.reachableUrl;
+  process.stdout.write(
+    `core-server ${API_VERSION} listening on ${where} (explorer ${where}/, MCP ${where}/api/mcp; data in ${config.databaseUrl ? 'PostgreSQL' : config.dataDir})\n`,
+  );
   return -1;
 }
 
@@ -60,11 +85,17 @@ async function serve(): Promise<number> {
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function mcp(): Promise<number> {
-  const config = loadConfig();
+  const config = settings();
   const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
   // Decided before anything answers `initialize`: a client must never see a handshake succeed and then
   // the connection close because another process holds the data directory.
-  const plan = await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
+  const unusable = config.databaseUrl
+    ? undefined
+    : await checkDataDir(config.dataDir).then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      );
+  const plan: StdioPlan = unusable ? { kind: 'refuse', reason: unusable } : await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
   const exit = (code: number) => process.exit(code);
   if (plan.kind === 'refuse') {
     await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(plan.reason, exit);
@@ -79,7 +110,9 @@ async function mcp(): Promise<number> {
   // The transport starts at once; tools/list and tools/call wait for the core to finish loading.
   const corePromise = import('./compose.js').then(({ createCore }) => createCore({ config, log }));
   corePromise.catch((err: unknown) => {
-    log.error('the core failed to start', { err });
+    const explained = explainStartError(err, config);
+    if (explained instanceof StartupError) process.stderr.write(`core-server: ${explained.message}\n`);
+    else log.error('the core failed to start', { err });
     process.exit(1);
   });
   const server = await serveStdio({
@@ -128,6 +161,15 @@ async function catalog(check: boolean, dir: string): Promise<number> {
   return drift === 0 ? 0 : 1;
 }
 
+/** The configuration; a setting it refuses is a start error (its message names the variable). */
+function settings() {
+  try {
+    return loadConfig();
+  } catch (err) {
+    throw new StartupError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+}
+
 function onSignals(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
@@ -149,7 +191,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'fatal', err: err instanceof Error ? err.message : String(err) })}\n`);
-    process.exit(1);
+    // Settings and start checks fail with one line naming what to change; anything else is a bug, logged whole.
+    if (err instanceof StartupError) process.stderr.write(`core-server: ${err.message}\n`);
+    else process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'fatal', err: err instanceof Error ? err.message : String(err) })}\n`);
+    process.exit(err instanceof StartupError ? 2 : 1);
   },
 );

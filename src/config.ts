@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { defaultDataDir } from './package-root.js';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
 import { parseRateTiers, type TierSetting } from './domain/identity/rate-tiers.js';
 import { parseQuotaSettings, type QuotaSettings } from './domain/quotas/quota-settings.js';
@@ -83,8 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
-    dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
-    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.CORE_DATA_DIR ? path.resolve(env.CORE_DATA_DIR) : defaultDataDir(env),
+    databaseUrl: env.DATABASE_URL ? databaseUrlOf(env.DATABASE_URL) : undefined,
     databaseSchema: env.DATABASE_SCHEMA ? schemaNameOf(env.DATABASE_SCHEMA) : undefined,
     receiptKey: env.CORE_RECEIPT_KEY || undefined,
     apiKey: env.CORE_API_KEY || undefined,
@@ -120,6 +121,22 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
   return n;
+}
+
+/** A `postgres://` URL, checked before anything connects; the error never repeats a password. */
+function databaseUrlOf(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    // Only the scheme of a URL is repeated, and text only when it cannot hold a password.
+    const shown = url ? `a ${url.protocol}// URL` : /[:@]/.test(value) ? 'text that is not a URL' : `"${value}"`;
+    throw new Error(`DATABASE_URL must be a PostgreSQL URL such as postgres://user@127.0.0.1:5432/core (only PostgreSQL is supported), got ${shown}`);
+  }
+  return value;
 }
 
 function schemaNameOf(value: string): string {

@@ -9,11 +9,14 @@ import { createSseCap } from './transports/http/sse-cap.js';
 import { createExplorerRoute } from './transports/http/explorer-route.js';
 import { createHostPolicy } from './transports/http/host-policy.js';
 import { publishMcpUrl } from './storage/lowdb/dir-holder.js';
+import { listenError } from './startup-checks.js';
 
 export interface RunningServer {
   core: Core;
   server: Server;
   url: string;
+  /** `url` as a local client reaches it (a wildcard address as loopback). */
+  reachableUrl: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the store. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -50,9 +53,9 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
   );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, core.config.host, core.config.port)));
     server.listen(core.config.port, core.config.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
@@ -89,7 +92,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
       core.log.info('stopped');
     })());
 
-  return { core, server, url, stop };
+  return { core, server, url, reachableUrl: reachableUrl(address), stop };
 }
 
 /** The listening address as a local client reaches it: a wildcard address becomes loopback. */

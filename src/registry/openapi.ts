@@ -24,7 +24,7 @@ export function openApiOf(registry: Registry): OpenApiDocument {
       operationId: 'mcp.rpc',
       summary: r.summary,
       tags: ['platform', 'mcp'],
-      security: [{}, { bearerAuth: [] }],
+      security: [{}, { bearerAuth: [] }, { apiKeyAuth: [] }],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
       responses: {
         '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } },
@@ -49,7 +49,15 @@ export function openApiOf(registry: Registry): OpenApiDocument {
     ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key of the form core_<random>' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key of the form core_<random>' },
+        apiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The same key, for clients that send only this header (Authorization counts when both are sent)',
+        },
+      },
       schemas: { Error: errorSchema() },
     },
   };
@@ -83,7 +91,7 @@ function operationObject(op: Operation): Record<string, unknown> {
     'x-area': op.def.area,
     ...(op.def.role ? { 'x-required-role': op.def.role } : {}),
     ...(op.def.maxBodyBytes ? { 'x-max-body-bytes': op.def.maxBodyBytes } : {}),
-    security: keyRequired(op.def) ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+    security: keyRequired(op.def) ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [{}, { bearerAuth: [] }, { apiKeyAuth: [] }],
     parameters,
     responses: responsesOf(op),
   };

@@ -13,7 +13,7 @@ afterAll(async () => {
   await data.cleanup();
 });
 
-function serve(): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+function serve(): Promise<{ child: ChildProcess; url: string; logs: () => string; stdout: () => string }> {
   const child = spawn(process.execPath, ['dist/src/cli.js', 'serve'], {
     cwd: root,
     env: { ...process.env, PORT: '0', CORE_DATA_DIR: data.dir, LOG_LEVEL: 'info' },
@@ -26,7 +26,7 @@ function serve(): Promise<{ child: ChildProcess; url: string; logs: () => string
     child.stderr!.on('data', (c) => {
       err += c;
       const m = /"url":"(http:[^"]+)"/.exec(err);
-      if (m) resolve({ child, url: m[1]!, logs: () => `${out}${err}` });
+      if (m) resolve({ child, url: m[1]!, logs: () => err, stdout: () => out });
     });
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
@@ -42,7 +42,7 @@ async function post(url: string, path: string, key: string | undefined, body: un
 }
 
 describe('the server process', () => {
-  it('logs JSON lines on stderr only, and on SIGTERM finishes in-flight writes before exiting', async () => {
+  it('logs JSON lines on stderr, says where it listens on stdout, and on SIGTERM finishes in-flight writes before exiting', async () => {
     const first = await serve();
     const { key } = (await post(first.url, '/api/demo-key/mint', undefined, {})).body;
     await post(first.url, '/api/chain/state-machines', key, { slug: 'graceful' });
@@ -56,6 +56,8 @@ describe('the server process', () => {
     for (const r of settled) if (r) expect([200, 503]).toContain(r.status);
 
     for (const line of first.logs().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    // stdout holds one human line: where the server listens.
+    expect(first.stdout()).toMatch(/^core-server \S+ listening on http:\/\/127\.0\.0\.1:\d+ [^\n]*\n$/);
 
     const second = await serve();
     try {

@@ -3,12 +3,14 @@ import { bearerFrom, type Credentials } from '../../pipeline/authenticate.js';
 import { sessionCookieFrom } from '../../domain/sessions/session-credentials.js';
 
 /**
- * The credentials a request carries: bearer value, share token (header, else `share_token` in the
- * query) and the portal session cookie. What they are worth is the pipeline's call (`authenticate`).
+ * The credentials a request carries: bearer value (`Authorization: Bearer`, else `X-API-Key`, the
+ * header hosted MCP clients offer beside it), share token (header, else `share_token` in the query)
+ * and the portal session cookie. What they are worth is the pipeline's call (`authenticate`).
  */
 export function credentialsOf(req: Request, query?: Record<string, unknown>): Credentials {
   const creds: Credentials = {};
-  const bearer = bearerFrom(req.headers.authorization);
+  const apiKey = req.headers['x-api-key'];
+  const bearer = req.headers.authorization !== undefined || typeof apiKey !== 'string' ? bearerFrom(req.headers.authorization) : apiKey.trim() || undefined;
   if (bearer !== undefined) creds.bearer = bearer;
   const header = req.headers['x-share-token'];
   // Express parses `req.query` anew on every read: read only for a URL with a query and no header.
