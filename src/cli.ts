@@ -101,8 +101,15 @@ async function mcp(): Promise<number> {
     await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(plan.reason, exit);
     return -1;
   }
+  const { createStdioKey, storeIdOf } = await import('./transports/mcp/stdio-key.js');
+  const key = await createStdioKey({
+    configured: config.apiKey,
+    file: config.keyFile,
+    storeId: storeIdOf(config),
+    onError: (err) => log.warn('could not remember the minted key', { err }),
+  });
   if (plan.kind === 'relay') {
-    await (await import('./transports/mcp/stdio-relay.js')).relayStdio({ mcpUrl: plan.mcpUrl, apiKey: config.apiKey, log, onDone: exit });
+    await (await import('./transports/mcp/stdio-relay.js')).relayStdio({ mcpUrl: plan.mcpUrl, key, log, onDone: exit });
     onSignals(async () => undefined);
     return -1;
   }
@@ -117,7 +124,7 @@ async function mcp(): Promise<number> {
   });
   const server = await serveStdio({
     surface: corePromise.then((core) => core.surface),
-    apiKey: config.apiKey,
+    key,
     version: config.version,
   });
   let stopping: Promise<void> | undefined;

@@ -15,6 +15,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'DATABASE_URL', default: 'unset', meaning: 'postgres:// URL: use PostgreSQL instead of files' },
   { name: 'DATABASE_SCHEMA', default: 'public', meaning: 'PostgreSQL schema holding the tables' },
   { name: 'CORE_API_KEY', default: 'unset', meaning: "the caller's key for `mcp` (stdio)" },
+  { name: 'CORE_REMEMBER_KEY', default: 'on', meaning: '0: `mcp` forgets a demo key it minted when it exits (else kept, owner-only, for the next start)' },
   { name: 'CORE_TOOLSETS', default: 'all', meaning: 'comma-separated toolsets MCP offers (plus platform)' },
   { name: 'CORE_READ_ONLY', default: 'off', meaning: '1: only reading operations on every surface' },
   { name: 'CORE_RECEIPT_KEY', default: 'generated', meaning: 'HMAC key for receipts' },

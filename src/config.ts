@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { defaultDataDir } from './package-root.js';
+import { defaultDataDir, rememberedKeyFile } from './default-paths.js';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
 import { parseRateTiers, type TierSetting } from './domain/identity/rate-tiers.js';
 import { parseQuotaSettings, type QuotaSettings } from './domain/quotas/quota-settings.js';
@@ -14,6 +14,11 @@ export interface Config {
   databaseSchema: string | undefined;
   receiptKey: string | undefined;
   apiKey: string | undefined;
+  /**
+   * Where `mcp` (stdio) remembers a demo key it minted for a caller that had none, for its next start
+   * (`$XDG_STATE_HOME/core-server/keys.json`, owner-only); undefined with `CORE_REMEMBER_KEY=0`.
+   */
+  keyFile: string | undefined;
   toolsets: string[] | undefined;
   readOnly: boolean;
   logLevel: LogLevel;
@@ -89,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseSchema: env.DATABASE_SCHEMA ? schemaNameOf(env.DATABASE_SCHEMA) : undefined,
     receiptKey: env.CORE_RECEIPT_KEY || undefined,
     apiKey: env.CORE_API_KEY || undefined,
+    keyFile: env.CORE_REMEMBER_KEY === '0' || env.CORE_REMEMBER_KEY?.toLowerCase() === 'off' ? undefined : rememberedKeyFile(env),
     toolsets: toolsets && toolsets.length > 0 ? toolsets : undefined,
     readOnly: env.CORE_READ_ONLY === '1' || env.CORE_READ_ONLY === 'true',
     logLevel: level,

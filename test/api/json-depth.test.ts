@@ -110,7 +110,7 @@ describe('the nesting depth of JSON bodies', () => {
 describe('the nesting depth of MCP arguments over stdio', () => {
   it('answers an isError VALIDATION_FAILED result for arguments nested 5,000 levels, and lets 60 levels through', async () => {
     const core = await startTestCore();
-    const server = createMcpServer({ surface: core.surface, apiKey: undefined, version: 'test' });
+    const server = createMcpServer({ surface: core.surface, version: 'test' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'deep-stdio', version: '1.0.0' });
     try {

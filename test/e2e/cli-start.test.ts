@@ -23,7 +23,7 @@ interface Ran {
 function cli(args: string[], env: Record<string, string>, opts: { until?: RegExp; input?: string } = {}): Promise<Ran> {
   const child = spawn(process.execPath, ['dist/src/cli.js', ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

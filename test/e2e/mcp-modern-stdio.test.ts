@@ -19,7 +19,7 @@ type Answer = { id: number; result?: any; error?: { code: number; message: strin
 function startStdio(dataDir: string) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['dist/src/cli.js', 'mcp'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const waiting = new Map<number, (a: Answer) => void>();

@@ -19,7 +19,7 @@ async function connectStdio(dataDir: string, env: Record<string, string> = {}): 
     command: config.command === 'node' ? process.execPath : config.command,
     args: config.args,
     cwd: root,
-    env: { ...config.env, CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '', ...env },
+    env: { ...config.env, CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', ...env },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -37,7 +37,7 @@ async function connectStdio(dataDir: string, env: Record<string, string> = {}): 
 async function initializeRaw(dataDir: string, env: Record<string, string> = {}, probeFirst = false) {
   const child = spawn(process.execPath, ['dist/src/cli.js', 'mcp'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -11,7 +11,13 @@ async function stdoutOf(command: string, args: string[]): Promise<string> {
   onTestFinished(() => data.cleanup());
   const child = spawn(command, args, {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CORE_DATA_DIR: data.dir, LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '',
+      HOME: process.env.HOME ?? '',
+      CORE_DATA_DIR: data.dir,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -18,7 +18,14 @@ async function connect(apiKey = ''): Promise<Client> {
     command: config.command === 'node' ? process.execPath : config.command,
     args: config.args,
     cwd: root,
-    env: { ...config.env, CORE_API_KEY: apiKey, CORE_DATA_DIR: dataDir.dir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '' },
+    env: {
+      ...config.env,
+      CORE_API_KEY: apiKey,
+      CORE_DATA_DIR: dataDir.dir,
+      LOG_LEVEL: 'warn',
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '',
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });

@@ -57,7 +57,7 @@ export const accountTool = defineTool({
       handler: async ({ label }, { services, clientIp }) => ({
         ok: true as const,
         ...(await services.identity.mintDemoKey(label, clientIp)),
-        note: 'Only the SHA-256 of this key is stored: it cannot be shown again. Send it as "Authorization: Bearer <key>".',
+        note: 'Only the SHA-256 of this key is stored: it cannot be shown again. Send it with every request to this server as the header "Authorization: Bearer <key>" (or "X-API-Key: <key>").',
       }),
     }),
     defineAction({
@@ -79,7 +79,7 @@ export const accountTool = defineTool({
             ? undefined
             : caller.unknownCredential
               ? UNKNOWN_KEY_MESSAGE
-              : 'No key was sent: mint one with POST /api/demo-key/mint (core_account mint_demo_key) and send it as "Authorization: Bearer <key>" (CORE_API_KEY for the stdio server).';
+              : 'No key was sent: mint one with POST /api/demo-key/mint (core_account mint_demo_key) and send it as "Authorization: Bearer <key>" (over stdio, the session that mints it uses it at once).';
         return {
           ok: true as const,
           authenticated: caller.uid !== null,

@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../log.js';
+import type { StdioKey } from './stdio-key.js';
 import { claimsModern, MCP_NAME_SOURCE, META_PROTOCOL_VERSION, requestMeta } from './modern-era.js';
 
 /** JSON-RPC error code for "the server this process stands for cannot be used" (implementation-defined range). */
@@ -11,8 +12,8 @@ type Message = JSONRPCMessage & { id?: string | number; method?: string; params?
 export interface StdioRelayOptions {
   /** The running server's `POST /api/mcp`. */
   mcpUrl: string;
-  /** The caller's key (`CORE_API_KEY`), sent as the bearer token of every request. */
-  apiKey: string | undefined;
+  /** The caller's key (`CORE_API_KEY`, or one this session minted), sent as the bearer token of every request. */
+  key?: StdioKey;
   log: Logger;
   /** Called once the client is gone and every request relayed has been answered. */
   onDone(code: number): void;
@@ -50,7 +51,7 @@ export async function relayStdio(opts: StdioRelayOptions): Promise<void> {
         headers: {
           'Content-Type': 'application/json',
           Accept: 'application/json, text/event-stream',
-          ...(opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {}),
+          ...(opts.key?.current() ? { Authorization: `Bearer ${opts.key.current()}` } : {}),
           ...(claimsModern(message.params) ? modernHeaders(message) : protocolVersion ? { 'MCP-Protocol-Version': protocolVersion } : {}),
         },
         body: JSON.stringify(message),
@@ -67,6 +68,11 @@ export async function relayStdio(opts: StdioRelayOptions): Promise<void> {
       if (message.method === 'initialize') {
         const version = (answer as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
         if (typeof version === 'string') protocolVersion = version;
+      }
+      if (message.method === 'tools/call' && opts.key && 'result' in answer) {
+        const params = message.params as { name?: unknown; arguments?: Record<string, unknown> } | undefined;
+        const result = answer.result as CallToolResult;
+        if (typeof params?.name === 'string') answer = { ...answer, result: await opts.key.observe(params.name, params.arguments, result) } as Message;
       }
       // Transport-level refusals (400, 406, ...) carry id null: give the client its own id back.
       await transport.send({ ...answer, id: message.id } as JSONRPCMessage);

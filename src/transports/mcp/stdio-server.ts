@@ -18,12 +18,13 @@ import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
 import { serverInfoOf } from './modern-era.js';
 import { eraAwareTransport } from './stdio-era.js';
+import type { StdioKey } from './stdio-key.js';
 
 export interface StdioOptions {
   /** The surface, or its promise while the core is still loading (initialize does not wait for it). */
   surface: ToolSurface | Promise<ToolSurface>;
-  /** The caller's key (`CORE_API_KEY`). */
-  apiKey: string | undefined;
+  /** The caller's key (`CORE_API_KEY`, or one this session minted: see `stdio-key.ts`); none when absent. */
+  key?: StdioKey;
   version: string;
 }
 
@@ -52,7 +53,10 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
   );
   const ready = Promise.resolve(opts.surface);
   let tools: ReturnType<typeof mcpToolsOf> | undefined;
-  const creds = opts.apiKey ? { bearer: opts.apiKey } : {};
+  const credentials = () => {
+    const bearer = opts.key?.current();
+    return bearer ? { bearer } : {};
+  };
 
   server.setRequestHandler(
     ListToolsRequestSchema,
@@ -92,7 +96,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
     tracked(async (request, extra) => {
       const token = request.params._meta?.progressToken;
       try {
-        return await callTool(await ready, request.params.name, request.params.arguments, creds, {
+        const result = await callTool(await ready, request.params.name, request.params.arguments, credentials(), {
           surface: 'mcp-stdio',
           requestId: randomUUID(),
           signal: extra.signal,
@@ -101,6 +105,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } });
           },
         });
+        return opts.key ? await opts.key.observe(request.params.name, request.params.arguments, result) : result;
       } catch (err) {
         if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
         throw err;

@@ -30,7 +30,15 @@ export function stdioEntry(dataDir: string, key: string | undefined) {
     command: entry.command === 'node' ? process.execPath : entry.command,
     args: entry.args,
     cwd: root,
-    env: { ...entry.env, CORE_API_KEY: key ?? '', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', CORE_RATE_LIMIT: 'off', PATH: process.env.PATH ?? '' },
+    env: {
+      ...entry.env,
+      CORE_API_KEY: key ?? '',
+      CORE_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      CORE_RATE_LIMIT: 'off',
+      PATH: process.env.PATH ?? '',
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '',
+    },
   };
 }
 

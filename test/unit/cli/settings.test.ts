@@ -9,8 +9,8 @@ describe('the settings list', () => {
   it('names exactly the variables loadConfig reads, and the README table names each', () => {
     const source = read('src/config.ts');
     const readByConfig = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!));
-    // The two the data directory's default derives from are the platform's, not ours.
-    for (const platform of ['XDG_DATA_HOME', 'HOME']) readByConfig.delete(platform);
+    // The ones the per-user folders derive from are the platform's, not ours.
+    for (const platform of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'HOME']) readByConfig.delete(platform);
     expect([...readByConfig].sort()).toEqual(SETTINGS.map((s) => s.name).sort());
     const readme = read('README.md');
     for (const { name } of SETTINGS) expect(readme, name).toContain(`\`${name}\``);

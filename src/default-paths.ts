@@ -27,3 +27,9 @@ export function defaultDataDir(env: NodeJS.ProcessEnv): string {
   const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(env.HOME || os.homedir(), '.local', 'share');
   return path.join(base, 'core-server');
 }
+
+/** The per-user file `mcp` remembers minted keys in: the XDG state directory, never the working folder. */
+export function rememberedKeyFile(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(env.HOME || os.homedir(), '.local', 'state');
+  return path.join(base, 'core-server', 'keys.json');
+}
