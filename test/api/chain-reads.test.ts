@@ -53,6 +53,24 @@ describe('state, stats, coverage, sources, awareness', () => {
     expect(groups.alpha[0]).toMatchObject({ count: 2, first_tick: genesis, last_tick: genesis + 100 });
   });
 
+  it('counts the contracts on the machine that are not killed', async () => {
+    const { key } = await machine('r-contracts');
+    const definition = {
+      name: 'one-shot',
+      states: { idle: { initial: true }, done: { terminal: true } },
+      transitions: [{ from: 'idle', to: 'done', operator: 'KO42' }],
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const created = await server.call('POST', '/api/chain/r-contracts/contracts', { key, body: { definition } });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      ids.push(created.body.contract.id ?? created.body.id);
+    }
+    expect((await server.call('GET', '/api/chain/r-contracts/stats')).body.contracts).toBe(2);
+    expect((await server.call('POST', `/api/core/agent/kill/${ids[0]}`, { key, body: { slug: 'r-contracts', reason: 'test' } })).status).toBe(200);
+    expect((await server.call('GET', '/api/chain/r-contracts/stats')).body.contracts).toBe(1);
+  });
+
   it('lists the sources that wrote, owner and API keys apart, with liveness', async () => {
     const { key, uid } = await machine('r-sources');
     const devKey = (await server.call('POST', '/api/chain/r-sources/api-keys', { key, body: { name: 'sensor', scope: 'write' } })).body;

@@ -58,7 +58,7 @@ export const chainReadTool = defineTool({
         last_tick: Tick.nullable(),
         rows_last_60_ticks: Count,
         by_type: z.record(z.string(), Count).describe('Row count per transition type'),
-        contracts: Count.describe('Contracts deployed on the machine'),
+        contracts: Count.describe('Contracts deployed on the machine and not killed'),
       }),
       idempotent: true,
       handler: async ({ slug }, { services, caller }) => {

@@ -2,6 +2,7 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Store } from '../../storage/port.js';
+import { createContractRepository } from '../contracts/contract-repository.js';
 import { createKeyRepository } from '../identity/key-repository.js';
 import { createChainSummaries, type SpanCount } from './chain-summary.js';
 import type { ChainRow } from './hash-chain.js';
@@ -82,6 +83,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
   const { store, clock, origin } = deps;
   const chainLog = createChainLogRepository(store);
   const summaries = createChainSummaries(store);
+  const contractRecords = createContractRepository(store);
 
   /**
    * First seq whose tick is >= `tick`, or `count` when none: chain ticks never decrease, so counts over
@@ -126,7 +128,8 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
       const head = await chainLog.head(m.slug);
       const recent = count - (await seqAtTick(m, clock.tick() - 59, count));
       const byType = Object.fromEntries([...summary.byType].map(([type, s]) => [type, s.count]));
-      const contracts = summary.byType.get('contract.deployed')?.count ?? 0;
+      // The contracts themselves, as the quota counts them: the audit rows say what was created, not what still runs.
+      const contracts = (await contractRecords.bySlug(m.slug)).filter((c) => c.status !== 'killed').length;
       return {
         genesis_tick: m.genesis_tick,
         row_count: count,
