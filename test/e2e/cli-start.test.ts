@@ -75,6 +75,17 @@ describe('core-server --version and --help', () => {
   });
 });
 
+describe('catalog --check', () => {
+  it("checks the package's own catalogue wherever it is started", async () => {
+    const elsewhere = await dataDir();
+    const child = spawn(process.execPath, [path.join(root, 'dist/src/cli.js'), 'catalog', '--check'], { cwd: elsewhere, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
+});
+
 describe('serve', () => {
   it('says in one human line where it listens', async () => {
     const ran = await cli(['serve'], { PORT: '0', CORE_DATA_DIR: await dataDir() }, { until: /\n/ });
