@@ -106,14 +106,19 @@ describe('the MCP tool descriptors', () => {
     }
   });
 
-  it('carry the four annotation hints derived from their actions, each given where it differs from the MCP default', () => {
+  it('carry a title and the four annotation hints derived from their actions, each given where it differs from the MCP default (destructiveHint on every writing tool)', () => {
     // MCP defaults: readOnly false, destructive true, idempotent false, openWorld true.
     const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
     for (const tool of tools) {
       const given = tool.annotations as Record<string, boolean>;
-      for (const [hint, value] of Object.entries(given)) expect(value, `${tool.name} ${hint}`).not.toBe(defaults[hint as keyof typeof defaults]);
-      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = { ...defaults, ...given };
       const ops = [...registry.actionsOf(registry.toolByName.get(tool.name)!).values()];
+      // Only a destructive writing tool repeats a default (destructiveHint: true), so the confirmation hint is never left out.
+      for (const [hint, value] of Object.entries(given)) {
+        if (hint !== 'destructiveHint' || value !== true) expect(value, `${tool.name} ${hint}`).not.toBe(defaults[hint as keyof typeof defaults]);
+      }
+      expect('destructiveHint' in given, `${tool.name} says whether it is destructive`).toBe(!ops.every((op) => op.method === 'GET'));
+      expect(tool.title, tool.name).toBe(registry.toolByName.get(tool.name)!.title);
+      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = { ...defaults, ...given };
       expect(readOnlyHint, tool.name).toBe(ops.every((op) => op.method === 'GET'));
       if (!readOnlyHint) {
         expect(destructiveHint, tool.name).toBe(ops.some((op) => op.def.destructive === true || op.method === 'DELETE'));

@@ -9,12 +9,18 @@ import type { ToolDef } from './types.js';
 /** A tool as `tools/list` shows it. */
 export interface McpToolDescriptor {
   name: string;
+  /** What a client shows a person instead of the name (MCP 2025-06-18 `title`). */
+  title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
-  /** The hints that differ from the MCP defaults (readOnly false, destructive true, idempotent false, openWorld true). */
+  /**
+   * The hints that differ from the MCP defaults (readOnly false, destructive true, idempotent false,
+   * openWorld true), and `destructiveHint: true` said outright for a tool with a destructive action, the
+   * hint clients act on (a confirmation), so no writing tool goes without one.
+   */
   annotations: {
     readOnlyHint?: true;
-    destructiveHint?: false;
+    destructiveHint?: boolean;
     idempotentHint?: true;
     openWorldHint?: false;
   };
@@ -64,6 +70,7 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
   const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.def.relaysOutput === true);
   return {
     name: tool.name,
+    title: tool.title,
     description: all.size === 1 ? tool.description : describe(tool, ops, schemas),
     inputSchema: all.size === 1 ? { ...schemas[0]!, type: 'object' } : mergedSchema(tool, ops, schemas),
     annotations: annotationsOf(ops, reads),
@@ -71,14 +78,15 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
 }
 
 /**
- * The hints, each given only where it differs from the MCP default; destructive and idempotent mean
- * something only for a tool that writes, so a reading tool leaves them out.
+ * The hints, each given only where it differs from the MCP default, but for `destructiveHint`, given for
+ * every tool that writes; destructive and idempotent mean something only for a tool that writes, so a
+ * reading tool leaves them out.
  */
 function annotationsOf(ops: Operation[], reads: (op: Operation) => boolean): McpToolDescriptor['annotations'] {
   const hints: McpToolDescriptor['annotations'] = {};
   if (ops.every(reads)) hints.readOnlyHint = true;
   else {
-    if (!ops.some((op) => op.def.destructive === true || op.method === 'DELETE')) hints.destructiveHint = false;
+    hints.destructiveHint = ops.some((op) => op.def.destructive === true || op.method === 'DELETE');
     if (ops.every((op) => reads(op) || op.def.idempotent === true)) hints.idempotentHint = true;
   }
   if (!ops.some((op) => op.def.openWorld === true)) hints.openWorldHint = false;

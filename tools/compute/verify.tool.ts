@@ -22,10 +22,10 @@ export const verifyTool = defineTool({
       maxBodyBytes: 2 * SOLVE_BODY_BYTES,
       input: z.object({
         receipt: Receipt,
-        recompute: z.boolean().default(false).describe('Re-run it and compare the output digest'),
+        recompute: z.boolean().default(false).describe('Re-run it and compare the output digest; needs `inputs` and `output`'),
         inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
         options: JsonObject.optional().describe('The original solve options (solve receipts only)'),
-        output: z.unknown().optional().describe("The original output: a solve's `result`"),
+        output: z.unknown().optional().describe("The original output (a solve's `result`); required with recompute, checked against output_sha256"),
       }),
       output: z.object({
         ok: z.literal(true),
