@@ -23,6 +23,18 @@ async function types(slug: string, key: string): Promise<string[]> {
   return res.body.rows.map((r: { type: string }) => r.type);
 }
 
+describe('machine creation', () => {
+  it('says which slug it chose when none was sent, and nothing extra when one was', async () => {
+    const owner = await mintKey(server);
+    const derived = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: {} });
+    expect(derived.status).toBe(200);
+    expect(derived.body.note).toBe(`No slug was sent, so the machine is named "${derived.body.machine.slug}" after your uid; send "slug" to choose the name.`);
+    const named = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'named-one' } });
+    expect(named.body.machine.slug).toBe('named-one');
+    expect(named.body).not.toHaveProperty('note');
+  });
+});
+
 describe('machine status', () => {
   it('pauses a machine so writes are refused with 409 while its chain stays readable, and audits each move', async () => {
     const { key } = await machine('status-one');

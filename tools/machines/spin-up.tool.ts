@@ -8,7 +8,7 @@ export const spinUpTool = defineTool({
   toolset: 'machines',
   title: 'Spin up a machine',
   description:
-    'Creates a state machine (an append-only audit chain named by a slug) that you own, with an admin API key shown only once. Use it first to log events, deploy contracts or publish a site.',
+    'Creates a state machine (an append-only audit chain named by a slug) that you own, with an admin API key shown only once. Use it first to log events, deploy contracts or publish a site. Without a slug, the machine is named after your uid (the answer says so).',
   actions: [
     defineAction({
       id: 'chain.createMachine',
@@ -32,8 +32,14 @@ export const spinUpTool = defineTool({
         machine: Machine,
         api_key: z.string().describe('Raw admin-scope machine key (`core_...`); shown once, only its SHA-256 is stored'),
         api_key_id: z.string().describe('Id of that key, for listing or revoking it later'),
+        note: z.string().optional().describe('Present when no slug was sent: which slug was chosen and why'),
       }),
-      handler: async (input, { services, caller }) => ({ ok: true as const, ...(await services.machines.create(input, caller)) }),
+      handler: async (input, { services, caller }) => {
+        const created = await services.machines.create(input, caller);
+        if (input.slug !== undefined) return { ok: true as const, ...created };
+        const note = `No slug was sent, so the machine is named "${created.machine.slug}" after your uid; send "slug" to choose the name.`;
+        return { ok: true as const, ...created, note };
+      },
     }),
   ],
 });
