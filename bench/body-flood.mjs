@@ -8,7 +8,7 @@ import { percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 const DISCOVER_BYTES = 13e6;
 
 function discoverBody() {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', pad: 'x'.repeat(DISCOVER_BYTES) };
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, pad: 'x'.repeat(DISCOVER_BYTES) };
   return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }));
 }
 
@@ -17,7 +17,18 @@ function postOnce(url, body) {
   return new Promise((resolve) => {
     const req = request(
       `${url}/api/mcp`,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': body.length,
+          // As a 2026-07-28 client sends it: the server answers such a discover 200 when it reads it all.
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'server/discover',
+        },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode));

@@ -14,7 +14,12 @@ const headers = { accept: 'application/json, text/event-stream' };
 
 /** A 13 MB server/discover as the attack sent it: the padding in `_meta`, then JSON that nests too deep and is not even valid. */
 function hugeDiscover(): string {
-  const head = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, pad: 'x'.repeat(13e6) } } });
+  const head = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, pad: 'x'.repeat(13e6) } },
+  });
   return `${head.slice(0, -2)},"deep":${'['.repeat(5000)}}} not json`;
 }
 
@@ -70,7 +75,9 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
     const res = await post(server.url, '/api/mcp', hugeDiscover(), { key });
     expect(res.status).toBe(413);
     expect(res.body.error).toMatchObject({ code: -32000, data: { code: 'PAYLOAD_TOO_LARGE', limit_bytes: PROTOCOL_BODY_BYTES } });
-    expect(res.body.error.message).toBe('The request body exceeds 64 KiB, the limit for server/discover (only tools/call carries large arguments); send it without large params or _meta');
+    expect(res.body.error.message).toBe(
+      'The request body exceeds 64 KiB, the limit for server/discover (only tools/call carries large arguments); send it without large params or _meta',
+    );
   });
 
   it('gives initialize, tools/list and ping 64 KiB whatever the caller, and a tool call its tool limit', async () => {
@@ -81,7 +88,12 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
       expect(res.body.error.data.limit_bytes).toBe(PROTOCOL_BODY_BYTES);
     }
     // A tool call bigger than 64 KiB but within its tool's limit is read and answered (core_constants: 1 MiB).
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'core_constants', arguments: { action: 'list', pad: 'z'.repeat(200_000) } } });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'core_constants', arguments: { action: 'list', pad: 'z'.repeat(200_000) } },
+    });
     const answered = await post(server.url, '/api/mcp', call, { key });
     expect(answered.status).toBe(200);
     expect(answered.body.result.isError).toBe(true); // `pad` is not an input of the tool: refused by its schema, after the parse
@@ -111,7 +123,11 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
     expect(res.status).toBe(413);
     expect(res.body.error.data.limit_bytes).toBe(PROTOCOL_BODY_BYTES);
     // A declared length over what the header's method allows is refused before a byte of the body is sent.
-    const early = await post(server.url, '/api/mcp', undefined, { key, declared: 5_000_000, extra: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' } });
+    const early = await post(server.url, '/api/mcp', undefined, {
+      key,
+      declared: 5_000_000,
+      extra: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+    });
     expect(early.status).toBe(413);
     expect(early.body.error.message).toMatch(/the limit for tools\/list/);
   });

@@ -90,9 +90,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     // An operation's route is matched before its body is read: the operation sets the body limit.
     const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
     const route = (admission?: Admission) =>
-      (mcp ? serveMcp(req, res, admission) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!, admission)).catch(next);
+      (mcp ? serveMcp(req, res, admission) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!, admission)).catch(
+        next,
+      );
     if (!hasBody(req)) return void route();
-    if (!mcp && match?.kind !== 'found') return void readJsonBody(req, res, (err?: unknown) => (err ? next(err) : void route()), { limit: BODY_LIMIT_BYTES }, fallbackFor);
+    if (!mcp && match?.kind !== 'found')
+      return void readJsonBody(req, res, (err?: unknown) => (err ? next(err) : void route()), { limit: BODY_LIMIT_BYTES }, fallbackFor);
     // Bound before you parse: the caller is authenticated and its rate token taken before a byte of the
     // body is read, and how much is read follows who it is and what it calls (`body-limits.ts`).
     pipeline.admit(credentialsOf(req), req.socket.remoteAddress).then(

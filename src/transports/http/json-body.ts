@@ -57,7 +57,12 @@ export function readJsonBody(req: Request, res: Response, proceed: NextFunction,
   const tooLarge = (): Error => Object.assign(parserError('entity.too.large', 'request entity too large', 413), { limit, detail: bound.tooLarge?.(limit) });
   const type = req.headers['content-type'];
   const declared = req.headers['content-length'];
-  if (type === undefined || !PLAIN_JSON.has(type.toLowerCase()) || req.headers['content-encoding'] !== undefined || (declared === undefined && req.headers['transfer-encoding'] === undefined)) {
+  if (
+    type === undefined ||
+    !PLAIN_JSON.has(type.toLowerCase()) ||
+    req.headers['content-encoding'] !== undefined ||
+    (declared === undefined && req.headers['transfer-encoding'] === undefined)
+  ) {
     return void fallbackFor(bound.fallbackLimit ?? limit)(req, res, next);
   }
   const length = declared === undefined ? undefined : Number(declared);

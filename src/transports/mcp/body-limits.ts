@@ -46,12 +46,16 @@ export function createMcpBodyLimits(registry: Registry, filter: SurfaceFilter) {
         why: `, and its first ${mebibytes(PROTOCOL_BODY_BYTES)} do not name its method; put "method" (and params.name for tools/call) before large fields, or send the Mcp-Method and Mcp-Name headers`,
       };
     }
-    if (method !== TOOLS_CALL) return { limit: PROTOCOL_BODY_BYTES, why: `, the limit for ${method} (only tools/call carries large arguments); send it without large params or _meta` };
+    if (method !== TOOLS_CALL)
+      return { limit: PROTOCOL_BODY_BYTES, why: `, the limit for ${method} (only tools/call carries large arguments); send it without large params or _meta` };
     if (name === undefined) return { limit: capOf(caller), why: capWhy(caller) };
     const limit = toolLimit(name, keyed(caller));
     if (limit === undefined) return { limit: PROTOCOL_BODY_BYTES, why: `, the limit for tools/call of ${name}, which is not a tool of this server` };
     const withKey = toolLimit(name, true)!;
-    return { limit, why: withKey > limit ? `, the limit for ${name} without a key; ${KEY_HINT} to send up to ${mebibytes(withKey)}` : `, the limit for ${name}` };
+    return {
+      limit,
+      why: withKey > limit ? `, the limit for ${name} without a key; ${KEY_HINT} to send up to ${mebibytes(withKey)}` : `, the limit for ${name}`,
+    };
   }
 
   function capWhy(caller: Caller): string {

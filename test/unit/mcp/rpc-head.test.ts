@@ -5,7 +5,10 @@ const scan = (text: string) => scanRpcHead(Buffer.from(text));
 
 describe('scanRpcHead: the method and tool a JSON-RPC body names in its first bytes', () => {
   it('reads the top-level method and params.name wherever they sit among the keys', () => {
-    expect(scan('{"method":"tools/call","params":{"name":"core_solve","arguments":{}},"jsonrpc":"2.0","id":1}')).toEqual({ method: 'tools/call', name: 'core_solve' });
+    expect(scan('{"method":"tools/call","params":{"name":"core_solve","arguments":{}},"jsonrpc":"2.0","id":1}')).toEqual({
+      method: 'tools/call',
+      name: 'core_solve',
+    });
     expect(scan('{ "jsonrpc" : "2.0", "id": 1, "params" : { "arguments": {"name": "inner"}, "name" : "core_http" }, "method" : "tools/call" }')).toEqual({
       method: 'tools/call',
       name: 'core_http',
