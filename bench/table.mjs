@@ -12,6 +12,7 @@ import { pgAppends, pgFireLag } from './postgres.mjs';
 import { writeRates } from './write-rates.mjs';
 import { mcpInitialize } from './spine.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
+import { bodyFlood } from './body-flood.mjs';
 
 export const FULL = {
   duration: 10,
@@ -62,7 +63,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, chain_lowdb, chain_postgres, postgres_processes, growth_lowdb, growth_postgres, contracts, sandbox, linalg, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, mcp_body_flood, chain_lowdb, chain_postgres, postgres_processes, growth_lowdb, growth_postgres, contracts, sandbox, linalg, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -232,6 +233,29 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
   } finally {
     await stop(core.child);
   }
+
+  await attempt(
+    'mcp_body_flood',
+    async () => {
+      const r = await bodyFlood({ readCount: sizes.rounds * 150 });
+      raw.mcp_body_flood = r;
+      const ratio = +(r.during.p99 / r.alone.p99).toFixed(2);
+      rows.push(
+        row(
+          'mcp_body_flood',
+          '`GET /api/health` p99 while 6 anonymous 13 MB `server/discover` flood POST /api/mcp, vs alone',
+          r.during.p99,
+          'ms',
+          `${r.alone.p99} ms`,
+          ratio,
+          'reported (finding 4: 2.1 s before)',
+          null,
+          `p50 ${r.during.p50} ms vs ${r.alone.p50} ms, max ${r.during.max} ms; ${r.discovers_per_s} discovers/s answered ${JSON.stringify(r.statuses)}`,
+        ),
+      );
+    },
+    [['mcp_body_flood', '`GET /api/health` p99 while 6 anonymous 13 MB discovers flood POST /api/mcp', 'reported']],
+  );
 
   let lowdbBytes = 300;
   let lowdbAppends;
@@ -654,6 +678,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     'contracts',
     'contracts_postgres',
     'sse_delivery',
+    'mcp_body_flood',
     'sandbox',
     'mcp_cold_start',
     'eigen_values_vs_lapack',
@@ -685,6 +710,7 @@ export const ROW_IDS = [
   'contracts',
   'contracts_postgres',
   'sse_delivery',
+  'mcp_body_flood',
   'sandbox',
   'mcp_cold_start',
   'eigen_values_vs_lapack',

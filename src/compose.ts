@@ -140,7 +140,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const site = createSiteService({ store, clock, chain, machines });
   // The registry is the tools' declarations alone: built before the services that describe it.
   const registry = buildRegistry(allTools);
-  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt, registry });
+  // The surface controls: what the tools list, and what the relay and the catalogue reach.
+  const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
+  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt, registry, filter });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
@@ -298,7 +300,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   };
   const app: AppServices = {
     // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
-    relay: createHttpRelay({ registry, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
+    relay: createHttpRelay({ registry, filter, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
     selfCheck: createSelfCheck({ open: openThrowawayCore, now: clock.now }),
   };
   const pipeline = createPipeline({
@@ -326,9 +328,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await contracts.start();
   await cdnTraffic.start();
   await communityOperators.start();
-  const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
   const mcpContent = createMcpContent();
-  mcpContent.addResources(() => catalogResources(registry, platform));
+  mcpContent.addResources(() => catalogResources(platform));
   mcpContent.addResources(() => solverResources(solvers));
   mcpContent.addResources(() => operatorResources(operators));
   let closing: Promise<void> | undefined;

@@ -1,7 +1,9 @@
 import { errors } from '../errors.js';
 import { collectEvents, isSseSource } from '../pipeline/collect-events.js';
 import type { Pipeline } from '../pipeline/invoke.js';
+import type { SurfaceFilter } from '../registry/mcp-tools.js';
 import type { Registry } from '../registry/registry.js';
+import { reachRefusal } from '../registry/surface-reach.js';
 import type { ActionContext, RawBody } from '../registry/types.js';
 // core_http is a REST call spelled inside a tool call: its input is built exactly as the REST transport builds it.
 import { restInput } from '../transports/http/rest-input.js';
@@ -25,8 +27,13 @@ const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
 /** The operation `core_http` itself runs. */
 const SELF_OPERATION = 'http.call';
 
-export function createHttpRelay(deps: { registry: Registry; invokeAs: Pipeline['invokeAs'] }): HttpRelay {
+/**
+ * `filter` is the server's surface controls (`CORE_TOOLSETS`, `CORE_READ_ONLY`): the relay reaches only
+ * the operations they leave, so a narrowed tool surface cannot be widened by naming a hidden path.
+ */
+export function createHttpRelay(deps: { registry: Registry; filter?: SurfaceFilter; invokeAs: Pipeline['invokeAs'] }): HttpRelay {
   const { registry } = deps;
+  const filter = deps.filter ?? {};
   return {
     async call(call, ctx) {
       // A plain path (no query, dots or escapes) is already what URL parsing would give back: skip it.
@@ -40,6 +47,9 @@ export function createHttpRelay(deps: { registry: Registry; invokeAs: Pipeline['
       // The operation the router found, not the path as written: escapes, slashes and dot segments
       // spell the same route many ways.
       if (match.op.id === SELF_OPERATION) throw errors.validation('core_http cannot call itself; call the target path directly');
+      // Before the input is read: a hidden operation is refused the same way whatever is sent to it.
+      const hidden = reachRefusal(match.op, filter);
+      if (hidden) throw hidden;
       const query: Record<string, unknown> = url.searchParams ? Object.fromEntries(url.searchParams) : {};
       if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);

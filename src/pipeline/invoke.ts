@@ -7,7 +7,7 @@ import type { AppServices } from '../application/app-services.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Operation } from '../registry/registry.js';
 import type { ActionContext, ProgressUpdate } from '../registry/types.js';
-import type { Caller, Role } from '../domain/identity/caller.js';
+import { ANONYMOUS, type Caller, type Role } from '../domain/identity/caller.js';
 import type { AgentActor } from '../domain/agents/agent-access.js';
 import type { SseSource } from '../registry/types.js';
 import { isSseSource } from './collect-events.js';
@@ -32,6 +32,11 @@ export interface InvokeOptions {
   /** Which surface the call came through, for logs and metrics. */
   surface: 'rest' | 'mcp-stdio' | 'mcp-http' | 'core_http';
   /**
+   * What `Pipeline.admit` found before the transport read the body: `invoke` then neither authenticates
+   * again nor takes a second rate token.
+   */
+  admission?: Admission;
+  /**
    * For `invokeAs` on someone's behalf: whose request budgets the call takes from, in order (a site's
    * write: the visitor, by key or else `clientIp`, then the site). Without it `invokeAs` takes none
    * (`core_http`: the outer call already did).
@@ -53,7 +58,16 @@ export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
 export const UNKNOWN_KEY_WARNING =
   "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint (core_account mint_demo_key).";
 
+/** A caller admitted before its body was read, or why its credential is refused (said again by `invoke`). */
+export type Admission = { caller: Caller } | { refused: CoreError };
+
 export interface Pipeline {
+  /**
+   * Authenticates the credentials and takes the caller's rate token, so a transport can do both before
+   * it reads a body (whose size may then depend on the caller). Throws RATE_LIMITED; a credential that is
+   * refused (a malformed header) is charged to the client address and returned as `refused`.
+   */
+  admit(creds: Credentials, clientIp: string | undefined): Promise<Admission>;
   /** authenticate -> parse -> authorize -> handle -> check output. Never throws. */
   invoke(op: Operation, rawInput: unknown, creds: Credentials, opts: InvokeOptions): Promise<InvokeResult>;
   /** The same pipeline for a caller already authenticated (used by `core_http`). */
@@ -180,14 +194,26 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   return {
+    async admit(creds, clientIp) {
+      let admission: Admission;
+      try {
+        admission = { caller: await authenticate(services, creds) };
+      } catch (err) {
+        admission = { refused: toCoreError(err) };
+      }
+      deps.rateLimiter?.take('caller' in admission ? admission.caller : ANONYMOUS, clientIp);
+      return admission;
+    },
     invoke: (op, rawInput, creds, opts) =>
       execute(
         op,
-        async () => {
-          const caller = await authenticate(services, creds);
-          deps.rateLimiter?.take(caller, opts.clientIp);
-          return caller;
-        },
+        opts.admission
+          ? admitted(opts.admission)
+          : async () => {
+              const caller = await authenticate(services, creds);
+              deps.rateLimiter?.take(caller, opts.clientIp);
+              return caller;
+            },
         rawInput,
         opts,
         prefetchMachine(op, rawInput, creds),
@@ -205,6 +231,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         opts,
       ),
   };
+}
+
+/** The caller an admission found, or its refusal thrown where `invoke` reports failures. */
+function admitted(admission: Admission): Caller | (() => Promise<Caller>) {
+  if ('caller' in admission) return admission.caller;
+  return () => Promise.reject(admission.refused);
 }
 
 /**

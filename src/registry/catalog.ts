@@ -2,6 +2,8 @@ import { effectiveAuth } from './auth-rule.js';
 import type { Operation, Registry } from './registry.js';
 import { TRANSPORT_ROUTES } from './registry.js';
 import type { JsonSchema } from './json-schema.js';
+import type { SurfaceFilter } from './mcp-tools.js';
+import { reachable } from './surface-reach.js';
 
 /** One row of `GET /api/endpoints` and of `core_api_catalog`. */
 export interface EndpointEntry {
@@ -56,9 +58,10 @@ export function tagsOf(op: Operation): string[] {
   return [...new Set([op.tool.toolset, op.def.area, op.tool.name, ...(op.def.tags ?? [])])];
 }
 
-/** Every route of the node: tool operations, then the transport routes. */
-export function allEndpoints(registry: Registry, withSchema = false): EndpointEntry[] {
-  const entries = registry.operations.map((op) => entryOf(op, withSchema));
+/** Every route of the node the surface controls leave (all without `filter`): tool operations, then the transport routes. */
+export function allEndpoints(registry: Registry, withSchema = false, filter: SurfaceFilter = {}): EndpointEntry[] {
+  const ops = filter.toolsets || filter.readOnly ? registry.operations.filter((op) => reachable(op, filter)) : registry.operations;
+  const entries = ops.map((op) => entryOf(op, withSchema));
   for (const r of TRANSPORT_ROUTES) {
     entries.push({
       id: 'mcp.rpc',
@@ -81,11 +84,11 @@ export function allEndpoints(registry: Registry, withSchema = false): EndpointEn
 }
 
 /** Filters by free text (id, path, summary, tool), tag, method and path prefix or template. */
-export function searchEndpoints(registry: Registry, query: EndpointQuery): EndpointEntry[] {
+export function searchEndpoints(registry: Registry, query: EndpointQuery, filter: SurfaceFilter = {}): EndpointEntry[] {
   const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const method = query.method?.toUpperCase();
   const tag = query.tag?.toLowerCase();
-  return allEndpoints(registry, query.include_schemas === true).filter((e) => {
+  return allEndpoints(registry, query.include_schemas === true, filter).filter((e) => {
     if (method && e.method !== method) return false;
     if (tag && !e.tags.some((t) => t.toLowerCase() === tag)) return false;
     if (query.path && !pathMatches(e.path, query.path)) return false;
@@ -103,16 +106,18 @@ function pathMatches(template: string, query: string): boolean {
 }
 
 /** The map `core_api_catalog` gives when called with no arguments: toolsets, counts, and how to search. */
-export function catalogMap(registry: Registry, version: string) {
-  const toolsets = [...new Set(registry.tools.map((t) => t.toolset))].map((toolset) => {
-    const tools = registry.tools.filter((t) => t.toolset === toolset);
-    return { toolset, operations: tools.reduce((n, t) => n + t.actions.length, 0), tools: tools.map((t) => t.name) };
+export function catalogMap(registry: Registry, version: string, filter: SurfaceFilter = {}) {
+  const ops = registry.operations.filter((op) => reachable(op, filter));
+  const tools = registry.tools.filter((t) => ops.some((op) => op.tool === t));
+  const toolsets = [...new Set(tools.map((t) => t.toolset))].map((toolset) => {
+    const members = tools.filter((t) => t.toolset === toolset);
+    return { toolset, operations: ops.filter((op) => op.tool.toolset === toolset).length, tools: members.map((t) => t.name) };
   });
   return {
     ok: true as const,
     version,
-    tools: registry.tools.length,
-    operations: registry.operations.length,
+    tools: tools.length,
+    operations: ops.length,
     toolsets,
     how_to_search: [
       '{"action": "search", "q": "contract pause"}: operations whose id, path, summary or tool has every word',

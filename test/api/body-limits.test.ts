@@ -9,8 +9,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 // 3-4 MB of JSON, four times the node's default 1 MiB limit.
 
 let server: TestServer;
+// The larger declared limits are for callers with a key (a caller without one gets 1 MiB: mcp-body-bounds.test.ts).
+let key: string;
 beforeAll(async () => {
   server = await startTestServer();
+  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
 });
 afterAll(async () => {
   await server.close();
@@ -35,7 +38,7 @@ describe('request body limits that follow the declared inputs', () => {
     const { n, A, b } = largestLuInput();
     const body = JSON.stringify({ inputs: { A, b } });
     expect(body.length).toBeGreaterThan(3 * 2 ** 20);
-    const res = await server.call('POST', '/api/solvers/linear-lu/solve', { body });
+    const res = await server.call('POST', '/api/solvers/linear-lu/solve', { key, body });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
     expect(res.body.result.x).toHaveLength(n);
     for (const x of res.body.result.x) expect(Math.abs(x - 1)).toBeLessThan(1e-12);
@@ -44,7 +47,7 @@ describe('request body limits that follow the declared inputs', () => {
   it('solves the same input through MCP tools/call on POST /api/mcp', async () => {
     const { n, A, b } = largestLuInput();
     const client = new Client({ name: 'body-limits', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
     try {
       const result = await client.callTool({ name: 'core_solve', arguments: { id: 'linear-lu', inputs: { A, b } } });
       expect(result.isError, JSON.stringify(result.content).slice(0, 300)).toBeFalsy();
@@ -62,7 +65,7 @@ describe('request body limits that follow the declared inputs', () => {
   });
 
   it('refuses a solve body over the solve limit with 413 naming that limit', async () => {
-    const res = await server.call('POST', '/api/solvers/linear-lu/solve', { body: { inputs: { A: [[1]], b: [1], pad: 'x'.repeat(SOLVE_BODY_BYTES) } } });
+    const res = await server.call('POST', '/api/solvers/linear-lu/solve', { key, body: { inputs: { A: [[1]], b: [1], pad: 'x'.repeat(SOLVE_BODY_BYTES) } } });
     expect(res.status).toBe(413);
     expect(res.body.error.message).toBe(`The request body exceeds ${SOLVE_BODY_BYTES / 2 ** 20} MiB`);
   });

@@ -1,10 +1,8 @@
-import { allEndpoints } from '../../registry/catalog.js';
-import type { Registry } from '../../registry/registry.js';
 import type { ResourceEntry } from './mcp-content.js';
 import type { PlatformService } from './platform.service.js';
 
-/** The API catalogue as MCP resources: the same documents as `/api/endpoints` and `/api/openapi.json`. */
-export function catalogResources(registry: Registry, platform: PlatformService): ResourceEntry[] {
+/** The API catalogue as MCP resources: the same documents as `/api/endpoints` (narrowed by the surface controls) and `/api/openapi.json`. */
+export function catalogResources(platform: PlatformService): ResourceEntry[] {
   return [
     {
       uri: 'core://catalog/endpoints',
@@ -12,7 +10,7 @@ export function catalogResources(registry: Registry, platform: PlatformService):
       title: 'Every operation',
       description: 'Method, path, auth, role, summary, MCP tool and action, and input JSON Schema of every operation.',
       mimeType: 'application/json',
-      read: async () => JSON.stringify(allEndpoints(registry, true)),
+      read: async () => JSON.stringify(platform.searchEndpoints({ include_schemas: true }).endpoints),
     },
     {
       uri: 'core://catalog/openapi',

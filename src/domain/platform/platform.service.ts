@@ -3,6 +3,7 @@ import { ALPHA, PULSE_HZ, TICK_MS, type Clock } from '../../lib/clock.js';
 import { catalogMap, searchEndpoints, type EndpointEntry, type EndpointQuery } from '../../registry/catalog.js';
 import { openApiOf } from '../../registry/openapi.js';
 import type { Registry } from '../../registry/registry.js';
+import type { SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { RawBody } from '../../registry/types.js';
 import type { OpenApiDocument } from '../../registry/openapi.js';
 import type { Store } from '../../storage/port.js';
@@ -28,6 +29,8 @@ export interface PlatformDeps {
   version: string;
   startedAt: number;
   registry: Registry;
+  /** The surface controls: the catalogue lists only what they leave reachable (all when absent). */
+  filter?: SurfaceFilter;
 }
 
 export function createPlatformService(deps: PlatformDeps): PlatformService {
@@ -77,13 +80,13 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     searchEndpoints(query) {
-      const endpoints = searchEndpoints(deps.registry, query);
+      const endpoints = searchEndpoints(deps.registry, query, deps.filter);
       return { ok: true, count: endpoints.length, version: deps.version, endpoints };
     },
 
     openapi: () => (openapi ??= openApiOf(deps.registry)),
 
-    endpointMap: () => catalogMap(deps.registry, deps.version),
+    endpointMap: () => catalogMap(deps.registry, deps.version, deps.filter),
 
     setStopping() {
       stopping = true;

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { cookieFrom } from '../../domain/sessions/session-credentials.js';
 import { randomUUID } from 'node:crypto';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
@@ -12,7 +12,11 @@ import { rpcResponseJson } from '../mcp/call-tool.js';
 import { rpcErrorBody } from '../mcp/http-endpoint.js';
 import { createHostPolicy, type HostPolicy } from './host-policy.js';
 import { restInput } from './rest-input.js';
-import { createJsonBodyReader } from './json-body.js';
+import { readJsonBody, type BodyBound } from './json-body.js';
+import { bodyLimitOf, DEFAULT_BODY_BYTES, keyed, tooLargeMessage } from './body-limits.js';
+import type { Admission } from '../../pipeline/invoke.js';
+import type { Operation } from '../../registry/registry.js';
+import { ANONYMOUS } from '../../domain/identity/caller.js';
 import { createSseCap, type SseCap } from './sse-cap.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
@@ -22,7 +26,7 @@ import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 
 export const BODY_LIMIT = '1mb';
 /** `BODY_LIMIT` in bytes, as body-parser reads it: the limit of every operation that declares no `maxBodyBytes`. */
-const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = DEFAULT_BODY_BYTES;
 
 export interface HttpDeps {
   registry: Registry;
@@ -60,18 +64,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('etag');
   app.set('query parser', 'simple');
 
-  // One reader per body limit: the default, and each larger one an operation declares (`maxBodyBytes`).
-  const readers = new Map<number, ReturnType<typeof createJsonBodyReader>>();
-  const jsonReader = (limit: number) => {
-    let reader = readers.get(limit);
-    if (!reader) {
-      reader = createJsonBodyReader(limit, express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] }));
-      readers.set(limit, reader);
+  // One body-parser per limit, for the bodies the lean reader leaves to it (compressed, other charsets).
+  const parsers = new Map<number, RequestHandler>();
+  const fallbackFor = (limit: number): RequestHandler => {
+    let parser = parsers.get(limit);
+    if (!parser) {
+      parser = express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
+      parsers.set(limit, parser);
     }
-    return reader;
+    return parser;
   };
-  // JSON-RPC names its tool inside the body, so the MCP endpoint reads up to the largest operation limit.
-  const mcpBodyLimit = Math.max(BODY_LIMIT_BYTES, ...registry.operations.map((op) => op.def.maxBodyBytes ?? 0));
 
   // One middleware does everything: each extra Express layer costs measurable throughput.
   app.use((req, res, next) => {
@@ -87,11 +89,41 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
     const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
-    const route = () => (mcp ? serveMcp(req, res) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!)).catch(next);
+    const route = (admission?: Admission) =>
+      (mcp ? serveMcp(req, res, admission) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!, admission)).catch(
+        next,
+      );
     if (!hasBody(req)) return void route();
-    const limit = mcp ? mcpBodyLimit : match?.kind === 'found' ? (match.op.def.maxBodyBytes ?? BODY_LIMIT_BYTES) : BODY_LIMIT_BYTES;
-    jsonReader(limit)(req, res, (err?: unknown) => (err ? next(err) : void route()));
+    if (!mcp && match?.kind !== 'found')
+      return void readJsonBody(req, res, (err?: unknown) => (err ? next(err) : void route()), { limit: BODY_LIMIT_BYTES }, fallbackFor);
+    // Bound before you parse: the caller is authenticated and its rate token taken before a byte of the
+    // body is read, and how much is read follows who it is and what it calls (`body-limits.ts`).
+    pipeline.admit(credentialsOf(req), req.socket.remoteAddress).then(
+      (admission) => {
+        if ('refused' in admission && !mcp) return refuseBeforeBody(req, res, admission.refused, false);
+        const withKey = 'caller' in admission && keyed(admission.caller);
+        const bound: BodyBound = mcp
+          ? deps.mcp.bodyBound('caller' in admission ? admission.caller : ANONYMOUS, (name) => req.header(name))
+          : bodyBoundOf(match!.kind === 'found' ? match!.op : undefined, withKey);
+        readJsonBody(req, res, (err?: unknown) => (err ? (mcp ? refuseMcpBody(req, res, err, next) : next(err)) : void route(admission)), bound, fallbackFor);
+      },
+      (err: unknown) => refuseBeforeBody(req, res, toCoreError(err), mcp),
+    );
   });
+
+  /** A refusal answered before the body was read: the connection closes after it instead of draining the body. */
+  function refuseBeforeBody(req: Request, res: Response, error: CoreError, mcp: boolean): void {
+    res.setHeader('Connection', 'close');
+    if (mcp) return writeRpcRefusal(res, error);
+    sendError(res, error);
+  }
+
+  /** A body refused on `POST /api/mcp` past its limit: a JSON-RPC error; other body errors as before. */
+  function refuseMcpBody(req: Request, res: Response, err: unknown, next: NextFunction): void {
+    const error = bodyParserError(err);
+    if (error?.code !== 'PAYLOAD_TOO_LARGE') return next(err);
+    writeRpcRefusal(res, error);
+  }
 
   function refuseHost(req: Request, res: Response, host: string): void {
     const message = `This node does not answer to the name "${host}" (a DNS-rebinding page would use such a name); call it as ${hosts.names.join(', ')}, or add the name to CORE_ALLOWED_HOSTS`;
@@ -108,12 +140,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     return deps.site!(req, res);
   }
 
-  async function serveMcp(req: Request, res: Response): Promise<void> {
+  async function serveMcp(req: Request, res: Response, admission: Admission | undefined): Promise<void> {
     const out = await deps.mcp({
       method: req.method,
       headers: req.headers,
       body: req.body,
       credentials: credentialsOf(req),
+      ...(admission ? { admission } : {}),
       ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
@@ -133,7 +166,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   const sseCap = deps.sseCap ?? createSseCap(deps.sseMaxPerCaller);
 
-  async function dispatch(req: Request, res: Response, match: ReturnType<typeof safeMatch>): Promise<void> {
+  async function dispatch(req: Request, res: Response, match: ReturnType<typeof safeMatch>, admission: Admission | undefined): Promise<void> {
     if (match.kind === 'not-found') {
       return sendError(res, errors.notFound(`No route ${req.method} ${req.path}; GET /api/endpoints lists them`));
     }
@@ -153,6 +186,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (input instanceof CoreError) return sendError(res, input);
     const result = await pipeline.invoke(op, input, credentialsOf(req, query), {
       surface: 'rest',
+      ...(admission ? { admission } : {}),
       ...(req.socket.remoteAddress ? { clientIp: req.socket.remoteAddress } : {}),
       setHeader: (name, value) => void res.append(name, value),
       cookie: (name) => cookieFrom(req.headers.cookie, name),
@@ -177,6 +211,25 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   }
 
   return app;
+}
+
+/** The REST bound: the operation's limit for this caller, said with how to raise it. */
+function bodyBoundOf(op: Operation | undefined, withKey: boolean): BodyBound {
+  if (!op) return { limit: BODY_LIMIT_BYTES };
+  return { limit: bodyLimitOf(op, withKey), tooLarge: tooLargeMessage(op, withKey) };
+}
+
+/**
+ * A transport-level refusal on `POST /api/mcp` (too large, rate limited, a malformed credential) as a
+ * JSON-RPC error with the HTTP status of its code: -32000 like the endpoint's other transport refusals,
+ * the stable code and the limit or wait in `data`.
+ */
+function writeRpcRefusal(res: Response, error: CoreError): void {
+  const details = (error.details ?? {}) as Record<string, unknown>;
+  const retry = details.retry_after_s;
+  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
+  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, error.message, { code: error.code, ...details })));
 }
 
 function safeMatch(registry: Registry, method: string, path: string) {
@@ -253,7 +306,8 @@ function bodyParserError(err: unknown): CoreError | undefined {
   const type = (err as { type?: unknown })?.type;
   switch (type) {
     case 'entity.too.large': {
-      const limit = (err as { limit?: unknown }).limit;
+      const { limit, detail } = err as { limit?: unknown; detail?: unknown };
+      if (typeof detail === 'string') return new CoreError('PAYLOAD_TOO_LARGE', detail, typeof limit === 'number' ? { limit_bytes: limit } : undefined);
       return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${typeof limit === 'number' ? mebibytes(limit) : BODY_LIMIT}`);
     }
     case 'entity.too.deep':

@@ -10,6 +10,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { Credentials } from '../../pipeline/authenticate.js';
+import type { Admission } from '../../pipeline/invoke.js';
+import { createMcpBodyLimits } from './body-limits.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
@@ -34,6 +36,8 @@ export interface McpHttpRequest {
   /** The parsed JSON body (undefined when there was none). */
   body: unknown;
   credentials: Credentials;
+  /** The caller the transport admitted (authenticated, rate token taken) before it read the body. */
+  admission?: Admission;
   /** Client address, for per-address limits of anonymous callers (rate, demo keys, unlock guesses). */
   clientIp?: string;
   requestId: string;
@@ -64,8 +68,15 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
   const listTools = () => (tools ??= mcpToolsOf(surface.registry, surface.filter));
   const serverInfo = serverInfoOf(version);
   const narrowed = surface.filter.toolsets !== undefined || surface.filter.readOnly === true;
+  const limits = createMcpBodyLimits(surface.registry, surface.filter);
 
-  return async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
+  /**
+   * The request, and `bodyBound(caller, header)`: how much of its body the transport may read for this
+   * caller before parsing it (see `body-limits.ts`).
+   */
+  return Object.assign(handle, { bodyBound: limits.boundFor });
+
+  async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
     if (req.method !== 'POST') {
       return rpcError(405, null, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
     }
@@ -100,7 +111,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     }
     if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
-  };
+  }
 
   /**
    * A request of the modern era, checked in the order the revision's SDK checks it: the `_meta` envelope
@@ -161,6 +172,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
             ...(req.clientIp ? { clientIp: req.clientIp } : {}),
             requestId: req.requestId ?? randomUUID(),
             signal: req.signal,
+            ...(req.admission ? { admission: req.admission } : {}),
           });
           return { jsonrpc: '2.0', id, result };
         } catch (err) {
