@@ -32,6 +32,8 @@ export interface ChaosCluster {
   /** `pg_ctl stop -m fast`: every connection is cut and new ones are refused until `start`. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** The server's log so far. */
+  serverLog(): Promise<string>;
   /** Stops the cluster and removes its directory; safe to call twice. */
   destroy(): Promise<void>;
 }
@@ -147,6 +149,7 @@ export async function createChaosCluster(): Promise<ChaosCluster> {
     },
     stop,
     start,
+    serverLog: () => readFile(logFile, 'utf8').catch(() => ''),
     async destroy() {
       if (destroyed) return;
       destroyed = true;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tickOf } from '../../src/lib/clock.js';
@@ -74,8 +75,15 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     await probes?.stop();
     await Promise.all(subscribers.map((s) => s.sub.close()));
     await Promise.all(procs.map((p) => p.stop()));
-    await cluster?.destroy();
     for (const p of procs) for (const c of p.crashes.slice(0, 1)) summary.extra.push(`${p.name} crash (${c.code ?? c.signal}):\n${c.tail.slice(-1500)}`);
+    // CHAOS_LOG_DIR keeps every process's log (for finding out why a check failed).
+    const logDir = process.env.CHAOS_LOG_DIR;
+    if (logDir) {
+      await mkdir(logDir, { recursive: true });
+      for (const p of procs) await writeFile(path.join(logDir, `${p.name}.log`), p.logs());
+      await writeFile(path.join(logDir, 'postgres.log'), await cluster.serverLog());
+    }
+    await cluster?.destroy();
     summary.requests = tally.total;
     summary.statuses = tally.summary();
     summary.print();
@@ -185,11 +193,25 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     await faultAndCheck('baseline', async () => void (await pause(3000)), { outage: false, readinessDrop: false });
   });
 
-  it('terminating session and pooled backends while claims are held loses and doubles nothing', async () => {
+  it('terminating the session backends while claims are held loses and doubles nothing', async () => {
     await faultAndCheck(
-      'terminate backends',
+      'terminate session backends',
       async () => {
         for (let round = 0; round < 5; round++) {
+          await justAfterNextTick(20);
+          summary.terminated += await cluster.terminate([SESSION]);
+          await justAfterNextTick(300);
+        }
+      },
+      { outage: false, readinessDrop: false },
+    );
+  });
+
+  it('terminating session and pooled backends mid-fire loses and doubles nothing', async () => {
+    await faultAndCheck(
+      'terminate session and pooled backends',
+      async () => {
+        for (let round = 0; round < 3; round++) {
           await justAfterNextTick(20);
           summary.terminated += await cluster.terminate([SESSION, POOL]);
           await justAfterNextTick(300);

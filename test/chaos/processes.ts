@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** A hang-catcher: a process that has not listened by then never will. */
 const LISTEN_LIMIT_MS = 120_000;
+/** Starts tried after a crash before giving up (one a second: a database outage in the suite lasts seconds). */
+const RELAUNCH_ATTEMPTS = 120;
 
 /** One `node dist/src/cli.js serve` child, restartable on the same port and environment. */
 export interface ServeProcess {
@@ -50,7 +52,7 @@ export async function startServe(name: string, port: number, env: Record<string,
           if (expected) return;
           crashes.push({ code, signal, tail: log.slice(-3000) });
           onCrash?.(name);
-          void launch().catch(() => undefined);
+          void relaunch();
         }),
       );
       const limit = setTimeout(() => reject(new Error(`${name} did not listen: ${log.slice(-2000)}`)), LISTEN_LIMIT_MS);
@@ -66,6 +68,16 @@ export async function startServe(name: string, port: number, env: Record<string,
         }
       });
     });
+  /** After a crash: starts it again, retrying while it fails to start (the database may still be down). */
+  const relaunch = async () => {
+    for (let attempt = 0; attempt < RELAUNCH_ATTEMPTS && !expected; attempt++) {
+      try {
+        return await launch();
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  };
   await launch();
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
   return {
