@@ -62,11 +62,7 @@ export interface ChainCount {
 }
 
 /** Reads every machine's chain and checks it against the acknowledged (and, optionally, the refused) appends. */
-export async function countChains(
-  store: Store,
-  acked: Map<string, Set<string>>,
-  refused: Map<string, Set<string>> = new Map(),
-): Promise<ChainCount> {
+export async function countChains(store: Store, acked: Map<string, Set<string>>, refused: Map<string, Set<string>> = new Map()): Promise<ChainCount> {
   const chainLog = createChainLogRepository(store);
   const machines = createMachineRepository(store);
   const out: ChainCount = { rows: 0, lostAcked: 0, doubled: 0, refusedPresent: 0, invalid: [], heads: new Map() };

@@ -27,7 +27,10 @@ export class Tally {
     return Object.assign(w, { close: () => void this.windows.delete(w) });
   }
   summary(): string {
-    return [...this.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s === NO_ANSWER ? 'no answer' : s}: ${n}`).join(', ');
+    return [...this.byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s === NO_ANSWER ? 'no answer' : s}: ${n}`)
+      .join(', ');
   }
 }
 
@@ -40,7 +43,7 @@ export async function call(
   key?: string,
   body?: unknown,
 ): Promise<{ status: number; body: any }> {
-  let status = NO_ANSWER;
+  let status: number;
   let parsed: any;
   try {
     const res = await fetch(`${url}${path}`, {
