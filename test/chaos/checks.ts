@@ -51,6 +51,8 @@ export interface ChainCount {
   rows: number;
   /** Acknowledged appends whose row is not in the chain. */
   lostAcked: number;
+  /** The first few of them, as `slug:digest`. */
+  lostExamples: string[];
   /** Digests that appear on more than one row (a write stored twice). */
   doubled: number;
   /** Refused appends whose row is in the chain anyway. */
@@ -65,7 +67,7 @@ export interface ChainCount {
 export async function countChains(store: Store, acked: Map<string, Set<string>>, refused: Map<string, Set<string>> = new Map()): Promise<ChainCount> {
   const chainLog = createChainLogRepository(store);
   const machines = createMachineRepository(store);
-  const out: ChainCount = { rows: 0, lostAcked: 0, doubled: 0, refusedPresent: 0, invalid: [], heads: new Map() };
+  const out: ChainCount = { rows: 0, lostAcked: 0, lostExamples: [], doubled: 0, refusedPresent: 0, invalid: [], heads: new Map() };
   for (const [slug, digests] of acked) {
     const machine = await machines.get(slug);
     const chain: ChainRow[] = await chainLog.read(slug);
@@ -75,7 +77,11 @@ export async function countChains(store: Store, acked: Map<string, Set<string>>,
     if (!machine || !numbered || !verifyChain(chain, genesisSeed(machine.slug, machine.genesis_tick)).valid) out.invalid.push(slug);
     const seen = new Map<string, number>();
     for (const row of chain) seen.set(row.payload_digest, (seen.get(row.payload_digest) ?? 0) + 1);
-    for (const d of digests) if (!seen.has(d)) out.lostAcked++;
+    for (const d of digests) {
+      if (seen.has(d)) continue;
+      out.lostAcked++;
+      if (out.lostExamples.length < 5) out.lostExamples.push(`${slug}:${d}`);
+    }
     for (const d of refused.get(slug) ?? []) if (seen.has(d)) out.refusedPresent++;
     for (const [d, n] of seen) if (n > 1 && (digests.has(d) || refused.get(slug)?.has(d))) out.doubled += n - 1;
   }

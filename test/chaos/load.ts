@@ -75,6 +75,8 @@ export const freshDigest = () => randomBytes(32).toString('hex');
 export function startAppenders(opts: { tally: Tally; urls: () => string[]; slugs: string[]; key: string; gapMs: number }) {
   /** Digests of the appends that got a 2xx, per machine: these must all be in the chain. */
   const acked = new Map<string, Set<string>>(opts.slugs.map((s) => [s, new Set<string>()]));
+  /** Where each acknowledged append was said to land (process, seq, state hash), to tell what happened to a lost one. */
+  const receipts = new Map<string, string>();
   /** Digests of appends answered otherwise (refused or unknown outcome). */
   const refused = new Map<string, Set<string>>(opts.slugs.map((s) => [s, new Set<string>()]));
   let stopped = false;
@@ -88,6 +90,7 @@ export function startAppenders(opts: { tally: Tally; urls: () => string[]; slugs
             const hash = freshDigest();
             const res = await call(opts.tally, opts.urls()[p]!, 'POST', `/api/chain/${slug}/event`, opts.key, { type: 'chaos', hash });
             (res.status >= 200 && res.status < 300 ? acked : refused).get(slug)!.add(hash);
+            if (res.status >= 200 && res.status < 300) receipts.set(hash, `p${p} seq ${res.body?.seq} state_hash ${res.body?.state_hash}`);
             await pause(opts.gapMs);
           }
         })(),
@@ -97,6 +100,7 @@ export function startAppenders(opts: { tally: Tally; urls: () => string[]; slugs
   return {
     acked,
     refused,
+    receipts,
     async stop() {
       stopped = true;
       await Promise.all(loops);

@@ -156,7 +156,12 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     expect.soft(fresh.duplicates, `${name}: duplicate (contract, due_tick) fires (${fires.duplicates} in all)`).toBe(0);
     expect.soft(fresh.forks, `${name}: transition rows that fork a contract's chain (${fires.forks} in all)`).toBe(0);
     expect.soft(fresh.missing, `${name}: due ticks missed between a contract's first and last fire (${fires.missing} in all)`).toBe(0);
-    expect.soft(chains.lostAcked, `${name}: acknowledged appends missing from the chain`).toBe(0);
+    expect
+      .soft(
+        chains.lostAcked,
+        `${name}: acknowledged appends missing from the chain (${chains.lostExamples.map((e) => `${e} acknowledged by ${appenders.receipts.get(e.split(':')[1]!)}`).join('; ')})`,
+      )
+      .toBe(0);
     expect.soft(chains.doubled, `${name}: appends stored twice`).toBe(0);
     expect.soft(chains.invalid, `${name}: chains that do not verify`).toEqual([]);
     for (const slug of slugs) {
