@@ -58,10 +58,11 @@ function pgCommand(program: string, args: string[]): Promise<{ stdout: string; s
   return asRoot ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args);
 }
 
-/** The file naming the test process that owns a cluster directory. */
-const OWNER = 'owner.pid';
+/** The file naming the test process that owns a cluster directory (or a mounted tmpfs). */
+export const OWNER = 'owner.pid';
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs (as anyone). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

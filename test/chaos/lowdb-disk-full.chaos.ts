@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLowdbStore } from '../../src/storage/lowdb/lowdb.store.js';
 import { countChains } from './checks.js';
-import { freePort } from './cluster.js';
+import { alive, freePort, OWNER } from './cluster.js';
 import { call, freshDigest, Tally } from './load.js';
 import { startServe, type ServeProcess } from './processes.js';
 import { summary } from './summary.js';
@@ -22,6 +22,18 @@ const LEFT_FREE = 192 * 1024;
 const REFUSALS = 12;
 /** Bounds on the append loops: they stop on an event (refused, acknowledged) long before. */
 const MAX_APPENDS = 20_000;
+const PREFIX = 'core-chaos-tmpfs-';
+
+/** Unmounts and removes the tmpfs a crashed earlier run left mounted (its owner no longer runs). */
+async function removeStaleMounts(): Promise<void> {
+  for (const name of (await readdir(os.tmpdir())).filter((n) => n.startsWith(PREFIX))) {
+    const dir = path.join(os.tmpdir(), name);
+    const owner = Number(await readFile(path.join(dir, OWNER), 'utf8').catch(() => '0'));
+    if (owner > 0 && alive(owner)) continue;
+    await run('umount', [dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 describe.skipIf(!asRoot)('chaos: lowdb on a full disk (root only: it mounts a tmpfs)', () => {
   let mount: string;
@@ -30,15 +42,18 @@ describe.skipIf(!asRoot)('chaos: lowdb on a full disk (root only: it mounts a tm
   const tally = new Tally();
 
   beforeAll(async () => {
-    mount = await mkdtemp(path.join(os.tmpdir(), 'core-chaos-tmpfs-'));
+    await removeStaleMounts();
+    mount = await mkdtemp(path.join(os.tmpdir(), PREFIX));
     await run('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS}`, 'tmpfs', mount]);
     mounted = true;
+    await writeFile(path.join(mount, OWNER), String(process.pid));
   });
 
   afterAll(async () => {
     await node?.stop();
     if (mounted) await run('umount', [mount]);
     await rm(mount, { recursive: true, force: true });
+    summary.faults.push('lowdb disk full');
     summary.requests = tally.total;
     summary.statuses = tally.summary();
     summary.print();
