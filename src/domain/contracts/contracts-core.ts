@@ -190,7 +190,8 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   /**
    * Contracts another process changed, as announced on the schedule channel (see `contract-schedule-relay.ts`),
-   * or all of them every `RESYNC_MS` (a message sent while this process reconnected is lost to it), with
+   * or all of them every `RESYNC_MS` and at once after the messaging connection came back (a message sent
+   * while this process reconnected is lost to it), with
    * their next due tick. A pass thus reads only what changed, never every contract.
    */
   let lastResync = Number.NEGATIVE_INFINITY;
@@ -234,7 +235,16 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     },
   });
 
-  const schedule = createScheduleRelay({ pubsub: store.pubsub, enabled: shared, onFired: (id, due) => scheduler.advance(id, due) });
+  const schedule = createScheduleRelay({
+    pubsub: store.pubsub,
+    enabled: shared,
+    onFired: (id, due) => scheduler.advance(id, due),
+    // What other processes changed while this one could not hear them: the full re-read, now.
+    onResume: () => {
+      lastResync = Number.NEGATIVE_INFINITY;
+      scheduler.pollNow().catch(deps.onError);
+    },
+  });
 
   async function refresh(record: ContractRecord) {
     const current = (await contracts.get(record.id)) ?? record;
