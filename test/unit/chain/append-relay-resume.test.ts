@@ -73,7 +73,7 @@ async function twoProcesses() {
     await rm(dir, { recursive: true, force: true });
   });
   const append = async (on: typeof a, m: MachineRecord, n = 1) => {
-    for (let i = 0; i < n; i++) await on.chain.append(m, { type: 'test.row', actor_uid: 'u', payload_digest: null });
+    for (let i = 0; i < n; i++) await on.chain.append(m, { type: 'test.row', actor_uid: 'u', payload_digest: 'd' });
   };
   /** Resolves once B's announcements up to `seq` of `slug` went out. */
   const sent = (slug: string, seq: number) => eventually(() => expect(announced.get(slug) ?? -1).toBeGreaterThanOrEqual(seq));
