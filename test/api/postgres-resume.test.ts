@@ -47,9 +47,10 @@ async function twoNodesApartA(label: string, clock?: ReturnType<typeof createFak
     /** A loses its session connection and cannot open another until `reconnectA`. */
     async cutA() {
       await admin.query(`ALTER ROLE ${role} NOLOGIN`);
-      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND application_name = 'core-server session'`, [
-        role,
-      ]);
+      const killed = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND application_name = 'core-server session'`,
+        [role],
+      );
       expect(killed.rowCount).toBe(1);
       await eventually(() => expect(a.core.store.status().checks.session?.ok).toBe(false));
     },
@@ -93,7 +94,8 @@ if (databaseUrl === undefined) {
       await api(a, 'POST', '/api/chain/state-machines', key, { slug });
       const sse = await openSse(`${a.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${key}` });
       expect(sse.res.status).toBe(200);
-      const rows = () => sse.events.filter((e) => e.event === 'audit.appended').map((e) => ({ seq: Number(e.id), type: (JSON.parse(e.data) as { type: string }).type }));
+      const rows = () =>
+        sse.events.filter((e) => e.event === 'audit.appended').map((e) => ({ seq: Number(e.id), type: (JSON.parse(e.data) as { type: string }).type }));
       const seqs = () => rows().map((r) => r.seq);
 
       // Heard live first.
@@ -142,13 +144,14 @@ if (databaseUrl === undefined) {
         transitions: [{ from: 'running', to: 'running', operator: 'KO42', trigger: { kind: 'every', every_ticks: 5 } }],
       });
       const dueOnA = (id: string) => a.core.services.contracts.scheduler.dueOf(id);
-      const kept = ((await api(b, 'POST', `/api/chain/${slug}/contracts`, key, { definition: definition('kept') })) as { contract: { id: string } }).contract.id;
+      const kept = ((await api(b, 'POST', `/api/chain/${slug}/contracts`, key, { definition: definition('kept') })) as { contract: { id: string } }).contract
+        .id;
       // A hears of it through the schedule channel.
       await eventually(() => expect(dueOnA(kept)).toBeDefined());
 
       await cutA();
-      const created = ((await api(b, 'POST', `/api/chain/${slug}/contracts`, key, { definition: definition('created') })) as { contract: { id: string } }).contract
-        .id;
+      const created = ((await api(b, 'POST', `/api/chain/${slug}/contracts`, key, { definition: definition('created') })) as { contract: { id: string } })
+        .contract.id;
       await api(b, 'POST', `/api/chain/${slug}/contracts/${kept}/pause`, key);
       expect(dueOnA(created)).toBeUndefined();
       expect(dueOnA(kept)).toBeDefined();
