@@ -131,6 +131,54 @@ if (databaseUrl === undefined) {
       expect((await a.call('GET', '/api/operators/KE_RESUMED')).status).toBe(200);
     });
 
+    it("streams a contract's transitions and events fired on another server, and catches them up after an outage", async () => {
+      // The clock never moves: nothing fires by itself, only fire-now through B.
+      const { a, b, cutA, reconnectA } = await twoNodesApartA('restream', createFakeClock());
+      const { key } = (await api(a, 'POST', '/api/demo-key/mint', '', {})) as { key: string };
+      const slug = `restream-${randomBytes(4).toString('hex')}`;
+      await api(a, 'POST', '/api/chain/state-machines', key, { slug });
+      const definition = {
+        name: 'beat',
+        states: { running: { initial: true } },
+        transitions: [
+          {
+            from: 'running',
+            to: 'running',
+            operator: 'KO42',
+            trigger: { kind: 'every', every_ticks: 1000 },
+            post_actions: [{ type: 'emit', event: 'beat', payload: {} }],
+          },
+        ],
+      };
+      const id = ((await api(a, 'POST', `/api/chain/${slug}/contracts`, key, { definition })) as { contract: { id: string } }).contract.id;
+      const auth = { authorization: `Bearer ${key}` };
+      const transitions = await openSse(`${a.url}/api/chain/${slug}/contracts/${id}/transitions/stream`, auth);
+      const emitted = await openSse(`${a.url}/api/chain/${slug}/events/stream`, auth);
+      expect([transitions.res.status, emitted.res.status]).toEqual([200, 200]);
+      const ns = () => transitions.events.filter((e) => e.event === 'contract.transitioned').map((e) => Number(e.id!.slice(id.length + 1)));
+      const beats = () => emitted.events.filter((e) => e.event === 'event.emitted').map((e) => Number(e.id!.slice(slug.length + 1)));
+      const fire = () => api(b, 'POST', `/api/chain/${slug}/contracts/${id}/fire-now`, key);
+
+      await fire();
+      await eventually(() => expect([ns(), beats()]).toEqual([[1], [0]]));
+      await cutA();
+      for (let i = 0; i < 3; i++) await fire();
+      await reconnectA();
+      await eventually(() =>
+        expect([ns(), beats()]).toEqual([
+          [1, 2, 3, 4],
+          [0, 1, 2, 3],
+        ]),
+      );
+      await fire();
+      await eventually(() =>
+        expect([ns(), beats()]).toEqual([
+          [1, 2, 3, 4, 5],
+          [0, 1, 2, 3, 4],
+        ]),
+      );
+    });
+
     it('schedules at once after the outage a contract another server created or paused meanwhile', async () => {
       // The clock never moves: the periodic full re-read (every 60 s of it) never comes.
       const clock = createFakeClock();

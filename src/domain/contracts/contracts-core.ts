@@ -14,6 +14,7 @@ import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
+import { createContractRowsRelay } from './contract-rows-relay.js';
 import { createContractRepository, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
@@ -71,6 +72,8 @@ export interface ContractsCore {
   engine: ContractEngine;
   router: EventRouter;
   scheduler: ContractScheduler;
+  /** Stops relaying contract rows between processes; nothing reads the store for it after it resolves. */
+  stopRelay(): Promise<void>;
   /** Runs `fn` holding the contract's lock: fires and control operations of one contract never interleave. */
   locked<T>(id: string, fn: () => Promise<T>): Promise<T>;
   /** The contract with this id on this machine, or NOT_FOUND. */
@@ -98,7 +101,9 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
   const shared = store.backend !== 'lowdb';
   const contracts = createContractRepository(store);
-  const hub = createContractHub();
+  // Other processes' contract rows reach this process's streams through the relay (see `contract-rows-relay.ts`).
+  const rowsRelay = shared ? createContractRowsRelay({ store, hub: createContractHub(), contracts, onError: deps.onError }) : undefined;
+  const hub = rowsRelay?.hub ?? createContractHub();
   let router: EventRouter | undefined;
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
@@ -266,6 +271,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     engine,
     router,
     scheduler,
+    stopRelay: async () => rowsRelay?.stop(),
     locked,
     nextFire,
     refresh,
