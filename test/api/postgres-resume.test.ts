@@ -3,10 +3,11 @@ import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createProposalRepository } from '../../src/domain/community/proposal-repository.js';
 import { createFakeClock } from '../../src/lib/clock.js';
+import { SHARE_CHANNEL } from '../../src/pipeline/rate-limit.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { eventually } from '../helpers/pg-wait.js';
+import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { tempDir } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
 
@@ -15,7 +16,7 @@ import { openSse } from '../helpers/sse.js';
  * the database (`NOLOGIN`, then its session backend terminated): A's session connection, its LISTEN,
  * stays down while B writes, however long B takes, and A's pooled connections and B are not touched.
  */
-async function twoNodesApartA(label: string, clock?: ReturnType<typeof createFakeClock>) {
+async function twoNodesApartA(label: string, clock?: ReturnType<typeof createFakeClock>, env: Record<string, string> = {}) {
   const schema = uniqueSchema(label);
   const role = `resume_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: databaseUrl! });
@@ -23,7 +24,7 @@ async function twoNodesApartA(label: string, clock?: ReturnType<typeof createFak
   // A member of the owner of what B creates: A reads and writes the schema as B does.
   await admin.query(`CREATE ROLE ${role} LOGIN INHERIT IN ROLE ${pgUser(databaseUrl!)}`);
   const dirs = await Promise.all([tempDir(), tempDir()]);
-  const shared = { DATABASE_SCHEMA: schema, CORE_RATE_LIMIT: 'off' };
+  const shared = { DATABASE_SCHEMA: schema, CORE_RATE_LIMIT: 'off', ...env };
   const b = await startServerOn(dirs[1].dir, { DATABASE_URL: databaseUrl!, ...shared }, clock);
   const urlA = new URL(databaseUrl!);
   urlA.username = role;
@@ -177,6 +178,23 @@ if (databaseUrl === undefined) {
           [0, 1, 2, 3, 4],
         ]),
       );
+    });
+
+    it('shares rate-limit consumption again after the outage', async () => {
+      // One token per 1000 s: no bucket refills within the test, however slowly it runs.
+      const { a, b, cutA, reconnectA } = await twoNodesApartA('rerate', undefined, { CORE_RATE_LIMIT: '0.001/4' });
+      const { key } = (await api(b, 'POST', '/api/demo-key/mint', '', {})) as { key: string };
+      await cutA();
+      await reconnectA();
+      // B's consumption after the outage reaches A (its subscription was listened to again) and is applied.
+      await listeningNow(b.core.store.pubsub, a.core.store.pubsub);
+      let heardByA = 0;
+      onTestFinished(a.core.store.pubsub.subscribe(SHARE_CHANNEL, () => void (heardByA += 1)));
+      for (let i = 0; i < 4; i++) expect((await b.call('GET', '/api/constants/h', { key })).status).toBe(200);
+      await eventually(() => expect(heardByA).toBeGreaterThan(0));
+      const refused = await a.call('GET', '/api/constants/h', { key });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('RATE_LIMITED');
     });
 
     it('schedules at once after the outage a contract another server created or paused meanwhile', async () => {
