@@ -11,9 +11,7 @@ import { createPublicFeedService } from './domain/chain/public-feed.service.js';
 import { createCheckpointsService } from './domain/chain/checkpoints.service.js';
 import { createIntegrityService } from './domain/chain/integrity.service.js';
 import { createAnchorsService } from './domain/chain/anchors.service.js';
-import { createStreamsService } from './domain/chain/streams.service.js';
-import { createDeliveryGuard } from './domain/chain/delivery-guard.js';
-import { createAppendRelay } from './domain/chain/append-relay.js';
+import { createStreamDelivery } from './domain/chain/stream-delivery.js';
 import { createSiteService } from './domain/site/site.service.js';
 import { createAgentsService } from './domain/agents/agents.service.js';
 import { createSandboxService } from './domain/sandbox/sandbox.service.js';
@@ -133,10 +131,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const checkpoints = createCheckpointsService({ store, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
   const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
   const anchors = createAnchorsService({ store, clock, chain, machines });
-  const streams = createStreamsService({ store, bus, chain, onError: (err) => log.error('stream delivery failed', { err }) });
-  const deliveryGuard = createDeliveryGuard({ bus, clock, machines, identity, onError: (err) => log.error('stream access check failed', { err }) });
-  // Only a shared store has other processes to hear appends from.
-  const appendRelay = store.backend === 'lowdb' ? undefined : createAppendRelay({ store, bus, onError: (err) => log.error('append relay failed', { err }) });
+  const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ store, bus, clock, chain, machines, identity, log });
   const site = createSiteService({ store, clock, chain, machines });
   // The registry is the tools' declarations alone: built before the services that describe it.
   const registry = buildRegistry(allTools);

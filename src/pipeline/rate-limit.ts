@@ -106,7 +106,11 @@ export function createRateLimiter(
  * its buckets gave out (with the bucket's rate), and the others take as many from their own bucket for
  * that caller, refilled first (a bucket may go below zero: that caller waits for the refill). Approximate:
  * what was consumed elsewhere in the last interval is not seen yet, and a lost message (while a process
- * reconnects) is never seen.
+ * reconnects) is never seen. While a process's messaging connection is down it counts alone, so N
+ * processes can admit up to N times the rate for the outage (and one burst after it); sharing resumes by
+ * itself when the connection comes back (the subscription is listened to again). Accepted on purpose:
+ * the limit guards fairness, not a budget (quotas are atomic in the store), and counting in the store per
+ * request would fail exactly when the database does (see notes/resume.md).
  */
 function createConsumption(share: RateShare, buckets: Map<string, Bucket>, now: () => number) {
   const origin = randomUUID();

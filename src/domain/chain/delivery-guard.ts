@@ -44,6 +44,11 @@ export function createDeliveryGuard(deps: {
   machines: MachinesService;
   identity: IdentityService;
   onError?: (err: unknown) => void;
+  /**
+   * Registers a callback for the return of the cross-process messaging connection (`PubSub.onResume`):
+   * access rows appended elsewhere meanwhile were never heard, so every open flow is re-checked then.
+   */
+  onResume?: (cb: () => void) => () => void;
 }): DeliveryGuard {
   const { bus, clock, machines, identity } = deps;
 
@@ -88,6 +93,7 @@ export function createDeliveryGuard(deps: {
           state = 'closed';
           held.length = 0;
           off();
+          offResume?.();
           stop?.();
           if (verdict) push({ event: ACCESS_REVOKED_EVENT, data: { code: verdict.code, message: verdict.message } });
           end?.();
@@ -132,6 +138,13 @@ export function createDeliveryGuard(deps: {
           if (event.slug === slug || event.slug === caller.machine) recheck();
         });
 
+        // Access rows of the outage may come back late or not at all (only watched machines are caught up):
+        // check the key and the right afresh; rows caught up meanwhile are held until the verdict.
+        const offResume = deps.onResume?.(() => {
+          keyChanged = true;
+          recheck();
+        });
+
         let stop: (() => void) | undefined;
         stop = source.open(
           (event) => {
@@ -156,6 +169,7 @@ export function createDeliveryGuard(deps: {
           state = 'closed';
           held.length = 0;
           off();
+          offResume?.();
           stop?.();
         };
       },

@@ -7,6 +7,7 @@ import type { MachineRecord } from './machine.js';
 import { createChainLogRepository } from './chain-log-repository.js';
 import { createMachineRepository } from './machine-repository.js';
 import { createOrderedRelay } from './ordered-relay.js';
+import type { StreamInterest } from './stream-interest.js';
 
 /** At most this many missed rows are replayed on resume; older ones are announced by a `replay.skipped` event. */
 export const MAX_REPLAY = 10_000;
@@ -33,7 +34,14 @@ interface Entry {
   row: ChainRow;
 }
 
-export function createStreamsService(deps: { store: Store; bus: EventBus; chain: ChainService; onError?: (err: unknown) => void }): StreamsService {
+export function createStreamsService(deps: {
+  store: Store;
+  bus: EventBus;
+  chain: ChainService;
+  onError?: (err: unknown) => void;
+  /** Told which machines the open streams deliver, so rows missed while messaging was down are caught up. */
+  interest?: StreamInterest;
+}): StreamsService {
   const { store, bus, chain } = deps;
   const chainLog = createChainLogRepository(store);
   const machineRecords = createMachineRepository(store);
@@ -57,11 +65,15 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
     return {
       open(push, lastEventId) {
         const resumeAfter = seqOfEventId(lastEventId, slug);
+        let closed = false;
+        let release: (() => void) | undefined;
         const relay = createOrderedRelay<ChainRow>({
           seqOf: (row) => row.seq,
           fetch: (from, to, limit) => chainLog.read(slug, { fromSeq: from, toSeq: to, limit }),
           start: chain.head(slug).then((head) => {
             const headSeq = head?.seq ?? -1;
+            // Rows after the head are this stream's live ones: from here on they are caught up after an outage.
+            if (!closed) release = deps.interest?.watch(slug, headSeq);
             let after = resumeAfter === undefined ? headSeq : Math.min(resumeAfter, headSeq);
             if (headSeq - after > MAX_REPLAY) {
               push({
@@ -82,8 +94,10 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
           relay.offer(event.row as unknown as ChainRow);
         });
         return () => {
+          closed = true;
           off();
           relay.close();
+          release?.();
         };
       },
     };
@@ -103,6 +117,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
           else push(aggregateEvent(entry));
         };
         listeners.add(listener);
+        const release = deps.interest?.watchAll();
         if (buffered) {
           void (async () => {
             // A machine may have turned private since its rows were buffered: check each once.
@@ -120,6 +135,7 @@ export function createStreamsService(deps: { store: Store; bus: EventBus; chain:
         return () => {
           closed = true;
           listeners.delete(listener);
+          release?.();
         };
       },
     };

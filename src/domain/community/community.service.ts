@@ -100,12 +100,27 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
     return { ok: true as const, proposal_id: id, ...r };
   }
 
+  /** Registers every promoted operator not registered yet; one that cannot be registered is reported and skipped. */
+  async function registerPromoted(): Promise<number> {
+    let added = 0;
+    for (const op of await proposals.allPromoted()) {
+      try {
+        if (operators.get(op.id)) continue;
+        operators.register(op);
+        added += 1;
+      } catch (err) {
+        deps.onError?.(err);
+      }
+    }
+    return added;
+  }
+
   return {
     /** Registers the promoted operators again; run before serving. One that cannot be registered is reported and skipped. */
     async start() {
       // Processes sharing the store hear of a promotion at once; the message names the operator, whose
       // definition is read from the store (a message is never trusted for it). Best effort, like the
-      // pubsub: a process that missed it (reconnecting) registers the operator at its next start.
+      // pubsub: what was promoted while this process could not hear is read again when it can.
       store.pubsub.subscribe(PROMOTED_CHANNEL, (message) => {
         const id = (message as { operator_id?: unknown } | null)?.operator_id;
         if (typeof id !== 'string' || operators.get(id)) return;
@@ -116,13 +131,8 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
           })
           .catch((err: unknown) => deps.onError?.(err));
       });
-      for (const op of await proposals.allPromoted()) {
-        try {
-          if (!operators.get(op.id)) operators.register(op);
-        } catch (err) {
-          deps.onError?.(err);
-        }
-      }
+      store.pubsub.onResume(() => void registerPromoted().catch((err: unknown) => deps.onError?.(err)));
+      await registerPromoted();
     },
 
     async list(q: { status?: ProposalStatus | undefined; q?: string | undefined; limit: number; cursor?: string | undefined }) {

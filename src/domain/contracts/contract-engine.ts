@@ -164,7 +164,7 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         await audit(record, row, req.actor).catch(deps.onError);
         await emit(record, transition, row, scope, req.depth ?? 0).catch(deps.onError);
       }
-      hub.publishTransition(row);
+      hub.publishTransition(row, record.slug);
       return tally ? { ...row, tally } : row;
     },
   };

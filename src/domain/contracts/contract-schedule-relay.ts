@@ -12,6 +12,11 @@ export interface ScheduleRelayDeps {
   enabled: boolean;
   /** Another process fired a contract and says when it is next due. */
   onFired(id: string, due: number): void;
+  /**
+   * The messaging connection came back after a loss: announcements sent meanwhile were never heard, so
+   * the caller re-reads every contract at once rather than at its next periodic full re-read.
+   */
+  onResume?(): void;
 }
 
 /**
@@ -39,6 +44,7 @@ export function createScheduleRelay(deps: ScheduleRelayDeps) {
         else deps.onFired(id, due);
       }
     });
+    if (deps.onResume) deps.pubsub.onResume(deps.onResume);
   }
 
   function flush(): void {

@@ -30,6 +30,8 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
             fetch: (from, to, limit) => events.events(slug, { fromSeq: from, toSeq: to, limit }),
             start: events.eventCount(slug).then((count) => {
               const headSeq = count - 1;
+              // Rows after the head are this stream's live ones: from here on they are caught up after an outage.
+              core.hub.started('events', slug, headSeq);
               const after = resumeAfter === undefined ? headSeq : Math.max(Math.min(resumeAfter, headSeq), headSeq - MAX_REPLAY);
               return { after, target: headSeq };
             }),
@@ -50,18 +52,38 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
         open(push, lastEventId) {
           let closed = false;
           let lastN = 0;
+          /** Log seq of the row at `lastN` (-1: not known). */
+          let lastSeq = -1;
           let buffered: TransitionRecord[] | undefined = [];
+          let taking: Promise<void> = Promise.resolve();
           const deliver = (row: TransitionRecord) => {
             if (closed || row.n <= lastN) return;
             lastN = row.n;
+            lastSeq = row.seq;
             if (row.success) push(transitionEvent(row));
           };
+          // A live row past the next one (relayed late from another process, or its message lost): the rows
+          // between are read from the log first, so the stream has no gap.
+          const take = async (row: TransitionRecord) => {
+            if (closed || row.n <= lastN) return;
+            // The rows after `lastN` start after its seq, or at the log's start when there were none.
+            if (row.n > lastN + 1 && (lastSeq >= 0 || lastN === 0)) {
+              const missed = await core.contracts.transitions(record, { ...(lastSeq >= 0 ? { afterSeq: lastSeq } : {}), limit: row.n - lastN - 1 });
+              for (const r of missed) if (r.n < row.n) deliver(r);
+            }
+            deliver(row);
+          };
+          const offer = (row: TransitionRecord) => {
+            taking = taking.then(() => take(row)).catch(onError);
+          };
           // Live rows are buffered while the missed ones are read, then merged by position: no gap, no repeat.
-          const off = core.hub.onTransition(record.id, (row) => (buffered ? buffered.push(row) : deliver(row)));
+          const off = core.hub.onTransition(record.id, record.slug, (row) => (buffered ? buffered.push(row) : offer(row)));
           void (async () => {
             const runtime = await core.contracts.runtime(record);
+            core.hub.started('transitions', record.slug, runtime.last?.seq ?? -1);
             const after = nOfTransitionId(lastEventId, record.id);
             lastN = after === undefined ? runtime.n : Math.max(after, runtime.n - MAX_REPLAY);
+            if (lastN === runtime.n) lastSeq = runtime.last?.seq ?? -1;
             const missed = runtime.n - lastN;
             if (missed > 0) {
               const rows = await core.contracts.recentTransitions(record, missed);
@@ -69,7 +91,7 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
             }
             const live = buffered ?? [];
             buffered = undefined;
-            for (const row of live) deliver(row);
+            for (const row of live) offer(row);
           })().catch(onError);
           return () => {
             closed = true;

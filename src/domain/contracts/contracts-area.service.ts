@@ -47,6 +47,7 @@ export function createContractsService(deps: ContractsDeps & { templatesDir?: st
     async stop() {
       core.router.stop();
       await core.scheduler.stop();
+      await core.stopRelay();
       await core.router.settled();
     },
   };

@@ -14,6 +14,7 @@ import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
+import { createContractRowsRelay } from './contract-rows-relay.js';
 import { createContractRepository, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
@@ -71,6 +72,8 @@ export interface ContractsCore {
   engine: ContractEngine;
   router: EventRouter;
   scheduler: ContractScheduler;
+  /** Stops relaying contract rows between processes; nothing reads the store for it after it resolves. */
+  stopRelay(): Promise<void>;
   /** Runs `fn` holding the contract's lock: fires and control operations of one contract never interleave. */
   locked<T>(id: string, fn: () => Promise<T>): Promise<T>;
   /** The contract with this id on this machine, or NOT_FOUND. */
@@ -98,7 +101,9 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
   const shared = store.backend !== 'lowdb';
   const contracts = createContractRepository(store);
-  const hub = createContractHub();
+  // Other processes' contract rows reach this process's streams through the relay (see `contract-rows-relay.ts`).
+  const rowsRelay = shared ? createContractRowsRelay({ store, hub: createContractHub(), contracts, onError: deps.onError }) : undefined;
+  const hub = rowsRelay?.hub ?? createContractHub();
   let router: EventRouter | undefined;
   const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
@@ -190,7 +195,8 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   /**
    * Contracts another process changed, as announced on the schedule channel (see `contract-schedule-relay.ts`),
-   * or all of them every `RESYNC_MS` (a message sent while this process reconnected is lost to it), with
+   * or all of them every `RESYNC_MS` and at once after the messaging connection came back (a message sent
+   * while this process reconnected is lost to it), with
    * their next due tick. A pass thus reads only what changed, never every contract.
    */
   let lastResync = Number.NEGATIVE_INFINITY;
@@ -234,7 +240,16 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     },
   });
 
-  const schedule = createScheduleRelay({ pubsub: store.pubsub, enabled: shared, onFired: (id, due) => scheduler.advance(id, due) });
+  const schedule = createScheduleRelay({
+    pubsub: store.pubsub,
+    enabled: shared,
+    onFired: (id, due) => scheduler.advance(id, due),
+    // What other processes changed while this one could not hear them: the full re-read, now.
+    onResume: () => {
+      lastResync = Number.NEGATIVE_INFINITY;
+      scheduler.pollNow().catch(deps.onError);
+    },
+  });
 
   async function refresh(record: ContractRecord) {
     const current = (await contracts.get(record.id)) ?? record;
@@ -256,6 +271,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     engine,
     router,
     scheduler,
+    stopRelay: async () => rowsRelay?.stop(),
     locked,
     nextFire,
     refresh,

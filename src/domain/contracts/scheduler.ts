@@ -48,6 +48,8 @@ export class ContractScheduler {
   #running = false;
   /** A claim was held elsewhere in the last pass: the next pass comes after `BUSY_RETRY_MS`, not at once. */
   #busy = false;
+  /** A poll asked for out of turn (`pollNow`) in progress. */
+  #polling: Promise<void> | undefined;
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
@@ -65,6 +67,7 @@ export class ContractScheduler {
   async stop(): Promise<void> {
     this.#running = false;
     this.#clear();
+    await this.#polling;
     await this.#woken;
     await this.#pass?.catch(() => undefined);
   }
@@ -83,6 +86,25 @@ export class ContractScheduler {
   advance(id: string, due: number): void {
     const current = this.#due.get(id);
     if (current !== undefined && current < due) this.#due.set(id, due);
+  }
+
+  /**
+   * Polls at once instead of at the next timed pass, then re-arms the timer for what it found: after
+   * the messaging connection came back, changes announced meanwhile were lost. Polls asked for while
+   * one runs follow it.
+   */
+  pollNow(): Promise<void> {
+    const poll = this.#deps.poll?.bind(this.#deps);
+    if (!this.#running || poll === undefined) return Promise.resolve();
+    const polling: Promise<void> = (this.#polling ?? Promise.resolve())
+      .then(() => (this.#running ? this.#absorb(poll) : undefined))
+      .finally(() => {
+        if (this.#polling === polling) this.#polling = undefined;
+        // Unless a timed pass is under way: it re-arms when it is done.
+        if (this.#running && this.#woken === undefined) this.#arm();
+      });
+    this.#polling = polling;
+    return polling;
   }
 
   /** Next due tick per contract, for inspection. */

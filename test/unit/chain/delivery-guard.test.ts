@@ -15,7 +15,9 @@ function rig() {
   const clock = createFakeClock();
   const pending: Array<(a: Access) => void> = [];
   const machines = { accessNow: () => new Promise<Access>((resolve) => pending.push(resolve)) } as unknown as MachinesService;
-  const guard = createDeliveryGuard({ bus, clock, machines, identity: {} as IdentityService });
+  const resumed = new Set<() => void>();
+  const onResume = (cb: () => void) => (resumed.add(cb), () => void resumed.delete(cb));
+  const guard = createDeliveryGuard({ bus, clock, machines, identity: {} as IdentityService, onResume });
   let push: (e: SseEvent) => void = () => undefined;
   const source = { open: (p: (e: SseEvent) => void) => ((push = p), () => undefined) };
   const got: SseEvent[] = [];
@@ -33,7 +35,11 @@ function rig() {
     await new Promise((r) => setImmediate(r));
   };
   const appended = (slug: string, type: string) => bus.emit('audit.appended', { slug, isPublic: true, row: { type } });
-  return { clock, pending, got, ended: () => ended, row, deliver: (e: SseEvent) => push(e), answer, appended };
+  /** The messaging connection came back after a loss. */
+  const resume = () => {
+    for (const cb of [...resumed]) cb();
+  };
+  return { clock, pending, got, ended: () => ended, row, deliver: (e: SseEvent) => push(e), answer, appended, resume, resumeListeners: () => resumed.size };
 }
 
 async function waitFor(ok: () => boolean): Promise<void> {
@@ -66,6 +72,21 @@ describe('delivery guard', () => {
     expect(r.ended()).toBe(1);
     r.deliver(r.row(2));
     expect(r.got).toHaveLength(1);
+  });
+
+  it('checks again when the messaging connection came back (access rows of the outage were not heard), holding rows meanwhile', async () => {
+    const r = rig();
+    await r.answer({ role: 'viewer', untilMs: null });
+    r.deliver(r.row(1));
+    r.resume();
+    // Rows caught up after the outage wait for the fresh verdict.
+    r.deliver(r.row(2));
+    expect(r.got.map((e) => e.id)).toEqual(['1']);
+    await r.answer(undefined);
+    expect(r.got.map((e) => e.event)).toEqual(['audit.appended', 'access.revoked']);
+    expect(r.ended()).toBe(1);
+    // A closed flow no longer listens for resumes.
+    expect(r.resumeListeners()).toBe(0);
   });
 
   it("ignores rows that change nobody's access and rows of other machines", async () => {
