@@ -19,6 +19,7 @@ Commands:
                       check a signed update manifest against a pinned node key and list what changed
   migrate --from-lowdb DIR
                       copy a stopped server's data directory into DATABASE_URL, then verify every chain
+  backup TARGET_DIR   consistent copy of CORE_DATA_DIR (also of a running server's), then verify every chain
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -32,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return catalog(rest.includes('--check'), rest.find((a) => !a.startsWith('--')) ?? 'catalog');
     case 'migrate':
       return (await import('./migrate-lowdb.js')).runMigrate(rest, process.env, (text) => process.stdout.write(text));
+    case 'backup':
+      return (await import('./backup-command.js')).runBackup(rest, process.env, (text) => process.stdout.write(text));
     case 'verify':
       return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
     case 'verify-manifest':
@@ -52,7 +55,11 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   const { startHttpServer } = await import('./server.js');
   const running = await startHttpServer({ config });
-  onSignals(async () => running.stop());
+  const stopBackups = await (await import('./backup-command.js')).answerBackups(config.dataDir, running.core.store, running.core.log);
+  onSignals(async () => {
+    await stopBackups();
+    await running.stop();
+  });
   return -1;
 }
 
