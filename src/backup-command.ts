@@ -34,7 +34,7 @@ export async function runBackup(args: readonly string[], env: NodeJS.ProcessEnv,
   if (args.includes('--help') || args.includes('-h')) return (out(BACKUP_USAGE), 0);
   if (args.length !== 1) return (out(`backup: give TARGET_DIR\n\n${BACKUP_USAGE}`), 1);
   if (env.DATABASE_URL) return (out('backup: DATABASE_URL is set: back PostgreSQL up with pg_dump -n SCHEMA (docs/reliability.md, "Backups")\n'), 1);
-  const dataDir = resolve(env.CORE_DATA_DIR || './data');
+  const dataDir = resolve(env.CORE_DATA_DIR ?? './data');
   const target = resolve(args[0]!);
   let outcome: Outcome;
   const holder = await dataDirHolder(dataDir);
