@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { loadConfig } from './config.js';
 import { genesisSeed, verifyChain } from './domain/chain/hash-chain.js';
 import { createChainLogRepository } from './domain/chain/chain-log-repository.js';
 import { createMachineRepository } from './domain/chain/machine-repository.js';
@@ -33,8 +34,9 @@ type Outcome = { ok: true; report: BackupReport } | { ok: false; error: string }
 export async function runBackup(args: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) return (out(BACKUP_USAGE), 0);
   if (args.length !== 1) return (out(`backup: give TARGET_DIR\n\n${BACKUP_USAGE}`), 1);
-  if (env.DATABASE_URL) return (out('backup: DATABASE_URL is set: back PostgreSQL up with pg_dump -n SCHEMA (docs/reliability.md, "Backups")\n'), 1);
-  const dataDir = resolve(env.CORE_DATA_DIR ?? './data');
+  const config = loadConfig(env);
+  if (config.databaseUrl) return (out('backup: DATABASE_URL is set: back PostgreSQL up with pg_dump -n SCHEMA (docs/reliability.md, "Backups")\n'), 1);
+  const { dataDir } = config;
   const target = resolve(args[0]!);
   let outcome: Outcome;
   const holder = await dataDirHolder(dataDir);
