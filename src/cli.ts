@@ -24,6 +24,7 @@ Commands:
                       check a signed update manifest against a pinned node key and list what changed
   migrate --from-lowdb DIR
                       copy a stopped server's data directory into DATABASE_URL, then verify every chain
+  backup TARGET_DIR   consistent copy of CORE_DATA_DIR (also of a running server's), then verify every chain
   --version           print the version
   --help              print this text
 
@@ -46,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'migrate':
       return (await import('./migrate-lowdb.js')).runMigrate(rest, process.env, (text) => process.stdout.write(text));
+    case 'backup':
+      return (await import('./backup-command.js')).runBackup(rest, process.env, (text) => process.stdout.write(text));
     case 'verify':
       return (await import('./verify-command.js')).runVerify(rest, (text) => process.stdout.write(text));
     case 'verify-manifest':
@@ -77,7 +80,11 @@ async function serve(): Promise<number> {
   const running = await startHttpServer({ config }).catch((err: unknown) => {
     throw explainStartError(err, config);
   });
-  onSignals(async () => running.stop());
+  const stopBackups = await (await import('./backup-command.js')).answerBackups(config.dataDir, running.core.store, running.core.log);
+  onSignals(async () => {
+    await stopBackups();
+    await running.stop();
+  });
   const where = running.reachableUrl;
   process.stdout.write(
     `core-server ${API_VERSION} listening on ${where} (explorer ${where}/, MCP ${where}/api/mcp; data in ${config.databaseUrl ? 'PostgreSQL' : config.dataDir})\n`,

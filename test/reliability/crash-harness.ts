@@ -29,9 +29,9 @@ export interface Served {
   stderr: () => string;
 }
 
-/** Starts `node dist/src/cli.js serve` on an ephemeral port and resolves once it listens. */
-export function serve(env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['dist/src/cli.js', 'serve'], {
+/** Starts `node dist/src/cli.js serve` on an ephemeral port and resolves once it listens; `nodeArgs` go to node (e.g. `--cpu-prof`). */
+export function serve(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/cli.js', 'serve'], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CORE_RATE_LIMIT: 'off', CORE_QUOTAS: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,4 +1,5 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** One look at the server process from outside: resident memory and open descriptors by kind. */
 export interface ProbeSample {
@@ -7,8 +8,9 @@ export interface ProbeSample {
   rssMb: number;
   fds: number;
   sockets: number;
-  /** Descriptors on files under the data directory (log files, held by the bounded pool). */
-  dataFiles: number;
+  /** Descriptors on log files (`<dataDir>/logs/`): held by the store's bounded pool, so they may grow up to its bound. */
+  logFiles: number;
+  /** Everything else: the data directory's other files (lock, journals), pipes, the event loop's own. Not pooled. */
   other: number;
 }
 
@@ -16,16 +18,17 @@ export async function probe(pid: number, dataDir: string, at: number): Promise<P
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   let sockets = 0;
-  let dataFiles = 0;
+  let logFiles = 0;
+  const logsDir = `${join(dataDir, 'logs')}/`;
   let other = 0;
   const fds = await readdir(`/proc/${pid}/fd`);
   for (const fd of fds) {
     const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
     if (target.startsWith('socket:')) sockets++;
-    else if (target.startsWith(dataDir)) dataFiles++;
+    else if (target.startsWith(logsDir)) logFiles++;
     else other++;
   }
-  return { at, rssMb: rssKb / 1024, fds: fds.length, sockets, dataFiles, other };
+  return { at, rssMb: rssKb / 1024, fds: fds.length, sockets, logFiles, other };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

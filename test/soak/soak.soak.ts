@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { tickOf } from '../../src/lib/clock.js';
+import { DEFAULT_MAX_OPEN_LOG_FILES } from '../../src/storage/lowdb/lowdb.store.js';
 import { tempDir } from '../helpers/server.js';
 import { ok, serve, stopGracefully, type Served } from '../reliability/crash-harness.js';
 import { median, percentile, probe, slope, type ProbeSample } from './soak-probe.js';
@@ -11,7 +12,7 @@ import { median, percentile, probe, slope, type ProbeSample } from './soak-probe
  * rate (open loop, so a slow server shows as latency rather than as less load): appends, reads, fire-now
  * and the scheduler's fires of one contract per machine, long-lived and short-lived SSE subscribers,
  * and sandbox runs. Checked: no error, RSS flat after warm-up, no descriptor leak, p99 not drifting.
- * SOAK_RESULT names a file to write the figures to (JSON).
+ * SOAK_RESULT names a file to write the figures to (JSON); SOAK_CPU_PROF a folder for the server's CPU profile.
  */
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const durationMs = minutes * 60_000;
@@ -33,7 +34,9 @@ describe('soak', () => {
     let served: Served | undefined;
     const controllers = new Set<AbortController>();
     try {
-      served = await serve({ CORE_DATA_DIR: dir, DATABASE_URL: '', DATABASE_SCHEMA: '', CORE_SSE_MAX_PER_CALLER: '50', CORE_QUOTAS: 'off' });
+      // SOAK_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (what grows with time).
+      const profile = process.env.SOAK_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SOAK_CPU_PROF}`] : [];
+      served = await serve({ CORE_DATA_DIR: dir, DATABASE_URL: '', DATABASE_SCHEMA: '', CORE_SSE_MAX_PER_CALLER: '50', CORE_QUOTAS: 'off' }, profile);
       const url = served.url;
       const pid = served.child.pid!;
       const owner = await ok(url, 'POST', '/api/demo-key/mint', undefined, {});
@@ -187,20 +190,20 @@ describe('soak', () => {
         track(request('append', 'POST', `/api/chain/${slug}/event`, owner.key, { type: 'soak', payload: { n } }));
         switch (n % 5) {
           case 0:
-            track(request('read', 'GET', `/api/chain/${slug}/activity?limit=20`, owner.key));
+            track(request('read:activity', 'GET', `/api/chain/${slug}/activity?limit=20`, owner.key));
             break;
           case 1:
-            track(request('read', 'GET', `/api/chain/${slug}/stats`, owner.key));
+            track(request('read:stats', 'GET', `/api/chain/${slug}/stats`, owner.key));
             break;
           case 2:
             // A recent window: validating the whole chain costs O(rows) by design and would drift by itself.
-            track(request('read', 'GET', `/api/chain/${slug}/pohc/validate?from=${tickOf(Date.now()) - 50}`, owner.key));
+            track(request('read:validate', 'GET', `/api/chain/${slug}/pohc/validate?from=${tickOf(Date.now()) - 50}`, owner.key));
             break;
           case 3:
-            track(request('read', 'GET', `/api/chain/${slug}/contracts`, owner.key));
+            track(request('read:contracts', 'GET', `/api/chain/${slug}/contracts`, owner.key));
             break;
           default:
-            track(request('read', 'GET', `/api/chain/${contract.slug}/contracts/${contract.id}/audit?limit=10`, owner.key));
+            track(request('read:audit', 'GET', `/api/chain/${contract.slug}/contracts/${contract.id}/audit?limit=10`, owner.key));
         }
         if (n % 5 === 0) track(request('fire', 'POST', `/api/chain/${contract.slug}/contracts/${contract.id}/fire-now`, owner.key, {}));
         if (n % 30 === 0) track(churn());
@@ -248,18 +251,38 @@ describe('soak', () => {
       const rssSlopePerMin = slope(afterWarm.map((s) => [s.at / 60_000, s.rssMb] as const));
       const fdsFirstMax = Math.max(...firstProbes.map((s) => s.fds));
       const fdsLastMax = Math.max(...lastProbes.map((s) => s.fds));
+      // Log files come from a bounded pool (they may grow up to its bound and that is no leak);
+      // sockets and every other descriptor must stay level.
+      const nonPool = (s: ProbeSample) => s.sockets + s.other;
+      const nonPoolFirstMax = Math.max(...firstProbes.map(nonPool));
+      const nonPoolLastMax = Math.max(...lastProbes.map(nonPool));
+      const poolMax = Math.max(...probes.map((s) => s.logFiles));
       const byOp = (op: string) => {
         const xs = samples
-          .filter((s) => s.op === op)
+          .filter((s) => s.op === op || s.op.startsWith(`${op}:`))
           .map((s) => s.ms)
           .sort((a, b) => a - b);
         return { count: xs.length, p50: p(xs, 50), p99: p(xs, 99) };
       };
+      // Each operation's p50 / p99 in the first and last windows: what grows with the number of records shows here.
+      const drift = Object.fromEntries(
+        [...new Set(httpOps.map((s) => s.op))].sort().map((op) => {
+          const of = (from: number, to: number) =>
+            httpOps
+              .filter((s) => s.op === op && s.at >= from && s.at < to)
+              .map((s) => s.ms)
+              .sort((a, b) => a - b);
+          const a = of(windowMs, 2 * windowMs);
+          const b = of(durationMs - windowMs, durationMs + 1);
+          return [op, { first: [p(a, 50), p(a, 99)], last: [p(b, 50), p(b, 99)] }];
+        }),
+      );
       const figures = {
         minutes,
         window_s: windowMs / 1000,
         requests: samples.length,
         per_op: { append: byOp('append'), read: byOp('read'), fire_now: byOp('fire'), sandbox: byOp('sandbox') },
+        drift_p50_p99_ms: drift,
         sandbox_runs: sandboxRuns,
         sse_opened: sseOpened,
         sse_events: sseEvents,
@@ -275,7 +298,17 @@ describe('soak', () => {
           max: Math.round(Math.max(...probes.map((s) => s.rssMb))),
           slope_mb_per_min: Math.round(rssSlopePerMin * 100) / 100,
         },
-        fds: { start: before.fds, first_window_max: fdsFirstMax, last_window_max: fdsLastMax, end_loaded: loaded, end_quiet: quiet },
+        fds: {
+          start: before.fds,
+          first_window_max: fdsFirstMax,
+          last_window_max: fdsLastMax,
+          non_pool_first_window_max: nonPoolFirstMax,
+          non_pool_last_window_max: nonPoolLastMax,
+          pool_max: poolMax,
+          pool_bound: DEFAULT_MAX_OPEN_LOG_FILES,
+          end_loaded: loaded,
+          end_quiet: quiet,
+        },
       };
       console.info(`soak figures: ${JSON.stringify(figures, null, 2)}`);
       if (process.env.SOAK_RESULT) await writeFile(process.env.SOAK_RESULT, JSON.stringify({ figures, probes, errors }, null, 2));
@@ -287,11 +320,14 @@ describe('soak', () => {
       // Memory: RSS moves with GC cycles and heap sizing by tens of MB; a leak shows as steady growth.
       // Allowed: the median of the last window at most 25% or 48 MB above that of the first window after warm-up.
       expect(rssLast, JSON.stringify(figures.rss_mb)).toBeLessThanOrEqual(Math.max(rssFirst * 1.25, rssFirst + 48));
-      // Descriptors: the busiest moment of the last window at most 16 above that of the first; once quiet,
-      // sockets and other descriptors back to where they were before the load, and log files within the pool.
-      expect(fdsLastMax, JSON.stringify(figures.fds)).toBeLessThanOrEqual(fdsFirstMax + 16);
+      // Descriptors: log files are held by a bounded pool (one per stream in use, the least recently used
+      // idle one closed beyond the bound), so they may grow with the streams the load touches (each new
+      // sandbox agent has its own) up to the bound, never past it. Everything else (sockets, the dir lock,
+      // pipes, the journal) is not pooled: its busiest moment in the last window at most 16 above that of
+      // the first (in-flight requests move sockets), and back to its count before the load once quiet.
+      expect(poolMax, JSON.stringify(figures.fds)).toBeLessThanOrEqual(DEFAULT_MAX_OPEN_LOG_FILES);
+      expect(nonPoolLastMax, JSON.stringify(figures.fds)).toBeLessThanOrEqual(nonPoolFirstMax + 16);
       expect(quiet.sockets + quiet.other, JSON.stringify(figures.fds)).toBeLessThanOrEqual(before.sockets + before.other + 4);
-      expect(quiet.dataFiles).toBeLessThanOrEqual(256);
       // Latency: generous, the box is shared: the last window's p99 at most 3x, or 250 ms above, the first's.
       expect(figures.p99_ms.last_window, JSON.stringify(figures.p99_ms)).toBeLessThanOrEqual(
         Math.max(3 * figures.p99_ms.first_window, figures.p99_ms.first_window + 250),

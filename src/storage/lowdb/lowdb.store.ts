@@ -6,7 +6,9 @@ import type { LowdbWarning } from './log-file.js';
 import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
+import { checkDataFormat } from './data-format.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
+import { createWriteGate } from '../write-gate.js';
 
 export type { LowdbWarning } from './log-file.js';
 
@@ -42,6 +44,19 @@ export interface LowdbStore extends Store {
   docCollections(): Promise<string[]>;
   /** Every record of a collection with its id, in insertion order. */
   docEntries(collection: string): Promise<Array<[id: string, value: object]>>;
+  /**
+   * The store at one moment, for a backup while it runs: calls are held until every call already
+   * running has settled, then every document is copied and every log's row count noted, then calls
+   * go on. Rows below those counts never change, so they can be read afterwards.
+   */
+  pointInTime(): Promise<LowdbPointInTime>;
+}
+
+/** What `pointInTime` took: documents by collection, row counts by stream, and how long calls were held. */
+export interface LowdbPointInTime {
+  documents: Array<[collection: string, entries: Array<[id: string, value: object]>]>;
+  counts: Array<[stream: string, rows: number]>;
+  paused_ms: number;
 }
 
 export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
@@ -54,6 +69,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   const lifecycle = createStoreLifecycle({
     open: async () => {
       unlock = await lockDataDir(options.dataDir);
+      await checkDataFormat(options.dataDir, { fsync });
       await Promise.all([docs.open(), logs.open()]);
     },
     abort: release,
@@ -81,11 +97,27 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES,
   });
 
+  // Held by `pointInTime`; inside the lifecycle's guard, so close still waits for held calls.
+  const gate = createWriteGate();
+  async function pointInTime(): Promise<LowdbPointInTime> {
+    const resume = await gate.pause();
+    const started = performance.now();
+    try {
+      const documents: LowdbPointInTime['documents'] = [];
+      for (const collection of await docs.names()) documents.push([collection, await docs.entries(collection)]);
+      const counts: LowdbPointInTime['counts'] = [];
+      for (const stream of await logs.api.streams()) counts.push([stream, await logs.api.count(stream)]);
+      return { documents, counts, paused_ms: Math.round(performance.now() - started) };
+    } finally {
+      resume();
+    }
+  }
+
   return {
     backend: 'lowdb',
-    docs: lifecycle.guard(docs.api),
-    logs: lifecycle.guard(logs.api),
-    ...lifecycle.guard({ docCollections: () => docs.names(), docEntries: (collection: string) => docs.entries(collection) }),
+    docs: lifecycle.guard(gate.guard(docs.api)),
+    logs: lifecycle.guard(gate.guard(logs.api)),
+    ...lifecycle.guard({ docCollections: () => docs.names(), docEntries: (collection: string) => docs.entries(collection), pointInTime }),
     locks: createLocalLocks(),
     pubsub: createLocalPubSub(),
     open: lifecycle.open,

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { assertWritable, readSchemaStanding, writableFromOf } from './schema-compat.js';
 import { inTransaction, type Tables } from './sql.js';
 
 /**
@@ -131,6 +132,12 @@ export interface Migration {
   version: number;
   name: string;
   sql: (t: Tables) => string;
+  /**
+   * The oldest build (named by the newest migration it knows) that still keeps every promise on the
+   * schema once this migration is applied, so it may run beside this one during a rolling upgrade
+   * (`schema-compat.ts`). Default: this migration's own version (only builds that know it may write).
+   */
+  writableFrom?: number;
 }
 
 /**
@@ -143,6 +150,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
+    writableFrom: 1,
     name: 'documents and logs',
     sql: (t) => `
       CREATE TABLE IF NOT EXISTS ${t.docs} (
@@ -171,6 +179,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    writableFrom: 1,
     name: 'document field index',
     // A document's top-level strings, numbers and booleans as jsonb, beside its collection, indexed by
     // GIN jsonb_path_ops for find's field equality. Bodies stay json; a field whose key or value holds
@@ -205,6 +214,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    writableFrom: 1,
     name: 'stored document fields, ordered document fields',
     // doc_fields is stored in a generated column, indexed by GIN: jsonb_path_ops is lossy, so every
     // match is rechecked, and rechecking a stored jsonb costs a fraction of calling doc_fields (which
@@ -226,11 +236,13 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    writableFrom: 1,
     name: 'ordered indexes for the contribute census and the community proposal list',
     sql: (t) => ORDERED_FIELDS_4.map((field) => orderedIndex(t, field)).join('\n'),
   },
   {
     version: 5,
+    writableFrom: 1,
     name: 'document counters for counted fields, a short pending list for the field index',
     // Every lookup in a GIN index also reads its whole pending list (new entries not yet merged), which
     // grows to gin_pending_list_limit (4 MB by default) between merges: finding one user's machines read
@@ -243,6 +255,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
+    writableFrom: 1,
     name: 'document totals per collection',
     sql: docTotals,
   },
@@ -253,7 +266,8 @@ const MIGRATION_LOCK = 0x636f7265;
 
 /**
  * Brings the schema up to the latest version, in one transaction under an advisory lock, so two
- * processes starting at once apply each migration once. Refuses a schema that a newer server migrated.
+ * processes starting at once apply each migration once. On a schema a newer server migrated it applies
+ * nothing and refuses unless the newer migrations declared this build compatible (`writableFrom`).
  * Returns the versions applied now.
  */
 export async function migrate(pool: pg.Pool, t: Tables, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
@@ -268,19 +282,19 @@ export async function migrate(pool: pg.Pool, t: Tables, migrations: readonly Mig
         name text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`);
-    const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${t.version}`);
-    const current = rows[0]?.version ?? 0;
-    const latest = migrations.at(-1)?.version ?? 0;
-    if (current > latest) {
-      throw new Error(
-        `the database schema ${t.schema} is at version ${current}, newer than this server knows (${latest}); run a newer server or another DATABASE_SCHEMA`,
-      );
-    }
+    // A schema a newer build migrated: run beside it if its migrations say this build may, else refuse.
+    const standing = await readSchemaStanding(client, t, migrations);
+    assertWritable(t, standing);
+    const { current } = standing;
     const applied: number[] = [];
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql(t));
-      await client.query(`INSERT INTO ${t.version} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      await client.query(`INSERT INTO ${t.version} (version, name, writable_from) VALUES ($1, $2, $3)`, [
+        migration.version,
+        migration.name,
+        writableFromOf(migration),
+      ]);
       applied.push(migration.version);
     }
     return applied;

@@ -128,6 +128,23 @@ describe('downtime, restarts and clock steps', () => {
     expect((await h.rows(id)).map((r) => r.due_tick).slice(-1)).toEqual([T0 + 6]);
   });
 
+  it('collapses the due ticks a forward clock jump skips into one fire that counts them, then fires on schedule', async () => {
+    const h = await setup();
+    const id = await h.deploy(selfLoop({ kind: 'every', every_ticks: 1 }));
+    await h.walkTo(T0 + 3);
+    // The wall clock jumps 100 ticks (about 78 s) forward while the process runs: no restart.
+    await h.runAt(T0 + 103);
+    const rows = await h.rows(id);
+    expect(rows.map((r) => [r.due_tick, r.skipped])).toEqual([
+      [T0 + 1, 0],
+      [T0 + 2, 0],
+      [T0 + 3, 0],
+      [T0 + 103, 99],
+    ]);
+    await h.walkTo(T0 + 105);
+    expect((await h.rows(id)).slice(4).map((r) => r.due_tick)).toEqual([T0 + 104, T0 + 105]);
+  });
+
   it('does not fire twice across a restart that lands inside the same tick', async () => {
     const h = await setup();
     const id = await h.deploy(selfLoop({ kind: 'every', every_ticks: 1 }));
