@@ -13,6 +13,7 @@ import type { SseSource } from '../registry/types.js';
 import { isSseSource } from './collect-events.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
+import { assertProven } from '../domain/identity/proof.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
 
@@ -94,6 +95,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const guarded = op.def.role ? await authorize(op, input, caller, machine) : undefined;
     // Who may use an agent's store is decided here, once, for every route that declares one.
     const agent = op.def.agentStore ? await services.agents.access.authorize(caller, op.def.agentStore, input) : undefined;
+    // One rule for durable credentials: access that outlives the session needs a proven identity.
+    if (op.def.lastingAccess) assertProven(caller, op.def.lastingAccess);
     const ctx = new CallContext(caller, requestId, services, deps.app, log, op.id, opts);
     if (agent) ctx.agent = agent;
     if (guarded) {

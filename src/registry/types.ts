@@ -115,6 +115,14 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * Required of every path under `/api/agent/`.
    */
   agentStore?: AgentStoreAccess;
+  /**
+   * The operation creates access that outlives the call (an API key, a machine or publish key, a share
+   * token, a role for someone else, a delegation, a sign-in round trip), named as the subject of a
+   * sentence: "Minting an API key". The pipeline refuses it to an unproven session (`assertProven`);
+   * `test/unit/registry/lasting-access.test.ts` fails when an operation that mints a credential or grants
+   * a role does not declare it.
+   */
+  lastingAccess?: string;
   /** The service area that implements it (a catalogue tag and OpenAPI's `x-area`). */
   area: string;
   /** One sentence, written for an agent. */
