@@ -17,7 +17,7 @@ import { createAppendRelay } from './domain/chain/append-relay.js';
 import { createSiteService } from './domain/site/site.service.js';
 import { createAgentsService } from './domain/agents/agents.service.js';
 import { createSandboxService } from './domain/sandbox/sandbox.service.js';
-import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
+import { createBwrapRunner, type SandboxRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
 import { createQuotasService } from './domain/quotas/quotas.service.js';
@@ -105,6 +105,8 @@ export interface CoreOptions {
   clock?: Clock;
   log?: Logger;
   store?: Store;
+  /** Runs sandbox code; the bubblewrap runner when absent (tests hold runs with a runner of their own). */
+  sandboxRunner?: SandboxRunner;
 }
 
 /** Builds and opens the core. Nothing here listens on a port or reads stdin. */
@@ -148,7 +150,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const usage = createUsageService({ store, clock });
   const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
   const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
+  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(opts.sandboxRunner ?? createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
   const proof = createProofService({ receipts, solvers, compute });
   const constants = createConstantsService();
