@@ -393,5 +393,11 @@ function createStoreFor(config: Config, log: Logger): Store {
   return createLowdbStore({
     dataDir: config.dataDir,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
+    onMadePrivate: (paths) =>
+      log.warn('data directory made private: it was readable by other local users; if they may have read it, rotate the node keys', {
+        dir: config.dataDir,
+        paths: paths.length,
+        first: paths.slice(0, 5),
+      }),
   });
 }

@@ -6,6 +6,7 @@ import type { LowdbWarning } from './log-file.js';
 import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
+import { makeDataDirPrivate } from './private-dir.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 
 export type { LowdbWarning } from './log-file.js';
@@ -28,6 +29,8 @@ export interface LowdbStoreOptions {
    * recently used idle one closed beyond this, so thousands of streams never exhaust descriptors.
    */
   maxOpenLogFiles?: number;
+  /** Told which paths were made private at open (an older directory created group- or world-readable). */
+  onMadePrivate?: (paths: string[]) => void;
 }
 
 /**
@@ -54,6 +57,9 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   const lifecycle = createStoreLifecycle({
     open: async () => {
       unlock = await lockDataDir(options.dataDir);
+      // The directory is ours (we hold its lock) and holds the node's keys: private before anything is read.
+      const loose = await makeDataDirPrivate(options.dataDir);
+      if (loose.length > 0) options.onMadePrivate?.(loose);
       await Promise.all([docs.open(), logs.open()]);
     },
     abort: release,

@@ -1,0 +1,38 @@
+import { chmod, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Makes a data directory private to its owner: removes every group and other permission bit from the
+ * directory and everything under it (symbolic links are not followed: their targets are not ours).
+ * The directory holds the node's signing and receipt keys, so a group- or world-readable file is
+ * anyone-can-become-anyone. Returns the paths it changed. A path this process may not change (owned by
+ * another user) refuses the start with the command that fixes it, run as the owner.
+ */
+export async function makeDataDirPrivate(dataDir: string): Promise<string[]> {
+  const changed: string[] = [];
+  const pending = [dataDir];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    await tighten(dataDir, dir, changed);
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const file = join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(file);
+      else if (entry.isFile()) await tighten(dataDir, file, changed);
+    }
+  }
+  return changed;
+}
+
+async function tighten(dataDir: string, file: string, changed: string[]): Promise<void> {
+  const { mode } = await lstat(file);
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(file, mode & 0o7700);
+  } catch (err) {
+    throw new Error(
+      `${file} in the data directory is readable by other users and this process may not change it (${(err as NodeJS.ErrnoException).code}); run, as its owner: chmod -R go-rwx ${dataDir}`,
+      { cause: err },
+    );
+  }
+  changed.push(file);
+}
