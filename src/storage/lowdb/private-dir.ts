@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir } from 'node:fs/promises';
+import { chmod, lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Files looked at together (one `lstat` each, a `chmod` for a loose one): enough to keep the thread pool busy. */
@@ -29,7 +29,8 @@ export async function makeDataDirPrivate(dataDir: string): Promise<string[]> {
 }
 
 async function tighten(dataDir: string, file: string, changed: string[]): Promise<void> {
-  const { mode } = await lstat(file);
+  // The directory itself may be a link to where the data lives; below it, links are not followed.
+  const { mode } = await (file === dataDir ? stat(file) : lstat(file));
   if ((mode & 0o077) === 0) return;
   try {
     await chmod(file, mode & 0o7700);
