@@ -17,7 +17,7 @@ import { createAppendRelay } from './domain/chain/append-relay.js';
 import { createSiteService } from './domain/site/site.service.js';
 import { createAgentsService } from './domain/agents/agents.service.js';
 import { createSandboxService } from './domain/sandbox/sandbox.service.js';
-import { createBwrapRunner, type SandboxRunner } from './domain/sandbox/sandbox-runner.js';
+import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
 import { createIdentityService } from './domain/identity/identity.service.js';
 import { createQuotasService } from './domain/quotas/quotas.service.js';
@@ -105,8 +105,6 @@ export interface CoreOptions {
   clock?: Clock;
   log?: Logger;
   store?: Store;
-  /** Runs sandbox code; the bubblewrap runner when absent (tests hold runs with a runner of their own). */
-  sandboxRunner?: SandboxRunner;
 }
 
 /** Builds and opens the core. Nothing here listens on a port or reads stdin. */
@@ -150,7 +148,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const usage = createUsageService({ store, clock });
   const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
   const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(opts.sandboxRunner ?? createBwrapRunner(), metrics) });
+  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
   const proof = createProofService({ receipts, solvers, compute });
   const constants = createConstantsService();
@@ -393,11 +391,5 @@ function createStoreFor(config: Config, log: Logger): Store {
   return createLowdbStore({
     dataDir: config.dataDir,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
-    onMadePrivate: (paths) =>
-      log.warn('data directory made private: it was readable by other local users; if they may have read it, rotate the node keys', {
-        dir: config.dataDir,
-        paths: paths.length,
-        first: paths.slice(0, 5),
-      }),
   });
 }

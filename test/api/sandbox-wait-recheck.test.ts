@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { RunOutcome, SandboxRunner } from '../../src/domain/sandbox/sandbox-runner.js';
+import { createSandboxService } from '../../src/domain/sandbox/sandbox.service.js';
 import { tempDir, testConfig } from '../helpers/server.js';
 
 /**
@@ -34,7 +35,10 @@ function gatedRunner() {
 async function start() {
   const { dir, cleanup } = await tempDir();
   const { runner, started, startedAt } = gatedRunner();
-  const running: RunningServer = await startHttpServer({ config: testConfig(dir), log: createLogger('silent'), sandboxRunner: runner });
+  const running: RunningServer = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
+  // The sandbox with runs the test ends itself (bubblewrap is not needed, and no run ends by a timer).
+  const { core } = running;
+  core.services.sandbox = createSandboxService({ store: core.store, clock: core.clock, runner });
   stops.push(async () => {
     for (const s of started) s.finish();
     await running.stop(1000);

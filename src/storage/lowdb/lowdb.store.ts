@@ -6,7 +6,7 @@ import type { LowdbWarning } from './log-file.js';
 import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
-import { makeDataDirPrivate } from './private-dir.js';
+import { MADE_PRIVATE_MESSAGE, makeDataDirPrivate } from './private-dir.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 
 export type { LowdbWarning } from './log-file.js';
@@ -22,15 +22,13 @@ export interface LowdbStoreOptions {
    * batch, and a file and directory sync after each document write.
    */
   fsync?: boolean;
-  /** Told about repairs made at open (a torn last log line dropped). */
+  /** Told about repairs made at open (a torn last log line dropped, a directory other users could read made private). */
   onWarning?: (warning: LowdbWarning) => void;
   /**
    * Most log files held open at once (default 256): a stream's handle is opened on use and the least
    * recently used idle one closed beyond this, so thousands of streams never exhaust descriptors.
    */
   maxOpenLogFiles?: number;
-  /** Told which paths were made private at open (an older directory created group- or world-readable). */
-  onMadePrivate?: (paths: string[]) => void;
 }
 
 /**
@@ -59,7 +57,8 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
       unlock = await lockDataDir(options.dataDir);
       // The directory is ours (we hold its lock) and holds the node's keys: private before anything is read.
       const loose = await makeDataDirPrivate(options.dataDir);
-      if (loose.length > 0) options.onMadePrivate?.(loose);
+      if (loose.length > 0)
+        options.onWarning?.({ message: `${MADE_PRIVATE_MESSAGE} (${loose.length} paths)`, stream: '', file: options.dataDir, droppedBytes: 0 });
       await Promise.all([docs.open(), logs.open()]);
     },
     abort: release,

@@ -1,6 +1,10 @@
 import { chmod, lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** Logged when a start made paths private: what happened and what the operator should weigh. */
+export const MADE_PRIVATE_MESSAGE =
+  'data directory made private: it was readable by other local users; if they may have read it, treat the node signing and receipt keys as exposed';
+
 /** Files looked at together (one `lstat` each, a `chmod` for a loose one): enough to keep the thread pool busy. */
 const WALK_BATCH = 64;
 
