@@ -34,6 +34,9 @@ ${settingsHelp()}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Whatever this process creates (data directory, keys, journals, temp files) is its owner's alone;
+  // the catalog is written for the repository and keeps the usual modes.
+  if (command !== 'catalog') process.umask(0o077);
   switch (command) {
     case 'serve':
       return serve();

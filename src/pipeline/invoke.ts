@@ -13,6 +13,7 @@ import type { SseSource } from '../registry/types.js';
 import { isSseSource } from './collect-events.js';
 import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
+import { assertProven } from '../domain/identity/proof.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
 
@@ -108,13 +109,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const guarded = op.def.role ? await authorize(op, input, caller, machine) : undefined;
     // Who may use an agent's store is decided here, once, for every route that declares one.
     const agent = op.def.agentStore ? await services.agents.access.authorize(caller, op.def.agentStore, input) : undefined;
-    const ctx = new CallContext(caller, requestId, services, deps.app, log, op.id, opts);
+    // One rule for durable credentials: access that outlives the session needs a proven identity.
+    if (op.def.lastingAccess) assertProven(caller, op.def.lastingAccess);
+    const ctx = new CallContext(caller, requestId, services, deps.app, log, op.id, opts, () => recheck(op, input, caller));
     if (agent) ctx.agent = agent;
     if (guarded) {
       ctx.machine = guarded.machine;
       ctx.role = guarded.role;
     }
     const value = await op.def.handler(input, ctx);
+    // Work that waited answers only a caller who still holds the right it was accepted with.
+    if (op.def.waits) await recheck(op, input, caller);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
     if (op.def.produces || op.def.relaysOutput) return value;
     // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
@@ -125,6 +130,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     return checked.data;
+  }
+
+  /**
+   * The checks of `run` made again, now: for work accepted, then made to wait (`ctx.stillAllowed`,
+   * `waits`). Each reads afresh (no prefetched machine), so a revocation during the wait binds.
+   */
+  async function recheck(op: Operation, input: Record<string, unknown>, caller: Caller): Promise<void> {
+    if (!(await services.identity.credentialLive(caller))) {
+      throw errors.forbidden('The key or session this call was made with expired or was revoked while the work waited; use a current one');
+    }
+    if (op.def.role) await authorize(op, input, caller, undefined);
+    if (op.def.agentStore) await services.agents.access.authorize(caller, op.def.agentStore, input);
   }
 
   /** A stream delivers only while the caller keeps the right checked above (see `delivery-guard.ts`). */
@@ -280,11 +297,16 @@ class CallContext implements ActionContext {
     private readonly baseLog: Logger,
     private readonly opId: string,
     private readonly opts: InvokeOptions,
+    private readonly again: () => Promise<void>,
   ) {
     this.progress = opts.progress ?? NO_PROGRESS;
     if (opts.clientIp !== undefined) this.clientIp = opts.clientIp;
     if (opts.setHeader) this.setHeader = opts.setHeader;
     if (opts.cookie) this.cookie = opts.cookie;
+  }
+
+  stillAllowed(): Promise<void> {
+    return this.again();
   }
 
   get log(): Logger {

@@ -47,6 +47,14 @@ export interface ActionContext {
   machine?: MachineRecord;
   /** The caller's role on `machine`, at least the route's `role`. */
   role?: Role;
+  /**
+   * Re-checks, now, what the pipeline checked before the handler ran: the credential is still live
+   * (not expired, a machine-bound key not revoked), the route's role, the agent-store access (a
+   * delegation still in force). Throws the refusal (403 for a credential that lapsed). Work that waits
+   * (a queued sandbox run) calls it when it starts; the pipeline calls it again before it delivers the
+   * answer of an operation declaring `waits`.
+   */
+  stillAllowed(): Promise<void>;
 }
 
 /**
@@ -115,6 +123,14 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * Required of every path under `/api/agent/`.
    */
   agentStore?: AgentStoreAccess;
+  /**
+   * The operation creates access that outlives the call (an API key, a machine or publish key, a share
+   * token, a role for someone else, a delegation, a sign-in round trip), named as the subject of a
+   * sentence: "Minting an API key". The pipeline refuses it to an unproven session (`assertProven`);
+   * `test/unit/registry/lasting-access.test.ts` fails when an operation that mints a credential or grants
+   * a role does not declare it.
+   */
+  lastingAccess?: string;
   /** The service area that implements it (a catalogue tag and OpenAPI's `x-area`). */
   area: string;
   /** One sentence, written for an agent. */
@@ -139,6 +155,12 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * nor this mark.
    */
   publicFeed?: boolean;
+  /**
+   * The handler may wait (for a sandbox slot) or run long before it answers: it re-checks the
+   * caller's right when the work starts (`ctx.stillAllowed`), and the pipeline re-checks it before it
+   * delivers the answer, so a right revoked during the wait binds the work.
+   */
+  waits?: boolean;
   /** Content type of a non-JSON response; the handler returns a `RawBody`. */
   produces?: string;
   /**

@@ -11,6 +11,7 @@ import { Delegation, DelegationAccess } from './agents.schemas.js';
 export const delegationActions = [
   defineAction({
     id: 'agentDelegation.create',
+    lastingAccess: 'Delegating your agent store to a machine owner',
     action: 'delegate',
     method: 'POST',
     path: '/api/agent/{uid}/delegations',

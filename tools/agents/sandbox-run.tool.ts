@@ -18,6 +18,7 @@ export const sandboxRunTool = defineTool({
       path: '/api/agent/{uid}/sandbox/run',
       auth: 'bearer',
       agentStore: 'write',
+      waits: true,
       area: 'agents',
       summary: 'Runs Python code with optional stdin and time limit and returns ok, exit code, stdout, stderr (64 KB each), duration and units.',
       input: z.object({
@@ -36,6 +37,7 @@ export const sandboxRunTool = defineTool({
           timeout_ms,
           slug: slug ?? null,
           actor_uid: actor.actor_uid,
+          stillAllowed: () => ctx.stillAllowed(),
           ...(stdin !== undefined ? { stdin } : {}),
         });
       },

@@ -29,6 +29,7 @@ export const adminsTool = defineTool({
     }),
     defineAction({
       id: 'chain.addAdmin',
+      lastingAccess: 'Granting a role to someone',
       action: 'add',
       method: 'POST',
       path: '/api/chain/{slug}/admins',
@@ -46,6 +47,7 @@ export const adminsTool = defineTool({
     }),
     defineAction({
       id: 'chain.updateAdmin',
+      lastingAccess: "Changing someone's role",
       action: 'update',
       method: 'PATCH',
       path: '/api/chain/{slug}/admins/{uid}',

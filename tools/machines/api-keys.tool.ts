@@ -27,6 +27,7 @@ export const apiKeysTool = defineTool({
     }),
     defineAction({
       id: 'chain.createApiKey',
+      lastingAccess: 'Minting an API key',
       action: 'create',
       method: 'POST',
       path: '/api/chain/{slug}/api-keys',

@@ -44,6 +44,7 @@ export const machineSettingsTool = defineTool({
     }),
     defineAction({
       id: 'chain.updateMachineSettings',
+      lastingAccess: "Changing a machine's settings (they decide who may read it)",
       action: 'update_settings',
       method: 'PATCH',
       path: '/api/chain/{slug}/settings',
@@ -96,6 +97,7 @@ export const machineSettingsTool = defineTool({
     }),
     defineAction({
       id: 'chain.setShareToken',
+      lastingAccess: 'Issuing a share token',
       action: 'share_set',
       method: 'POST',
       path: '/api/chain/state-machines/{slug}/share/set',

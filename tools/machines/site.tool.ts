@@ -106,6 +106,7 @@ export const siteTool = defineTool({
     }),
     defineAction({
       id: 'chain.issueSitePublishKey',
+      lastingAccess: 'Issuing a site publish key',
       action: 'issue_publish_key',
       method: 'POST',
       path: '/api/chain/{slug}/site/publish-key',

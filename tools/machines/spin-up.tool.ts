@@ -12,6 +12,7 @@ export const spinUpTool = defineTool({
   actions: [
     defineAction({
       id: 'chain.createMachine',
+      lastingAccess: 'Creating a machine (it mints the machine key)',
       action: 'create',
       method: 'POST',
       path: '/api/chain/state-machines',

@@ -67,6 +67,7 @@ export const authTool = defineTool({
     }),
     defineAction({
       id: 'auth.startSso',
+      lastingAccess: 'Starting a sign-in round trip',
       action: 'sso_start',
       method: 'GET',
       path: '/api/auth/sso-start',

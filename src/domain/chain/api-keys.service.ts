@@ -7,7 +7,6 @@ import type { IdentityService, KeyRecord } from '../identity/identity.service.js
 import type { ChainService } from './chain.service.js';
 import type { MachinesService } from './machines.service.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
-import { assertProven } from '../identity/proof.js';
 
 /** A machine key as listings show it: never the raw value nor its hash. */
 export interface ApiKeyView {
@@ -80,7 +79,6 @@ export function createApiKeysService(deps: {
 
     async create(slug, caller, input) {
       const { machine } = await machines.readable(slug, caller);
-      assertProven(caller, 'Minting an API key');
       if (input.expires_at !== undefined && Date.parse(input.expires_at) <= clock.now()) {
         throw errors.validation('expires_at must be in the future', {
           issues: [{ path: 'expires_at', message: 'must be in the future', code: 'custom' }],

@@ -52,15 +52,9 @@ export function createDeliveryGuard(deps: {
 }): DeliveryGuard {
   const { bus, clock, machines, identity } = deps;
 
-  async function keyLive(caller: Caller): Promise<boolean> {
-    if (caller.credential !== 'machine-key' || caller.machine === undefined || caller.keyId === undefined) return true;
-    const record = await identity.machineKey(caller.machine, caller.keyId);
-    return record !== undefined && !record.revoked_at && !(record.expires_at && Date.parse(record.expires_at) <= clock.now());
-  }
-
   async function check(slug: string, caller: Caller, need: DeliveryNeed, keyChanged = false): Promise<AccessVerdict> {
     const now = clock.now();
-    if ((caller.expiresAtMs !== undefined && caller.expiresAtMs <= now) || (keyChanged && !(await keyLive(caller)))) {
+    if ((caller.expiresAtMs !== undefined && caller.expiresAtMs <= now) || (keyChanged && !(await identity.credentialLive(caller)))) {
       return { ok: false, code: 'UNAUTHENTICATED', message: 'The key or session this stream was opened with expired or was revoked' };
     }
     const access = await machines.accessNow(slug, caller);

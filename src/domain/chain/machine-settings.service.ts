@@ -9,7 +9,6 @@ import { shareActive, type MachineRecord, type MachineStatus, type ReadTokenReco
 import { createMachineRepository } from './machine-repository.js';
 import { checkPassword, hashPassword } from './read-password.js';
 import { createUnlockThrottle } from './unlock-throttle.js';
-import { assertProven } from '../identity/proof.js';
 
 export interface SettingsPatch {
   is_public?: boolean | undefined;
@@ -132,7 +131,6 @@ export function createMachineSettingsService(deps: { store: Store; clock: Clock;
     },
 
     async setShare(slug, caller, expiresAt) {
-      assertProven(caller, 'Issuing a share token');
       if (expiresAt !== undefined && Date.parse(expiresAt) <= clock.now()) {
         throw errors.validation('expires_at must be in the future', {
           issues: [{ path: 'expires_at', message: 'must be in the future', code: 'custom' }],

@@ -6,7 +6,6 @@ import { DuplicateKeyError, type Store } from '../../storage/port.js';
 import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
-import { assertProven } from '../identity/proof.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
 import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
@@ -161,8 +160,6 @@ export function createMachinesService(deps: {
       if (caller.machine !== undefined) {
         throw errors.forbidden('A machine key cannot create machines; use your user key (POST /api/demo-key/mint)');
       }
-      // Creating a machine mints its owner key, which outlives the session.
-      assertProven(caller, 'Creating a machine');
       const explicit = input.slug !== undefined;
       const slug = explicit ? input.slug! : await freeSlugFrom(caller.uid.toLowerCase());
       checkSlug(slug);

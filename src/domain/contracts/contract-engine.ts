@@ -13,6 +13,8 @@ import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
 import { oneShotTick, transitionKey } from './triggers.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
+import type { MachinesService } from '../chain/machines.service.js';
+import { principalRefusal } from './principal-right.js';
 
 export type TriggeredBy = 'caller' | 'trigger' | 'fire_now' | 'event';
 
@@ -58,6 +60,8 @@ export interface EngineDeps extends OperatorRunDeps {
   hub: ContractHub;
   /** Delivers an emitted event to listening contracts (asynchronously, outside this contract's lock). */
   deliver: (event: EmittedEvent) => void;
+  /** Re-reads the principal's role at each fire nobody asked for (`principal-right.ts`); absent: not re-checked. */
+  machines?: MachinesService;
   /** Mints the envelope of a successful fire; absent: no envelope. */
   mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
@@ -121,6 +125,8 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
         if (!outcome.ok) failure = { code: outcome.overBudget ? 'condition_over_budget' : 'condition_failed', message: outcome.error };
         else if (!outcome.value) failure = { code: 'condition_failed', message: `condition is false: ${transition.condition}` };
       }
+      // A schedule or an event fires for the contract's principal: only while it still holds its right.
+      if (req.actor === null && deps.machines) failure = (await principalRefusal(deps.machines, record)) ?? failure;
       const ids = transition.operators ?? (transition.operator !== undefined ? [transition.operator] : []);
       const run = failure ? undefined : await runOperators(deps, ids, scope, transition.operator_inputs);
       if (run && !run.ok) failure = { code: 'compute_failed', message: run.error };

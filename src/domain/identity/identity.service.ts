@@ -46,6 +46,13 @@ export interface IdentityService {
   /** The caller a raw key stands for, or undefined when it is unknown, revoked or expired. */
   resolveKey(raw: string): Promise<Caller | undefined>;
   /**
+   * Whether the credential `caller` was resolved from still holds now: not expired (a key's
+   * `expires_at`, a session's `exp`) and, for a key bound to a machine, not revoked (a fresh read). User
+   * keys cannot be revoked, and anonymous callers have nothing to lose. What work that waits, and open
+   * streams, re-check before they go on.
+   */
+  credentialLive(caller: Caller): Promise<boolean>;
+  /**
    * The uid an e-mail address signs in as, creating the identity on first use. The address is kept
    * only as the SHA-256 of its normalised form (see `user-repository.ts`), so the users file holds no address.
    */
@@ -179,6 +186,13 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
       if (record.rate_limit_tier) caller.rateTier = record.rate_limit_tier;
       if (record.expires_at) caller.expiresAtMs = Date.parse(record.expires_at);
       return caller;
+    },
+
+    async credentialLive(caller) {
+      if (caller.expiresAtMs !== undefined && caller.expiresAtMs <= clock.now()) return false;
+      if (caller.credential !== 'machine-key' || caller.machine === undefined || caller.keyId === undefined) return true;
+      const record = await machineKey(caller.machine, caller.keyId);
+      return record !== undefined && live(record);
     },
   };
 }

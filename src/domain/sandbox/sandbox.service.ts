@@ -44,6 +44,11 @@ export interface RunInput {
   slug: string | null;
   /** Who made the call: the agent itself or the owner of `slug`. */
   actor_uid: string;
+  /**
+   * Re-checks the caller's right (its credential, the agent's delegation) when the run gets its slot;
+   * throws the refusal. A run refused then is not started and not charged.
+   */
+  stillAllowed?: () => Promise<void>;
 }
 
 export interface SandboxService {
@@ -151,6 +156,11 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     const { timeoutMs } = await reserve(uid, runId, input.timeout_ms);
     try {
       const free = await turn;
+      // Accepted, then waited: the right it was accepted with may be gone (a delegation or key revoked).
+      await input.stillAllowed?.().catch((err: unknown) => {
+        free();
+        throw refusedAtStart(err);
+      });
       const startedMs = clock.now();
       let outcome: RunOutcome;
       try {
@@ -230,6 +240,12 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       return quotaView(await charges(uid, nowMs), nowMs);
     },
   };
+}
+
+/** A refusal at slot start says the run was neither started nor charged; a hidden machine stays NOT_FOUND. */
+function refusedAtStart(err: unknown): unknown {
+  if (!(err instanceof CoreError) || (err.code !== 'FORBIDDEN' && err.code !== 'UNAUTHENTICATED')) return err;
+  return new CoreError('FORBIDDEN', `The run was not started and nothing was charged: while it waited for a slot, the right to run it ended. ${err.message}`);
 }
 
 function viewOf(row: RunRow): SandboxRunView {

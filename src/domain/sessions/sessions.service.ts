@@ -9,7 +9,6 @@ import type { NodeKeys } from '../identity/node-keys.js';
 import { createLoginCodes } from './login-codes.js';
 import { sessionSetCookie, ssoBindingSetCookie } from './session-credentials.js';
 import { redirectTarget } from './redirect-target.js';
-import { assertProven } from '../identity/proof.js';
 import { SESSION_TTL_SECONDS, signSession, verifySession, type SessionMethod } from './session-token.js';
 import { createSsoCodes, SSO_CODE_TTL_MS, type SsoRefusal } from './sso-codes.js';
 
@@ -155,8 +154,6 @@ export function createSessionsService(deps: {
       if ((caller.credential !== 'user-key' && caller.credential !== 'session') || !(await identity.isUser(caller.uid))) {
         throw errors.forbidden('sso-start signs in a person: use your user key or a portal session, not a machine or developer key');
       }
-      // The round trip ends in a proven session: an unproven one may not start it.
-      assertProven(caller, 'Starting a sign-in round trip');
       const redirect = redirectTarget(input.redirect_uri, baseUrl(), deps.redirectOrigins ?? []);
       const { code, binding, expires_ms } = await ssoCodes.issue(
         { uid: caller.uid, state: input.state, redirect_uri: redirect, code_challenge: input.code_challenge ?? null },

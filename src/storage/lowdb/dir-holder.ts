@@ -28,7 +28,7 @@ export async function publishMcpUrl(dataDir: string, mcpUrl: string): Promise<()
   const record: ServeRecord = { pid: process.pid, mcp_url: mcpUrl };
   // Whole or absent: a reader never sees half a record.
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(record)}\n`);
+  await writeFile(tmp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
   await rename(tmp, file);
   return async () => {
     const current = await readRecord(file);

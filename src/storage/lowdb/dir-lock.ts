@@ -10,11 +10,11 @@ import { join } from 'node:path';
 export const LOCK_FILE = '.lock';
 
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(file, 'wx');
+      const handle = await open(file, 'wx', 0o600);
       await handle.writeFile(String(process.pid));
       await handle.close();
       return async () => {

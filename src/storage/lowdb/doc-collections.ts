@@ -157,7 +157,7 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
       return [...c.records].map(([id, entry]) => [id, copy<object>(entry.value)]);
     },
     async open() {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       cursorKey = await loadCursorKey(options.cursorKeyFile);
     },
     async close() {

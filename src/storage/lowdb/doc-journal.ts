@@ -122,7 +122,7 @@ export class DocJournal {
         () => false,
         () => true,
       ));
-    this.#fh = await open(this.file, 'a');
+    this.#fh = await open(this.file, 'a', 0o600);
     if (created && this.fsync) await syncDir(dirname(this.file));
     return this.#fh;
   }

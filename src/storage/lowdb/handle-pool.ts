@@ -70,7 +70,7 @@ export class HandlePool {
       if (entry.closing === undefined) break;
       await entry.closing;
     }
-    const opening = open(entry.file, 'a+');
+    const opening = open(entry.file, 'a+', 0o600);
     entry.opening = opening;
     try {
       const fh = await opening;

@@ -95,7 +95,7 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
   return {
     api,
     async open() {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const found = new Map<string, number>();
       for (const entry of await readdir(dir)) {
         const stream = decodeStreamFile(entry);

@@ -7,6 +7,7 @@ import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
 import { checkDataFormat } from './data-format.js';
+import { MADE_PRIVATE_MESSAGE, makeDataDirPrivate } from './private-dir.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 import { createWriteGate } from '../write-gate.js';
 
@@ -23,7 +24,7 @@ export interface LowdbStoreOptions {
    * batch, and a file and directory sync after each document write.
    */
   fsync?: boolean;
-  /** Told about repairs made at open (a torn last log line dropped). */
+  /** Told about repairs made at open (a torn last log line dropped, a directory other users could read made private). */
   onWarning?: (warning: LowdbWarning) => void;
   /**
    * Most log files held open at once (default 256): a stream's handle is opened on use and the least
@@ -69,6 +70,10 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
   const lifecycle = createStoreLifecycle({
     open: async () => {
       unlock = await lockDataDir(options.dataDir);
+      // The directory is ours (we hold its lock) and holds the node's keys: private before anything is read.
+      const loose = await makeDataDirPrivate(options.dataDir);
+      if (loose.length > 0)
+        options.onWarning?.({ message: `${MADE_PRIVATE_MESSAGE} (${loose.length} paths)`, stream: '', file: options.dataDir, droppedBytes: 0 });
       await checkDataFormat(options.dataDir, { fsync });
       await Promise.all([docs.open(), logs.open()]);
     },

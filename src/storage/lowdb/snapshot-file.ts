@@ -32,7 +32,7 @@ export async function captureEntries<E extends { value: object }>(records: Reado
  */
 export async function writeSnapshotFile(file: string, entries: SnapshotEntries, fsync: boolean): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.tmp`);
-  const fh = await open(temp, 'w');
+  const fh = await open(temp, 'w', 0o600);
   try {
     if (entries.length === 0) await fh.writeFile('{}');
     else await fh.writeFile('{\n');
