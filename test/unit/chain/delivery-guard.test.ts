@@ -17,7 +17,8 @@ function rig() {
   const machines = { accessNow: () => new Promise<Access>((resolve) => pending.push(resolve)) } as unknown as MachinesService;
   const resumed = new Set<() => void>();
   const onResume = (cb: () => void) => (resumed.add(cb), () => void resumed.delete(cb));
-  const guard = createDeliveryGuard({ bus, clock, machines, identity: {} as IdentityService, onResume });
+  const identity = { credentialLive: () => Promise.resolve(true) } as unknown as IdentityService;
+  const guard = createDeliveryGuard({ bus, clock, machines, identity, onResume });
   let push: (e: SseEvent) => void = () => undefined;
   const source = { open: (p: (e: SseEvent) => void) => ((push = p), () => undefined) };
   const got: SseEvent[] = [];
