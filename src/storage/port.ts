@@ -35,6 +35,10 @@ export interface StoreCheck {
   detail?: string;
   /** Epoch ms of the last change of `ok`. */
   since_ms?: number;
+  /** How often the dependency was lost since the store opened (PostgreSQL `session`), for metrics. */
+  losses?: number;
+  /** How many calls failed for want of the dependency since the store opened (PostgreSQL `database`). */
+  failures?: number;
 }
 
 export interface StoreStatus {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 import { digestOf } from '../../lib/hash.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
@@ -85,7 +86,8 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
           }) as RowInput<EventRecord>,
       );
       hub.publishEvent(record.slug, event);
-      deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 });
+      // Routed to other contracts once the event is committed: their fires take their own locks.
+      afterCommit(() => deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 }));
     }
   }
 

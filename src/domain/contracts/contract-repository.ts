@@ -3,6 +3,7 @@ import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './c
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
 import { onceUnlessFailed } from '../../lib/once.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 
 const CONTRACTS = 'contracts';
 /** One entry per (listened machine, listening contract): which contracts listen to a machine's events, without reading every contract. */
@@ -112,7 +113,8 @@ export function createContractRepository(store: Store): ContractRepository {
     if (cached) return cached;
     const [last] = await store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit: 1 });
     const rt = last ? runtimeAfter(last) : freshRuntime(record);
-    cache.set(record.id, rt);
+    // Read inside a lock's transaction it may show that transaction's own rows: cached once they committed.
+    afterCommit(() => cache.set(record.id, rt));
     return rt;
   }
 
@@ -243,7 +245,7 @@ export function createContractRepository(store: Store): ContractRepository {
         };
         return { ...unsealed, state_hash: transitionHash(unsealed) } as RowInput<TransitionRecord>;
       });
-      cache.set(record.id, runtimeAfter(row));
+      afterCommit(() => cache.set(record.id, runtimeAfter(row)));
       return row;
     },
 
