@@ -23,6 +23,8 @@ export interface TxContext {
   /** A statement failed outside a savepoint: the transaction is aborted and can only roll back. */
   aborted?: unknown;
   done: boolean;
+  /** The client went back to the pool already (the store closed under the holder). */
+  released?: boolean;
 }
 
 const contexts = new AsyncLocalStorage<TxContext>();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { openCommitScope } from '../../lib/commit-scope.js';
 import { createLocalLocks } from '../local-coordination.js';
-import type { LockStore, TryRunResult } from '../port.js';
+import { StoreUnavailableError, type LockStore, type TryRunResult } from '../port.js';
 import { currentTx, onTx, runInTx, type TxContext } from './pg-context.js';
 import { toStoreError } from './pg-errors.js';
 import { advisoryKey } from './pg-session.js';
@@ -55,8 +55,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Waiting for a lock held elsewhere polls with backoff and holds no connection between tries. At most
  * `maxHeld` lock transactions are open at once, so holders never take the whole pool.
  */
-export function createPgLocks(options: PgLocksOptions): LockStore {
+export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll(): void } {
   const local = createLocalLocks();
+  /** Lock transactions open now. */
+  const open = new Set<TxContext>();
   const slots = createSlots(options.maxHeld);
   const lockSql = (key: string) => `SELECT pg_try_advisory_xact_lock(${advisoryKey(options.schemaName, key)}::bigint) AS ok`;
 
@@ -75,6 +77,7 @@ export function createPgLocks(options: PgLocksOptions): LockStore {
       }
       tx = { owner: options.owner, client, keys: new Set([key]), scope: openCommitScope(), nested: new Set(), tail: Promise.resolve(), done: false };
       const own = tx;
+      open.add(own);
       const value = await runInTx(own, () => own.scope.run(fn));
       // Work the holder started under its lock and did not await still belongs to the transaction.
       while (own.nested.size > 0) await Promise.allSettled([...own.nested]);
@@ -100,7 +103,8 @@ export function createPgLocks(options: PgLocksOptions): LockStore {
       }
       throw toStoreError(error);
     } finally {
-      client?.release(broken);
+      if (tx !== undefined) open.delete(tx);
+      if (tx?.released !== true) client?.release(broken);
       slots.release();
     }
   }
@@ -133,6 +137,19 @@ export function createPgLocks(options: PgLocksOptions): LockStore {
   }
 
   return {
+    /**
+     * Rolls back every lock transaction still open (the store is closing): its connection is closed,
+     * which frees its locks, and its holder's call fails; nothing of its work is stored.
+     */
+    abortAll(): void {
+      for (const tx of open) {
+        tx.aborted ??= new StoreUnavailableError('unreachable', 'the store closed while this lock was held; nothing of its work was stored');
+        tx.done = true;
+        tx.released = true;
+        tx.client.release(new Error('the store closed while a lock was held'));
+      }
+      open.clear();
+    },
     async tryRun(key, fn) {
       const tx = currentTx(options.owner);
       if (tx?.keys.has(key)) return attemptNested(tx, key, fn);

@@ -73,6 +73,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       created = undefined;
       logs.reset();
       health.stop();
+      // A holder still working would keep its pooled connection, and `end` would wait for it forever.
+      locks.abortAll();
       await session.close();
       await ending?.end();
     },
