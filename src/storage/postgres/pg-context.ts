@@ -100,7 +100,11 @@ export interface PgRunner {
   tx(): TxContext | undefined;
 }
 
-export function createPgRunner(owner: object, pool: () => pg.Pool, inTransaction: <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>) => Promise<T>): PgRunner {
+export function createPgRunner(
+  owner: object,
+  pool: () => pg.Pool,
+  inTransaction: <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>) => Promise<T>,
+): PgRunner {
   return {
     query<R extends pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]) {
       const tx = currentTx(owner);

@@ -57,7 +57,9 @@ export function createDocReader(db: PgRunner, t: Tables) {
   return function get<T>(collection: string, id: string): Promise<T | undefined> {
     // In a lock transaction: read on its client (a batch read on the pool would not see its writes).
     if (db.tx() !== undefined) {
-      return db.query<{ text: string }>({ ...one, values: [collection, id] }).then(({ rows }) => (rows[0] === undefined ? undefined : (JSON.parse(rows[0].text) as T)));
+      return db
+        .query<{ text: string }>({ ...one, values: [collection, id] })
+        .then(({ rows }) => (rows[0] === undefined ? undefined : (JSON.parse(rows[0].text) as T)));
     }
     return new Promise((resolve, reject) => {
       if (pending === undefined) {

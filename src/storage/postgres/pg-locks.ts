@@ -68,8 +68,14 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
     let client: pg.PoolClient | undefined;
     let broken: Error | undefined;
     let tx: TxContext | undefined;
+    // A checked-out client has no error listener of the pool's: a connection cut while the holder works
+    // between statements would otherwise crash the process. Its next statement (or COMMIT) fails.
+    const onLost = (error: Error) => {
+      if (tx !== undefined) tx.aborted ??= error;
+    };
     try {
       client = await options.pool().connect();
+      client.on('error', onLost);
       const results = (await client.query(`BEGIN; ${lockSql(key)}`)) as unknown as Array<pg.QueryResult<{ ok: boolean }>>;
       if (results.at(-1)?.rows[0]?.ok !== true) {
         await client.query('ROLLBACK');
@@ -81,8 +87,9 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
       const value = await runInTx(own, () => own.scope.run(fn));
       // Work the holder started under its lock and did not await still belongs to the transaction.
       while (own.nested.size > 0) await Promise.allSettled([...own.nested]);
-      await own.tail;
+      // Calls made from now on go to the pool; those queued already run before COMMIT.
       own.done = true;
+      await own.tail;
       if (own.aborted !== undefined) throw own.aborted;
       const committed = await client.query('COMMIT');
       // COMMIT of a transaction a statement aborted answers ROLLBACK, without an error.
@@ -92,6 +99,9 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
     } catch (error) {
       if (tx !== undefined) {
         tx.done = true;
+        // Statements still queued must not run after the ROLLBACK, outside the transaction.
+        tx.aborted ??= error;
+        await tx.tail;
         tx.scope.discard();
       }
       if (client !== undefined) {
@@ -104,6 +114,7 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
       throw toStoreError(error);
     } finally {
       if (tx !== undefined) open.delete(tx);
+      client?.off('error', onLost);
       if (tx?.released !== true) client?.release(broken);
       slots.release();
     }

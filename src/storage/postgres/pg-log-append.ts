@@ -291,8 +291,11 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
     // built on the heads locked now: what this process remembers may be rows of its own not yet committed.
     const begin = tx === undefined ? 'BEGIN; ' : SAVEPOINT;
     const end = tx === undefined ? 'COMMIT' : RELEASE;
+    // Checked out, the client has no listener of the pool's: a cut connection would crash the process.
+    const onLost = (error: Error) => void (broken ??= error);
     try {
       client = tx === undefined ? await pool().connect() : tx.client;
+      if (tx === undefined) client.on('error', onLost);
       const now = Date.now();
       const mine = tx === undefined ? trusted(stream, now) : undefined;
       if (mine !== undefined) {
@@ -348,7 +351,10 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
         }
       }
     } finally {
-      if (tx === undefined) client?.release(broken);
+      if (tx === undefined) {
+        client?.off('error', onLost);
+        client?.release(broken);
+      }
     }
     for (const attempt of discarded) {
       for (const pendings of attempt.joined.values()) for (const pending of pendings) pending.reject(new SupersededAppend());
@@ -413,7 +419,7 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
         const tx = db.tx();
         if (tx !== undefined) {
           const pending = [{ build, resolve, reject }];
-          return void onTx(tx, () => commit(stream, pending, tx), true);
+          return void onTx(tx, () => commit(stream, pending, tx), true).catch(reject);
         }
         const queued = queues.get(stream);
         if (queued !== undefined) return void queued.push({ build, resolve, reject });

@@ -16,7 +16,8 @@ export function reconnectDelay(attempt: number): number {
 }
 
 /** What the session connection did, for the server's log and metrics. */
-export type SessionEvent = { kind: 'lost'; error?: Error; losses: number } | { kind: 'resumed'; downMs: number; attempts: number } | { kind: 'retry'; error: Error; attempt: number };
+export type SessionEvent =
+  { kind: 'lost'; error?: Error; losses: number } | { kind: 'resumed'; downMs: number; attempts: number } | { kind: 'retry'; error: Error; attempt: number };
 
 export interface PgSessionOptions {
   connectionString: string;
