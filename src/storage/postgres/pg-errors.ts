@@ -5,7 +5,15 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 /** SQLSTATEs of a server going away or refusing: admin/crash shutdown, cannot connect now, too many connections. */
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** What pg says when a connection ends under a query, or the pool's connect waited too long. */
-const MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection error/i, /not queryable/i, /server closed the connection/i];
+const MESSAGES = [
+  /connection terminated/i,
+  /not currently accepting connections/i,
+  /the database system is (starting up|shutting down|in recovery mode)/i,
+  /timeout exceeded when trying to connect/i,
+  /connection error/i,
+  /not queryable/i,
+  /server closed the connection/i,
+];
 
 /**
  * Whether `error` says the database is unavailable (unreachable, shutting down, out of connections, or
