@@ -386,6 +386,14 @@ function createStoreFor(config: Config, log: Logger): Store {
       connectionString: config.databaseUrl,
       schema: config.databaseSchema,
       onError: (err) => log.error('database connection failed', { err }),
+      onSessionEvent: (event) =>
+        event.kind === 'lost'
+          ? log.warn('database session connection lost; reconnecting', { losses: event.losses, ...(event.error ? { err: event.error } : {}) })
+          : event.kind === 'resumed'
+            ? log.info('database session connection back', { down_ms: event.downMs, attempts: event.attempts })
+            : event.attempt % 10 === 1
+              ? log.warn('database session reconnect failed; retrying', { attempt: event.attempt, err: event.error })
+              : undefined,
     });
   }
   return createLowdbStore({
