@@ -26,7 +26,9 @@ try {
     for (let i = 0; i < 200; i++) await store.locks.run(`s${i % 10}`, () => store.logs.append(`serial-${i % 10}`, () => ({ tick: i, type: 'x' })));
     serial.push(ms(start) / 200);
     start = process.hrtime.bigint();
-    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => store.locks.tryRun(`f${i}`, () => store.logs.append(`fan-${i % 20}`, () => ({ tick: r, type: 'x' })))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => store.locks.tryRun(`f${i}`, () => store.logs.append(`fan-${i % 20}`, () => ({ tick: r, type: 'x' })))),
+    );
     if (outcomes.some((o) => !o.ran)) throw new Error('a free key was refused');
     fanout.push(ms(start));
   }

@@ -50,6 +50,7 @@ import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import { createPostgresStore } from './storage/postgres/postgres.store.js';
+import { logSessionEvents } from './storage/postgres/pg-session-log.js';
 import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
@@ -386,14 +387,7 @@ function createStoreFor(config: Config, log: Logger): Store {
       connectionString: config.databaseUrl,
       schema: config.databaseSchema,
       onError: (err) => log.error('database connection failed', { err }),
-      onSessionEvent: (event) =>
-        event.kind === 'lost'
-          ? log.warn('database session connection lost; reconnecting', { losses: event.losses, ...(event.error ? { err: event.error } : {}) })
-          : event.kind === 'resumed'
-            ? log.info('database session connection back', { down_ms: event.downMs, attempts: event.attempts })
-            : event.attempt % 10 === 1
-              ? log.warn('database session reconnect failed; retrying', { attempt: event.attempt, err: event.error })
-              : undefined,
+      onSessionEvent: logSessionEvents(log),
     });
   }
   return createLowdbStore({

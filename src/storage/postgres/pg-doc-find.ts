@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { PgRunner } from './pg-context.js';
 import type { Tables } from './sql.js';
 

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type CheckedOrder, type FieldCondition } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';

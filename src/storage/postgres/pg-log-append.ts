@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { afterCommit } from '../../lib/commit-scope.js';
 import type { LogRow, RowInput } from '../port.js';
+import { arrayLiteral, encode, escapeLiteral, type Encoded } from './pg-log-sql.js';
 import { onTx, type PgRunner, type TxContext } from './pg-context.js';
 import type { Tables } from './sql.js';
 
@@ -23,13 +24,6 @@ class SupersededAppend extends Error {
 const HEAD_MOVED = 'core: a log head moved since this process wrote it';
 /** After a head was found moved, how long a stream's batches lock first instead of trusting memory. */
 const CONTENDED_MS = 2_000;
-
-interface Encoded {
-  row: LogRow;
-  text: string;
-  tick: number;
-  type: string;
-}
 
 type Built = Array<Encoded & { pending: Pending }>;
 
@@ -65,33 +59,6 @@ export interface LogAppenderOptions {
 /** Opens the savepoint an append inside a lock transaction runs in, and ends it (see commit). */
 const SAVEPOINT = 'SAVEPOINT core_append; ';
 const RELEASE = 'RELEASE SAVEPOINT core_append';
-
-/** The row `build` returned, with the seq set by the store, as stored (JSON text) and as read back. */
-function encode(built: RowInput<LogRow>, seq: number): Encoded {
-  const draft: Record<string, unknown> = { seq, ...built };
-  draft['seq'] = seq;
-  const { tick, type } = draft;
-  if (typeof tick !== 'number' || !Number.isFinite(tick)) throw new TypeError('row tick must be a finite number');
-  if (typeof type !== 'string') throw new TypeError('row type must be a string');
-  const text = JSON.stringify(draft);
-  return { row: JSON.parse(text) as LogRow, text, tick, type };
-}
-
-/**
- * A string as a SQL literal, escaped exactly as pg's `escapeLiteral` does (quotes doubled; with any
- * backslash, an E'' literal with backslashes doubled), without its per-character loop, which showed up
- * in the profile on kilobyte-long batches.
- */
-function escapeLiteral(value: string): string {
-  const quoted = `'${value.replaceAll("'", "''")}'`;
-  return value.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
-}
-
-/** An array literal (`{...}`) of numbers or strings, each string double-quoted with `"` and `\\` escaped (as pg sends arrays). */
-function arrayLiteral(values: Array<string | number>): string {
-  const parts = values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`));
-  return `{${parts.join(',')}}`;
-}
 
 /**
  * Appends with group commit. Appends to one stream queue in this process; each transaction takes the
