@@ -19,9 +19,14 @@ export interface PgLocksOptions {
   maxHeld: number;
 }
 
-/** How many lock transactions a pool of `size` connections may hold at once: a quarter (at least one) stays free. */
+/**
+ * How many lock transactions a pool of `size` connections may hold at once: a quarter (at least one)
+ * stays free for calls outside locks. A pool of one or two has no room to spare: every connection may
+ * hold a lock (a process holds its audit writer lock for its whole life, and would otherwise leave no
+ * slot to the others).
+ */
 export function lockSlots(size: number): number {
-  return Math.max(1, size - Math.max(1, Math.floor(size / 4)));
+  return size <= 2 ? Math.max(1, size) : size - Math.max(1, Math.floor(size / 4));
 }
 
 /** A counting semaphore: `acquire` resolves when one of `size` slots is free. */
