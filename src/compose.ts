@@ -48,6 +48,7 @@ import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
 import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
 import { createPostgresStore } from './storage/postgres/postgres.store.js';
+import { logSessionEvents } from './storage/postgres/pg-session-log.js';
 import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources } from './domain/platform/catalog-resources.js';
@@ -382,6 +383,7 @@ function createStoreFor(config: Config, log: Logger): Store {
       connectionString: config.databaseUrl,
       schema: config.databaseSchema,
       onError: (err) => log.error('database connection failed', { err }),
+      onSessionEvent: logSessionEvents(log),
     });
   }
   return createLowdbStore({

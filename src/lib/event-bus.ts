@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { afterCommit } from './commit-scope.js';
 
 /** Events published inside the process; names follow `noun.verbPast`. */
 export interface BusEvents {
@@ -16,8 +17,9 @@ export function createEventBus(): EventBus {
   // Streams subscribe per client; the default cap of 10 would warn under normal load.
   emitter.setMaxListeners(0);
   return {
+    // An event announces a write: one made under a store lock is announced once it committed, never if it rolled back.
     emit: (name, payload) => {
-      emitter.emit(name, payload);
+      afterCommit(() => emitter.emit(name, payload));
     },
     on: (name, listener) => {
       emitter.on(name, listener);

@@ -1,3 +1,4 @@
+import { afterCommit } from '../lib/commit-scope.js';
 import type { LogRow, RowInput, Store } from './port.js';
 
 /** Told of every row a log append wrote: the backend, the stream and the row's sequence number. */
@@ -13,7 +14,8 @@ export function observeAppends(store: Store, observe: AppendObserver): Store {
       if (prop === 'append') {
         return async <R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) => {
           const row = await target.append<R>(stream, build);
-          observe(store.backend, stream, row.seq);
+          // Counted once committed: an append under a lock that then rolls back was never written.
+          afterCommit(() => observe(store.backend, stream, row.seq));
           return row;
         };
       }

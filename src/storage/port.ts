@@ -35,6 +35,10 @@ export interface StoreCheck {
   detail?: string;
   /** Epoch ms of the last change of `ok`. */
   since_ms?: number;
+  /** How often the dependency was lost since the store opened (PostgreSQL `session`), for metrics. */
+  losses?: number;
+  /** How many calls failed for want of the dependency since the store opened (PostgreSQL `database`). */
+  failures?: number;
 }
 
 export interface StoreStatus {
@@ -209,6 +213,8 @@ export interface LogStore {
    * locked one if another process moved it); only the last run's row is stored, appends made by earlier
    * runs are rejected as superseded, and what `build` refused counts only from that last run.
    * `build` must not change `head`: it may be the very row an earlier append resolved with.
+   * Inside a lock's `fn` (PostgreSQL) the row is written in that work's transaction: the append resolves
+   * once written there, and the row is durable, and seen by others, once `fn`'s work committed.
    */
   append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
   /** Last row of a stream. */
@@ -231,13 +237,24 @@ export interface LogStore {
 /** What `tryRun` did: ran `fn` (and what it returned), or found the key held elsewhere and did nothing. */
 export type TryRunResult<T> = { ran: true; value: T } | { ran: false };
 
+/**
+ * Store-wide locks. The writes `fn` makes through the store commit only while its lock is held: on
+ * PostgreSQL the lock is taken in the transaction that does `fn`'s writes (every `docs`, `logs` call and
+ * `pubsub.publish` made by `fn` joins it), so a holder whose connection dies loses the lock and its
+ * writes together: nothing of `fn` is stored, and its call rejects (`StoreUnavailableError` when the
+ * connection broke). The same holds when `fn` throws: nothing of it is stored. Reads inside `fn` see its
+ * own writes; other callers see them once `fn` returned. Locks taken inside `fn` are re-entrant (a key
+ * held already runs at once). Effects in this process meant to follow a write made under a lock are
+ * registered with `afterCommit` (`lib/commit-scope.ts`). lowdb: one process, in-memory locks, writes
+ * as they are made.
+ */
 export interface LockStore {
   /**
    * Runs `fn` holding `key` against every process sharing the store, or returns `{ ran: false }` at once
-   * when another holder has it. A holder that dies releases its locks (PostgreSQL: with its session).
+   * when another holder has it. A holder that dies releases its locks, and its writes under them roll back.
    */
   tryRun<T>(key: string, fn: () => Promise<T>): Promise<TryRunResult<T>>;
-  /** Runs `fn` holding `key`, waiting for other holders first. */
+  /** Runs `fn` holding `key`, waiting for other holders first (without holding a connection meanwhile). */
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
@@ -245,14 +262,16 @@ export interface PubSub {
   /**
    * Sends `payload` to the subscribers of `channel` in every process sharing the store, this one
    * included; best effort (a message sent while a process reconnects is lost to it), in order per sender.
+   * Published inside a lock's `fn`, it is sent when that work commits, and never if it rolls back.
    */
   publish(channel: string, payload: Json): void;
   /** Calls `cb` with each message on `channel` from any process; returns the unsubscribe function. */
   subscribe(channel: string, cb: (payload: Json) => void): () => void;
   /**
    * Calls `cb` each time the messaging connection came back after it was lost (never for lowdb): what
-   * was published meanwhile is lost to this process, so a reader catches up from the store. Returns
-   * the unsubscribe function.
+   * was published meanwhile is lost to this process, so a reader catches up from the store. The
+   * connection is reopened for as long as the store is open, however long the outage. Returns the
+   * unsubscribe function.
    */
   onResume(cb: () => void): () => void;
 }

@@ -97,7 +97,9 @@ export function runContractListenersContract(name: string, makeStore: MakeStore)
         docs: { ...store.docs, insert: (c, id, v) => (c === 'contracts' ? Promise.reject(new Error('crash')) : store.docs.insert(c, id, v)) },
       };
       await expect(createContractRepository(crashing).insert(contract('lost', 'b', ['src']))).rejects.toThrow('crash');
-      expect(await entriesOf(store, 'lost')).toBe(1);
+      // PostgreSQL writes the insert's entries in the ordinal lock's transaction: the failure rolled them
+      // back with it. lowdb keeps them, and reads skip them.
+      expect(await entriesOf(store, 'lost')).toBe(store.backend === 'postgres' ? 0 : 1);
       // An edit's dropped entry is deleted after the record: a crash before that leaves it stale.
       const failingDelete: Store = { ...store, docs: { ...store.docs, delete: () => Promise.reject(new Error('crash')) } };
       await contracts.insert(contract('moved', 'c', ['src']));

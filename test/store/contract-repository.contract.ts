@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createContractEventRepository } from '../../src/domain/contracts/contract-event-repository.js';
-import { createContractRepository, type TransitionDraft } from '../../src/domain/contracts/contract-repository.js';
+import { createContractRepository, FireAlreadyStoredError, type TransitionDraft } from '../../src/domain/contracts/contract-repository.js';
 import { contractGenesis, transitionHash } from '../../src/domain/contracts/contract-runtime.js';
 import type { ContractRecord, ContractStatus } from '../../src/domain/contracts/contract.types.js';
-import { DuplicateKeyError } from '../../src/storage/port.js';
+import { DuplicateKeyError, type Store } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 const contract = (id: string, slug: string, status: ContractStatus = 'active', template_id: string | null = null): ContractRecord => ({
@@ -52,6 +52,49 @@ const draft = (tick: number): TransitionDraft =>
 /** The contract repository (records, transition and version logs) and the contract-event repository on every adapter. */
 export function runContractRepositoryContract(name: string, makeStore: MakeStore): void {
   describe(`contract repository: ${name}`, () => {
+    it('refuses a second fire of a due tick offered without the lock, even when it read the contract before the first was written', async () => {
+      const { store } = await freshStore(makeStore);
+      const record = contract('c1', 'm');
+      await createContractRepository(store).insert(record);
+      const fired = (due: number, other = false): TransitionDraft =>
+        ({ ...draft(due), ...(other ? { contract_id: 'c2' } : {}), due_tick: due, watermarks: { t0: due } }) as TransitionDraft;
+      // Two fires of due tick 20, as two processes whose claims overlapped would make them: the second
+      // read the contract, then the first wrote its row (and, in one round, another contract wrote after
+      // it), then the second offers its row.
+      for (const between of [false, true]) {
+        const due = between ? 30 : 20;
+        let offered!: () => void;
+        const offering = new Promise<void>((resolve) => (offered = resolve));
+        let written!: () => void;
+        const firstWritten = new Promise<void>((resolve) => (written = resolve));
+        const late: Store = {
+          ...store,
+          logs: {
+            ...store.logs,
+            append: async (stream, build) => {
+              offered();
+              await firstWritten;
+              return store.logs.append(stream, build);
+            },
+          },
+        };
+        const second = createContractRepository(late).appendTransition(record, fired(due), { key: 't0', due });
+        await offering;
+        await createContractRepository(store).appendTransition(record, fired(due), { key: 't0', due });
+        if (between) await createContractRepository(store).appendTransition(contract('c2', 'm'), fired(due, true));
+        written();
+        await expect(second).rejects.toBeInstanceOf(FireAlreadyStoredError);
+      }
+      const rows = await createContractRepository(store).machineTransitions('m');
+      expect(rows.filter((r) => r.contract_id === 'c1').map((r) => [r.n, r.due_tick])).toEqual([
+        [1, 20],
+        [2, 30],
+      ]);
+      // A later due tick fires on the chain as it stands.
+      const next = await createContractRepository(store).appendTransition(record, fired(40), { key: 't0', due: 40 });
+      expect(next.prev_hash).toBe(rows.filter((r) => r.contract_id === 'c1').at(-1)!.state_hash);
+    });
+
     it('finds a machine’s contracts by status and template, in creation order, and every contract of a status', async () => {
       const { store } = await freshStore(makeStore);
       const contracts = createContractRepository(store);

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 import { digestOf } from '../../lib/hash.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
@@ -89,7 +90,8 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
           }) as RowInput<EventRecord>,
       );
       hub.publishEvent(record.slug, event);
-      deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 });
+      // Routed to other contracts once the event is committed: their fires take their own locks.
+      afterCommit(() => deps.deliver({ source: record.slug, name: event.name, payload, origin: record.id, depth: depth + 1 }));
     }
   }
 
@@ -133,34 +135,40 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
       const done = run?.ok ? run : undefined;
       const success = failure === undefined;
       const to = success ? resultingState(transition) : runtime.state;
-      const row = await contracts.appendTransition(record, {
-        contract_id: record.id,
-        transition_type: 'contract',
-        tick_number: tick,
-        from_state: runtime.state,
-        to_state: to,
-        transition_index: req.index,
-        operators: run?.chain ?? ids,
-        // What the condition and operators saw (defaults under the given input): the receipt binds it.
-        input: scope,
-        result: done ? { ...done.output, pre_actions: preActionNotes(transition, scope) } : null,
-        success,
-        error: failure?.code ?? null,
-        error_message: failure?.message ?? null,
-        triggered_by: req.triggered_by,
-        proof_digest: done?.proof_digest ?? null,
-        receipt: done?.receipt ?? null,
-        due_tick: req.due?.tick ?? null,
-        skipped: req.due?.skipped ?? 0,
-        fire_count: runtime.fire_count + (success ? 1 : 0),
-        entered_tick: to !== runtime.state ? (req.due?.tick ?? tick) : runtime.entered_tick,
-        watermarks,
-        emitted: success ? (transition.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : [])) : [],
-        version_no: record.current_version_no,
-        // Written before the mint, so the audit recovery knows to mint it if a crash comes between.
-        ...(success && deps.mintEnvelope ? { envelope_for: req.actor ?? record.created_by } : {}),
-        created_at: new Date(clock.now()).toISOString(),
-      });
+      // A scheduled fire is fenced in the data too: a due tick the transitions hold is refused, nothing written.
+      const fence = req.due ? { key, due: req.due.tick } : undefined;
+      const row = await contracts.appendTransition(
+        record,
+        {
+          contract_id: record.id,
+          transition_type: 'contract',
+          tick_number: tick,
+          from_state: runtime.state,
+          to_state: to,
+          transition_index: req.index,
+          operators: run?.chain ?? ids,
+          // What the condition and operators saw (defaults under the given input): the receipt binds it.
+          input: scope,
+          result: done ? { ...done.output, pre_actions: preActionNotes(transition, scope) } : null,
+          success,
+          error: failure?.code ?? null,
+          error_message: failure?.message ?? null,
+          triggered_by: req.triggered_by,
+          proof_digest: done?.proof_digest ?? null,
+          receipt: done?.receipt ?? null,
+          due_tick: req.due?.tick ?? null,
+          skipped: req.due?.skipped ?? 0,
+          fire_count: runtime.fire_count + (success ? 1 : 0),
+          entered_tick: to !== runtime.state ? (req.due?.tick ?? tick) : runtime.entered_tick,
+          watermarks,
+          emitted: success ? (transition.post_actions ?? []).flatMap((a) => (a.type === 'emit' && a.event ? [a.event] : [])) : [],
+          version_no: record.current_version_no,
+          // Written before the mint, so the audit recovery knows to mint it if a crash comes between.
+          ...(success && deps.mintEnvelope ? { envelope_for: req.actor ?? record.created_by } : {}),
+          created_at: new Date(clock.now()).toISOString(),
+        },
+        fence,
+      );
       let tally: FiredTransition['tally'];
       if (success) {
         // The envelope before the audit row: a fire with its audit row has had its mint decided, so the

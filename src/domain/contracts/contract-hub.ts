@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { afterCommit } from '../../lib/commit-scope.js';
 import type { EventRecord, TransitionRecord } from './contract.types.js';
 
 /** In-process fan-out of durable contract rows to live streams (published only after the append resolved). */
@@ -37,8 +38,9 @@ export function createContractHub(): ContractHub {
     };
   };
   return {
-    publishTransition: (row) => void emitter.emit(`t:${row.contract_id}`, row),
-    publishEvent: (slug, row) => void emitter.emit(`e:${slug}`, row),
+    // Rows written under a store lock reach subscribers once committed (see `lib/commit-scope.ts`).
+    publishTransition: (row) => afterCommit(() => void emitter.emit(`t:${row.contract_id}`, row)),
+    publishEvent: (slug, row) => afterCommit(() => void emitter.emit(`e:${slug}`, row)),
     onTransition: (id, slug, listener) => on(`t:${id}`, 'transitions', slug, listener),
     onEvent: (slug, listener) => on(`e:${slug}`, 'events', slug, listener),
     listened: () => ({ events: [...counts.events.keys()], transitions: [...counts.transitions.keys()] }),

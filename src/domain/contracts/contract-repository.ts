@@ -3,6 +3,7 @@ import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './c
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
 import { onceUnlessFailed } from '../../lib/once.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 
 const CONTRACTS = 'contracts';
 /** One entry per (listened machine, listening contract): which contracts listen to a machine's events, without reading every contract. */
@@ -34,6 +35,32 @@ const listened = (record: ContractRecord) => listenedMachines(record.definition,
 
 /** The fields of a transition row the engine decides; the store adds position and hash links. */
 export type TransitionDraft = Omit<TransitionFields, 'id' | 'n' | 'prev_hash' | 'state_hash'>;
+
+/** A scheduled fire's claim on its due tick: the transition's watermark key and the due tick. */
+export interface DueFence {
+  key: string;
+  due: number;
+}
+
+/** A scheduled fire offered for a due tick the contract's transitions already hold: nothing was written. */
+export class FireAlreadyStoredError extends Error {
+  constructor(
+    readonly contractId: string,
+    readonly due: number,
+  ) {
+    super(`contract ${contractId} has fired for due tick ${due} already`);
+    this.name = 'FireAlreadyStoredError';
+  }
+}
+
+/** The append was built on a view of the contract that rows appended since may have changed: read again. */
+class MovedUnderFire extends Error {}
+
+/** Tries of a fenced append whose stream other contracts moved meanwhile, before it gives up. */
+const FENCE_TRIES = 16;
+
+const holdsDue = (row: TransitionRecord | undefined, fence: DueFence) =>
+  row !== undefined && (row.watermarks[fence.key] ?? Number.NEGATIVE_INFINITY) >= fence.due;
 
 /**
  * Contract persistence over the storage port, and the only module that names its collection and logs:
@@ -89,7 +116,13 @@ export interface ContractRepository {
   /** Drops the cached runtime: another process sharing the store may have fired the contract since. */
   forget(id: string): void;
   /** Appends a transition row linked to the contract's previous row; callers serialize per contract. */
-  appendTransition(record: ContractRecord, draft: TransitionDraft): Promise<TransitionRecord>;
+  /**
+   * Appends a transition row. With `fence` (a scheduled fire), exactly once per due tick is checked in
+   * the data, whatever the locks did: the row is built only on a stream whose rows since the contract's
+   * last one was read are known not to be the contract's, and a contract whose transitions already hold
+   * the due tick refuses it with `FireAlreadyStoredError`, writing nothing.
+   */
+  appendTransition(record: ContractRecord, draft: TransitionDraft, fence?: DueFence): Promise<TransitionRecord>;
   /** The contract's rows, oldest first, after a machine-stream seq, up to `limit`. */
   transitions(record: ContractRecord, query: { afterSeq?: number; fromTick?: number; limit: number }): Promise<TransitionRecord[]>;
   /** The contract's most recent rows, newest first. */
@@ -112,7 +145,8 @@ export function createContractRepository(store: Store): ContractRepository {
     if (cached) return cached;
     const [last] = await store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit: 1 });
     const rt = last ? runtimeAfter(last) : freshRuntime(record);
-    cache.set(record.id, rt);
+    // Read inside a lock's transaction it may show that transaction's own rows: cached once they committed.
+    afterCommit(() => cache.set(record.id, rt));
     return rt;
   }
 
@@ -156,6 +190,53 @@ export function createContractRepository(store: Store): ContractRepository {
     const ordinal = (await get(record.id))?.ordinal;
     if (ordinal === undefined) throw new Error(`contract ${record.id} has no ordinal after the listener backfill`);
     return ordinal;
+  }
+
+  /** The transition row, sealed on `previous` and `head` (see appendTransition). */
+  function sealed(record: ContractRecord, draft: TransitionDraft, previous: Runtime, head: TransitionRecord | undefined): RowInput<TransitionRecord> {
+    // Ticks never decrease along the log, even if the wall clock steps back.
+    const tick = Math.max(draft.tick_number, head?.tick ?? 0);
+    const n = previous.n + 1;
+    const unsealed = {
+      ...draft,
+      tick_number: tick,
+      type: record.id,
+      tick,
+      id: `${record.id}:${n}`,
+      n,
+      prev_hash: previous.last?.state_hash ?? contractGenesis(record.id, record.created_tick),
+    };
+    return { ...unsealed, state_hash: transitionHash(unsealed) } as RowInput<TransitionRecord>;
+  }
+
+  /**
+   * The second fence of a scheduled fire (the first is the contract's lock). The stream's length is read
+   * before the contract's last row: every row below that length was committed before the read, so the
+   * read saw the contract's among them. In \`build\` (the stream's head locked), rows appended since are
+   * at most the head: if it is the contract's, it tells whether the due tick fired; if it is another
+   * contract's, it is not this one's. More rows than that: read again.
+   */
+  async function appendFenced(record: ContractRecord, draft: TransitionDraft, fence: DueFence): Promise<TransitionRecord> {
+    const stream = transitionsStream(record.slug);
+    for (let tries = 1; ; tries++) {
+      const seen = await store.logs.count(stream);
+      const [last] = await store.logs.read<TransitionRecord>(stream, { types: [record.id], reverse: true, limit: 1 });
+      if (holdsDue(last, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
+      const previous = last ? runtimeAfter(last) : freshRuntime(record);
+      try {
+        const row = await store.logs.append<TransitionRecord>(stream, (head, seq) => {
+          if (seq !== seen && (head?.type === record.id || seq !== seen + 1)) {
+            if (head?.type === record.id && holdsDue(head, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
+            throw new MovedUnderFire();
+          }
+          return sealed(record, draft, previous, head);
+        });
+        afterCommit(() => cache.set(record.id, runtimeAfter(row)));
+        return row;
+      } catch (error) {
+        if (!(error instanceof MovedUnderFire) || tries >= FENCE_TRIES) throw error;
+      }
+    }
   }
 
   return {
@@ -226,24 +307,11 @@ export function createContractRepository(store: Store): ContractRepository {
     runtime,
     forget: (id) => void cache.delete(id),
 
-    async appendTransition(record, draft) {
+    async appendTransition(record, draft, fence) {
+      if (fence !== undefined) return appendFenced(record, draft, fence);
       const previous = await runtime(record);
-      const n = previous.n + 1;
-      const row = await store.logs.append<TransitionRecord>(transitionsStream(record.slug), (head) => {
-        // Ticks never decrease along the log, even if the wall clock steps back.
-        const tick = Math.max(draft.tick_number, head?.tick ?? 0);
-        const unsealed = {
-          ...draft,
-          tick_number: tick,
-          type: record.id,
-          tick,
-          id: `${record.id}:${n}`,
-          n,
-          prev_hash: previous.last?.state_hash ?? contractGenesis(record.id, record.created_tick),
-        };
-        return { ...unsealed, state_hash: transitionHash(unsealed) } as RowInput<TransitionRecord>;
-      });
-      cache.set(record.id, runtimeAfter(row));
+      const row = await store.logs.append<TransitionRecord>(transitionsStream(record.slug), (head) => sealed(record, draft, previous, head));
+      afterCommit(() => cache.set(record.id, runtimeAfter(row)));
       return row;
     },
 

@@ -15,7 +15,7 @@ import { evaluateCondition } from './condition.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractRowsRelay } from './contract-rows-relay.js';
-import { createContractRepository, type ContractRepository } from './contract-repository.js';
+import { createContractRepository, FireAlreadyStoredError, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
@@ -149,7 +149,14 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
         // A paused or archived machine takes no writes: the fire waits, then collapses with the missed ones.
         if (machine.status !== 'active') return nowTick + 1;
         const { fireDue: tick, skipped } = collapse(next.trigger, next.due, nowTick);
-        await engine.fire({ record, index: next.index, input: {}, triggered_by: 'trigger', actor: null, due: { tick, skipped } });
+        try {
+          await engine.fire({ record, index: next.index, input: {}, triggered_by: 'trigger', actor: null, due: { tick, skipped } });
+        } catch (error) {
+          // The transitions hold this due tick already (written by a holder whose claim this one overlapped):
+          // nothing was written; read the runtime afresh and go on from there.
+          if (!(error instanceof FireAlreadyStoredError)) throw error;
+          contracts.forget(id);
+        }
       }
       return nowTick + 1;
     }

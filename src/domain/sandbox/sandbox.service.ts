@@ -6,6 +6,7 @@ import { tickOf } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
 import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type QuotaLimits } from './sandbox-quota.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 import { createFairSlots, type FairSlots } from './fair-slots.js';
 import type { RunOutcome, SandboxRunner } from './sandbox-runner.js';
 import { createSandboxRunRepository, type Reservation, type Reservations, type RunRow } from './sandbox-run-repository.js';
@@ -135,7 +136,8 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
         // Reservations of a process that died mid-run expire instead of holding the quota forever.
         runs: { ...live(current, nowMs), [runId]: charge },
       }));
-      held.set(uid, (held.get(uid) ?? new Map<string, Charge>()).set(runId, { started_ms: charge.started_ms, units_mz: charge.units_mz }));
+      // Known to this process once the reservation committed (never if the lock's work rolled back).
+      afterCommit(() => held.set(uid, (held.get(uid) ?? new Map<string, Charge>()).set(runId, { started_ms: charge.started_ms, units_mz: charge.units_mz })));
       return { timeoutMs, startedMs: nowMs };
     });
   }

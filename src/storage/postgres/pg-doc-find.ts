@@ -1,5 +1,5 @@
-import type pg from 'pg';
-import { inTransaction, type Tables } from './sql.js';
+import type { PgRunner } from './pg-context.js';
+import type { Tables } from './sql.js';
 
 /**
  * How far a find with field values walks the collection in insertion order before it asks the field
@@ -58,15 +58,14 @@ export function insertionFindSql(t: Tables, newest: boolean) {
  * budget's walk on top of the index. The walk and the index are two statements: like pages, what they
  * return together is each record as one of them saw it.
  */
-export function createInsertionFind(pool: () => pg.Pool, t: Tables) {
+export function createInsertionFind(db: PgRunner, t: Tables) {
   const statements = { asc: insertionFindSql(t, false), desc: insertionFindSql(t, true) };
   return async function find(collection: string, where: string | undefined, after: string, wanted: number | null, newest: boolean): Promise<FoundRow[]> {
     const sql = newest ? statements.desc : statements.asc;
-    if (where === undefined) return (await pool().query<FoundRow>(sql.all, [collection, after, wanted])).rows;
+    if (where === undefined) return (await db.query<FoundRow>(sql.all, [collection, after, wanted])).rows;
     // Sorting is off for the walk (as for ordered finds): estimating the collection smaller than the
     // budget, a planner without statistics would rather sort all of it than read the btree in order.
-    const rows = await inTransaction(pool(), async (client) => {
-      await client.query('SET LOCAL enable_sort = off');
+    const rows = await db.unsorted(async (client) => {
       const walked = await client.query<{ cursor: string; text: string | null; edge: boolean }>(sql.walk, [
         collection,
         after,
@@ -80,7 +79,7 @@ export function createInsertionFind(pool: () => pg.Pool, t: Tables) {
     const edge = rows.find((row) => row.edge);
     // The page is full, or the walk reached the end of the collection: nothing more to look for.
     if ((wanted !== null && found.length >= wanted) || edge === undefined) return found;
-    const rest = await pool().query<FoundRow>(sql.index, [edge.cursor, wanted === null ? null : wanted - found.length, where]);
+    const rest = await db.query<FoundRow>(sql.index, [edge.cursor, wanted === null ? null : wanted - found.length, where]);
     return [...found, ...rest.rows];
   };
 }

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PgRunner } from './pg-context.js';
 import type { Tables } from './sql.js';
 
 interface Waiting {
@@ -14,7 +14,7 @@ interface Waiting {
  * makes a few. A read joins only a query not yet sent, so what it returns was read after it was asked:
  * no staler than a read of its own. Each caller gets its own parsed copy.
  */
-export function createDocReader(pool: () => pg.Pool, t: Tables) {
+export function createDocReader(db: PgRunner, t: Tables) {
   const one = { name: `core_doc_get_${t.schemaName}`.slice(0, 63), text: `SELECT body::text AS text FROM ${t.docs} WHERE collection = $1 AND id = $2` };
   const many = {
     name: `core_doc_get_many_${t.schemaName}`.slice(0, 63),
@@ -40,10 +40,10 @@ export function createDocReader(pool: () => pg.Pool, t: Tables) {
     try {
       if (batch.length === 1) {
         const entry = batch[0]!;
-        const { rows } = await pool().query<{ text: string }>({ ...one, values: [entry.collection, entry.id] });
+        const { rows } = await db.query<{ text: string }>({ ...one, values: [entry.collection, entry.id] });
         return settle(entry, rows[0]?.text);
       }
-      const { rows } = await pool().query<{ collection: string; id: string; text: string }>({
+      const { rows } = await db.query<{ collection: string; id: string; text: string }>({
         ...many,
         values: [batch.map((e) => e.collection), batch.map((e) => e.id)],
       });
@@ -55,6 +55,12 @@ export function createDocReader(pool: () => pg.Pool, t: Tables) {
   }
 
   return function get<T>(collection: string, id: string): Promise<T | undefined> {
+    // In a lock transaction: read on its client (a batch read on the pool would not see its writes).
+    if (db.tx() !== undefined) {
+      return db
+        .query<{ text: string }>({ ...one, values: [collection, id] })
+        .then(({ rows }) => (rows[0] === undefined ? undefined : (JSON.parse(rows[0].text) as T)));
+    }
     return new Promise((resolve, reject) => {
       if (pending === undefined) {
         pending = new Map();

@@ -1,15 +1,15 @@
-import type pg from 'pg';
 import { createKeyedMutex } from '../../lib/keyed-mutex.js';
 import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor, type CheckedOrder, type FieldCondition } from '../doc-where.js';
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
-import { inTransaction, isUniqueViolation, type Tables } from './sql.js';
+import { isUniqueViolation, type Tables } from './sql.js';
+import type { PgRunner } from './pg-context.js';
 import { createDocReader } from './pg-doc-reads.js';
 import { createInsertionFind } from './pg-doc-find.js';
 import { COUNTED_FIELDS } from './migrations.js';
 
 export interface PgDocsOptions {
-  /** The open store's pool; throws when the store is not open. */
-  pool: () => pg.Pool;
+  /** Where statements go: the caller's lock transaction, or the open store's pool. */
+  db: PgRunner;
   tables: Tables;
 }
 
@@ -24,11 +24,14 @@ function toJsonText(value: unknown): string {
  * Documents as rows of one table keyed by (collection, id). `pos`, an identity column, keeps insertion
  * order: `put` over an existing id updates the row in place, so the record keeps its place.
  */
-export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
+export function createPgDocs({ db, tables: t }: PgDocsOptions): DocStore {
   // One waiting transaction per record in this process: the rest queue here instead of holding pooled connections.
-  const records = createKeyedMutex();
-  const read = createDocReader(pool, t);
-  const findInOrder = createInsertionFind(pool, t);
+  const mutex = createKeyedMutex();
+  // Inside a lock transaction the row lock alone serializes: waiting here for a writer that waits for
+  // a row this transaction locked would be a deadlock PostgreSQL cannot see.
+  const records = { run: <T>(key: string, section: () => Promise<T>) => (db.tx() === undefined ? mutex.run(key, section) : section()) };
+  const read = createDocReader(db, t);
+  const findInOrder = createInsertionFind(db, t);
 
   const sql = {
     get: `SELECT body FROM ${t.docs} WHERE collection = $1 AND id = $2`,
@@ -88,7 +91,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
 
   /** One read-modify-write attempt; a creation raced by a plain insert or put fails with a unique violation. */
   async function updateOnce<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined) {
-    return inTransaction(pool(), async (client) => {
+    return db.transaction(async (client) => {
       let found = await client.query<{ text: string }>(sql.lock, [collection, id]);
       if (found.rowCount === 0) {
         await client.query(sql.lockMissing, [collection, id]);
@@ -108,11 +111,11 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
   return {
     get: <T extends object>(collection: string, id: string) => read<T>(collection, id),
     async insert(collection, id, value) {
-      const { rowCount } = await pool().query(sql.insert, [collection, id, toJsonText(value)]);
+      const { rowCount } = await db.query(sql.insert, [collection, id, toJsonText(value)]);
       if (rowCount === 0) throw new DuplicateKeyError(collection, id);
     },
     async put(collection, id, value) {
-      await pool().query(sql.put, [collection, id, toJsonText(value)]);
+      await db.query(sql.put, [collection, id, toJsonText(value)]);
     },
     /** As the port says; `fn` runs again only if a plain `insert` or `put` creates the record while `fn` is creating it. */
     async update<T extends object>(collection: string, id: string, fn: (current: T | undefined) => T | undefined) {
@@ -127,13 +130,13 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       });
     },
     async delete(collection, id) {
-      const { rowCount } = await pool().query(sql.delete, [collection, id]);
+      const { rowCount } = await db.query(sql.delete, [collection, id]);
       return (rowCount ?? 0) > 0;
     },
     /** As the port says: the record's row stays locked (`FOR UPDATE`) from the check to the delete. */
     async deleteIf<T extends object>(collection: string, id: string, predicate: (current: T) => boolean) {
       return records.run(`${collection}\u0000${id}`, () =>
-        inTransaction(pool(), async (client) => {
+        db.transaction(async (client) => {
           const found = await client.query<{ text: string }>(sql.lock, [collection, id]);
           const stored = found.rows[0]?.text;
           if (stored === undefined || !predicate(JSON.parse(stored) as T)) return false;
@@ -143,7 +146,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
       );
     },
     async list<T extends object>(collection: string, filter?: (value: T) => boolean) {
-      const { rows } = await pool().query<{ body: T }>(sql.list, [collection]);
+      const { rows } = await db.query<{ body: T }>(sql.list, [collection]);
       const all = rows.map((row) => row.body);
       return filter === undefined ? all : all.filter(filter);
     },
@@ -156,7 +159,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
           : conditions.length === 1 && (COUNTED_FIELDS as readonly string[]).includes(only![0])
             ? { text: sql.counted, values: [collection, only![0], JSON.stringify(only![1])] }
             : { text: sql.countWhere, values: [whereJson(collection, conditions)] };
-      const { rows } = await pool().query<{ n: number }>(query.text, query.values);
+      const { rows } = await db.query<{ n: number }>(query.text, query.values);
       return rows[0]?.n ?? 0;
     },
     /** As the port says; the cursor is the page's last `pos`, which a record keeps for as long as it exists. */
@@ -172,8 +175,7 @@ export function createPgDocs({ pool, tables: t }: PgDocsOptions): DocStore {
         // Sorting is switched off for this statement: the page must come from the field's index, read in
         // order, even when the planner has no statistics yet (a store just filled) and would rather sort
         // every match. SET LOCAL ends with the transaction.
-        const { rows } = await inTransaction(pool(), async (client) => {
-          await client.query('SET LOCAL enable_sort = off');
+        const { rows } = await db.unsorted(async (client) => {
           return client.query<{ at: string; num: number; text: string }>(query.text, query.values);
         });
         const more = limit !== undefined && rows.length > limit;

@@ -1,5 +1,8 @@
 import type pg from 'pg';
+import { afterCommit } from '../../lib/commit-scope.js';
 import type { LogRow, RowInput } from '../port.js';
+import { arrayLiteral, encode, escapeLiteral, type Encoded } from './pg-log-sql.js';
+import { onTx, type PgRunner, type TxContext } from './pg-context.js';
 import type { Tables } from './sql.js';
 
 type Build = (head: LogRow | undefined, seq: number) => RowInput<LogRow>;
@@ -21,13 +24,6 @@ class SupersededAppend extends Error {
 const HEAD_MOVED = 'core: a log head moved since this process wrote it';
 /** After a head was found moved, how long a stream's batches lock first instead of trusting memory. */
 const CONTENDED_MS = 2_000;
-
-interface Encoded {
-  row: LogRow;
-  text: string;
-  tick: number;
-  type: string;
-}
 
 type Built = Array<Encoded & { pending: Pending }>;
 
@@ -55,35 +51,14 @@ const MAX_COMPANIONS = 4;
 
 export interface LogAppenderOptions {
   pool: () => pg.Pool;
+  /** Tells whether the caller runs in a lock transaction (its appends are written in it). */
+  db: PgRunner;
   tables: Tables;
 }
 
-/** The row `build` returned, with the seq set by the store, as stored (JSON text) and as read back. */
-function encode(built: RowInput<LogRow>, seq: number): Encoded {
-  const draft: Record<string, unknown> = { seq, ...built };
-  draft['seq'] = seq;
-  const { tick, type } = draft;
-  if (typeof tick !== 'number' || !Number.isFinite(tick)) throw new TypeError('row tick must be a finite number');
-  if (typeof type !== 'string') throw new TypeError('row type must be a string');
-  const text = JSON.stringify(draft);
-  return { row: JSON.parse(text) as LogRow, text, tick, type };
-}
-
-/**
- * A string as a SQL literal, escaped exactly as pg's `escapeLiteral` does (quotes doubled; with any
- * backslash, an E'' literal with backslashes doubled), without its per-character loop, which showed up
- * in the profile on kilobyte-long batches.
- */
-function escapeLiteral(value: string): string {
-  const quoted = `'${value.replaceAll("'", "''")}'`;
-  return value.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
-}
-
-/** An array literal (`{...}`) of numbers or strings, each string double-quoted with `"` and `\\` escaped (as pg sends arrays). */
-function arrayLiteral(values: Array<string | number>): string {
-  const parts = values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`));
-  return `{${parts.join(',')}}`;
-}
+/** Opens the savepoint an append inside a lock transaction runs in, and ends it (see commit). */
+const SAVEPOINT = 'SAVEPOINT core_append; ';
+const RELEASE = 'RELEASE SAVEPOINT core_append';
 
 /**
  * Appends with group commit. Appends to one stream queue in this process; each transaction takes the
@@ -93,7 +68,7 @@ function arrayLiteral(values: Array<string | number>): string {
  * process is the stream's only writer (see writeIfUnmoved). A build that throws rejects only its own
  * append; a failed commit rejects the batch.
  */
-export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
+export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
   const queues = new Map<string, Pending[]>();
   /** Last row written per stream: rows never change, so it is valid whenever its seq is `next_seq - 1`. */
   const heads = new Map<string, { seq: number; text: string }>();
@@ -112,11 +87,11 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
    * streams (one more round trip, once per stream). Simple-query text (several statements, one round
    * trip), so stream names are literals. Resolves with each stream's next seq.
    */
-  async function lockStreams(client: pg.PoolClient, streams: string[], begin: boolean): Promise<Map<string, number>> {
+  async function lockStreams(client: pg.PoolClient, streams: string[], begin: string): Promise<Map<string, number>> {
     const list = streams.map(escapeLiteral).join(', ');
     const lock = `SELECT stream, next_seq FROM ${t.logHeads} WHERE stream IN (${list}) ORDER BY stream FOR UPDATE`;
     type Locked = pg.QueryResult<{ stream: string; next_seq: string }>;
-    let results = (await client.query(begin ? `BEGIN; ${lock}` : lock)) as unknown as Locked[] | Locked;
+    let results = (await client.query(`${begin}${lock}`)) as unknown as Locked[] | Locked;
     let locked = Array.isArray(results) ? results.at(-1)! : results;
     if (locked.rowCount !== streams.length) {
       const rows = streams.map((s) => `(${escapeLiteral(s)})`).join(', ');
@@ -143,9 +118,9 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
    * twice, which made the query about a fifth longer and cost a pass per row here and an array parse in
    * PostgreSQL. `ROWS FROM` zips the columns by position.
    */
-  function writeAndCommit(client: pg.PoolClient, written: Group[]) {
+  function writeAndCommit(client: pg.PoolClient, written: Group[], end: string) {
     const moves = written.map(({ stream, next }) => `UPDATE ${t.logHeads} SET next_seq = ${next} WHERE stream = ${escapeLiteral(stream)}`);
-    return client.query(`WITH ${insertSql(written)} ${moves.join('; ')}; COMMIT`);
+    return client.query(`WITH ${insertSql(written)} ${moves.join('; ')}; ${end}`);
   }
 
   /** `written AS (INSERT ...)`: the rows of every group as one statement's CTE (see writeAndCommit). */
@@ -273,16 +248,23 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
    * unexpectedly costs one more round trip. Builds may run twice (once per path); appends made by a
    * discarded run are rejected as superseded, never written.
    */
-  async function commit(stream: string, batch: Pending[]): Promise<void> {
+  async function commit(stream: string, batch: Pending[], tx?: TxContext): Promise<void> {
     let client: pg.PoolClient | undefined;
     let broken: Error | undefined;
     let done: Attempt | undefined;
     let failure: { attempt: Attempt | undefined; error: unknown } | undefined;
     const discarded: Attempt[] = [];
+    // In a lock transaction the rows go into it, in a savepoint (so a failure is this append's alone),
+    // built on the heads locked now: what this process remembers may be rows of its own not yet committed.
+    const begin = tx === undefined ? 'BEGIN; ' : SAVEPOINT;
+    const end = tx === undefined ? 'COMMIT' : RELEASE;
+    // Checked out, the client has no listener of the pool's: a cut connection would crash the process.
+    const onLost = (error: Error) => void (broken ??= error);
     try {
-      client = await pool().connect();
+      client = tx === undefined ? await pool().connect() : tx.client;
+      if (tx === undefined) client.on('error', onLost);
       const now = Date.now();
-      const mine = trusted(stream, now);
+      const mine = tx === undefined ? trusted(stream, now) : undefined;
       if (mine !== undefined) {
         const attempt = buildBatch(stream, batch, mine.head, mine.next);
         discarded.push(attempt);
@@ -305,12 +287,12 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
       }
       if (done === undefined) {
         const expected = companions.get(stream) ?? [];
-        const nexts = await lockStreams(client, [stream, ...expected], true);
+        const nexts = await lockStreams(client, [stream, ...expected], begin);
         const first = nexts.get(stream)!;
         const attempt = buildBatch(stream, batch, first === 0 ? undefined : await headText(client, stream, first - 1), first);
         failure = { attempt, error: undefined };
         const unlocked = [...attempt.joined.keys()].filter((s) => !nexts.has(s));
-        if (unlocked.length > 0) for (const [s, n] of await lockStreams(client, unlocked, false)) nexts.set(s, n);
+        if (unlocked.length > 0) for (const [s, n] of await lockStreams(client, unlocked, '')) nexts.set(s, n);
         const heads = new Map<string, string | undefined>();
         for (const other of attempt.joined.keys()) {
           const next = nexts.get(other)!;
@@ -318,8 +300,8 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
         }
         buildJoined(attempt, (s) => ({ next: nexts.get(s)!, head: heads.get(s) }));
         const writing = attempt.groups.filter((g) => g.built.length > 0);
-        if (writing.length === 0) await client.query('COMMIT');
-        else await writeAndCommit(client, writing);
+        if (writing.length === 0) await client.query(end);
+        else await writeAndCommit(client, writing, end);
         done = attempt;
         failure = undefined;
       }
@@ -328,13 +310,18 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
       failure = { attempt: failure?.attempt, error };
       if (client !== undefined) {
         try {
-          await client.query('ROLLBACK');
+          await client.query(tx === undefined ? 'ROLLBACK' : 'ROLLBACK TO SAVEPOINT core_append');
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+          // The transaction's connection is gone: nothing more of it can be stored.
+          if (tx !== undefined) tx.aborted ??= broken;
         }
       }
     } finally {
-      client?.release(broken);
+      if (tx === undefined) {
+        client?.off('error', onLost);
+        client?.release(broken);
+      }
     }
     for (const attempt of discarded) {
       for (const pendings of attempt.joined.values()) for (const pending of pendings) pending.reject(new SupersededAppend());
@@ -346,10 +333,14 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
       for (const pendings of failure.attempt?.joined.values() ?? []) for (const pending of pendings) if (!refused.has(pending)) pending.reject(failure.error);
       return;
     }
-    for (const group of done!.groups) {
+    // Remembered once committed: in a lock transaction, after its COMMIT (never, should it roll back).
+    const learned = done!.groups.flatMap((group) => {
       const last = group.built.at(-1);
-      if (last !== undefined) remember(group.stream, last.row.seq, last.text);
-    }
+      return last === undefined ? [] : [{ stream: group.stream, seq: last.row.seq, text: last.text }];
+    });
+    afterCommit(() => {
+      for (const head of learned) remember(head.stream, head.seq, head.text);
+    });
     for (const [pending, error] of done!.refused) pending.reject(error);
     for (const group of done!.groups) for (const { pending, row } of group.built) pending.resolve(row);
   }
@@ -390,6 +381,12 @@ export function createLogAppender({ pool, tables: t }: LogAppenderOptions) {
           if (list === undefined) joining.joined.set(stream, [{ build, resolve, reject }]);
           else list.push({ build, resolve, reject });
           return;
+        }
+        // In a lock transaction: written in it now, on its client (the process's queue commits elsewhere).
+        const tx = db.tx();
+        if (tx !== undefined) {
+          const pending = [{ build, resolve, reject }];
+          return void onTx(tx, () => commit(stream, pending, tx), true).catch(reject);
         }
         const queued = queues.get(stream);
         if (queued !== undefined) return void queued.push({ build, resolve, reject });

@@ -1,11 +1,14 @@
 import type pg from 'pg';
 import type { LogQuery, LogRow, LogStore, LogTally, RowInput } from '../port.js';
+import type { PgRunner } from './pg-context.js';
 import { createLogAppender } from './pg-log-append.js';
 import type { Tables } from './sql.js';
 
 export interface PgLogsOptions {
   /** The open store's pool; throws when the store is not open. */
   pool: () => pg.Pool;
+  /** Where statements go: the caller's lock transaction, or the pool. */
+  db: PgRunner;
   tables: Tables;
 }
 
@@ -44,8 +47,8 @@ export function readSql(t: Tables, stream: string, query: LogQuery): { text: str
 }
 
 /** The log half of the PostgreSQL store: rows in `log_rows`, one `log_heads` row per stream holding its next seq. */
-export function createPgLogs({ pool, tables: t }: PgLogsOptions): PgLogs {
-  const appender = createLogAppender({ pool, tables: t });
+export function createPgLogs({ pool, db, tables: t }: PgLogsOptions): PgLogs {
+  const appender = createLogAppender({ pool, db, tables: t });
   const sql = {
     head: `SELECT body FROM ${t.logRows} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`,
     count: `SELECT next_seq FROM ${t.logHeads} WHERE stream = $1`,
@@ -62,37 +65,37 @@ export function createPgLogs({ pool, tables: t }: PgLogsOptions): PgLogs {
       return (await appender.append(stream, build as unknown as Parameters<typeof appender.append>[1])) as R;
     },
     async head<R extends LogRow>(stream: string) {
-      const { rows } = await pool().query<{ body: R }>(sql.head, [stream]);
+      const { rows } = await db.query<{ body: R }>(sql.head, [stream]);
       return rows[0]?.body;
     },
     async count(stream) {
-      const { rows } = await pool().query<{ next_seq: string }>(sql.count, [stream]);
+      const { rows } = await db.query<{ next_seq: string }>(sql.count, [stream]);
       return rows[0] === undefined ? 0 : Number(rows[0].next_seq);
     },
     async tally(streams, fromTick) {
       const tallies = new Map<string, LogTally>();
       if (streams.length === 0 || Number.isNaN(fromTick)) return tallies;
-      const { rows } = await pool().query<{ stream: string; rows: number; last_tick: number }>(sql.tally, [[...new Set(streams)], fromTick]);
+      const { rows } = await db.query<{ stream: string; rows: number; last_tick: number }>(sql.tally, [[...new Set(streams)], fromTick]);
       for (const row of rows) tallies.set(row.stream, { rows: row.rows, lastTick: row.last_tick });
       return tallies;
     },
     async countUnder(prefix) {
-      const { rows } = await pool().query<{ rows: string }>(sql.countUnder, [prefix]);
+      const { rows } = await db.query<{ rows: string }>(sql.countUnder, [prefix]);
       return Number(rows[0]!.rows);
     },
     async get<R extends LogRow>(stream: string, seq: number) {
       if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
-      const { rows } = await pool().query<{ body: R }>(sql.get, [stream, seq]);
+      const { rows } = await db.query<{ body: R }>(sql.get, [stream, seq]);
       return rows[0]?.body;
     },
     async read<R extends LogRow>(stream: string, query: LogQuery = {}) {
       const statement = readSql(t, stream, query);
       if (statement === undefined) return [];
-      const { rows } = await pool().query<{ body: R }>(statement);
+      const { rows } = await db.query<{ body: R }>(statement);
       return rows.map((row) => row.body);
     },
     async streams(prefix = '') {
-      const { rows } = await pool().query<{ stream: string }>(sql.streams, [prefix]);
+      const { rows } = await db.query<{ stream: string }>(sql.streams, [prefix]);
       return rows.map((row) => row.stream);
     },
   };

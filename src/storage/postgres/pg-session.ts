@@ -1,22 +1,37 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
-import { createLocalLocks } from '../local-coordination.js';
-import type { Json, LockStore, PubSub, StoreCheck } from '../port.js';
+import type { Json, PubSub, StoreCheck } from '../port.js';
+import { onTx, type TxContext } from './pg-context.js';
 import { quoteIdent } from './sql.js';
 
-/** Pause before reconnecting a dropped session connection. */
-const RECONNECT_MS = 500;
-/** Longest wait between two tries of a held advisory lock. */
-const MAX_LOCK_POLL_MS = 100;
+/** First pause before reconnecting a dropped session connection; doubles per failed try up to the cap. */
+const RECONNECT_BASE_MS = 100;
+const RECONNECT_CAP_MS = 5_000;
+
+/** The pause before reconnect try `attempt` (0-based): exponential with full jitter in its upper half, capped. */
+export function reconnectDelay(attempt: number): number {
+  const ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** What the session connection did, for the server's log and metrics. */
+export type SessionEvent =
+  { kind: 'lost'; error?: Error; losses: number } | { kind: 'resumed'; downMs: number; attempts: number } | { kind: 'retry'; error: Error; attempt: number };
 
 export interface PgSessionOptions {
   connectionString: string;
-  /** Locks and channels are scoped to the schema, so stores on two schemas of one database never meet. */
+  /** Channels are scoped to the schema, so stores on two schemas of one database never meet. */
   schemaName: string;
   /** The pool NOTIFY goes through (a message needs no session). */
   pool: () => pg.Pool;
+  /** The caller's lock transaction, if any: a message published in one is sent when it commits. */
+  tx: () => TxContext | undefined;
   onError?: (error: Error) => void;
+  /** Told of each loss, failed try and return of the session connection. */
+  onEvent?: (event: SessionEvent) => void;
+  /** The pause before reconnect try `attempt` (default `reconnectDelay`); tests shorten it. */
+  backoff?: (attempt: number) => number;
 }
 
 /** A signed 64-bit advisory lock key for a (schema, key) pair. */
@@ -30,48 +45,48 @@ export function channelName(schemaName: string, channel: string): string {
 }
 
 /**
- * One connection per process, kept for its session: it holds the advisory locks (`pg_try_advisory_lock`,
- * released when the process or its connection dies, so a dead process's claims free themselves) and
- * LISTENs to the channels this process subscribed to. In-process, a keyed mutex comes first, since a
- * session's advisory locks are re-entrant for its own process. The connection is re-opened after a drop,
- * and re-LISTENs; messages sent meanwhile are missed (readers fill gaps from the logs).
+ * One connection per process, kept for its session: it LISTENs to the channels this process subscribed
+ * to. (Locks live in the writing transaction, see `pg-locks.ts`: nothing correct rests on this
+ * connection.) When it drops it is opened again for as long as the store is open, with exponential
+ * backoff and jitter, re-LISTENs every channel and calls the `onResume` listeners: messages sent
+ * meanwhile were missed, and readers catch up from the logs.
  */
 export function createPgSession(options: PgSessionOptions) {
-  const local = createLocalLocks();
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const listening = new Set<string>();
+  const backoff = options.backoff ?? reconnectDelay;
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   let closed = true;
   let retry: NodeJS.Timeout | undefined;
-  // One query at a time on the session client (pg 9 refuses a query while another runs on a client).
-  // Only single statements queue here; the work done under a lock runs on the pool, so it never waits
-  // behind its own lock's release.
+  // One statement at a time on the session client (a LISTEN), in order.
   let queue: Promise<unknown> = Promise.resolve();
-  /** Channels a client being opened LISTENs to already. */
-  const heardOn = new WeakMap<pg.Client, Set<string>>();
   const resumed = new EventEmitter();
   resumed.setMaxListeners(0);
-  /** Whether the session connection was ever lost since open: its return is then a resume. */
-  let lost = false;
+  /** Since when the connection is down (it was up before), and how many tries failed since. */
+  let down: { since: number; attempts: number } | undefined;
+  let losses = 0;
   let check: StoreCheck = { ok: false, detail: 'not open', since_ms: Date.now() };
   const setCheck = (ok: boolean, detail?: string) => {
-    if (check.ok !== ok) check = { ok, ...(detail ? { detail } : {}), since_ms: Date.now() };
+    if (check.ok !== ok || check.detail !== detail) check = { ok, ...(detail ? { detail } : {}), since_ms: check.ok === ok ? check.since_ms! : Date.now() };
   };
   function serial<T>(query: () => Promise<T>): Promise<T> {
     const result = queue.then(query, query);
     queue = result.catch(() => undefined);
     return result;
   }
-  const report = (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+  const report = (error: unknown) => options.onError?.(asError(error));
 
   async function connect(): Promise<pg.Client> {
-    const fresh = new pg.Client({ connectionString: options.connectionString, application_name: 'core-server session', keepAlive: true });
-    fresh.on('error', (error) => {
-      report(error);
-      drop(fresh);
+    const fresh = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: 'core-server session',
+      keepAlive: true,
+      connectionTimeoutMillis: RECONNECT_CAP_MS,
     });
+    fresh.on('error', (error) => drop(fresh, error));
     fresh.on('end', () => drop(fresh));
     fresh.on('notification', (message) => {
       if (message.payload === undefined) return;
@@ -81,29 +96,46 @@ export function createPgSession(options: PgSessionOptions) {
         report(error);
       }
     });
-    await fresh.connect();
-    // Not shared yet, so these are the only queries on it; a channel subscribed meanwhile is picked up
-    // by the loop, and one subscribed after it by `session` once the client is shared.
-    for (const name of listening) {
-      await fresh.query(`LISTEN ${quoteIdent(name)}`);
-      heardOn.set(fresh, (heardOn.get(fresh) ?? new Set()).add(name));
+    try {
+      await fresh.connect();
+      // Not shared yet: the only statements on it. A channel subscribed meanwhile is LISTENed by `session`.
+      for (const name of [...listening]) await fresh.query(`LISTEN ${quoteIdent(name)}`);
+    } catch (error) {
+      fresh.removeAllListeners('end');
+      await fresh.end().catch(() => undefined);
+      throw error;
     }
     return fresh;
   }
 
-  function drop(which: pg.Client): void {
+  function drop(which: pg.Client, error?: Error): void {
     if (client !== which) return;
     client = undefined;
-    lost = true;
+    losses += 1;
+    down = { since: Date.now(), attempts: 0 };
     setCheck(false, 'the session connection was lost; reconnecting');
+    options.onEvent?.({ kind: 'lost', ...(error ? { error } : {}), losses });
+    if (error) report(error);
     which.end().catch(() => undefined);
-    if (!closed && retry === undefined) {
-      retry = setTimeout(() => {
+    schedule();
+  }
+
+  /** Plans the next try, unless one is planned or running or the store closed. */
+  function schedule(): void {
+    if (closed || retry !== undefined || connecting !== undefined || client !== undefined) return;
+    retry = setTimeout(
+      () => {
         retry = undefined;
-        void session().catch(report);
-      }, RECONNECT_MS);
-      retry.unref();
-    }
+        session().catch((error: unknown) => {
+          if (down !== undefined) down.attempts += 1;
+          setCheck(false, `the session connection is down; reconnecting (${asError(error).message})`);
+          options.onEvent?.({ kind: 'retry', error: asError(error), attempt: down?.attempts ?? 0 });
+          schedule();
+        });
+      },
+      backoff(down?.attempts ?? 0),
+    );
+    retry.unref();
   }
 
   function session(): Promise<pg.Client> {
@@ -113,19 +145,19 @@ export function createPgSession(options: PgSessionOptions) {
       (c) => {
         connecting = undefined;
         if (closed) {
+          c.removeAllListeners('end');
           void c.end().catch(() => undefined);
           throw new Error('the store is not open');
         }
         client = c;
         setCheck(true);
-        if (lost) {
-          lost = false;
+        // Channels subscribed while it was being opened.
+        for (const name of listening) serial(() => c.query(`LISTEN ${quoteIdent(name)}`)).catch((error: unknown) => drop(c, asError(error)));
+        if (down !== undefined) {
+          const was = down;
+          down = undefined;
+          options.onEvent?.({ kind: 'resumed', downMs: Date.now() - was.since, attempts: was.attempts });
           resumed.emit('resume');
-        }
-        const heard = heardOn.get(c);
-        heardOn.delete(c);
-        for (const name of listening) {
-          if (!heard?.has(name)) serial(() => c.query(`LISTEN ${quoteIdent(name)}`)).catch(report);
         }
         return c;
       },
@@ -137,104 +169,14 @@ export function createPgSession(options: PgSessionOptions) {
     return connecting;
   }
 
-  /**
-   * Advisory lock statements waiting for the session, sent together as one statement when their turn
-   * comes: with a hundred contracts due in one tick, a pass costs one round trip to claim them and few to
-   * release them, instead of two round trips each queued behind one another on the one connection.
-   * A key is in at most one pending operation (the in-process mutex lets one holder per key at a time,
-   * and a release finishes before the key's next holder tries), so their order within a batch is free.
-   */
-  type AdvisoryOp = { lock: boolean; id: string; on?: pg.Client; done: (on: pg.Client | undefined) => void; fail: (error: unknown) => void };
-  let batch: AdvisoryOp[] | undefined;
-
-  /** Queues one advisory lock try (resolves with the session holding it, or undefined) or release. */
-  function advisory(lock: boolean, id: string, on?: pg.Client): Promise<pg.Client | undefined> {
-    return new Promise((done, fail) => {
-      if (batch === undefined) {
-        const mine: AdvisoryOp[] = [];
-        batch = mine;
-        serial(async () => {
-          // Closed to newcomers now: they start the next batch, queued behind this one.
-          if (batch === mine) batch = undefined;
-          await runBatch(mine);
-        }).catch((error: unknown) => {
-          for (const op of mine) op.fail(error);
-        });
-      }
-      batch.push({ lock, id, ...(on ? { on } : {}), done, fail });
-    });
-  }
-
-  async function runBatch(ops: AdvisoryOp[]): Promise<void> {
-    // A release for a session that dropped meanwhile has nothing left to release (its locks went with it).
-    // Closing: no new claims, but releases still go out (before the connection ends).
-    const live = ops.filter((op) => (op.lock ? !closed : op.on !== undefined && op.on === client));
-    for (const op of ops) {
-      if (live.includes(op)) continue;
-      if (op.lock) op.fail(new Error('the store is not open'));
-      else op.done(undefined);
-    }
-    if (live.length === 0) return;
-    const on = client ?? (await session());
-    const { rows } = await on.query<{ ok: boolean }>(
-      live.length === 1
-        ? live[0]!.lock
-          ? 'SELECT pg_try_advisory_lock($1::bigint) AS ok'
-          : 'SELECT pg_advisory_unlock($1::bigint) AS ok'
-        : 'SELECT CASE WHEN u.l THEN pg_try_advisory_lock(u.k) ELSE pg_advisory_unlock(u.k) END AS ok FROM unnest($1::bool[], $2::bigint[]) AS u(l, k)',
-      live.length === 1 ? [live[0]!.id] : [live.map((op) => op.lock), live.map((op) => op.id)],
-    );
-    live.forEach((op, i) => op.done(rows[i]?.ok ? on : undefined));
-  }
-
-  async function tryAdvisory(key: string): Promise<{ id: string; on: pg.Client } | undefined> {
-    const id = advisoryKey(options.schemaName, key);
-    const on = await advisory(true, id);
-    return on === undefined ? undefined : { id, on };
-  }
-
-  async function release(held: { id: string; on: pg.Client }): Promise<void> {
-    await advisory(false, held.id, held.on).then(() => undefined, report);
-  }
-
-  const locks: LockStore = {
-    async tryRun(key, fn) {
-      if (local.held(key)) return { ran: false };
-      const outcome = await local.tryRun(key, async () => {
-        const held = await tryAdvisory(key);
-        if (held === undefined) return { ran: false as const };
-        try {
-          return { ran: true as const, value: await fn() };
-        } finally {
-          await release(held);
-        }
-      });
-      return outcome.ran ? outcome.value : outcome;
-    },
-    run(key, fn) {
-      return local.run(key, async () => {
-        let wait = 5;
-        for (;;) {
-          const held = await tryAdvisory(key);
-          if (held !== undefined) {
-            try {
-              return await fn();
-            } finally {
-              await release(held);
-            }
-          }
-          await new Promise((resolve) => setTimeout(resolve, wait));
-          wait = Math.min(MAX_LOCK_POLL_MS, wait * 2);
-        }
-      });
-    },
-  };
-
   let publishing: Promise<unknown> = Promise.resolve();
   const pubsub: PubSub = {
     publish(channel, payload) {
       const name = channelName(options.schemaName, channel);
       const text = JSON.stringify(payload);
+      const tx = options.tx();
+      // In a lock transaction: NOTIFY is transactional, so the message goes out at COMMIT, or never.
+      if (tx !== undefined) return void onTx(tx, (c) => c.query('SELECT pg_notify($1, $2)', [name, text]), true).catch(report);
       // One after the other: two NOTIFYs on two pool connections commit in either order, and the port
       // promises order per sender.
       publishing = publishing.then(() => options.pool().query('SELECT pg_notify($1, $2)', [name, text])).catch(report);
@@ -244,11 +186,11 @@ export function createPgSession(options: PgSessionOptions) {
       emitter.on(name, cb);
       if (!listening.has(name)) {
         listening.add(name);
-        // A session being opened LISTENs to everything in `listening` itself.
+        // A session being opened LISTENs to everything in `listening`; a dropped one will on its return.
         if (client !== undefined) {
           const on = client;
-          serial(() => on.query(`LISTEN ${quoteIdent(name)}`)).catch(report);
-        } else if (!closed) void session().catch(report);
+          serial(() => on.query(`LISTEN ${quoteIdent(name)}`)).catch((error: unknown) => drop(on, asError(error)));
+        }
       }
       return () => emitter.off(name, cb);
     },
@@ -259,14 +201,14 @@ export function createPgSession(options: PgSessionOptions) {
   };
 
   return {
-    locks,
     pubsub,
-    /** The session connection's state, for `Store.status`. */
-    check: (): StoreCheck => check,
+    /** The session connection's state, for `Store.status` (`losses`: how often it was lost since open). */
+    check: (): StoreCheck => ({ ...check, losses }),
     /** Opens the session connection (subscriptions made before `open` are LISTENed then). */
     async open(): Promise<void> {
       closed = false;
-      lost = false;
+      down = undefined;
+      losses = 0;
       await session();
     },
     /** Resolves once every message published so far has been handed to the database. */
@@ -278,11 +220,14 @@ export function createPgSession(options: PgSessionOptions) {
       if (retry !== undefined) clearTimeout(retry);
       retry = undefined;
       const ending = client ?? (await connecting?.catch(() => undefined));
-      // Lets queued statements (an unlock, a LISTEN) finish before the connection ends.
+      // Lets queued statements (a LISTEN) finish before the connection ends.
       await queue;
       client = undefined;
       setCheck(false, 'closed');
-      await ending?.end().catch(() => undefined);
+      if (ending !== undefined) {
+        ending.removeAllListeners('end');
+        await ending.end().catch(() => undefined);
+      }
     },
   };
 }

@@ -4,8 +4,11 @@ import type { Store } from '../port.js';
 import { migrate } from './migrations.js';
 import { createPgDocs } from './pg-docs.js';
 import { createPgLogs } from './pg-logs.js';
-import { createPgSession } from './pg-session.js';
-import { tablesIn } from './sql.js';
+import { createPgRunner } from './pg-context.js';
+import { createDbHealth } from './pg-health.js';
+import { createPgLocks, lockSlots } from './pg-locks.js';
+import { createPgSession, type SessionEvent } from './pg-session.js';
+import { inTransaction, tablesIn } from './sql.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`, as `DATABASE_URL` gives it. */
@@ -16,6 +19,12 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Told about errors of idle pooled connections (the server restarted, the network dropped). */
   onError?: (error: Error) => void;
+  /** Told of each loss, failed reconnect and return of the session (LISTEN) connection, for the log. */
+  onSessionEvent?: (event: SessionEvent) => void;
+  /** The pause before reconnect try `attempt` of the session connection (default: exponential, jittered, capped at 5 s). */
+  reconnectBackoff?: (attempt: number) => number;
+  /** Longest wait for a pooled connection before a call fails as unavailable (default 5000 ms). */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -26,6 +35,7 @@ export interface PostgresStoreOptions {
  */
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const tables = tablesIn(options.schema ?? 'public');
+  const maxConnections = options.maxConnections ?? 10;
   let pool: pg.Pool | undefined;
   let created: pg.Pool | undefined;
   const openPool = (): pg.Pool => {
@@ -36,8 +46,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     open: async () => {
       created = new pg.Pool({
         connectionString: options.connectionString,
-        max: options.maxConnections ?? 10,
+        max: maxConnections,
         application_name: 'core-server',
+        // A request never hangs on a database that does not answer: it fails as unavailable (503).
+        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
         // TCP keepalive: a connection to a database host that went away fails instead of hanging.
         keepAlive: true,
       });
@@ -48,6 +60,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       pool = created;
     },
     abort: async () => {
+      health.stop();
       await session.close();
       await created?.end().catch(() => undefined);
       created = undefined;
@@ -59,31 +72,42 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       pool = undefined;
       created = undefined;
       logs.reset();
+      health.stop();
+      // A holder still working would keep its pooled connection, and `end` would wait for it forever.
+      locks.abortAll();
       await session.close();
       await ending?.end();
     },
   });
-  const docs = createPgDocs({ pool: openPool, tables });
-  const logs = createPgLogs({ pool: openPool, tables });
+  // Identifies this store's lock transactions: another store's calls made inside one never join it.
+  const owner = {};
+  const db = createPgRunner(owner, openPool, inTransaction);
+  const health = createDbHealth(() => pool);
+  const docs = createPgDocs({ db, tables });
+  const logs = createPgLogs({ pool: openPool, db, tables });
+  const locks = createPgLocks({ owner, schemaName: tables.schemaName, pool: openPool, maxHeld: lockSlots(maxConnections) });
   const session = createPgSession({
     connectionString: options.connectionString,
     schemaName: tables.schemaName,
     pool: openPool,
+    tx: db.tx,
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.onSessionEvent ? { onEvent: options.onSessionEvent } : {}),
+    ...(options.reconnectBackoff ? { backoff: options.reconnectBackoff } : {}),
   });
 
   return {
     backend: 'postgres',
-    docs: lifecycle.guard(docs),
-    logs: lifecycle.guard(logs.api),
-    locks: session.locks,
+    docs: lifecycle.guard(health.wrap(docs)),
+    logs: lifecycle.guard(health.wrap(logs.api)),
+    locks: health.wrap(locks),
     pubsub: session.pubsub,
     open: lifecycle.open,
     close: lifecycle.close,
     isOpen: lifecycle.isOpen,
     status: () => {
       const sessionCheck = session.check();
-      const database = { ok: lifecycle.isOpen(), ...(lifecycle.isOpen() ? {} : { detail: 'not open' }) };
+      const database = lifecycle.isOpen() ? health.check() : { ok: false, detail: 'not open' };
       return { ready: database.ok && sessionCheck.ok, checks: { database, session: sessionCheck } };
     },
   };

@@ -52,6 +52,10 @@ export function isUniqueViolation(error: unknown): boolean {
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // Checked out, the client has no listener of the pool's: a cut connection would crash the process.
+  // Its statement in flight fails instead.
+  const onLost = (error: Error) => void (broken ??= error);
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -65,6 +69,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     }
     throw error;
   } finally {
+    client.off('error', onLost);
     client.release(broken);
   }
 }
