@@ -15,6 +15,8 @@ import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
+import type { ConditionAllowance } from '../domain/contracts/condition-allowance.js';
+import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -70,9 +72,16 @@ export interface PipelineDeps {
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
   /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
   rateLimiter?: RateLimiter;
+  /** Free callers' allowance of condition work, for operations that declare `evaluatesConditions`; absent: unbounded. */
+  conditionAllowance?: ConditionAllowance;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+
+/** Whose allowance a call takes from: the key, else the identity, else the client address (as the rate limiter). */
+const holderOf = (caller: Caller, clientIp: string | undefined): string =>
+  caller.keyId ? `k:${caller.keyId}` : caller.uid ? `u:${caller.uid}` : `ip:${clientIp ?? 'local'}`;
+const describeHolder = (caller: Caller): string => (caller.keyId ? 'this key' : caller.uid ? caller.uid : 'this address');
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
@@ -100,7 +109,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ctx.machine = guarded.machine;
       ctx.role = guarded.role;
     }
-    const value = await op.def.handler(input, ctx);
+    const allowance = op.def.evaluatesConditions && isFreeCaller(caller) ? deps.conditionAllowance : undefined;
+    const value = allowance
+      ? await allowance.run(holderOf(caller, opts.clientIp), () => Promise.resolve(op.def.handler(input, ctx)), describeHolder(caller))
+      : await op.def.handler(input, ctx);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
     if (op.def.produces || op.def.relaysOutput) return value;
     // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.

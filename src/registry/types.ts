@@ -104,6 +104,12 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** Minimum role on the machine named by the `guards` input; the handler gets that machine as `ctx.machine`. */
   role?: Role;
   /**
+   * The operation evaluates conditions the caller supplies or triggers (simulate, dry-run, transition):
+   * the pipeline holds free callers to their condition allowance (concurrency and work per window) and
+   * charges the work to them.
+   */
+  evaluatesConditions?: boolean;
+  /**
    * The input that names the machine `role` is checked on (`slug`, `motherSlug`). Required with `role`;
    * the registry refuses a name its input schema does not declare.
    */

@@ -12,6 +12,7 @@ import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
+import type { ConditionAllowance } from './condition-allowance.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractRepository, type ContractRepository } from './contract-repository.js';
@@ -43,6 +44,8 @@ export interface ContractsDeps {
   onFireLag?: (ms: number) => void;
   /** Per-identity quotas (`contracts_per_machine` at creation). */
   quotas: QuotasService;
+  /** Condition work of fires no caller asked for (schedules, events), per contract owner; absent: unbounded. */
+  ownerConditionAllowance?: ConditionAllowance;
 }
 
 /** A contract as the API shows it. */
