@@ -11,14 +11,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *   clock is read inside the hooks every `CLOCK_EVERY` units, so an evaluation overruns it by at most one
  *   slice. CPU time, not wall time: on a loaded machine a process waits for a core, and a wall-clock
  *   deadline then refuses cheap conditions (measured: a 1 ms condition took 21 ms of wall time at load 16
- *   on 2 cores); time spent waiting blocks nobody.
+ *   on 2 cores); time spent waiting blocks nobody. It is 5x the unit budget's nominal time because a
+ *   condition's first runs are not yet compiled by V8 and cost several times their warm price.
  *
  * Both refusals are a `MeterExceeded` naming the limit. The meter is module state: evaluation is
  * synchronous (no async functions are registered), so one evaluation runs from start to end before
  * another starts.
  */
 export const MAX_UNITS = 5_000_000;
-export const DEADLINE_MS = 10;
+export const DEADLINE_MS = 25;
 /** Units between two clock reads: about 0.25 ms of work (a unit is about a nanosecond); a read (`process.cpuUsage`, 0.5-2 µs) then costs under 1 %. */
 export const CLOCK_EVERY = 262_144;
 
