@@ -1,6 +1,7 @@
 // Issue 27, findings 2 and 3: the latency of a cheap read (`GET /api/health`) alone, and while a demo
 // key runs each condition-cost attack beside it. Standalone, for a before/after on another build:
 //   node bench/condition-cost.mjs [--cli /work/main/dist/src/cli.js] [--seconds 6]
+import { pathToFileURL } from 'node:url';
 import { callJson, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const list = (n) => Array.from({ length: n }, (_, i) => i);
@@ -32,7 +33,11 @@ function attack(url, key, body, parallel, until) {
   const payload = JSON.stringify(body);
   const loop = async () => {
     while (!until.done) {
-      const res = await fetch(`${url}/api/contracts/simulate`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: payload });
+      const res = await fetch(`${url}/api/contracts/simulate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: payload,
+      });
       await res.arrayBuffer();
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     }
@@ -49,7 +54,7 @@ const summary = (latencies) => ({
 
 /** Health latency alone, beside finding 2 and beside finding 3, on a fresh server of `cli`. */
 export async function conditionCost({ cli = 'dist/src/cli.js', seconds = 6 } = {}) {
-  const server = await startProcess([cli, 'serve'], { PORT: '0', CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'warn' }, /"url":"(http:[^"]+)"/);
+  const server = await startProcess([cli, 'serve'], { PORT: '0', CORE_DATA_DIR: tempDataDir(), LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
   const url = server.match[1];
   try {
     await healthReads(url, 1000);
@@ -60,6 +65,7 @@ export async function conditionCost({ cli = 'dist/src/cli.js', seconds = 6 } = {
       ['finding_3', FINDING_3, 8],
     ]) {
       // A fresh demo key each: the allowance of one attack does not carry into the next.
+      process.stderr.write(`condition_cost: ${name}...\n`);
       const { key } = await callJson(url, 'POST', '/api/demo-key/mint', { body: {} });
       const until = { done: false };
       const running = attack(url, key, body, parallel, until);
@@ -74,7 +80,7 @@ export async function conditionCost({ cli = 'dist/src/cli.js', seconds = 6 } = {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const arg = (name) => {
     const i = process.argv.indexOf(name);
     return i === -1 ? undefined : process.argv[i + 1];

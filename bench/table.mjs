@@ -624,7 +624,17 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
       raw.condition_cost = r;
       const base = `${r.alone.p99} ms p99 alone (p50 ${r.alone.p50}, max ${r.alone.max})`;
       rows.push(
-        row('health_alone', '`GET /api/health` alone, p99', r.alone.p99, 'ms', 'n/a', 'n/a', 'reported', null, `p50 ${r.alone.p50} ms, max ${r.alone.max} ms, ${r.alone.reads} reads`),
+        row(
+          'health_alone',
+          '`GET /api/health` alone, p99',
+          r.alone.p99,
+          'ms',
+          'n/a',
+          'n/a',
+          'reported',
+          null,
+          `p50 ${r.alone.p50} ms, max ${r.alone.max} ms, ${r.alone.reads} reads`,
+        ),
       );
       for (const [id, name, label] of [
         ['health_beside_finding_2', 'finding_2', 'one demo key simulating `l.all(x, size(s) > 0)`, 3,000 elements × 150 KB'],

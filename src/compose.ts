@@ -77,7 +77,6 @@ import { createCdnSiteRepository } from './domain/edge/cdn-site-repository.js';
 import { createCdnSitesService } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
-import { CONTRACT_OWNERS, LIMITED_CALLERS, createConditionAllowance } from './domain/contracts/condition-allowance.js';
 
 /** The core shared by every surface: one registry, one pipeline, one set of services. */
 export interface Core {
@@ -180,7 +179,6 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onError: (err) => log.error('contract work failed', { err }),
     onFireLag: (ms) => metrics.fireLag(ms),
     quotas,
-    ownerConditionAllowance: createConditionAllowance(CONTRACT_OWNERS, clock.now),
   });
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAuditRepository(store, clock);
@@ -309,7 +307,6 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
-    conditionAllowance: createConditionAllowance(LIMITED_CALLERS, clock.now),
     ...(config.rateLimit
       ? {
           rateLimiter: createRateLimiter(

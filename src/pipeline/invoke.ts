@@ -15,7 +15,7 @@ import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
-import type { ConditionAllowance } from '../domain/contracts/condition-allowance.js';
+import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 
 export interface InvokeOptions {
@@ -72,7 +72,7 @@ export interface PipelineDeps {
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
   /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
   rateLimiter?: RateLimiter;
-  /** Free callers' allowance of condition work, for operations that declare `evaluatesConditions`; absent: unbounded. */
+  /** Free callers' allowance of condition work, for operations that declare `evaluatesConditions`; absent: `LIMITED_CALLERS` on the services' clock. */
   conditionAllowance?: ConditionAllowance;
 }
 
@@ -85,6 +85,7 @@ const describeHolder = (caller: Caller): string => (caller.keyId ? 'this key' : 
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
+  const conditionAllowance = deps.conditionAllowance ?? createConditionAllowance(LIMITED_CALLERS, services.clock.now);
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
@@ -109,7 +110,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ctx.machine = guarded.machine;
       ctx.role = guarded.role;
     }
-    const allowance = op.def.evaluatesConditions && isFreeCaller(caller) ? deps.conditionAllowance : undefined;
+    const allowance = op.def.evaluatesConditions && isFreeCaller(caller) ? conditionAllowance : undefined;
     const value = allowance
       ? await allowance.run(holderOf(caller, opts.clientIp), () => Promise.resolve(op.def.handler(input, ctx)), describeHolder(caller))
       : await op.def.handler(input, ctx);

@@ -139,6 +139,8 @@ describe('condition cost', () => {
       machines.roleOf = roleOf;
     }
     // Once they finished, the key simulates again.
-    expect((await server.call('POST', '/api/contracts/simulate', { key: t.owner.key, body: { slug: t.slug, contract_id: id, input: { x: 1 } } })).status).toBe(200);
+    expect((await server.call('POST', '/api/contracts/simulate', { key: t.owner.key, body: { slug: t.slug, contract_id: id, input: { x: 1 } } })).status).toBe(
+      200,
+    );
   });
 });

@@ -12,7 +12,7 @@ import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
-import type { ConditionAllowance } from './condition-allowance.js';
+import { CONTRACT_OWNERS, createConditionAllowance, type ConditionAllowance } from './condition-allowance.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractRepository, type ContractRepository } from './contract-repository.js';
@@ -44,7 +44,7 @@ export interface ContractsDeps {
   onFireLag?: (ms: number) => void;
   /** Per-identity quotas (`contracts_per_machine` at creation). */
   quotas: QuotasService;
-  /** Condition work of fires no caller asked for (schedules, events), per contract owner; absent: unbounded. */
+  /** Condition work of fires no caller asked for (schedules, events), per contract owner; absent: `CONTRACT_OWNERS` on `clock`. */
   ownerConditionAllowance?: ConditionAllowance;
 }
 
@@ -103,7 +103,8 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const contracts = createContractRepository(store);
   const hub = createContractHub();
   let router: EventRouter | undefined;
-  const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
+  const ownerConditionAllowance = deps.ownerConditionAllowance ?? createConditionAllowance(CONTRACT_OWNERS, deps.clock.now);
+  const engine = createContractEngine({ ...deps, ownerConditionAllowance, contracts, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
   /** Inside the store's lock for the contract, with its runtime read afresh when another process may have moved it. */
   const underLock =

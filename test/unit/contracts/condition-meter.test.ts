@@ -27,7 +27,9 @@ describe('condition meter', () => {
   it('refuses finding 2 (size of a 150,000-character string in a 3,000-element all) after a handful of iterations', () => {
     const { outcome, spent } = metered('l.all(x, size(s) > 0)', { l: list(3000), s: text(150_000) });
     expect(outcome).toMatchObject({ ok: false, overBudget: true });
-    expect((outcome as { error: string }).error).toMatch(/over budget: the expression needs more than 5000000 units of work.*iterate over fewer elements, work on shorter strings/);
+    expect((outcome as { error: string }).error).toMatch(
+      /over budget: the expression needs more than 5000000 units of work.*iterate over fewer elements, work on shorter strings/,
+    );
     // One iteration costs at least the characters size() counts; the whole would cost 3,000 of them.
     const perIteration = 150_000 * SIZE_CHAR;
     expect(spent).toBeLessThanOrEqual(MAX_UNITS + 2 * perIteration);
