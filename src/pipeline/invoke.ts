@@ -112,7 +112,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const allowance = op.def.evaluatesConditions && isFreeCaller(caller) ? conditionAllowance : undefined;
     const value = allowance
-      ? await allowance.run(holderOf(caller, opts.clientIp), () => Promise.resolve(op.def.handler(input, ctx)), describeHolder(caller))
+      ? await allowance.run(
+          holderOf(caller, opts.clientIp),
+          () => Promise.resolve(op.def.handler(input, ctx)),
+          describeHolder(caller),
+          op.def.evaluatesConditions === 'simulation',
+        )
       : await op.def.handler(input, ctx);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
     if (op.def.produces || op.def.relaysOutput) return value;

@@ -130,7 +130,7 @@ describe('condition cost', () => {
       const refused = outcome as Awaited<typeof third>;
       expect(refused.status).toBe(429);
       expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { limit: 'condition_concurrency' } });
-      expect(refused.body.error.message).toMatch(/At most 2 calls that evaluate conditions may run at once/);
+      expect(refused.body.error.message).toMatch(/At most 2 simulations or dry-runs may run at once/);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       release();
       for (const res of await Promise.all(first)) expect(res.status).toBe(200);

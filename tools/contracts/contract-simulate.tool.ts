@@ -23,7 +23,7 @@ export const contractSimulateTool = defineTool({
       method: 'POST',
       path: '/api/chain/{slug}/contracts/{id}/dry-run',
       auth: 'bearer',
-      evaluatesConditions: true,
+      evaluatesConditions: 'simulation',
       role: 'operator',
       guards: 'slug',
       area: 'contracts',
@@ -45,7 +45,7 @@ export const contractSimulateTool = defineTool({
       method: 'POST',
       path: '/api/contracts/simulate',
       auth: 'bearer',
-      evaluatesConditions: true,
+      evaluatesConditions: 'simulation',
       area: 'contracts',
       summary: 'Reports what a definition or stored contract would fire; from a state with an input; a stored one is named by slug and contract_id.',
       input: z.object({

@@ -8,7 +8,7 @@ import { MAX_UNITS, runWithAccount, type MeterAccount } from './condition-meter.
 export interface AllowanceLimits {
   unitsPerWindow: number;
   windowMs: number;
-  /** Metered calls one holder may have running at once; beyond that RATE_LIMITED. */
+  /** Metered calls (that count toward it) one holder may have running at once; beyond that RATE_LIMITED. */
   concurrent: number;
 }
 
@@ -37,10 +37,11 @@ export interface ConditionAllowance {
   spend(holder: string, units: number): void;
   /**
    * Runs `work` as one metered call of `holder`: refuses it with RATE_LIMITED (and `retry_after_s`) at once
-   * when the holder has `concurrent` calls in flight or has spent its window, else charges every
-   * condition evaluated inside it (across awaits) to the holder.
+   * when the holder has spent its window or, for a call that `counts` toward concurrency, already has
+   * `concurrent` such calls in flight; else charges every condition evaluated inside it (across awaits)
+   * to the holder.
    */
-  run<T>(holder: string, work: () => Promise<T>, who: string): Promise<T>;
+  run<T>(holder: string, work: () => Promise<T>, who: string, counts?: boolean): Promise<T>;
   /** A single evaluation's unit limit for `holder`: what is left, at most one evaluation's budget. */
   evaluationUnits(holder: string): number;
 }
@@ -71,12 +72,12 @@ export function createConditionAllowance(limits: AllowanceLimits, now: () => num
       windowOf(holder).spent += units;
     },
     evaluationUnits: (holder) => Math.min(MAX_UNITS, left(holder)),
-    async run(holder, work, who) {
+    async run(holder, work, who, counts = true) {
       const w = windowOf(holder);
-      if (w.running >= limits.concurrent) {
+      if (counts && w.running >= limits.concurrent) {
         throw new CoreError(
           'RATE_LIMITED',
-          `At most ${limits.concurrent} calls that evaluate conditions may run at once for ${who}; wait for one to finish, or send a key of a paid tier`,
+          `At most ${limits.concurrent} simulations or dry-runs may run at once for ${who}; wait for one to finish, or send a key of a paid tier`,
           { retry_after_s: 1, limit: 'condition_concurrency' },
         );
       }
@@ -89,11 +90,11 @@ export function createConditionAllowance(limits: AllowanceLimits, now: () => num
         );
       }
       const account: MeterAccount = { spent: 0 };
-      w.running++;
+      if (counts) w.running++;
       try {
         return await runWithAccount(account, work);
       } finally {
-        w.running--;
+        if (counts) w.running--;
         w.spent += account.spent;
       }
     },

@@ -121,8 +121,9 @@ describe('condition allowance', () => {
       code: 'RATE_LIMITED',
       details: { limit: 'condition_concurrency', retry_after_s: 1 },
     });
-    // Another holder is not held back.
+    // Another holder is not held back, nor a call that does not count toward concurrency (a transition).
     await expect(allowance.run('k:2', async () => 2, 'this key')).resolves.toBe(2);
+    await expect(allowance.run('k:1', async () => 3, 'this key', false)).resolves.toBe(3);
     release();
     await Promise.all([a, b]);
     // Two over-budget evaluations spend the window.
