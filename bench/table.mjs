@@ -13,6 +13,7 @@ import { writeRates } from './write-rates.mjs';
 import { mcpInitialize } from './spine.mjs';
 import { toolListTokens } from './tool-tokens.mjs';
 import { bodyFlood } from './body-flood.mjs';
+import { conditionCost } from './condition-cost.mjs';
 
 export const FULL = {
   duration: 10,
@@ -49,6 +50,9 @@ export const QUICK = {
 // Write rates and list latencies as the store grows (issue 20): users stored (seeded in-process), then measured blocks over HTTP.
 Object.assign(FULL, { growthSizes: [1000, 10_000, 100_000], growthMints: 1000, growthCreates: 500 });
 Object.assign(QUICK, { growthSizes: [100, 1000], growthMints: 100, growthCreates: 50 });
+// Condition-cost attacks (issue 27): seconds of health reads alone and beside each attack.
+Object.assign(FULL, { conditionSeconds: 10 });
+Object.assign(QUICK, { conditionSeconds: 2 });
 // PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
@@ -63,7 +67,7 @@ function row(id, workload, figure, unit, baseline, ratio, target, holds, detail)
 export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`)) {
   const rows = [];
   const raw = {};
-  // `sizes.only`: run just these workloads (names as logged: tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, mcp_body_flood, chain_lowdb, chain_postgres, postgres_processes, growth_lowdb, growth_postgres, contracts, sandbox, linalg, mcp_cold_start).
+  // `sizes.only`: run just these workloads (names as logged: condition_cost, tools_list_tokens, constants_read, mcp_vs_rest, mcp_modern_vs_rest, core_http_vs_tool, sse, mcp_body_flood, chain_lowdb, chain_postgres, postgres_processes, growth_lowdb, growth_postgres, contracts, sandbox, linalg, mcp_cold_start).
   const skip = (name) => Boolean(sizes.only) && !sizes.only.includes(name);
   const attempt = async (name, fn, failRows) => {
     if (skip(name)) return;
@@ -638,6 +642,54 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
   );
 
   await attempt(
+    'condition_cost',
+    async () => {
+      const r = await conditionCost({ seconds: sizes.conditionSeconds });
+      raw.condition_cost = r;
+      const base = `${r.alone.p99} ms p99 alone (p50 ${r.alone.p50}, max ${r.alone.max})`;
+      rows.push(
+        row(
+          'health_alone',
+          '`GET /api/health` alone, p99',
+          r.alone.p99,
+          'ms',
+          'n/a',
+          'n/a',
+          'reported',
+          null,
+          `p50 ${r.alone.p50} ms, max ${r.alone.max} ms, ${r.alone.reads} reads`,
+        ),
+      );
+      for (const [id, name, label] of [
+        ['health_beside_finding_2', 'finding_2', 'one demo key simulating `l.all(x, size(s) > 0)`, 3,000 elements × 150 KB'],
+        ['health_beside_finding_3', 'finding_3', 'eight parallel simulations of `l.all(x, s.startsWith("a") && size(s) > 0)`, 400 × 100 KB'],
+      ]) {
+        const b = r[name];
+        const ratio = +(b.p99 / Math.max(r.alone.p99, 0.01)).toFixed(1);
+        rows.push(
+          row(
+            id,
+            `\`GET /api/health\` p99 beside ${label}`,
+            b.p99,
+            'ms',
+            base,
+            ratio,
+            // Before the meter a read waited seconds (5 s, 11 s); absolute figures follow the machine's load.
+            'p99 < 50 ms or ≤ 10x alone',
+            b.p99 < 50 || ratio <= 10,
+            `p50 ${b.p50} ms, max ${b.max} ms, ${b.reads} reads; attack answers ${JSON.stringify(b.attack_statuses)}`,
+          ),
+        );
+      }
+    },
+    [
+      ['health_alone', '`GET /api/health` alone', 'reported'],
+      ['health_beside_finding_2', '`GET /api/health` beside finding 2', 'p99 < 50 ms or ≤ 10x alone'],
+      ['health_beside_finding_3', '`GET /api/health` beside finding 3', 'p99 < 50 ms or ≤ 10x alone'],
+    ],
+  );
+
+  await attempt(
     'tools_list_tokens',
     async () => {
       const r = toolListTokens();
@@ -686,6 +738,9 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     'lu_vs_lapack',
     'memory_idle',
     'memory_growth',
+    'health_alone',
+    'health_beside_finding_2',
+    'health_beside_finding_3',
   ];
   rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { rows, raw };
@@ -718,4 +773,7 @@ export const ROW_IDS = [
   'lu_vs_lapack',
   'memory_idle',
   'memory_growth',
+  'health_alone',
+  'health_beside_finding_2',
+  'health_beside_finding_3',
 ];

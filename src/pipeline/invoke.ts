@@ -16,6 +16,8 @@ import { hasRole } from '../domain/identity/roles.js';
 import { assertProven } from '../domain/identity/proof.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
+import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
+import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -85,12 +87,20 @@ export interface PipelineDeps {
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
   /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
   rateLimiter?: RateLimiter;
+  /** Free callers' allowance of condition work, for operations that declare `evaluatesConditions`; absent: `LIMITED_CALLERS` on the services' clock. */
+  conditionAllowance?: ConditionAllowance;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
+/** Whose allowance a call takes from: the key, else the identity, else the client address (as the rate limiter). */
+const holderOf = (caller: Caller, clientIp: string | undefined): string =>
+  caller.keyId ? `k:${caller.keyId}` : caller.uid ? `u:${caller.uid}` : `ip:${clientIp ?? 'local'}`;
+const describeHolder = (caller: Caller): string => (caller.keyId ? 'this key' : caller.uid ? caller.uid : 'this address');
+
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
+  const conditionAllowance = deps.conditionAllowance ?? createConditionAllowance(LIMITED_CALLERS, services.clock.now);
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
@@ -117,7 +127,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ctx.machine = guarded.machine;
       ctx.role = guarded.role;
     }
-    const value = await op.def.handler(input, ctx);
+    const allowance = op.def.evaluatesConditions && isFreeCaller(caller) ? conditionAllowance : undefined;
+    const value = allowance
+      ? await allowance.run(
+          holderOf(caller, opts.clientIp),
+          () => Promise.resolve(op.def.handler(input, ctx)),
+          describeHolder(caller),
+          op.def.evaluatesConditions === 'simulation',
+        )
+      : await op.def.handler(input, ctx);
     // Work that waited answers only a caller who still holds the right it was accepted with.
     if (op.def.waits) await recheck(op, input, caller);
     if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);

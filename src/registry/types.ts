@@ -112,6 +112,13 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   /** Minimum role on the machine named by the `guards` input; the handler gets that machine as `ctx.machine`. */
   role?: Role;
   /**
+   * The operation evaluates conditions the caller supplies or triggers: the pipeline holds free callers
+   * to their condition allowance and charges the work to them. `simulation` (simulate, dry-run: work
+   * with no result stored) counts against the concurrency limit and the work per window; `transition`
+   * only against the work per window (a key driving its contracts may run many at once).
+   */
+  evaluatesConditions?: 'simulation' | 'transition';
+  /**
    * The input that names the machine `role` is checked on (`slug`, `motherSlug`). Required with `role`;
    * the registry refuses a name its input schema does not declare.
    */

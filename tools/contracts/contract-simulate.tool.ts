@@ -23,6 +23,7 @@ export const contractSimulateTool = defineTool({
       method: 'POST',
       path: '/api/chain/{slug}/contracts/{id}/dry-run',
       auth: 'bearer',
+      evaluatesConditions: 'simulation',
       role: 'operator',
       guards: 'slug',
       area: 'contracts',
@@ -44,6 +45,7 @@ export const contractSimulateTool = defineTool({
       method: 'POST',
       path: '/api/contracts/simulate',
       auth: 'bearer',
+      evaluatesConditions: 'simulation',
       area: 'contracts',
       summary: 'Reports what a definition or stored contract would fire; from a state with an input; a stored one is named by slug and contract_id.',
       input: z.object({

@@ -16,6 +16,7 @@ export const contractTransitionTool = defineTool({
       method: 'POST',
       path: '/api/chain/{slug}/contracts/{id}/transition',
       auth: 'bearer',
+      evaluatesConditions: 'transition',
       role: 'operator',
       guards: 'slug',
       area: 'contracts',

@@ -1,16 +1,21 @@
 import { Environment, type ASTNode } from '@marcbachmann/cel-js';
 import { errors } from '../../errors.js';
-import { BudgetExceeded, prepareAst, publicMessage, registerBudgetedFunctions, withBudget } from './condition-budget.js';
+import { prepareAst, publicMessage, registerBudgetedFunctions } from './condition-budget.js';
+import { withMeter, type MeterOptions } from './condition-meter.js';
 
 /**
  * Transition conditions: CEL expressions over the input scope. `input.x` and a bare `x` both read
  * `x` from the input; integers and decimals mix freely in arithmetic (JSON numbers are all doubles,
- * CEL literals like `2` are ints, and plain CEL has no `double * int`). Every evaluation runs within a
- * counted budget and `matches` runs on RE2 (see `condition-budget.ts`). A condition also sees
+ * CEL literals like `2` are ints, and plain CEL has no `double * int`). Every evaluation is metered by
+ * the work it does and has a deadline (`condition-meter.ts`; the cost table is in `condition-budget.ts`),
+ * and `matches` runs on RE2. A condition also sees
  * `secrets`, the definition's write-only values, which are never part of the recorded input.
  */
 export type ConditionOutcome = { ok: true; value: boolean } | { ok: false; error: string; overBudget?: true };
 type Evaluated = { ok: true; value: unknown } | { ok: false; error: string; overBudget?: true };
+
+/** Limits of one evaluation other than the defaults (tests: a fake clock, a smaller budget). */
+export type EvaluationLimits = MeterOptions;
 
 const env = buildEnvironment();
 const compiled = new Map<string, (scope: Record<string, unknown>) => unknown>();
@@ -58,8 +63,13 @@ export function conditionProblem(expression: string): string | undefined {
 }
 
 /** Evaluates a condition; a missing key or a type mismatch is a failed outcome with a clear message. */
-export function evaluateCondition(expression: string, input: Record<string, unknown>, secrets?: Record<string, unknown>): ConditionOutcome {
-  const out = evaluate(expression, input, 'condition', secrets ?? {});
+export function evaluateCondition(
+  expression: string,
+  input: Record<string, unknown>,
+  secrets?: Record<string, unknown>,
+  limits?: EvaluationLimits,
+): ConditionOutcome {
+  const out = evaluate(expression, input, 'condition', secrets ?? {}, limits);
   if (!out.ok) return out;
   if (typeof out.value !== 'boolean') return { ok: false, error: `condition evaluated to ${describe(out.value)}, not true or false` };
   return { ok: true, value: out.value };
@@ -95,7 +105,7 @@ export function evaluateNumber(
   return { ok: true, value };
 }
 
-function evaluate(expression: string, input: Record<string, unknown>, what: string, secrets?: Record<string, unknown>): Evaluated {
+function evaluate(expression: string, input: Record<string, unknown>, what: string, secrets?: Record<string, unknown>, limits?: EvaluationLimits): Evaluated {
   let run = compiled.get(expression);
   try {
     if (run === undefined) {
@@ -110,8 +120,8 @@ function evaluate(expression: string, input: Record<string, unknown>, what: stri
   // Bare names resolve in the input; `input` itself stays reachable unless the input has a key `input`.
   // `secrets` comes last: an input cannot stand in for the definition's own.
   const scope = secrets === undefined ? { ...input, input } : { ...input, input, secrets };
-  const out = withBudget(() => run(scope));
-  if (out.overBudget) return { ok: false, error: `${what} is over budget: ${new BudgetExceeded().message}`, overBudget: true };
+  const out = withMeter(() => run(scope), limits);
+  if (out.exceeded) return { ok: false, error: `${what} is over budget: ${out.exceeded.message}`, overBudget: true };
   if (out.error !== undefined) return { ok: false, error: explain(firstLine(publicMessage((out.error as Error).message)), what) };
   return { ok: true, value: out.value };
 }

@@ -6,6 +6,8 @@ import type { ChainService } from '../chain/chain.service.js';
 import { fireAuditPayload, fireEnvelopeRequest } from './fire-records.js';
 import { createMachineRepository } from '../chain/machine-repository.js';
 import { evaluateCondition } from './condition.js';
+import { ownerCondition } from './owner-condition.js';
+import type { ConditionAllowance } from './condition-allowance.js';
 import type { ContractHub } from './contract-hub.js';
 import type { ContractRepository } from './contract-repository.js';
 import { createContractEventRepository } from './contract-event-repository.js';
@@ -66,6 +68,8 @@ export interface EngineDeps extends OperatorRunDeps {
   /** Mints the envelope of a successful fire; absent: no envelope. */
   mintEnvelope?: (req: MintRequest) => Promise<MintOutcome>;
   onError: (err: unknown) => void;
+  /** Condition work of fires no caller asked for (schedules, events), per contract owner; absent: unbounded. */
+  ownerConditionAllowance?: ConditionAllowance;
 }
 
 export function createContractEngine(deps: EngineDeps): ContractEngine {
@@ -123,7 +127,11 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
 
       let failure: { code: string; message: string } | undefined;
       if (transition.condition !== undefined) {
-        const outcome = evaluateCondition(transition.condition, scope, secretsOf(record.definition));
+        // A caller's own request is charged to the caller by the pipeline; the rest to the contract's owner.
+        const outcome =
+          req.triggered_by === 'trigger' || req.triggered_by === 'event'
+            ? ownerCondition(deps.ownerConditionAllowance, record, transition.condition, scope)
+            : evaluateCondition(transition.condition, scope, secretsOf(record.definition));
         if (!outcome.ok) failure = { code: outcome.overBudget ? 'condition_over_budget' : 'condition_failed', message: outcome.error };
         else if (!outcome.value) failure = { code: 'condition_failed', message: `condition is false: ${transition.condition}` };
       }

@@ -12,6 +12,7 @@ import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { evaluateAggregate } from './aggregate.js';
 import { evaluateCondition } from './condition.js';
+import { CONTRACT_OWNERS, createConditionAllowance, type ConditionAllowance } from './condition-allowance.js';
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractRowsRelay } from './contract-rows-relay.js';
@@ -44,6 +45,8 @@ export interface ContractsDeps {
   onFireLag?: (ms: number) => void;
   /** Per-identity quotas (`contracts_per_machine` at creation). */
   quotas: QuotasService;
+  /** Condition work of fires no caller asked for (schedules, events), per contract owner; absent: `CONTRACT_OWNERS` on `clock`. */
+  ownerConditionAllowance?: ConditionAllowance;
 }
 
 /** A contract as the API shows it. */
@@ -105,7 +108,8 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   const rowsRelay = shared ? createContractRowsRelay({ store, hub: createContractHub(), contracts, onError: deps.onError }) : undefined;
   const hub = rowsRelay?.hub ?? createContractHub();
   let router: EventRouter | undefined;
-  const engine = createContractEngine({ ...deps, contracts, hub, deliver: (event) => router?.deliver(event) });
+  const ownerConditionAllowance = deps.ownerConditionAllowance ?? createConditionAllowance(CONTRACT_OWNERS, deps.clock.now);
+  const engine = createContractEngine({ ...deps, ownerConditionAllowance, contracts, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
   /** Inside the store's lock for the contract, with its runtime read afresh when another process may have moved it. */
   const underLock =

@@ -89,3 +89,13 @@ export function createRateTiers(base: TierRate | undefined, tiers: Record<string
     },
   };
 }
+
+/**
+ * Whether a caller gets the free callers' bounds on costly work (conditions, compression levels):
+ * anonymous callers, demo keys and sessions (no tier) and keys of the `free` tier. A key given any other
+ * tier (a plan, or one an operator defined) is not.
+ */
+export function isFreeCaller(caller: { credential: string; rateTier?: string | undefined }): boolean {
+  if (caller.credential === 'none') return true;
+  return caller.rateTier === undefined || caller.rateTier === 'free';
+}
