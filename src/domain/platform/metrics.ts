@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createRequestMetrics } from './request-metrics.js';
 import type { SandboxRunner } from '../sandbox/sandbox-runner.js';
+import type { StoreStatus } from '../../storage/port.js';
 
 /** Request durations, seconds: the pipeline's cheap reads sit near 1 ms, solves and sandbox runs higher. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -33,7 +34,11 @@ export function streamKind(stream: string): string {
   return slash === -1 ? stream : stream.slice(0, slash);
 }
 
-export function createMetrics(opts: { gauges?: () => Record<string, number> } = {}): Metrics {
+/**
+ * `gauges`: extra unlabelled gauges read at each scrape. `storeStatus`: the store's health (no I/O), shown
+ * as `core_store_ready` and `core_store_check_up{check}`, so a scrape during an outage shows it.
+ */
+export function createMetrics(opts: { gauges?: () => Record<string, number>; storeStatus?: () => StoreStatus } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = createRequestMetrics({
@@ -75,6 +80,32 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const unavailable = new Counter({
+    name: 'core_unavailable_responses_total',
+    help: 'Operations answered 503 UNAVAILABLE (a dependency down, the disk full, the node unready), by surface.',
+    labelNames: ['surface'] as const,
+    registers: [registry],
+  });
+  if (opts.storeStatus) {
+    const read = opts.storeStatus;
+    new Gauge({
+      name: 'core_store_ready',
+      help: 'Whether the store can serve (1) or a dependency it needs is down (0): what readiness answers.',
+      registers: [registry],
+      collect() {
+        this.set(read().ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'core_store_check_up',
+      help: 'Each store check (database, session, disk): 1 up, 0 down.',
+      labelNames: ['check'] as const,
+      registers: [registry],
+      collect() {
+        for (const [check, state] of Object.entries(read().checks)) this.set({ check }, state.ok ? 1 : 0);
+      },
+    });
+  }
   if (opts.gauges) {
     const read = opts.gauges;
     for (const name of Object.keys(read())) {
@@ -91,7 +122,10 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
 
   return {
     contentType: registry.contentType,
-    observe: requests.observe,
+    observe(op, status, ms, surface) {
+      requests.observe(op, status, ms, surface);
+      if (status === 503) unavailable.inc({ surface });
+    },
     fireLag: (ms) => fireLag.observe(Math.max(0, ms) / 1000),
     appended(backend, stream, seq) {
       const kind = streamKind(stream);
