@@ -395,6 +395,7 @@ function createStoreFor(config: Config, log: Logger): Store {
   }
   return createLowdbStore({
     dataDir: config.dataDir,
+    diskReserveBytes: config.diskReserveKb * 1024,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
   });
 }

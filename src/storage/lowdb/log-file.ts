@@ -1,6 +1,7 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { LogQuery, LogRow, LogTally, RowInput } from '../port.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 import type { HandlePool, PooledFile } from './handle-pool.js';
 import { readRows, selectSeqs, tallyFrom } from './log-query.js';
@@ -22,6 +23,8 @@ export interface LogFileOptions {
   onWarning: ((warning: LowdbWarning) => void) | undefined;
   /** Where the file's handle comes from: opened on demand, closed when unused for a while. */
   handles: HandlePool;
+  /** Told of the bytes each batch wrote, and turns a disk fault into the store's refusal. */
+  disk?: DiskMonitor;
 }
 
 /** A built row waiting for its batch to reach the disk. */
@@ -91,7 +94,7 @@ export class LogFile {
       return log;
     } catch (error) {
       await options.handles.release(entry);
-      throw error;
+      throw options.disk?.refusal(error, `opening log ${options.stream}`) ?? error;
     }
   }
 
@@ -138,9 +141,11 @@ export class LogFile {
           if (this.options.fsync) await fh.datasync();
         });
       } catch (error) {
-        await this.#rollback(start, batch, error);
+        // A failed fsync counts as a failed write: the batch is not known to be durable, so it is refused too.
+        await this.#rollback(start, batch, this.options.disk?.refusal(error, `appending to log ${this.options.stream}`) ?? error);
         continue;
       }
+      this.options.disk?.wrote(batch.reduce((sum, p) => sum + p.bytes, 0));
       for (const p of batch) this.#index.push(p.bytes, p.row.tick, p.row.type);
       this.#durableHead = batch[batch.length - 1]!.row;
       for (const p of batch) p.resolve(p.row);

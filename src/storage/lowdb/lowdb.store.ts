@@ -7,8 +7,15 @@ import { createStoreLifecycle } from '../lifecycle.js';
 import { createLogStreams } from './log-streams.js';
 import { lockDataDir } from './dir-lock.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
+import { DiskMonitor } from './disk-monitor.js';
 
 export type { LowdbWarning } from './log-file.js';
+
+/**
+ * Free space kept back by default: the store reports itself unready (new writes refused with 503) below
+ * it, so writes already under way never meet a full disk between two of their own files.
+ */
+export const DEFAULT_DISK_RESERVE_BYTES = 16 * 1024 * 1024;
 
 /** Well under the usual 1,024 descriptor limit, with room for sockets; far above the streams a request touches. */
 export const DEFAULT_MAX_OPEN_LOG_FILES = 256;
@@ -28,6 +35,10 @@ export interface LowdbStoreOptions {
    * recently used idle one closed beyond this, so thousands of streams never exhaust descriptors.
    */
   maxOpenLogFiles?: number;
+  /** Free bytes under which the `disk` check goes down (default `DEFAULT_DISK_RESERVE_BYTES`; 0: only a failed write). */
+  diskReserveBytes?: number;
+  /** Tests: how the free space of the data directory's volume is read (default `statfs`). */
+  freeBytes?: (dir: string) => Promise<number>;
 }
 
 /**
@@ -51,13 +62,23 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     await unlock?.();
     unlock = undefined;
   };
+  const disk = new DiskMonitor({
+    dir: options.dataDir,
+    reserveBytes: options.diskReserveBytes ?? DEFAULT_DISK_RESERVE_BYTES,
+    ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
+  });
   const lifecycle = createStoreLifecycle({
     open: async () => {
       unlock = await lockDataDir(options.dataDir);
       await Promise.all([docs.open(), logs.open()]);
+      await disk.open();
     },
-    abort: release,
+    abort: async () => {
+      disk.close();
+      await release();
+    },
     close: async () => {
+      disk.close();
       try {
         await Promise.all([docs.close(), logs.close()]);
       } finally {
@@ -72,6 +93,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     fsync,
     assertOpen,
     onWarning: options.onWarning,
+    disk,
   });
   const logs = createLogStreams({
     dir: join(options.dataDir, 'logs'),
@@ -79,6 +101,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     onWarning: options.onWarning,
     assertOpen,
     maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES,
+    disk,
   });
 
   return {
@@ -91,6 +114,11 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     open: lifecycle.open,
     close: lifecycle.close,
     isOpen: lifecycle.isOpen,
-    status: () => ({ ready: lifecycle.isOpen(), checks: { disk: { ok: true } } }),
+    // Ready while open and the disk takes writes: a full disk (or one under the reserve) makes it unready,
+    // and the disk monitor's recheck makes it ready again once space is freed.
+    status: () => {
+      const check = disk.check();
+      return { ready: lifecycle.isOpen() && check.ok, checks: { disk: check } };
+    },
   };
 }
