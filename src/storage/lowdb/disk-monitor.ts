@@ -19,8 +19,9 @@ export function diskFaultOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Far from the reserve, the space is read again after this many bytes written. */
+/** Far from the reserve, a write reads the space again after this many bytes or ms since the last read (other writers on the volume). */
 const PROBE_EVERY_BYTES = 4 * 1024 * 1024;
+const PROBE_EVERY_MS = 1_000;
 
 function kib(bytes: number): string {
   return `${Math.floor(bytes / 1024)} KiB`;
@@ -64,8 +65,9 @@ export class DiskMonitor {
   #free: number | undefined;
   #since: number;
   #probing: Promise<void> | undefined;
-  /** Bytes written since the last probe started. */
+  /** Bytes written since the last probe started, and when it started. */
   #unprobed = 0;
+  #probedAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   /** Told of every change of the check (tests wait on it instead of on time). */
@@ -127,7 +129,8 @@ export class DiskMonitor {
     // Near the reserve every write reads the space again, so the estimate cannot run past it; far from
     // it, every few MiB, so other writers on the volume are noticed too.
     const near = this.#free === undefined || this.#free < this.#reserve * 2 + 64 * 1024;
-    if (this.#fault !== undefined || near || this.#unprobed > PROBE_EVERY_BYTES) void this.probe();
+    const stale = this.#now() - this.#probedAt > PROBE_EVERY_MS;
+    if (this.#fault !== undefined || near || stale || this.#unprobed > PROBE_EVERY_BYTES) void this.probe();
   }
 
   /** Reads the free space now (one read at a time; later callers share it). */
@@ -135,6 +138,7 @@ export class DiskMonitor {
     this.#probing ??= (async () => {
       const before = this.check().ok;
       this.#unprobed = 0;
+      this.#probedAt = this.#now();
       try {
         this.#free = await this.#freeBytes(this.#dir);
         // A fault clears once there is room for more than the reserve again (a freed disk).
