@@ -13,7 +13,7 @@ import { testConfig } from '../helpers/server.js';
  * Needs root (mount); where mounting is not permitted the test says so and skips, and the unit test
  * `test/unit/storage/lowdb-disk-full.test.ts` still covers the refusal through injected faults.
  */
-const RESERVE_KB = 256;
+const RESERVE_KB = Number(process.env.RESERVE_KB ?? 256);
 
 let mountPoint: string | undefined;
 let cannotMount: string | undefined;

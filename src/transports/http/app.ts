@@ -89,7 +89,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
     const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
-    if (deps.responseTimeoutMs !== undefined) answerByDeadline(res, deps.responseTimeoutMs, mcp);
+    if (deps.responseTimeoutMs !== undefined) answerByDeadline(req, res, deps.responseTimeoutMs, mcp);
     const route = () => (mcp ? serveMcp(req, res) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!)).catch(next);
     if (!hasBody(req)) return void route();
     const limit = mcp ? mcpBodyLimit : match?.kind === 'found' ? (match.op.def.maxBodyBytes ?? BODY_LIMIT_BYTES) : BODY_LIMIT_BYTES;
@@ -237,7 +237,7 @@ function sendJson(req: Request, res: Response, value: unknown): void {
  * failing); a stream has started its response long before. The late answer is then dropped (`writeJson`
  * and `sendError` write nothing once headers are out).
  */
-function answerByDeadline(res: Response, ms: number, mcp: boolean): void {
+function answerByDeadline(req: Request, res: Response, ms: number, mcp: boolean): void {
   const timer = setTimeout(() => {
     if (res.headersSent) return;
     const error = new CoreError(
@@ -248,7 +248,10 @@ function answerByDeadline(res: Response, ms: number, mcp: boolean): void {
     if (!mcp) return sendError(res, error);
     res.setHeader('Retry-After', '2');
     const body = publicError(error, res.locals.requestId as string | undefined);
-    writeJson(res, 503, JSON.stringify(rpcErrorBody(null, -32000, `${body.code}: ${body.message}`, { error: body })));
+    // The body was parsed by now (the deadline covers the handler): answer with the request's id.
+    const id = (req.body as { id?: unknown } | undefined)?.id;
+    const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+    writeJson(res, 503, JSON.stringify(rpcErrorBody(rpcId, -32000, `${body.code}: ${body.message}`, { error: body })));
   }, ms);
   timer.unref();
   res.once('close', () => clearTimeout(timer));
