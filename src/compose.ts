@@ -114,11 +114,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const clock = opts.clock ?? createClock();
   const bus = createEventBus();
   const startedAt = Date.now();
-  const metrics = createMetrics({
-    gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }),
-    // Read at each scrape, after `store` below exists.
-    storeStatus: () => store.status(),
-  });
+  const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
   const store = observeAppends(opts.store ?? createStoreFor(config, log), metrics.appended);
   await store.open();
 
@@ -311,7 +307,6 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     log,
     readOnly: config.readOnly,
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
-    storeStatus: () => store.status(),
     ...(config.rateLimit
       ? {
           rateLimiter: createRateLimiter(
@@ -394,8 +389,7 @@ function createStoreFor(config: Config, log: Logger): Store {
     });
   }
   return createLowdbStore({
-    dataDir: config.dataDir,
-    diskReserveBytes: config.diskReserveKb * 1024,
+    ...config.lowdb,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
   });
 }

@@ -52,10 +52,11 @@ export interface Config {
    */
   responseTimeoutMs: number;
   /**
-   * `CORE_DISK_RESERVE_KB` (lowdb): free space, in KiB, under which the node reports itself unready and
-   * refuses new writes with 503, so writes under way finish; 16384 (16 MiB) by default, 0 for none.
+   * The embedded store's settings: its folder (the same as `dataDir`) and `CORE_DISK_RESERVE_KB`, the free space under
+   * which the node reports itself unready and refuses new writes with 503 so writes under way finish
+   * (16384 KiB by default, 0 for none), in bytes.
    */
-  diskReserveKb: number;
+  lowdb: { dataDir: string; diskReserveBytes: number };
   /**
    * `CORE_ALLOWED_HOSTS`: further names (`name` or `name:port`, comma-separated) the node answers to
    * besides the loopback names and the host of `CORE_PUBLIC_URL`. On a loopback `HOST` other names are
@@ -120,7 +121,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseMaxPerCaller: positiveInt(env.CORE_SSE_MAX_PER_CALLER, 20, 'CORE_SSE_MAX_PER_CALLER'),
     requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
     responseTimeoutMs: positiveInt(env.CORE_RESPONSE_TIMEOUT_MS, 90_000, 'CORE_RESPONSE_TIMEOUT_MS'),
-    diskReserveKb: env.CORE_DISK_RESERVE_KB === '0' ? 0 : positiveInt(env.CORE_DISK_RESERVE_KB, 16_384, 'CORE_DISK_RESERVE_KB'),
+    lowdb: {
+      dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
+      diskReserveBytes: 1024 * (env.CORE_DISK_RESERVE_KB === '0' ? 0 : positiveInt(env.CORE_DISK_RESERVE_KB, 16_384, 'CORE_DISK_RESERVE_KB')),
+    },
     allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),
   };
 }

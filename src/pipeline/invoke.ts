@@ -15,7 +15,6 @@ import { authenticate, type Credentials } from './authenticate.js';
 import { hasRole } from '../domain/identity/roles.js';
 import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
-import type { StoreStatus } from '../storage/port.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
 
 export interface InvokeOptions {
@@ -72,12 +71,6 @@ export interface PipelineDeps {
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
   /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
   rateLimiter?: RateLimiter;
-  /**
-   * The store's own account of its health (`Store.status`, no I/O). While it reports itself unready,
-   * operations that write (every method but GET, as read-only mode counts them) are refused with 503
-   * before they start, so none is left half done; reads go on. Absent: never refused here.
-   */
-  storeStatus?: () => StoreStatus;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -98,10 +91,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
-    // Before the role check and the handler: a write admitted now has the store's reserve to finish in
-    // (lowdb's disk headroom), so it is never cut in half by a refusal between two of its own writes.
-    if (deps.storeStatus && op.method !== 'GET' && !op.def.relaysOutput) {
-      const refused = notReadyRefusal(deps.storeStatus());
+    // While the store reports itself unready (`Store.status`, no I/O), operations that write (every method
+    // but GET, as read-only mode counts them) are refused 503 before the role check and the handler; reads
+    // go on. A write admitted now has the store's reserve to finish in (lowdb's disk headroom), so it is
+    // never cut in half by a refusal between two of its own writes.
+    if (op.method !== 'GET' && !op.def.relaysOutput) {
+      const refused = notReadyRefusal(services.store.status());
       if (refused) throw refused;
     }
     // The machine the role was checked on is the handler's: it is handed on, not read again.

@@ -190,7 +190,11 @@ describe('a store that is down', () => {
       const answer = await rpc.text();
       expect(rpc.status, answer).toBe(503);
       expect(rpc.headers.get('retry-after')).toBe('2');
-      expect(JSON.parse(answer)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32000, message: expect.stringMatching(/^UNAVAILABLE: No answer within/) } });
+      expect(JSON.parse(answer)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32000, message: expect.stringMatching(/^UNAVAILABLE: No answer within/) },
+      });
     } finally {
       outage.hang = false;
     }

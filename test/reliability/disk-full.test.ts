@@ -95,7 +95,9 @@ describe('lowdb on a full tmpfs', () => {
     while (refusals < 40) {
       expect(i).toBeLessThan(20_000);
       const batch = await Promise.all(
-        Array.from({ length: 8 }, () => call(server, 'POST', `/api/chain/${slug}/event`, { key, body: { type: 'fill', payload: { i: i++, pad: 'x'.repeat(200) } } })),
+        Array.from({ length: 8 }, () =>
+          call(server, 'POST', `/api/chain/${slug}/event`, { key, body: { type: 'fill', payload: { i: i++, pad: 'x'.repeat(200) } } }),
+        ),
       );
       for (const res of batch) {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -143,7 +145,9 @@ describe('lowdb on a full tmpfs', () => {
       expect(rows.length).toBe(acknowledged.size);
       expect(new Set(rows.map((r) => r.transition_id))).toEqual(acknowledged);
       expect((await call(server, 'GET', `/api/chain/${slug}/pohc/validate`, { key })).body).toMatchObject({ valid: true });
-      console.info(`disk-full: ${acknowledged.size} acknowledged (5 after the space came back), ${refusals} refused with 503, statuses ${JSON.stringify([...statuses])}`);
+      console.info(
+        `disk-full: ${acknowledged.size} acknowledged (5 after the space came back), ${refusals} refused with 503, statuses ${JSON.stringify([...statuses])}`,
+      );
     } finally {
       await server.stop(1000);
     }

@@ -19,6 +19,8 @@ export interface Metrics {
   fireLag(ms: number): void;
   /** A row was appended to `stream` and has sequence number `seq`. */
   appended(backend: string, stream: string, seq: number): void;
+  /** The store's health as `Store.status` says it now (set before each scrape): `core_store_ready`, `core_store_check_up{check}`. */
+  storeStatus(status: StoreStatus): void;
   /** An SSE subscriber connected (+1) or went away (-1). */
   sseSubscribers(delta: 1 | -1): void;
   /** A sandbox run ended with `exitCode` for `reason`. */
@@ -34,11 +36,7 @@ export function streamKind(stream: string): string {
   return slash === -1 ? stream : stream.slice(0, slash);
 }
 
-/**
- * `gauges`: extra unlabelled gauges read at each scrape. `storeStatus`: the store's health (no I/O), shown
- * as `core_store_ready` and `core_store_check_up{check}`, so a scrape during an outage shows it.
- */
-export function createMetrics(opts: { gauges?: () => Record<string, number>; storeStatus?: () => StoreStatus } = {}): Metrics {
+export function createMetrics(opts: { gauges?: () => Record<string, number> } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = createRequestMetrics({
@@ -86,26 +84,17 @@ export function createMetrics(opts: { gauges?: () => Record<string, number>; sto
     labelNames: ['surface'] as const,
     registers: [registry],
   });
-  if (opts.storeStatus) {
-    const read = opts.storeStatus;
-    new Gauge({
-      name: 'core_store_ready',
-      help: 'Whether the store can serve (1) or a dependency it needs is down (0): what readiness answers.',
-      registers: [registry],
-      collect() {
-        this.set(read().ready ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'core_store_check_up',
-      help: 'Each store check (database, session, disk): 1 up, 0 down.',
-      labelNames: ['check'] as const,
-      registers: [registry],
-      collect() {
-        for (const [check, state] of Object.entries(read().checks)) this.set({ check }, state.ok ? 1 : 0);
-      },
-    });
-  }
+  const storeReady = new Gauge({
+    name: 'core_store_ready',
+    help: 'Whether the store can serve (1) or a dependency it needs is down (0): what readiness answers.',
+    registers: [registry],
+  });
+  const storeCheckUp = new Gauge({
+    name: 'core_store_check_up',
+    help: 'Each store check (database, session, disk): 1 up, 0 down.',
+    labelNames: ['check'] as const,
+    registers: [registry],
+  });
   if (opts.gauges) {
     const read = opts.gauges;
     for (const name of Object.keys(read())) {
@@ -135,6 +124,10 @@ export function createMetrics(opts: { gauges?: () => Record<string, number>; sto
         longestSeen.set(key, seq + 1);
         longest.set({ backend, kind }, seq + 1);
       }
+    },
+    storeStatus(status) {
+      storeReady.set(status.ready ? 1 : 0);
+      for (const [check, state] of Object.entries(status.checks)) storeCheckUp.set({ check }, state.ok ? 1 : 0);
     },
     sseSubscribers: (delta) => sse.inc(delta),
     sandboxRun(exitCode, reason, ms) {

@@ -100,6 +100,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     async metrics() {
+      // Read at the scrape: a scrape during an outage shows it.
+      deps.metrics.storeStatus(store.status());
       return { contentType: deps.metrics.contentType, body: await deps.metrics.render() };
     },
 

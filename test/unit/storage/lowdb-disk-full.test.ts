@@ -58,42 +58,45 @@ async function ns(store: Store, stream: string): Promise<number[]> {
 const onLinux = process.platform === 'linux';
 
 describe('lowdb on a full or failing disk', () => {
-  it.runIf(onLinux)('refuses appends hit by ENOSPC as StoreUnavailableError, keeps nothing of them now or after a restart, and chains the next append on the last acknowledged row', async () => {
-    const faults = injectDiskFaults();
-    await faults.install();
-    const harness = await makeLowdbHarness({ fsync: true, diskReserveBytes: 0, freeBytes: faults.freeBytes });
-    try {
-      const { store, dataDir } = harness;
-      const append = (n: number) => store.logs.append('chain/m', (head, seq) => ({ tick: seq, type: 'e', n, prev: head?.n ?? null }));
-      for (let n = 0; n < 5; n++) await append(n);
-      faults.arm({ match: '/logs/', code: 'ENOSPC', on: 'write' });
-      const refused = await Promise.allSettled([append(100), append(101), append(102)]);
-      for (const r of refused) {
-        expect(r.status).toBe('rejected');
-        const reason = (r as PromiseRejectedResult).reason as StoreUnavailableError;
-        expect(reason).toBeInstanceOf(StoreUnavailableError);
-        expect(reason.reason).toBe('full');
-        expect(reason.message).toContain('ENOSPC');
+  it.runIf(onLinux)(
+    'refuses appends hit by ENOSPC as StoreUnavailableError, keeps nothing of them now or after a restart, and chains the next append on the last acknowledged row',
+    async () => {
+      const faults = injectDiskFaults();
+      await faults.install();
+      const harness = await makeLowdbHarness({ fsync: true, diskReserveBytes: 0, freeBytes: faults.freeBytes });
+      try {
+        const { store, dataDir } = harness;
+        const append = (n: number) => store.logs.append('chain/m', (head, seq) => ({ tick: seq, type: 'e', n, prev: head?.n ?? null }));
+        for (let n = 0; n < 5; n++) await append(n);
+        faults.arm({ match: '/logs/', code: 'ENOSPC', on: 'write' });
+        const refused = await Promise.allSettled([append(100), append(101), append(102)]);
+        for (const r of refused) {
+          expect(r.status).toBe('rejected');
+          const reason = (r as PromiseRejectedResult).reason as StoreUnavailableError;
+          expect(reason).toBeInstanceOf(StoreUnavailableError);
+          expect(reason.reason).toBe('full');
+          expect(reason.message).toContain('ENOSPC');
+        }
+        expect(store.status().ready).toBe(false);
+        expect(store.status().checks.disk).toMatchObject({ ok: false, detail: expect.stringContaining('ENOSPC') });
+        expect(await ns(store, 'chain/m')).toEqual([0, 1, 2, 3, 4]);
+        expect(await store.logs.count('chain/m')).toBe(5);
+
+        faults.disarm();
+        const next = await append(5);
+        expect(next.seq).toBe(5);
+        expect(next.prev).toBe(4);
+        await vi.waitFor(() => expect(store.status()).toMatchObject({ ready: true, checks: { disk: { ok: true } } }), { timeout: 60_000, interval: 20 });
+
+        const again = await harness.reopen();
+        expect(await ns(again, 'chain/m')).toEqual([0, 1, 2, 3, 4, 5]);
+        const text = await readFile(join(dataDir, 'logs', (await logFiles(dataDir))[0]!), 'utf8');
+        expect(text.split('\n').filter(Boolean)).toHaveLength(6);
+      } finally {
+        await harness.cleanup();
       }
-      expect(store.status().ready).toBe(false);
-      expect(store.status().checks.disk).toMatchObject({ ok: false, detail: expect.stringContaining('ENOSPC') });
-      expect(await ns(store, 'chain/m')).toEqual([0, 1, 2, 3, 4]);
-      expect(await store.logs.count('chain/m')).toBe(5);
-
-      faults.disarm();
-      const next = await append(5);
-      expect(next.seq).toBe(5);
-      expect(next.prev).toBe(4);
-      await vi.waitFor(() => expect(store.status()).toMatchObject({ ready: true, checks: { disk: { ok: true } } }), { timeout: 60_000, interval: 20 });
-
-      const again = await harness.reopen();
-      expect(await ns(again, 'chain/m')).toEqual([0, 1, 2, 3, 4, 5]);
-      const text = await readFile(join(dataDir, 'logs', (await logFiles(dataDir))[0]!), 'utf8');
-      expect(text.split('\n').filter(Boolean)).toHaveLength(6);
-    } finally {
-      await harness.cleanup();
-    }
-  });
+    },
+  );
 
   it.runIf(onLinux)('never reports a failed fsync as success: the batch is refused and rolled back, and a later write succeeds', async () => {
     const faults = injectDiskFaults();
