@@ -8,6 +8,8 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 
 /**
+ * `RESERVE_KB=0` runs it without the free-space reserve (the refusals then come from real ENOSPC inside writes).
+ *
  * The embedded store on a real, small, full disk: a 2 MiB tmpfs holds the data directory, a filler file
  * takes most of it, and events are appended through the real HTTP server until the node refuses them.
  * Needs root (mount); where mounting is not permitted the test says so and skips, and the unit test
@@ -31,13 +33,23 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (mountPoint === undefined) return;
-  execFileSync('umount', [mountPoint]);
+  await running?.stop(1000).catch(() => undefined);
+  // Lazily if something still holds a file there: the mount never outlives the test.
+  try {
+    execFileSync('umount', [mountPoint], { stdio: 'pipe' });
+  } catch {
+    execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
+  }
   await rm(mountPoint, { recursive: true, force: true });
 });
 
+/** The server of the test, stopped by `afterAll` if the test fails half way. */
+let running: RunningServer | undefined;
+
 async function start(dataDir: string): Promise<RunningServer> {
   const config = testConfig(dataDir, { CORE_DISK_RESERVE_KB: String(RESERVE_KB), CORE_RATE_LIMIT: 'off' });
-  return startHttpServer({ config, log: createLogger('silent') });
+  running = await startHttpServer({ config, log: createLogger('silent') });
+  return running;
 }
 
 async function call(server: RunningServer, method: string, p: string, opts: { key?: string; body?: unknown } = {}) {
