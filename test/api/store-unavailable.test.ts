@@ -113,6 +113,13 @@ describe('a store that is down', () => {
       expect(read.body.error.code).toBe('UNAVAILABLE');
       expect(read.body.error.message).toContain('ECONNREFUSED');
       expect(read.text).not.toMatch(/s3cret|postgres:\/\/|db\.internal/);
+      // Through core_http (anonymous, so the store is first met by the relayed read) and a relayed write.
+      const relayed = await call('POST', '/api/http', { body: { method: 'GET', path: `/api/chain/${slug}/activity` } });
+      expect(relayed.status).toBe(503);
+      expect(relayed.body.error).toMatchObject({ code: 'UNAVAILABLE', details: { reason: 'unreachable' } });
+      const relayedWrite = await call('POST', '/api/http', { body: { method: 'POST', path: '/api/demo-key/mint', body: {} } });
+      expect(relayedWrite.status).toBe(503);
+      expect(relayedWrite.headers.get('retry-after')).toBe('2');
     } finally {
       outage.down = false;
     }
