@@ -1,5 +1,6 @@
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { StoreUnavailableError } from '../port.js';
 import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 
@@ -107,7 +108,14 @@ export class DocJournal {
         await fh.truncate(start);
       } catch (cause) {
         // Lines nobody was told about may be in the file: refuse further writes rather than build on them.
-        this.#broken = new Error(`${this.file} could not be cut back after a failed write`, { cause });
+        // Said as unavailable (503), not as an internal error: the disk failed, and a restart repairs the file.
+        this.#broken = new StoreUnavailableError(
+          'full',
+          `${basename(this.file)} could not be cut back after a failed write; restart the node once the disk is fixed`,
+          30,
+          { cause },
+        );
+        this.disk?.refusal(cause, `cutting back ${basename(this.file)}`);
       }
       throw this.disk?.refusal(error, `writing ${basename(this.file)}`) ?? error;
     }

@@ -1,6 +1,6 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { LogQuery, LogRow, LogTally, RowInput } from '../port.js';
+import { StoreUnavailableError, type LogQuery, type LogRow, type LogTally, type RowInput } from '../port.js';
 import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 import type { HandlePool, PooledFile } from './handle-pool.js';
@@ -174,7 +174,14 @@ export class LogFile {
       await this.#use((fh) => fh.truncate(start));
     } catch (cause) {
       // The file may now hold rows nobody was told about: refuse further appends rather than chain on them.
-      this.#broken = new Error(`log ${this.options.stream} could not be rolled back after a failed write`, { cause });
+      // Said as unavailable (503), not as an internal error: the disk failed, and a restart repairs the file.
+      this.#broken = new StoreUnavailableError(
+        'full',
+        `log ${this.options.stream} could not be rolled back after a failed write; restart the node once the disk is fixed`,
+        30,
+        { cause },
+      );
+      this.options.disk?.refusal(cause, `rolling back log ${this.options.stream}`);
     }
     for (const p of failed) p.reject(error);
   }
