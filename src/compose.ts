@@ -387,7 +387,7 @@ function createStoreFor(config: Config, log: Logger): Store {
     });
   }
   return createLowdbStore({
-    dataDir: config.dataDir,
+    ...config.lowdb,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
   });
 }

@@ -28,6 +28,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'CORE_RATE_TIERS', default: 'built-in tiers', meaning: 'rates of key tiers, name=rate/burst comma-separated' },
   { name: 'CORE_SSE_MAX_PER_CALLER', default: '20', meaning: 'event streams one caller may hold open' },
   { name: 'CORE_REQUEST_TIMEOUT_MS', default: '30000', meaning: 'time a client has to send a whole request' },
+  { name: 'CORE_RESPONSE_TIMEOUT_MS', default: '90000', meaning: 'time the node has to start answering; past it 503 (event streams excepted)' },
+  { name: 'CORE_DISK_RESERVE_KB', default: '16384', meaning: 'lowdb: free space under which the node is unready and refuses new writes; 0: none' },
   { name: 'CORE_PEER_KEYS', default: 'unset', meaning: "peers' Ed25519 public keys (JSON or a file path)" },
   { name: 'CORE_CREDITS_AUTHORITY', default: 'off', meaning: '1: this node runs credits/peer/convert' },
   { name: 'CORE_CHAT_UPSTREAM', default: 'unset', meaning: 'OpenAI-compatible API base URL for free chat' },

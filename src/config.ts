@@ -52,6 +52,18 @@ export interface Config {
   /** `CORE_REQUEST_TIMEOUT_MS`: time a client has to send a whole request (headers within 15 s at most), 30000 by default. */
   requestTimeoutMs: number;
   /**
+   * `CORE_RESPONSE_TIMEOUT_MS`: time the node has to start answering a request it received (event
+   * streams excepted), 90000 by default (above the 60 s an MCP stream read may collect for); past it the
+   * answer is 503 UNAVAILABLE, so a dependency that hangs never hangs the client.
+   */
+  responseTimeoutMs: number;
+  /**
+   * The embedded store's settings: its folder (the same as `dataDir`) and `CORE_DISK_RESERVE_KB`, the free space under
+   * which the node reports itself unready and refuses new writes with 503 so writes under way finish
+   * (16384 KiB by default, 0 for none), in bytes.
+   */
+  lowdb: { dataDir: string; diskReserveBytes: number };
+  /**
    * `CORE_ALLOWED_HOSTS`: further names (`name` or `name:port`, comma-separated) the node answers to
    * besides the loopback names and the host of `CORE_PUBLIC_URL`. On a loopback `HOST` other names are
    * always refused (DNS rebinding); on any other address the list is enforced only when set.
@@ -115,6 +127,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateTiers: parseRateTiers(env.CORE_RATE_TIERS),
     sseMaxPerCaller: positiveInt(env.CORE_SSE_MAX_PER_CALLER, 20, 'CORE_SSE_MAX_PER_CALLER'),
     requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
+    responseTimeoutMs: positiveInt(env.CORE_RESPONSE_TIMEOUT_MS, 90_000, 'CORE_RESPONSE_TIMEOUT_MS'),
+    lowdb: {
+      dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
+      diskReserveBytes: 1024 * (env.CORE_DISK_RESERVE_KB === '0' ? 0 : positiveInt(env.CORE_DISK_RESERVE_KB, 16_384, 'CORE_DISK_RESERVE_KB')),
+    },
     allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),
   };
 }

@@ -1,3 +1,5 @@
+import { StoreUnavailableError } from './storage/port.js';
+
 /** Stable error codes. The HTTP status of each is fixed by `STATUS_OF`. */
 export const ERROR_CODES = [
   'VALIDATION_FAILED',
@@ -35,10 +37,12 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
 };
 
-/** Codes whose message is safe to show; the others get a fixed text. */
+/**
+ * Codes whose message is hidden behind a fixed text. UNAVAILABLE is shown: every UNAVAILABLE is made
+ * here or by the platform service from text written for callers (see `unavailableOf`).
+ */
 const HIDDEN_MESSAGE: Partial<Record<ErrorCode, string>> = {
   INTERNAL: 'Internal error; the request id identifies it in the server log',
-  UNAVAILABLE: 'Service unavailable; try again shortly',
 };
 
 export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid key';
@@ -72,10 +76,38 @@ export interface ErrorBody {
   request_id?: string;
 }
 
-/** Wraps anything thrown into a CoreError; unknown errors become INTERNAL with the cause kept. */
+/**
+ * Wraps anything thrown into a CoreError: a store that cannot serve (`StoreUnavailableError`) becomes
+ * UNAVAILABLE (503, `details.retry_after_s`); unknown errors become INTERNAL with the cause kept.
+ */
 export function toCoreError(err: unknown): CoreError {
   if (err instanceof CoreError) return err;
+  if (err instanceof StoreUnavailableError) return unavailableOf(err);
   return new CoreError('INTERNAL', 'Internal error', undefined, { cause: err });
+}
+
+/** What the caller is told per reason; the adapter's own words follow, scrubbed of anything URL-like. */
+const UNAVAILABLE_LEAD: Record<StoreUnavailableError['reason'], string> = {
+  unreachable: 'The database is unreachable, so this request was not carried out and nothing of it was stored',
+  full: 'The data disk is full, so this write was refused and nothing of it was stored',
+};
+
+/** `postgres://user:secret@host/db` and the like: never shown, whatever an adapter put in its message. */
+const URL_LIKE = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+
+/**
+ * The 503 for a store that cannot serve: says what is down and that nothing was stored, then the
+ * adapter's detail (with connection strings cut out), and when to retry.
+ */
+export function unavailableOf(err: StoreUnavailableError): CoreError {
+  const detail = err.message.replace(URL_LIKE, '[address hidden]').slice(0, 300);
+  const retryAfterS = Math.max(1, Math.ceil(err.retryAfterS));
+  return new CoreError(
+    'UNAVAILABLE',
+    `${UNAVAILABLE_LEAD[err.reason]} (${detail}); retry in ${retryAfterS} s`,
+    { reason: err.reason, retry_after_s: retryAfterS },
+    { cause: err },
+  );
 }
 
 /** The error as shown to a caller: hidden codes never leak their message or details. */

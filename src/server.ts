@@ -38,6 +38,7 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     explorer: createExplorerRoute(),
     sseCap,
     hosts,
+    responseTimeoutMs: core.config.responseTimeoutMs,
   });
   // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole
   // request has not arrived in time. Responses (event streams) are not bounded by these.

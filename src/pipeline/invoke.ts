@@ -18,6 +18,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { applyAliases } from '../registry/aliases.js';
 import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
+import { notReadyRefusal } from '../storage/store-refusal.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -114,6 +115,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
     if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
+    }
+    // While the store reports itself unready (`Store.status`, no I/O), operations that write (every method
+    // but GET, as read-only mode counts them) are refused 503 before the role check and the handler; reads
+    // go on. A write admitted now has the store's reserve to finish in (lowdb's disk headroom), so it is
+    // never cut in half by a refusal between two of its own writes.
+    if (op.method !== 'GET' && !op.def.relaysOutput) {
+      const refused = notReadyRefusal(services.store.status());
+      if (refused) throw refused;
     }
     // The machine the role was checked on is the handler's: it is handed on, not read again.
     const guarded = op.def.role ? await authorize(op, input, caller, machine) : undefined;

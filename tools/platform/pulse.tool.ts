@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, NoInput, Tick } from '../../src/registry/common-schemas.js';
 
+const Check = z.object({
+  ok: z.boolean(),
+  detail: z.string().optional(),
+  since_ms: z.number().int().optional().describe('Epoch ms of the last change'),
+});
+
 export const pulseTool = defineTool({
   name: 'core_pulse',
   toolset: 'platform',
@@ -38,15 +44,29 @@ export const pulseTool = defineTool({
       path: '/api/health',
       auth: 'public',
       area: 'platform',
-      summary: 'Reports whether the node is ready (storage open): status ok, starting or stopping, with each check.',
+      summary: 'Liveness: answers while the process serves, with whether it is ready and each store check (database, session, disk).',
       input: NoInput,
       output: z.object({
         ok: z.literal(true),
         status: z.enum(['ok', 'starting', 'stopping']),
-        checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })).describe('One entry per check, e.g. "storage", "scheduler"'),
+        ready: z.boolean().describe('What the ready action answers'),
+        checks: z.record(z.string(), Check).describe('One entry per check, e.g. "storage", "database", "disk"'),
       }),
       idempotent: true,
       handler: async (_input, { services }) => services.platform.health(),
+    }),
+    defineAction({
+      id: 'platform.getReady',
+      action: 'ready',
+      method: 'GET',
+      path: '/api/health/ready',
+      auth: 'public',
+      area: 'platform',
+      summary: 'Readiness, for load balancers: 200 while the node can serve; 503 UNAVAILABLE with Retry-After and the failing checks when not.',
+      input: NoInput,
+      output: z.object({ ok: z.literal(true), ready: z.literal(true), checks: z.record(z.string(), Check) }),
+      idempotent: true,
+      handler: async (_input, { services }) => services.platform.ready(),
     }),
     defineAction({
       id: 'platform.getStatus',

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createRequestMetrics } from './request-metrics.js';
 import type { SandboxRunner } from '../sandbox/sandbox-runner.js';
+import type { StoreStatus } from '../../storage/port.js';
 
 /** Request durations, seconds: the pipeline's cheap reads sit near 1 ms, solves and sandbox runs higher. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,6 +19,8 @@ export interface Metrics {
   fireLag(ms: number): void;
   /** A row was appended to `stream` and has sequence number `seq`. */
   appended(backend: string, stream: string, seq: number): void;
+  /** The store's health as `Store.status` says it now (set before each scrape): `core_store_ready`, `core_store_check_up{check}`. */
+  storeStatus(status: StoreStatus): void;
   /** An SSE subscriber connected (+1) or went away (-1). */
   sseSubscribers(delta: 1 | -1): void;
   /** A sandbox run ended with `exitCode` for `reason`. */
@@ -75,6 +78,23 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const unavailable = new Counter({
+    name: 'core_unavailable_responses_total',
+    help: 'Operations answered 503 UNAVAILABLE (a dependency down, the disk full, the node unready), by surface.',
+    labelNames: ['surface'] as const,
+    registers: [registry],
+  });
+  const storeReady = new Gauge({
+    name: 'core_store_ready',
+    help: 'Whether the store can serve (1) or a dependency it needs is down (0): what readiness answers.',
+    registers: [registry],
+  });
+  const storeCheckUp = new Gauge({
+    name: 'core_store_check_up',
+    help: 'Each store check (database, session, disk): 1 up, 0 down.',
+    labelNames: ['check'] as const,
+    registers: [registry],
+  });
   if (opts.gauges) {
     const read = opts.gauges;
     for (const name of Object.keys(read())) {
@@ -91,7 +111,10 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
 
   return {
     contentType: registry.contentType,
-    observe: requests.observe,
+    observe(op, status, ms, surface) {
+      requests.observe(op, status, ms, surface);
+      if (status === 503) unavailable.inc({ surface });
+    },
     fireLag: (ms) => fireLag.observe(Math.max(0, ms) / 1000),
     appended(backend, stream, seq) {
       const kind = streamKind(stream);
@@ -101,6 +124,10 @@ export function createMetrics(opts: { gauges?: () => Record<string, number> } = 
         longestSeen.set(key, seq + 1);
         longest.set({ backend, kind }, seq + 1);
       }
+    },
+    storeStatus(status) {
+      storeReady.set(status.ready ? 1 : 0);
+      for (const [check, state] of Object.entries(status.checks)) storeCheckUp.set({ check }, state.ok ? 1 : 0);
     },
     sseSubscribers: (delta) => sse.inc(delta),
     sandboxRun(exitCode, reason, ms) {

@@ -6,12 +6,22 @@ import type { Registry } from '../../registry/registry.js';
 import type { SurfaceFilter } from '../../registry/mcp-tools.js';
 import type { RawBody } from '../../registry/types.js';
 import type { OpenApiDocument } from '../../registry/openapi.js';
-import type { Store } from '../../storage/port.js';
+import type { Store, StoreCheck } from '../../storage/port.js';
+import { failingChecks, NOT_READY_RETRY_S } from '../../storage/store-refusal.js';
 import type { Metrics } from './metrics.js';
 
 export interface PlatformService {
   pulse(): { ok: true; tick: number; phase: number; pulse_hz: 1.287; tick_ms: 777; unix_ms: number; R_t: number; alpha: number };
-  health(): { ok: true; status: 'ok' | 'starting' | 'stopping'; checks: Record<string, { ok: boolean; detail?: string }> };
+  /**
+   * Liveness: answers while the process serves (UNAVAILABLE only once it is stopping or its store is
+   * closed), with `ready` and the store's checks beside the storage entry, so it shows an outage too.
+   */
+  health(): { ok: true; status: 'ok' | 'starting' | 'stopping'; ready: boolean; checks: Record<string, HealthCheck> };
+  /**
+   * Readiness: `{ ready: true }` while the store can serve and the node is not stopping; otherwise
+   * UNAVAILABLE (503, `retry_after_s`) with the failing checks in `details.checks`. What a load balancer probes.
+   */
+  ready(): { ok: true; ready: true; checks: Record<string, HealthCheck> };
   status(): { ok: true; version: string; uptime_s: number; backend: 'lowdb' | 'postgres'; tick: number; started_at: string; node_version: string };
   metrics(): Promise<RawBody>;
   searchEndpoints(query: EndpointQuery): { ok: true; count: number; version: string; endpoints: EndpointEntry[] };
@@ -21,6 +31,9 @@ export interface PlatformService {
   /** Marks the node as shutting down (health answers stopping). */
   setStopping(): void;
 }
+
+/** One check as health and readiness show it. */
+export type HealthCheck = StoreCheck;
 
 export interface PlatformDeps {
   clock: Clock;
@@ -58,9 +71,23 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       const storeOk = store.isOpen();
       if (!storeOk || stopping) {
         const detail = stopping ? 'the node is shutting down' : 'storage is not open';
-        throw new CoreError('UNAVAILABLE', detail);
+        throw new CoreError('UNAVAILABLE', `Unavailable: ${detail}`, { retry_after_s: NOT_READY_RETRY_S });
       }
-      return { ok: true, status: 'ok', checks: { storage: { ok: true, detail: `${store.backend} open` } } };
+      const { ready, checks } = store.status();
+      return { ok: true, status: 'ok', ready, checks: { storage: { ok: true, detail: `${store.backend} open` }, ...checks } };
+    },
+
+    ready() {
+      const status = store.status();
+      const checks: Record<string, HealthCheck> = {
+        node: stopping ? { ok: false, detail: 'the node is shutting down' } : { ok: true },
+        ...status.checks,
+      };
+      if (status.ready && !stopping && store.isOpen()) return { ok: true, ready: true, checks };
+      const failing = failingChecks({ ready: false, checks });
+      const said = Object.entries(failing).map(([name, check]) => `${name}: ${check.detail ?? 'down'}`);
+      if (said.length === 0) said.push('store: not open');
+      throw new CoreError('UNAVAILABLE', `Not ready: ${said.join('; ')}`, { ready: false, retry_after_s: NOT_READY_RETRY_S, checks: failing });
     },
 
     status() {
@@ -76,6 +103,8 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     async metrics() {
+      // Read at the scrape: a scrape during an outage shows it.
+      deps.metrics.storeStatus(store.status());
       return { contentType: deps.metrics.contentType, body: await deps.metrics.render() };
     },
 

@@ -3,6 +3,7 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { FieldCondition } from '../doc-where.js';
 import { indexKey } from '../doc-where.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import { DocJournal } from './doc-journal.js';
 import { journalFile, journalGenerations, removeGenerations } from './journal-generations.js';
 import { captureEntries, type SnapshotEntries, writeSnapshotFile } from './snapshot-file.js';
@@ -79,12 +80,13 @@ export class DocCollection {
     private journal: DocJournal,
     generations: number[],
     private readonly fsync: boolean,
+    private readonly disk: DiskMonitor | undefined,
   ) {
     this.#generation = generations.at(-1) ?? 0;
     this.#older = generations.slice(0, -1);
   }
 
-  static async load(dir: string, name: string, fsync: boolean, onWarning?: (warning: LowdbWarning) => void): Promise<DocCollection> {
+  static async load(dir: string, name: string, fsync: boolean, onWarning?: (warning: LowdbWarning) => void, disk?: DiskMonitor): Promise<DocCollection> {
     const snapshotFile = join(dir, `${name}.json`);
     // The adapter is built explicitly: lowdb's presets switch to memory when NODE_ENV=test.
     const db = new Low<Records>(new JSONFile<Records>(snapshotFile), Object.create(null) as Records);
@@ -93,8 +95,8 @@ export class DocCollection {
     if (generations.length === 0) generations.push(0);
     const opened = [];
     for (const generation of generations)
-      opened.push({ file: journalFile(dir, name, generation), ...(await DocJournal.open(journalFile(dir, name, generation), fsync)) });
-    const collection = new DocCollection(name, dir, opened.at(-1)!.journal, generations, fsync);
+      opened.push({ file: journalFile(dir, name, generation), ...(await DocJournal.open(journalFile(dir, name, generation), fsync, disk)) });
+    const collection = new DocCollection(name, dir, opened.at(-1)!.journal, generations, fsync, disk);
     for (const [id, value] of Object.entries(db.data ?? {})) collection.#set(id, value);
     db.data = Object.create(null) as Records;
     for (const { file, contents } of opened) {
@@ -211,7 +213,7 @@ export class DocCollection {
       const previous = this.journal;
       this.#generation += 1;
       this.#older = covered;
-      this.journal = DocJournal.empty(journalFile(this.dir, this.name, this.#generation), this.fsync);
+      this.journal = DocJournal.empty(journalFile(this.dir, this.name, this.#generation), this.fsync, this.disk);
       await previous.close();
       this.#snapshotting = this.#writeSnapshot(entries, covered, this.#garbage).finally(() => (this.#snapshotting = undefined));
     } finally {
@@ -224,13 +226,15 @@ export class DocCollection {
   /** Writes `entries` as the snapshot, then removes the generations it covers. A failure leaves every file valid. */
   async #writeSnapshot(entries: SnapshotEntries, covered: number[], garbage: number): Promise<void> {
     try {
-      await writeSnapshotFile(join(this.dir, `${this.name}.json`), entries, this.fsync);
+      this.disk?.wrote(await writeSnapshotFile(join(this.dir, `${this.name}.json`), entries, this.fsync));
       await removeGenerations(this.dir, this.name, covered, this.fsync);
       this.#older = this.#older.filter((generation) => !covered.includes(generation));
       this.#garbage = Math.max(0, this.#garbage - garbage);
       this.#compactAt = COMPACT_MIN_GARBAGE;
-    } catch {
-      // The generations still hold every change; try again after as many more dead lines.
+    } catch (error) {
+      // The generations still hold every change; try again after as many more dead lines. A full disk
+      // is reported (the disk check goes down) though no caller waits for this write.
+      this.disk?.refusal(error, `writing the ${this.name} snapshot`);
       this.#compactAt = this.#garbage * 2;
     }
   }

@@ -3,6 +3,7 @@ import { checkFind, checkOrder, decodeOrderCursor, encodeOrderCursor } from '../
 import { DuplicateKeyError, InvalidCursorError, type DocStore } from '../port.js';
 import { openCursor, loadCursorKey, sealCursor } from './cursor-seal.js';
 import { DocCollection } from './doc-collection.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import type { LowdbWarning } from './log-file.js';
 
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -14,6 +15,8 @@ export interface DocCollectionsOptions {
   fsync: boolean;
   assertOpen: () => void;
   onWarning?: ((warning: LowdbWarning) => void) | undefined;
+  /** Counts the bytes written and turns disk faults into the store's refusal. */
+  disk?: DiskMonitor;
 }
 
 export interface DocCollections {
@@ -57,7 +60,7 @@ export function createDocCollections(options: DocCollectionsOptions): DocCollect
     if (!COLLECTION_NAME.test(name)) throw new TypeError(`invalid collection name: ${JSON.stringify(name)}`);
     let loading = collections.get(name);
     if (loading === undefined) {
-      const created = DocCollection.load(dir, name, fsync, options.onWarning);
+      const created = DocCollection.load(dir, name, fsync, options.onWarning, options.disk);
       loading = created;
       collections.set(name, created);
       created.catch(() => collections.get(name) === created && collections.delete(name));

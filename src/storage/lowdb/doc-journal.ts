@@ -1,5 +1,7 @@
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { StoreUnavailableError } from '../port.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 
 /** One line of a collection's journal: a record stored under an id, or an id deleted. */
@@ -38,23 +40,24 @@ export class DocJournal {
     readonly file: string,
     private readonly fsync: boolean,
     size: number,
+    private readonly disk: DiskMonitor | undefined,
   ) {
     this.#size = size;
   }
 
   /** A journal not yet on disk (a new generation): its file is created by the first write. */
-  static empty(file: string, fsync: boolean): DocJournal {
-    return new DocJournal(file, fsync, 0);
+  static empty(file: string, fsync: boolean, disk?: DiskMonitor): DocJournal {
+    return new DocJournal(file, fsync, 0, disk);
   }
 
   /** Reads the journal (missing: empty), cutting a torn end off the file. */
-  static async open(file: string, fsync: boolean): Promise<{ journal: DocJournal; contents: JournalContents }> {
+  static async open(file: string, fsync: boolean, disk?: DiskMonitor): Promise<{ journal: DocJournal; contents: JournalContents }> {
     const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
     const contents: JournalContents = { ops: [], droppedBytes: 0, torn: undefined };
-    if (bytes === undefined) return { journal: new DocJournal(file, fsync, 0), contents };
+    if (bytes === undefined) return { journal: new DocJournal(file, fsync, 0, disk), contents };
     let offset = 0;
     let damagedAt: number | undefined;
     while (offset < bytes.length) {
@@ -79,13 +82,18 @@ export class DocJournal {
         await fh.close();
       }
     }
-    return { journal: new DocJournal(file, fsync, validEnd), contents };
+    return { journal: new DocJournal(file, fsync, validEnd, disk), contents };
   }
 
-  /** Appends lines (each ending in a newline) and makes them durable; on failure the file is cut back. */
+  /**
+   * Appends lines (each ending in a newline) and makes them durable; on failure (a failed fsync
+   * included) the file is cut back and the write refused: a disk fault as `StoreUnavailableError`.
+   */
   async append(text: string): Promise<void> {
     if (this.#broken !== undefined) throw this.#broken;
-    const fh = await this.#handle();
+    const fh = await this.#handle().catch((error: unknown) => {
+      throw this.disk?.refusal(error, `opening ${basename(this.file)}`) ?? error;
+    });
     const data = Buffer.from(text);
     const start = this.#size;
     try {
@@ -100,11 +108,19 @@ export class DocJournal {
         await fh.truncate(start);
       } catch (cause) {
         // Lines nobody was told about may be in the file: refuse further writes rather than build on them.
-        this.#broken = new Error(`${this.file} could not be cut back after a failed write`, { cause });
+        // Said as unavailable (503), not as an internal error: the disk failed, and a restart repairs the file.
+        this.#broken = new StoreUnavailableError(
+          'full',
+          `${basename(this.file)} could not be cut back after a failed write; restart the node once the disk is fixed`,
+          30,
+          { cause },
+        );
+        this.disk?.refusal(cause, `cutting back ${basename(this.file)}`);
       }
-      throw error;
+      throw this.disk?.refusal(error, `writing ${basename(this.file)}`) ?? error;
     }
     this.#size = start + data.length;
+    this.disk?.wrote(data.length);
   }
 
   async close(): Promise<void> {

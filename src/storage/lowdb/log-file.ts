@@ -1,6 +1,7 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { LogQuery, LogRow, LogTally, RowInput } from '../port.js';
+import { StoreUnavailableError, type LogQuery, type LogRow, type LogTally, type RowInput } from '../port.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 import type { HandlePool, PooledFile } from './handle-pool.js';
 import { readRows, selectSeqs, tallyFrom } from './log-query.js';
@@ -22,6 +23,8 @@ export interface LogFileOptions {
   onWarning: ((warning: LowdbWarning) => void) | undefined;
   /** Where the file's handle comes from: opened on demand, closed when unused for a while. */
   handles: HandlePool;
+  /** Told of the bytes each batch wrote, and turns a disk fault into the store's refusal. */
+  disk?: DiskMonitor;
 }
 
 /** A built row waiting for its batch to reach the disk. */
@@ -91,7 +94,7 @@ export class LogFile {
       return log;
     } catch (error) {
       await options.handles.release(entry);
-      throw error;
+      throw options.disk?.refusal(error, `opening log ${options.stream}`) ?? error;
     }
   }
 
@@ -138,9 +141,11 @@ export class LogFile {
           if (this.options.fsync) await fh.datasync();
         });
       } catch (error) {
-        await this.#rollback(start, batch, error);
+        // A failed fsync counts as a failed write: the batch is not known to be durable, so it is refused too.
+        await this.#rollback(start, batch, this.options.disk?.refusal(error, `appending to log ${this.options.stream}`) ?? error);
         continue;
       }
+      this.options.disk?.wrote(batch.reduce((sum, p) => sum + p.bytes, 0));
       for (const p of batch) this.#index.push(p.bytes, p.row.tick, p.row.type);
       this.#durableHead = batch[batch.length - 1]!.row;
       for (const p of batch) p.resolve(p.row);
@@ -169,7 +174,14 @@ export class LogFile {
       await this.#use((fh) => fh.truncate(start));
     } catch (cause) {
       // The file may now hold rows nobody was told about: refuse further appends rather than chain on them.
-      this.#broken = new Error(`log ${this.options.stream} could not be rolled back after a failed write`, { cause });
+      // Said as unavailable (503), not as an internal error: the disk failed, and a restart repairs the file.
+      this.#broken = new StoreUnavailableError(
+        'full',
+        `log ${this.options.stream} could not be rolled back after a failed write; restart the node once the disk is fixed`,
+        30,
+        { cause },
+      );
+      this.options.disk?.refusal(cause, `rolling back log ${this.options.stream}`);
     }
     for (const p of failed) p.reject(error);
   }

@@ -1,6 +1,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogRow, LogStore, LogTally, RowInput } from '../port.js';
+import type { DiskMonitor } from './disk-monitor.js';
 import { HandlePool } from './handle-pool.js';
 import { LogFile, type LowdbWarning } from './log-file.js';
 import { decodeStreamFile, encodeStreamName, LOG_SUFFIX } from './stream-names.js';
@@ -13,6 +14,8 @@ export interface LogStreamsOptions {
   assertOpen: () => void;
   /** Most log file handles held open at once (least recently used closed first). */
   maxOpenFiles: number;
+  /** Counts the bytes written and turns disk faults into the store's refusal. */
+  disk?: DiskMonitor;
 }
 
 export interface LogStreams {
@@ -41,7 +44,7 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
     if (cached !== undefined) return cached;
     const file = join(dir, encodeStreamName(stream) + LOG_SUFFIX);
     if (!create && !onDisk.has(stream)) return undefined;
-    const opening = LogFile.open({ stream, file, fsync, onWarning, handles });
+    const opening = LogFile.open({ stream, file, fsync, onWarning, handles, ...(options.disk ? { disk: options.disk } : {}) });
     files.set(stream, opening);
     // A failed open (corrupt file) is not cached, so a later call reports the error again.
     opening.catch(() => files.get(stream) === opening && files.delete(stream));

@@ -10,8 +10,15 @@ import { checkDataFormat } from './data-format.js';
 import { MADE_PRIVATE_MESSAGE, makeDataDirPrivate } from './private-dir.js';
 import { createLocalLocks, createLocalPubSub } from '../local-coordination.js';
 import { createWriteGate } from '../write-gate.js';
+import { DiskMonitor } from './disk-monitor.js';
 
 export type { LowdbWarning } from './log-file.js';
+
+/**
+ * Free space kept back by default: the store reports itself unready (new writes refused with 503) below
+ * it, so writes already under way never meet a full disk between two of their own files.
+ */
+export const DEFAULT_DISK_RESERVE_BYTES = 16 * 1024 * 1024;
 
 /** Well under the usual 1,024 descriptor limit, with room for sockets; far above the streams a request touches. */
 export const DEFAULT_MAX_OPEN_LOG_FILES = 256;
@@ -31,6 +38,10 @@ export interface LowdbStoreOptions {
    * recently used idle one closed beyond this, so thousands of streams never exhaust descriptors.
    */
   maxOpenLogFiles?: number;
+  /** Free bytes under which the `disk` check goes down (default `DEFAULT_DISK_RESERVE_BYTES`; 0: only a failed write). */
+  diskReserveBytes?: number;
+  /** Tests: how the free space of the data directory's volume is read (default `statfs`). */
+  freeBytes?: (dir: string) => Promise<number>;
 }
 
 /**
@@ -67,6 +78,11 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     await unlock?.();
     unlock = undefined;
   };
+  const disk = new DiskMonitor({
+    dir: options.dataDir,
+    reserveBytes: options.diskReserveBytes ?? DEFAULT_DISK_RESERVE_BYTES,
+    ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
+  });
   const lifecycle = createStoreLifecycle({
     open: async () => {
       unlock = await lockDataDir(options.dataDir);
@@ -76,9 +92,14 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
         options.onWarning?.({ message: `${MADE_PRIVATE_MESSAGE} (${loose.length} paths)`, stream: '', file: options.dataDir, droppedBytes: 0 });
       await checkDataFormat(options.dataDir, { fsync });
       await Promise.all([docs.open(), logs.open()]);
+      await disk.open();
     },
-    abort: release,
+    abort: async () => {
+      disk.close();
+      await release();
+    },
     close: async () => {
+      disk.close();
       try {
         await Promise.all([docs.close(), logs.close()]);
       } finally {
@@ -93,6 +114,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     fsync,
     assertOpen,
     onWarning: options.onWarning,
+    disk,
   });
   const logs = createLogStreams({
     dir: join(options.dataDir, 'logs'),
@@ -100,6 +122,7 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     onWarning: options.onWarning,
     assertOpen,
     maxOpenFiles: options.maxOpenLogFiles ?? DEFAULT_MAX_OPEN_LOG_FILES,
+    disk,
   });
 
   // Held by `pointInTime`; inside the lifecycle's guard, so close still waits for held calls.
@@ -128,6 +151,11 @@ export function createLowdbStore(options: LowdbStoreOptions): LowdbStore {
     open: lifecycle.open,
     close: lifecycle.close,
     isOpen: lifecycle.isOpen,
-    status: () => ({ ready: lifecycle.isOpen(), checks: { disk: { ok: true } } }),
+    // Ready while open and the disk takes writes: a full disk (or one under the reserve) makes it unready,
+    // and the disk monitor's recheck makes it ready again once space is freed.
+    status: () => {
+      const check = disk.check();
+      return { ready: lifecycle.isOpen() && check.ok, checks: { disk: check } };
+    },
   };
 }

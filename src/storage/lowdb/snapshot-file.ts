@@ -1,4 +1,4 @@
-import { open, rename } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { syncDir } from './fsync-path.js';
 
@@ -30,18 +30,33 @@ export async function captureEntries<E extends { value: object }>(records: Reado
  * records); this writes it a chunk of records per turn. Atomic as lowdb's writer is: a temp file beside
  * it, then a rename; with `fsync`, the file before the rename and the directory after it.
  */
-export async function writeSnapshotFile(file: string, entries: SnapshotEntries, fsync: boolean): Promise<void> {
+export async function writeSnapshotFile(file: string, entries: SnapshotEntries, fsync: boolean): Promise<number> {
   const temp = join(dirname(file), `.${basename(file)}.tmp`);
+  try {
+    return await writeAndRename(temp, file, entries, fsync);
+  } catch (error) {
+    // A half-written temp file on a full disk holds the space a retry needs: remove it.
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The bytes written. */
+async function writeAndRename(temp: string, file: string, entries: SnapshotEntries, fsync: boolean): Promise<number> {
   const fh = await open(temp, 'w', 0o600);
+  let bytes = 0;
   try {
     if (entries.length === 0) await fh.writeFile('{}');
     else await fh.writeFile('{\n');
+    bytes += 2;
     for (let i = 0; i < entries.length; i += CHUNK) {
       const text = entries
         .slice(i, i + CHUNK)
         .map(([id, value]) => `  ${JSON.stringify(id)}: ${JSON.stringify(value, null, 2).replaceAll('\n', '\n  ')}`)
         .join(',\n');
-      await fh.writeFile(i + CHUNK < entries.length ? `${text},\n` : `${text}\n}`);
+      const chunk = i + CHUNK < entries.length ? `${text},\n` : `${text}\n}`;
+      await fh.writeFile(chunk);
+      bytes += Buffer.byteLength(chunk);
     }
     if (fsync) await fh.datasync();
   } finally {
@@ -49,4 +64,5 @@ export async function writeSnapshotFile(file: string, entries: SnapshotEntries, 
   }
   await rename(temp, file);
   if (fsync) await syncDir(dirname(file));
+  return bytes;
 }

@@ -47,6 +47,8 @@ export interface HttpDeps {
   hosts?: HostPolicy;
   /** The open-stream count shared with the site proxy; made from `sseMaxPerCaller` when absent. */
   sseCap?: SseCap;
+  /** Most ms before a request is answered 503 UNAVAILABLE if nothing was sent yet (`CORE_RESPONSE_TIMEOUT_MS`); absent: none. */
+  responseTimeoutMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -89,6 +91,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
     const match = mcp || site || explorer ? undefined : safeMatch(registry, req.method, req.path);
+    if (deps.responseTimeoutMs !== undefined) answerByDeadline(req, res, deps.responseTimeoutMs, mcp);
     const route = (admission?: Admission) =>
       (mcp ? serveMcp(req, res, admission) : site ? serveSite(req, res) : explorer ? deps.explorer!(req, res) : dispatch(req, res, match!, admission)).catch(
         next,
@@ -151,6 +154,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       requestId: res.locals.requestId as string,
       signal: () => abortSignalOf(res),
     });
+    // Answered already (the response deadline passed): the late answer is dropped.
+    if (res.headersSent) return;
     for (const k in out.headers) if (k !== 'Content-Type') res.setHeader(k, out.headers[k]!);
     if (out.body === undefined) res.status(out.status).end();
     // JSON-RPC answers to POSTs: the same bytes `res.json` would send, written directly (see sendJson).
@@ -194,6 +199,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       signal: () => abortSignalOf(res),
     });
     if (!result.ok) return sendError(res, result.error);
+    // Answered already (the response deadline passed): the late answer is dropped.
+    if (res.headersSent) return;
     if (op.def.stream && isSseSource(result.value)) {
       const refused = sseCap.admit(req, res);
       if (refused) return sendError(res, refused);
@@ -278,7 +285,34 @@ function sendJson(req: Request, res: Response, value: unknown): void {
   writeJson(res, 200, body);
 }
 
+/**
+ * Answers 503 UNAVAILABLE once `ms` pass without a response started (a store that hangs instead of
+ * failing); a stream has started its response long before. The late answer is then dropped (`writeJson`
+ * and `sendError` write nothing once headers are out).
+ */
+function answerByDeadline(req: Request, res: Response, ms: number, mcp: boolean): void {
+  const timer = setTimeout(() => {
+    if (res.headersSent) return;
+    const error = new CoreError(
+      'UNAVAILABLE',
+      `No answer within ${ms} ms: a dependency of this node is slow or down. A write may still complete: read it back before sending it again`,
+      { reason: 'timeout', retry_after_s: 2 },
+    );
+    if (!mcp) return sendError(res, error);
+    res.setHeader('Retry-After', '2');
+    const body = publicError(error, res.locals.requestId as string | undefined);
+    // The body was parsed by now (the deadline covers the handler): answer with the request's id.
+    const id = (req.body as { id?: unknown } | undefined)?.id;
+    const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+    writeJson(res, 503, JSON.stringify(rpcErrorBody(rpcId, -32000, `${body.code}: ${body.message}`, { error: body })));
+  }, ms);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
+  res.once('finish', () => clearTimeout(timer));
+}
+
 function writeJson(res: Response, status: number, body: string): void {
+  if (res.headersSent) return;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
@@ -292,7 +326,7 @@ function sendError(res: Response, error: CoreError): void {
   }
   if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
   const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
-  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
+  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }
 

@@ -168,6 +168,6 @@ function sendError(res: Response, error: CoreError): void {
   }
   if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
   const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
-  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
+  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }

@@ -29,6 +29,7 @@ import {
   type RpcError,
 } from './modern-era.js';
 import { modernHeaderError } from './modern-headers.js';
+import { unavailableRpcOf } from './unavailable-rpc.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -105,13 +106,23 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
       message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
     }
     const params = (message as { params?: unknown }).params;
-    if (claimsModern(params) || (protocol !== undefined && isModernVersion(protocol))) {
-      if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
-      return respondModern(message as RequestMessage, req);
-    }
     if (message.method === undefined || message.id === undefined) return { status: 202, headers: {} };
-    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(message as RequestMessage, req) };
-  }
+    const request = message as RequestMessage;
+    try {
+      if (claimsModern(params) || (protocol !== undefined && isModernVersion(protocol))) return await respondModern(request, req);
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: await respond(request, req) };
+    } catch (err) {
+      // A request that hit a store that is down before any tool ran: a JSON-RPC error that says so, and a
+      // 503 with Retry-After for the proxies and clients that read the HTTP status.
+      const unavailable = unavailableRpcOf(err, req.requestId);
+      if (unavailable === undefined) throw err;
+      return {
+        status: 503,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': String(unavailable.retryAfterS) },
+        body: rpcErrorBody(request.id, unavailable.code, unavailable.message, unavailable.data),
+      };
+    }
+  };
 
   /**
    * A request of the modern era, checked in the order the revision's SDK checks it: the `_meta` envelope

@@ -16,6 +16,7 @@ import { mcpToolsOf } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
+import { unavailableRpcOf } from './unavailable-rpc.js';
 import { serverInfoOf } from './modern-era.js';
 import { eraAwareTransport } from './stdio-era.js';
 import type { StdioKey } from './stdio-key.js';
@@ -71,12 +72,14 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
       return await work();
     } catch (err) {
       if (err instanceof ContentError) throw new McpError(err.code, err.message, err.data);
+      const unavailable = unavailableRpcOf(err);
+      if (unavailable !== undefined) throw new McpError(unavailable.code, unavailable.message, unavailable.data);
       throw err;
     }
   };
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    tracked(async () => (await content()).listResources()),
+    tracked(() => asMcpError(async () => (await content()).listResources())),
   );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
   server.setRequestHandler(
@@ -85,7 +88,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
   );
   server.setRequestHandler(
     ListPromptsRequestSchema,
-    tracked(async () => (await content()).listPrompts()),
+    tracked(() => asMcpError(async () => (await content()).listPrompts())),
   );
   server.setRequestHandler(
     GetPromptRequestSchema,

@@ -22,7 +22,9 @@ function fakeMachines(known: string[]) {
       return { machine: machineNamed(slug), role: caller.uid === 'u_owner' ? 'owner' : 'none' };
     },
   };
-  return { reads, services: { machines } as unknown as Services, app: {} as AppServices };
+  // A store that reports itself ready: the pipeline refuses writes while it is not.
+  const store = { status: () => ({ ready: true, checks: {} }) };
+  return { reads, services: { machines, store } as unknown as Services, app: {} as AppServices };
 }
 
 const registry = buildRegistry([

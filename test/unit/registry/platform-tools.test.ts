@@ -23,6 +23,7 @@ describe('platform toolset declarations', () => {
       'GET /api/constants/{key} public',
       'GET /api/pulse public',
       'GET /api/health public',
+      'GET /api/health/ready public',
       'GET /api/status public',
       'GET /api/whoami public',
       'GET /api/metrics public',
