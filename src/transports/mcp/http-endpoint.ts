@@ -122,7 +122,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
         body: rpcErrorBody(request.id, unavailable.code, unavailable.message, unavailable.data),
       };
     }
-  };
+  }
 
   /**
    * A request of the modern era, checked in the order the revision's SDK checks it: the `_meta` envelope
