@@ -388,6 +388,7 @@ function createStoreFor(config: Config, log: Logger): Store {
   }
   return createLowdbStore({
     ...config.lowdb,
+    dataDir: config.dataDir,
     onWarning: (w) => log.warn('storage repaired at open', { ...w }),
   });
 }

@@ -58,11 +58,11 @@ export interface Config {
    */
   responseTimeoutMs: number;
   /**
-   * The embedded store's settings: its folder (the same as `dataDir`) and `CORE_DISK_RESERVE_KB`, the free space under
+   * The embedded store's settings beside `dataDir` (its folder): `CORE_DISK_RESERVE_KB`, the free space under
    * which the node reports itself unready and refuses new writes with 503 so writes under way finish
    * (16384 KiB by default, 0 for none), in bytes.
    */
-  lowdb: { dataDir: string; diskReserveBytes: number };
+  lowdb: { diskReserveBytes: number };
   /**
    * `CORE_ALLOWED_HOSTS`: further names (`name` or `name:port`, comma-separated) the node answers to
    * besides the loopback names and the host of `CORE_PUBLIC_URL`. On a loopback `HOST` other names are
@@ -129,7 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positiveInt(env.CORE_REQUEST_TIMEOUT_MS, 30_000, 'CORE_REQUEST_TIMEOUT_MS'),
     responseTimeoutMs: positiveInt(env.CORE_RESPONSE_TIMEOUT_MS, 90_000, 'CORE_RESPONSE_TIMEOUT_MS'),
     lowdb: {
-      dataDir: path.resolve(env.CORE_DATA_DIR ?? './data'),
       diskReserveBytes: 1024 * (env.CORE_DISK_RESERVE_KB === '0' ? 0 : positiveInt(env.CORE_DISK_RESERVE_KB, 16_384, 'CORE_DISK_RESERVE_KB')),
     },
     allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),

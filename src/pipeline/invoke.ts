@@ -101,7 +101,7 @@ const describeHolder = (caller: Caller): string => (caller.keyId ? 'this key' : 
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
-  const conditionAllowance = deps.conditionAllowance ?? createConditionAllowance(LIMITED_CALLERS, services.clock.now);
+  const conditionAllowance = deps.conditionAllowance ?? createConditionAllowance(LIMITED_CALLERS, () => services.clock.now());
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.

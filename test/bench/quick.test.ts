@@ -26,6 +26,7 @@ const WORKLOADS = [
   /recurring contracts/,
   /across two server processes on PostgreSQL/,
   /SSE:/,
+  /13 MB `server\/discover` flood/,
   /sandbox `print\(1\)`/,
   /cold start/,
   /`eigen-symmetric` 150×150, eigenvalues only/,
@@ -33,6 +34,9 @@ const WORKLOADS = [
   /`linear-lu` 200×200/,
   /idle RSS/,
   /RSS growth/,
+  /`GET \/api\/health` alone/,
+  /beside one demo key simulating/,
+  /beside eight parallel simulations/,
 ];
 
 let dir: string;

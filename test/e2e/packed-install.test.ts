@@ -86,7 +86,7 @@ describe('the packed package, installed into a fresh prefix', () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { id: number; result?: { tools?: unknown[] } });
     expect(answers.find((a) => a.id === 1)?.result).toBeDefined();
-    expect(answers.find((a) => a.id === 2)?.result?.tools).toHaveLength(57);
+    expect(answers.find((a) => a.id === 2)?.result?.tools, ran.stdout + ran.stderr).toHaveLength(57);
     const dataDir = path.join(home, 'data', 'core-server');
     expect((await stat(dataDir)).mode & 0o077).toBe(0);
     expect(await readdir(readOnlyCwd)).toEqual([]);
