@@ -44,10 +44,7 @@ async function main(argv: string[]): Promise<number> {
       return mcp();
     case 'catalog':
       // The package's own catalogue unless a folder is named: run from elsewhere, it must not compare or write the current folder's.
-      return catalog(
-        rest.includes('--check'),
-        rest.find((a) => !a.startsWith('--')) ?? path.join((await import('./default-paths.js')).packageRoot(), 'catalog'),
-      );
+      return catalog(rest.includes('--check'), rest.find((a) => !a.startsWith('--')) ?? path.join((await import('./lib/paths.js')).packageRoot(), 'catalog'));
     case 'migrate':
       return (await import('./migrate-lowdb.js')).runMigrate(rest, process.env, (text) => process.stdout.write(text));
     case 'backup':

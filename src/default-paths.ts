@@ -1,19 +1,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The folder holding this package's package.json (the checkout, or where npm installed it). */
-export function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  // src/ under vitest, dist/src/ once built: the first folder up with a package.json.
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('core-server: package.json not found above the running code');
-    dir = up;
-  }
-  return dir;
-}
+import { packageRoot } from './lib/paths.js';
 
 /**
  * Where the data lives when `CORE_DATA_DIR` is unset. In a checkout (its sources beside it) the

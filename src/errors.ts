@@ -45,14 +45,23 @@ const HIDDEN_MESSAGE: Partial<Record<ErrorCode, string>> = {
   INTERNAL: 'Internal error; the request id identifies it in the server log',
 };
 
+/** The spec's words for every refused B operation: each 401 message begins with them, then says what to do. */
 export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid key';
+
+const HOW_TO_GET_A_KEY =
+  'mint a demo key with POST /api/demo-key/mint (tool core_account, action mint_demo_key), which needs none, and send it as "Authorization: Bearer <key>"';
+
+/** No credential was sent to an operation that needs one. */
+export const NO_KEY_MESSAGE = `${UNAUTHENTICATED_MESSAGE}: this operation needs a key; ${HOW_TO_GET_A_KEY}`;
 
 /**
  * Why a bearer value that was sent did not count, said so an agent holding an old key can recover on
  * its own: minting a demo key needs no key.
  */
-export const UNKNOWN_KEY_MESSAGE =
-  "The key sent is not known to this server's store (revoked, expired, or minted by another server or data directory); send a valid key, or mint a new demo key with POST /api/demo-key/mint (tool core_account, action mint_demo_key), which needs none";
+export const UNKNOWN_KEY_MESSAGE = `${UNAUTHENTICATED_MESSAGE}: the key sent is not known to this server's store (revoked, expired, or minted by another server or data directory); send a valid key, or ${HOW_TO_GET_A_KEY}`;
+
+/** An Authorization header that is not `Bearer <key>` (`Basic ...`, two words, a bare value). */
+export const MALFORMED_KEY_MESSAGE = `${UNAUTHENTICATED_MESSAGE}: the Authorization header is not of the form "Bearer <key>"; send "Authorization: Bearer <key>" (or "X-API-Key: <key>"), or ${HOW_TO_GET_A_KEY}`;
 
 /** The one error class of the service. Expected failures are thrown as this; anything else becomes INTERNAL. */
 export class CoreError extends Error {
@@ -122,8 +131,8 @@ export function publicError(err: CoreError, requestId?: string): ErrorBody {
 export const errors = {
   validation: (message: string, details?: unknown) => new CoreError('VALIDATION_FAILED', message, details),
   /** Pass the caller: one whose bearer value was unknown is told so, instead of "missing or invalid". */
-  unauthenticated: (caller?: { unknownCredential?: boolean }) =>
-    new CoreError('UNAUTHENTICATED', caller?.unknownCredential ? UNKNOWN_KEY_MESSAGE : UNAUTHENTICATED_MESSAGE),
+  unauthenticated: (caller?: { unknownCredential?: boolean; malformedCredential?: boolean }) =>
+    new CoreError('UNAUTHENTICATED', caller?.malformedCredential ? MALFORMED_KEY_MESSAGE : caller?.unknownCredential ? UNKNOWN_KEY_MESSAGE : NO_KEY_MESSAGE),
   forbidden: (message: string) => new CoreError('FORBIDDEN', message),
   notFound: (message: string, details?: unknown) => new CoreError('NOT_FOUND', message, details),
   conflict: (message: string, details?: unknown) => new CoreError('CONFLICT', message, details),

@@ -1,6 +1,5 @@
-import { errors } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { ANONYMOUS, UNKNOWN_BEARER, type Caller } from '../domain/identity/caller.js';
+import { ANONYMOUS, MALFORMED_BEARER, UNKNOWN_BEARER, type Caller } from '../domain/identity/caller.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 
@@ -37,8 +36,9 @@ export async function authenticate(services: Services, creds: Credentials): Prom
     const base = (creds.session !== undefined && (await services.sessions.resolve(creds.session))) || ANONYMOUS;
     return creds.shareToken ? { ...base, shareToken: creds.shareToken } : base;
   }
-  // A malformed Authorization header is a client bug, not a stale key: refused outright.
-  if (creds.bearer === '') throw errors.unauthenticated();
+  // A malformed Authorization header counts as a key this server does not know: public operations answer
+  // (with a warning saying what is wrong), the others refuse with 401 saying the same.
+  if (creds.bearer === '') return creds.shareToken ? { ...MALFORMED_BEARER, shareToken: creds.shareToken } : MALFORMED_BEARER;
   // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
   const caller =
     !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)

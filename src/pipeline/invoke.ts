@@ -59,6 +59,8 @@ export type InvokeResult =
 export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
 
 /** Told to a caller answered anonymously because its bearer value is unknown here. */
+export const MALFORMED_KEY_WARNING =
+  'The Authorization header is not of the form "Bearer <key>"; answered as an anonymous caller. Send "Authorization: Bearer <key>" (or "X-API-Key: <key>"); mint a demo key with POST /api/demo-key/mint (core_account mint_demo_key).';
 export const UNKNOWN_KEY_WARNING =
   "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint (core_account mint_demo_key).";
 
@@ -210,7 +212,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     try {
       who = typeof caller === 'function' ? await caller() : caller;
       if (who.unknownCredential) {
-        warning = UNKNOWN_KEY_WARNING;
+        warning = who.malformedCredential ? MALFORMED_KEY_WARNING : UNKNOWN_KEY_WARNING;
         opts.setHeader?.(KEY_WARNING_HEADER, warning);
       }
       const value = await run(op, rawInput, who, opts, requestId, machine);

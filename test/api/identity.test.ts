@@ -2,6 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE } from '../../src/errors.js';
+import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 
 let server: TestServer;
 
@@ -99,9 +101,9 @@ describe('a bearer key this server does not know', () => {
     expect(res.body.error.code).toBe('UNAUTHENTICATED');
     expect(res.body.error.message).toMatch(NOT_KNOWN);
     expect(res.body.error.message).toMatch(/mint_demo_key/);
-    // No key at all keeps the plain message.
+    // No key at all: the spec's words, then how to get a key.
     const none = await server.call('POST', '/api/chain/state-machines', { body: { slug: 'stale-lab' } });
-    expect(none.body.error.message).toBe('Missing or invalid key');
+    expect(none.body.error.message).toBe(NO_KEY_MESSAGE);
   });
 
   it('treats a revoked developer key the same way: anonymous on public reads, 401 where a key is needed', async () => {
@@ -160,13 +162,19 @@ describe('a bearer key this server does not know', () => {
     expect({ status: ghost.status, message: ghost.body.error.message }).toEqual({ status: read.status, message: read.body.error.message });
   });
 
-  it('counts "Bearer" with no token (an unset ${CORE_API_KEY} in a client config) as no key, and still refuses a malformed header', async () => {
+  it('counts "Bearer" with no token (an unset ${CORE_API_KEY} in a client config) as no key, and a malformed header as an unknown key', async () => {
     const empty = await server.call('POST', '/api/demo-key/mint', { headers: { authorization: 'Bearer ' }, body: {} });
     expect(empty.status).toBe(200);
     expect(empty.headers.get('x-core-key-warning')).toBeNull();
-    const basic = await server.call('GET', '/api/pulse', { headers: { authorization: 'Basic abc' } });
-    expect(basic.status).toBe(401);
-    expect(basic.body.error.message).toBe('Missing or invalid key');
+    // Public operations answer, with a warning saying what is wrong, as for a key this server does not know.
+    for (const authorization of ['Basic abc', 'hello world']) {
+      const read = await server.call('GET', '/api/pulse', { headers: { authorization } });
+      expect(read.status, authorization).toBe(200);
+      expect(read.headers.get('x-core-key-warning'), authorization).toBe(MALFORMED_KEY_WARNING);
+      const write = await server.call('POST', '/api/chain/state-machines', { headers: { authorization }, body: { slug: 'malformed-lab' } });
+      expect(write.status, authorization).toBe(401);
+      expect(write.body.error.message, authorization).toBe(MALFORMED_KEY_MESSAGE);
+    }
   });
 
   it('leaves a valid key untouched: no warning', async () => {

@@ -6,6 +6,7 @@ import { createManifestService } from '../../src/domain/manifest/manifest.servic
 import { checkManifest, pinnedKeysFrom } from '../../src/domain/manifest/manifest-verify.js';
 import { packageRoot } from '../../src/lib/paths.js';
 import { runVerifyManifest } from '../../src/manifest-command.js';
+import { NO_KEY_MESSAGE } from '../../src/errors.js';
 import { mintKey, startTestCore, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -53,7 +54,7 @@ describe('GET /api/updates/manifest', () => {
     const machine = await s.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: 'mf-lab' } });
     const anon = await s.call('GET', '/api/updates/manifest');
     expect(anon.status).toBe(401);
-    expect(anon.body.error.message).toBe('Missing or invalid key');
+    expect(anon.body.error.message).toBe(NO_KEY_MESSAGE);
     const byMachine = await s.call('GET', '/api/updates/manifest', { key: machine.body.api_key });
     expect(byMachine.status).toBe(403);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
+import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE, UNAUTHENTICATED_MESSAGE, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
+import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
 let server: TestServer;
@@ -27,21 +28,28 @@ describe('identity', () => {
     expect(stored).not.toContain(res.body.key);
   });
 
-  it('answers 401 on every bearer operation without a valid key: "Missing or invalid key", or that the key sent is not known here', async () => {
+  it('answers 401 on every bearer operation without a valid key, its message beginning "Missing or invalid key" and saying why', async () => {
     const bearer = server.core.registry.operations.filter((op) => op.def.auth === 'bearer');
     expect(bearer.length).toBeGreaterThan(50);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, NO_KEY_MESSAGE],
+      [{ authorization: 'Bearer core_notarealkeynotarealkeynotarealkey12' }, UNKNOWN_KEY_MESSAGE],
+      [{ authorization: 'hello world' }, MALFORMED_KEY_MESSAGE],
+    ];
     for (const op of bearer) {
-      for (const key of [undefined, 'core_notarealkeynotarealkeynotarealkey12']) {
-        const res = await server.call(op.method, concrete(op.path), { ...(key ? { key } : {}), ...(op.method === 'GET' ? {} : { body: {} }) });
+      for (const [headers, message] of cases) {
+        const res = await server.call(op.method, concrete(op.path), { headers, ...(op.method === 'GET' ? {} : { body: {} }) });
         expect(res.status, `${op.method} ${op.path}`).toBe(401);
-        expect(res.body.error).toMatchObject({ code: 'UNAUTHENTICATED', message: key ? UNKNOWN_KEY_MESSAGE : 'Missing or invalid key' });
+        expect(res.body.error).toMatchObject({ code: 'UNAUTHENTICATED', message });
+        expect(res.body.error.message.startsWith(`${UNAUTHENTICATED_MESSAGE}: `)).toBe(true);
       }
     }
   });
 
-  it('refuses a malformed Authorization header instead of treating the caller as anonymous', async () => {
+  it('answers a public operation sent a malformed Authorization header as for an unknown key: anonymously, with a warning', async () => {
     const res = await server.call('GET', '/api/pulse', { headers: { authorization: 'Basic abc' } });
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-core-key-warning')).toBe(MALFORMED_KEY_WARNING);
   });
 });
 

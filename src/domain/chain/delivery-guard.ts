@@ -55,7 +55,7 @@ export function createDeliveryGuard(deps: {
   async function check(slug: string, caller: Caller, need: DeliveryNeed, keyChanged = false): Promise<AccessVerdict> {
     const now = clock.now();
     if ((caller.expiresAtMs !== undefined && caller.expiresAtMs <= now) || (keyChanged && !(await identity.credentialLive(caller)))) {
-      return { ok: false, code: 'UNAUTHENTICATED', message: 'The key or session this stream was opened with expired or was revoked' };
+      return { ok: false, code: 'UNAUTHENTICATED', message: 'Missing or invalid key: the key or session this stream was opened with expired or was revoked' };
     }
     const access = await machines.accessNow(slug, caller);
     if (access === undefined) {

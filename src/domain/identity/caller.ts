@@ -26,6 +26,8 @@ export interface Caller {
    * caller is anonymous, public operations answer with a warning, the others with 401 saying why.
    */
   unknownCredential?: true;
+  /** The credential sent was not even of a key's form (an Authorization header other than `Bearer <value>`); counts as unknown. */
+  malformedCredential?: true;
   /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
   expiresAtMs?: number;
 }
@@ -34,3 +36,6 @@ export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }
 
 /** The anonymous caller who sent a bearer value this server does not know. */
 export const UNKNOWN_BEARER: Caller = Object.freeze({ uid: null, credential: 'none', unknownCredential: true }) as Caller;
+
+/** The anonymous caller whose Authorization header was not `Bearer <value>`: treated as an unknown key. */
+export const MALFORMED_BEARER: Caller = Object.freeze({ uid: null, credential: 'none', unknownCredential: true, malformedCredential: true }) as Caller;
