@@ -101,14 +101,26 @@ const holderOf = (caller: Caller, clientIp: string | undefined): string =>
   caller.keyId ? `k:${caller.keyId}` : caller.uid ? `u:${caller.uid}` : `ip:${clientIp ?? 'local'}`;
 const describeHolder = (caller: Caller): string => (caller.keyId ? 'this key' : caller.uid ? caller.uid : 'this address');
 
+/**
+ * An agent route's `{uid}` is the caller's own unless another is named: a tool surface (MCP, which has
+ * no path) may leave it out, as the descriptor says (`mcp-tools.ts`). REST always has it from the path.
+ */
+function withOwnUid(op: Operation, input: unknown, caller: Caller): unknown {
+  if (!op.def.agentStore || !op.pathParams.includes('uid') || caller.uid === null) return input;
+  if (input === undefined) return { uid: caller.uid };
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || 'uid' in input) return input;
+  return { ...input, uid: caller.uid };
+}
+
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { services, log } = deps;
   const conditionAllowance = deps.conditionAllowance ?? createConditionAllowance(LIMITED_CALLERS, () => services.clock.now());
 
   async function run(op: Operation, rawInput: unknown, caller: Caller, opts: InvokeOptions, requestId: string, machine?: Prefetched) {
     // core_http reports the target's schema errors before anything else, so the caller can fix them first.
-    const named = op.def.aliases ? applyAliases(op, rawInput) : rawInput;
-    if (named instanceof CoreError) throw named;
+    const aliased = op.def.aliases ? applyAliases(op, rawInput) : rawInput;
+    if (aliased instanceof CoreError) throw aliased;
+    const named = withOwnUid(op, aliased, caller);
     const parsed = op.strictInput.safeParse(named ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);

@@ -103,6 +103,12 @@ function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): Jso
     const props = schema.properties as Record<string, JsonSchema> | undefined;
     if (props?.method) props.method = { ...props.method, enum: ['GET'] };
   }
+  // An agent route's uid is the caller's when left out (the pipeline's `withOwnUid`): not required here.
+  if (op.def.agentStore && op.pathParams.includes('uid') && Array.isArray(schema.required)) {
+    const required = (schema.required as string[]).filter((name) => name !== 'uid');
+    if (required.length > 0) schema.required = required;
+    else delete schema.required;
+  }
   return schema;
 }
 

@@ -21,7 +21,7 @@ export const delegationActions = [
     summary:
       "Lets a machine's owner use your agent data for it. The owner may read, or read and change, your files, state, plans, skills and sandbox for that machine until you revoke it.",
     input: z.object({
-      uid: Uid.describe('Your own uid (the agent)'),
+      uid: Uid.describe('Your own uid (the agent); yours when omitted'),
       slug: Slug.describe('Machine whose current owner you delegate'),
       access: DelegationAccess,
     }),
@@ -41,7 +41,7 @@ export const delegationActions = [
     agentStore: 'self',
     area: 'agents',
     summary: 'Lists your delegations in force and recent changes.',
-    input: z.object({ uid: Uid.describe('Your own uid (the agent)') }),
+    input: z.object({ uid: Uid.describe('Your own uid (the agent); yours when omitted') }),
     output: z.object({
       ok: z.literal(true),
       delegations: z.array(Delegation),
@@ -64,7 +64,7 @@ export const delegationActions = [
     agentStore: 'self',
     area: 'agents',
     summary: "Revokes your delegation to a machine's owner; their next call is refused, and revoking one that is not in force changes nothing.",
-    input: z.object({ uid: Uid.describe('Your own uid (the agent)'), slug: Slug.describe('Machine whose delegation to revoke') }),
+    input: z.object({ uid: Uid.describe('Your own uid (the agent); yours when omitted'), slug: Slug.describe('Machine whose delegation to revoke') }),
     output: z.object({ ok: z.literal(true), slug: Slug, changed: z.boolean().describe('False when no delegation was in force') }),
     idempotent: true,
     handler: async ({ uid, slug }, { services }) => ({ ok: true as const, slug, ...(await services.agents.delegations.revoke(uid, slug)) }),

@@ -5,7 +5,7 @@ import { PlanId, PlanRecord } from './agents.schemas.js';
 
 /** Plans are kept per (agent, machine), so every read names both. */
 const PlanScope = z.object({
-  uid: Uid.describe('Agent uid'),
+  uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
   slug: Slug,
 });
 

@@ -21,7 +21,7 @@ export const agentPlanWriteTool = defineTool({
       area: 'agents',
       summary: 'Creates or overwrites the draft plan; returns it.',
       input: z.object({
-        uid: Uid.describe('Agent uid'),
+        uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
         slug: Slug,
         plan: PlanBody,
       }),
@@ -43,7 +43,7 @@ export const agentPlanWriteTool = defineTool({
       summary:
         'Locks the draft, or the plan given, as the next version; version max(prior)+1, supersedes earlier versions, sets it current and audits plan_locked.',
       input: z.object({
-        uid: Uid.describe('Agent uid'),
+        uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
         slug: Slug,
         plan: PlanBody.optional().describe('Plan to lock instead of the stored draft'),
       }),

@@ -12,7 +12,7 @@ const AttachedSkill = z.object({
 });
 
 const AgentRef = {
-  uid: Uid.describe('Agent uid'),
+  uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
   slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
 };
 

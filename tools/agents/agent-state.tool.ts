@@ -5,7 +5,7 @@ import { delegationActions } from './agent-delegations.actions.js';
 import { PlanId } from './agents.schemas.js';
 
 const AgentRef = {
-  uid: Uid.describe('Agent uid'),
+  uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
   slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
 };
 

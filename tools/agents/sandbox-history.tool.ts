@@ -20,7 +20,7 @@ export const sandboxHistoryTool = defineTool({
       area: 'agents',
       summary: "Lists the agent's sandbox runs; newest first, with exit code, captured output (64 KB per stream) and units.",
       input: z.object({
-        uid: Uid.describe('Agent uid'),
+        uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
         limit: z.number().int().min(1).max(100).default(20).describe('Page size'),
         cursor: Cursor.optional(),
         slug: Slug.optional().describe('Only runs made for this machine'),
@@ -47,7 +47,7 @@ export const sandboxHistoryTool = defineTool({
       area: 'agents',
       summary: "Reports the agent's sandbox quota; runs and units used in the rolling 24 h window against the limits, and when the next run frees up.",
       input: z.object({
-        uid: Uid.describe('Agent uid'),
+        uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
         slug: Slug.optional().describe("Machine whose owner acts by the agent's delegation; omit when the agent calls"),
       }),
       output: z.object({ ok: z.literal(true), ...SandboxQuota.shape }),

@@ -22,7 +22,7 @@ export const sandboxRunTool = defineTool({
       area: 'agents',
       summary: 'Runs Python code with optional stdin and time limit and returns ok, exit code, stdout, stderr (64 KB each), duration and units.',
       input: z.object({
-        uid: Uid.describe('Agent uid'),
+        uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),
         code: z.string().min(1).max(262_144).describe('Python 3 source'),
         stdin: z.string().max(1_048_576).optional().describe('Text given on standard input'),
         timeout_ms: z.number().int().min(100).max(30_000).default(10_000).describe('Wall-time limit; exit 124 when exceeded'),
