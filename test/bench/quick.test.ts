@@ -104,6 +104,7 @@ describe('npm run bench -- --quick', () => {
       'contracts',
       'contracts_postgres',
       'sse_delivery',
+      'mcp_body_flood',
       'sandbox',
       'mcp_cold_start',
       'eigen_values_vs_lapack',
@@ -111,6 +112,9 @@ describe('npm run bench -- --quick', () => {
       'lu_vs_lapack',
       'memory_idle',
       'memory_growth',
+      'health_alone',
+      'health_beside_finding_2',
+      'health_beside_finding_3',
     ]);
   });
 });
