@@ -61,7 +61,14 @@ describe.skipIf(!asRoot)('chaos: lowdb on a full disk (root only: it mounts a tm
 
   it('refuses writes with 503/507 (never 500), keeps exactly the acknowledged rows, resumes once space is free', async () => {
     const dataDir = path.join(mount, 'data');
-    node = await startServe('lowdb', await freePort(), { CORE_DATA_DIR: dataDir, CORE_RATE_LIMIT: 'off', CORE_QUOTAS: 'demo_keys_per_address=off' });
+    // The default 16 MiB free-space reserve is larger than this whole tmpfs: a reserve of 64 KiB leaves the
+    // write path itself to meet the full disk.
+    node = await startServe('lowdb', await freePort(), {
+      CORE_DATA_DIR: dataDir,
+      CORE_RATE_LIMIT: 'off',
+      CORE_QUOTAS: 'demo_keys_per_address=off',
+      CORE_DISK_RESERVE_KB: '64',
+    });
     const minted = await call(tally, node.url, 'POST', '/api/demo-key/mint', undefined, {});
     expect(minted.status).toBe(200);
     const key = minted.body.key as string;
