@@ -49,7 +49,8 @@ if (databaseUrl === undefined) {
         await dropSchema(schema);
         await cleanup();
       });
-      const served = await startServerOn(dir, { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema });
+      // Rate limit off: the appenders go as fast as the machine lets them, and a 429 must not end the load early.
+      const served = await startServerOn(dir, { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema, CORE_RATE_LIMIT: 'off' });
       onTestFinished(() => served.stop(1000));
       const { key } = (await served.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
       for (const slug of MACHINES) expect((await served.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
