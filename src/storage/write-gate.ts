@@ -1,3 +1,5 @@
+import { createInFlight } from './in-flight.js';
+
 /**
  * A pause for a store's calls, so a copy can be taken at one point in time while the store keeps
  * running: `pause` holds every call that arrives from then on, waits for the calls already running
@@ -12,33 +14,28 @@ export interface WriteGate {
 }
 
 export function createWriteGate(): WriteGate {
-  const running = new Set<Promise<unknown>>();
+  // Calls are counted as `close` counts them (`in-flight.ts`); the gate only holds them before they start.
+  const inFlight = createInFlight(() => undefined);
   let paused: Promise<void> | undefined;
-
-  async function run(call: () => Promise<unknown>): Promise<unknown> {
-    while (paused !== undefined) await paused;
-    const work = call();
-    running.add(work);
-    const forget = (): void => void running.delete(work);
-    work.then(forget, forget);
-    return work;
-  }
 
   return {
     guard<T extends object>(api: T): T {
-      const guarded: Record<string, unknown> = {};
-      for (const [name, method] of Object.entries(api)) {
-        const fn = method as (...args: unknown[]) => Promise<unknown>;
-        guarded[name] = (...args: unknown[]) => run(() => fn(...args));
+      const counted = inFlight.guard(api) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const held: Record<string, unknown> = {};
+      for (const [name, fn] of Object.entries(counted)) {
+        held[name] = async (...args: unknown[]) => {
+          while (paused !== undefined) await paused;
+          return fn(...args);
+        };
       }
-      return guarded as T;
+      return held as T;
     },
     async pause() {
       // One pause at a time: a second waits for the first to resume.
       while (paused !== undefined) await paused;
       let open!: () => void;
       paused = new Promise<void>((resolve) => (open = resolve));
-      while (running.size > 0) await Promise.allSettled([...running]);
+      await inFlight.drain();
       return () => {
         paused = undefined;
         open();
