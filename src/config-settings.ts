@@ -34,6 +34,11 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'CORE_CREDITS_AUTHORITY', default: 'off', meaning: '1: this node runs credits/peer/convert' },
   { name: 'CORE_CHAT_UPSTREAM', default: 'unset', meaning: 'OpenAI-compatible API base URL for free chat' },
   { name: 'CORE_CHAT_UPSTREAM_KEY', default: 'unset', meaning: 'bearer key sent to that upstream' },
+  {
+    name: 'CORE_OAUTH_CIMD_TEST_TRUST',
+    default: 'unset',
+    meaning: 'TEST ONLY: PEM certificate the client metadata fetcher trusts, and loopback allowed; never in production',
+  },
   { name: 'LOG_LEVEL', default: 'info', meaning: 'debug, info, warn, error or silent' },
 ];
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultDataDir, rememberedKeyFile } from './default-paths.js';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
@@ -69,6 +70,12 @@ export interface Config {
    * always refused (DNS rebinding); on any other address the list is enforced only when set.
    */
   allowedHosts: string[] | undefined;
+  /**
+   * TEST ONLY. `CORE_OAUTH_CIMD_TEST_TRUST`: the path of a PEM certificate (a local HTTPS fixture's CA) that the
+   * client metadata fetcher trusts instead of the system's roots, and which lets that fetcher reach loopback
+   * addresses. Unset (the default and every real deployment), nothing is weakened. Never set it in production.
+   */
+  oauthCimdTestTrust: { ca: string } | undefined;
 }
 
 export type LoginMode = 'email' | 'code';
@@ -132,7 +139,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       diskReserveBytes: 1024 * (env.CORE_DISK_RESERVE_KB === '0' ? 0 : positiveInt(env.CORE_DISK_RESERVE_KB, 16_384, 'CORE_DISK_RESERVE_KB')),
     },
     allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),
+    oauthCimdTestTrust: env.CORE_OAUTH_CIMD_TEST_TRUST ? testTrustOf(env.CORE_OAUTH_CIMD_TEST_TRUST) : undefined,
   };
+}
+
+/** Read at start, so a wrong path fails before anything listens, naming the setting. */
+function testTrustOf(file: string): { ca: string } {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `CORE_OAUTH_CIMD_TEST_TRUST (test only) must be the path of a readable PEM certificate, got "${file}" (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      { cause: err },
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new Error(`CORE_OAUTH_CIMD_TEST_TRUST (test only) must be the path of a PEM certificate; "${file}" holds no "BEGIN CERTIFICATE" block`);
+  }
+  return { ca: pem };
 }
 
 /** Generous: no interactive client or test comes near it; a runaway loop does. */
