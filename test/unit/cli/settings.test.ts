@@ -41,3 +41,11 @@ describe('DATABASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgresql://u@h:5432/d' }).databaseUrl).toBe('postgresql://u@h:5432/d');
   });
 });
+
+describe('CORE_OAUTH_CIMD_TEST_TRUST (test only)', () => {
+  it('is off unless set, and names itself when the file is missing or holds no certificate', () => {
+    expect(loadConfig({}).oauthCimdTestTrust).toBeUndefined();
+    expect(() => loadConfig({ CORE_OAUTH_CIMD_TEST_TRUST: '/no/such/ca.pem' })).toThrow(/^CORE_OAUTH_CIMD_TEST_TRUST \(test only\).*ENOENT/);
+    expect(() => loadConfig({ CORE_OAUTH_CIMD_TEST_TRUST: new URL('../../../package.json', import.meta.url).pathname })).toThrow(/BEGIN CERTIFICATE/);
+  });
+});
