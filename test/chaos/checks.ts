@@ -49,8 +49,13 @@ export async function countFires(store: Store, slugs: string[], contracts: Array
 
 export interface ChainCount {
   rows: number;
-  /** Acknowledged appends whose row is not in the chain. */
+  /** Appends acknowledged before the chain was read whose row is not in it: lost writes. */
   lostAcked: number;
+  /**
+   * Appends acknowledged while the chain was being read and not in what it read (as `slug:digest`):
+   * committed after the read's snapshot, so not evidence of a loss; the caller reads them again.
+   */
+  ackedDuringRead: string[];
   /** The first few of them, as `slug:digest`. */
   lostExamples: string[];
   /** Digests that appear on more than one row (a write stored twice). */
@@ -63,12 +68,18 @@ export interface ChainCount {
   heads: Map<string, number>;
 }
 
-/** Reads every machine's chain and checks it against the acknowledged (and, optionally, the refused) appends. */
+/**
+ * Reads every machine's chain and checks it against the acknowledged (and, optionally, the refused) appends.
+ * `acked` may still grow while it runs (appenders keep going): an append is acknowledged only after its
+ * transaction committed, so only those acknowledged before a chain is read must be in what the read
+ * returns; each machine's set is copied before its read, and the ones acknowledged during it are told apart.
+ */
 export async function countChains(store: Store, acked: Map<string, Set<string>>, refused: Map<string, Set<string>> = new Map()): Promise<ChainCount> {
   const chainLog = createChainLogRepository(store);
   const machines = createMachineRepository(store);
-  const out: ChainCount = { rows: 0, lostAcked: 0, lostExamples: [], doubled: 0, refusedPresent: 0, invalid: [], heads: new Map() };
-  for (const [slug, digests] of acked) {
+  const out: ChainCount = { rows: 0, lostAcked: 0, ackedDuringRead: [], lostExamples: [], doubled: 0, refusedPresent: 0, invalid: [], heads: new Map() };
+  for (const [slug, live] of acked) {
+    const digests = new Set(live);
     const machine = await machines.get(slug);
     const chain: ChainRow[] = await chainLog.read(slug);
     out.rows += chain.length;
@@ -82,8 +93,9 @@ export async function countChains(store: Store, acked: Map<string, Set<string>>,
       out.lostAcked++;
       if (out.lostExamples.length < 5) out.lostExamples.push(`${slug}:${d}`);
     }
+    for (const d of live) if (!digests.has(d) && !seen.has(d)) out.ackedDuringRead.push(`${slug}:${d}`);
     for (const d of refused.get(slug) ?? []) if (seen.has(d)) out.refusedPresent++;
-    for (const [d, n] of seen) if (n > 1 && (digests.has(d) || refused.get(slug)?.has(d))) out.doubled += n - 1;
+    for (const [d, n] of seen) if (n > 1 && (live.has(d) || refused.get(slug)?.has(d))) out.doubled += n - 1;
   }
   return out;
 }

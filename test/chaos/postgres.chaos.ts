@@ -156,16 +156,15 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     expect.soft(fresh.duplicates, `${name}: duplicate (contract, due_tick) fires (${fires.duplicates} in all)`).toBe(0);
     expect.soft(fresh.forks, `${name}: transition rows that fork a contract's chain (${fires.forks} in all)`).toBe(0);
     expect.soft(fresh.missing, `${name}: due ticks missed between a contract's first and last fire (${fires.missing} in all)`).toBe(0);
-    // Two checks still fail after outages and are tracked in issue 26 (docs/reliability/chaos-suite.md,
-    // "Open after session 8"); CI reports them in the summary, `CHAOS_STRICT=1` asserts them.
-    const strict = process.env.CHAOS_STRICT === '1';
-    if (strict || chains.lostAcked === 0)
-      expect
-        .soft(
-          chains.lostAcked,
-          `${name}: acknowledged appends missing from the chain (${chains.lostExamples.map((e) => `${e} acknowledged by ${appenders.receipts.get(e.split(':')[1]!)}`).join('; ')})`,
-        )
-        .toBe(0);
+    expect
+      .soft(
+        chains.lostAcked,
+        `${name}: acknowledged appends missing from the chain (${chains.lostExamples.map((e) => `${e} acknowledged by ${appenders.receipts.get(e.split(':')[1]!)}`).join('; ')})`,
+      )
+      .toBe(0);
+    // Appends acknowledged while the chain was read may have committed after the read: read them again.
+    const late = await observe(cluster.url, schema, (store) => countChains(store, digestsOf(chains.ackedDuringRead)));
+    expect.soft(late.lostAcked, `${name}: appends acknowledged during the check's read, missing when read again`).toBe(0);
     expect.soft(chains.doubled, `${name}: appends stored twice`).toBe(0);
     expect.soft(chains.invalid, `${name}: chains that do not verify`).toEqual([]);
     for (const slug of slugs) {
@@ -176,32 +175,30 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     expect.soft(quota.admitted(), `${name}: quota'd creates acknowledged (quota ${QUOTA})`).toBeLessThanOrEqual(QUOTA);
 
     // Streams: every subscriber gets every row up to the heads read above, once, in the end.
-    const reached = await waitUntil(
-      () => subscribers.every(({ sub }) => countStream(sub.seqs, chains.heads.get(sub.slug)!).reached),
-      strict ? HANG_MS : 20_000,
-    );
+    const reached = await waitUntil(() => subscribers.every(({ sub }) => countStream(sub.seqs, chains.heads.get(sub.slug)!).reached), HANG_MS);
     let gaps = 0;
     let repeats = 0;
     for (const { process, sub } of subscribers) {
       const c = countStream(sub.seqs, chains.heads.get(sub.slug)!);
       gaps += c.gaps;
       repeats += c.duplicates;
-      if (strict) expect.soft(c.gaps, `${name}: rows of ${sub.slug} up to seq ${chains.heads.get(sub.slug)} the subscriber on p${process} never got`).toBe(0);
+      expect.soft(c.gaps, `${name}: rows of ${sub.slug} up to seq ${chains.heads.get(sub.slug)} the subscriber on p${process} never got`).toBe(0);
       expect.soft(c.duplicates, `${name}: rows the subscriber on p${process} got twice`).toBe(0);
     }
     summary.streamGaps += gaps;
-    if (strict) expect.soft(reached, `${name}: every subscriber reached its machine's head`).toBe(true);
+    expect.soft(reached, `${name}: every subscriber reached its machine's head`).toBe(true);
 
     window.close();
     const crashes = procs.reduce((n, p) => n + p.crashes.length, 0) - crashesBefore;
-    // Open in issue 26 as well: one run in three saw one process exit during the pooled-backend fault (every
-    // process exited on every such fault before session 8); reported in the summary, asserted under CHAOS_STRICT=1.
-    if (strict) expect.soft(crashes, `${name}: serve processes that exited by themselves`).toBe(0);
+    // Still open (issue 26): a pg Client without an 'error' listener takes a process down now and then when
+    // backends are terminated (docs/reliability/chaos-suite.md); reported in the summary, asserted under CHAOS_STRICT=1.
+    if (process.env.CHAOS_STRICT === '1') expect.soft(crashes, `${name}: serve processes that exited by themselves`).toBe(0);
     summary.record(name, window, {
       duplicates: fresh.duplicates,
       forks: fresh.forks,
       missing: fresh.missing,
       lost: chains.lostAcked,
+      'acked during the read': chains.ackedDuringRead.length,
       gaps,
       repeats,
       owned,
@@ -209,6 +206,17 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     });
     expect.soft(window.count(500), `${name}: 500 answers (${window.summary()})`).toBe(0);
     if (opts.outage) expect.soft(window.count(503), `${name}: 503 answers during the outage (${window.summary()})`).toBeGreaterThan(0);
+  }
+
+  /** `slug:digest` strings as the per-machine sets `countChains` takes. */
+  function digestsOf(pairs: string[]): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const pair of pairs) {
+      const [slug, digest] = pair.split(':') as [string, string];
+      if (!out.has(slug)) out.set(slug, new Set());
+      out.get(slug)!.add(digest);
+    }
+    return out;
   }
 
   /** Holds an outage until every process answered probes and load in it (at least `minMs`, so it is "a few seconds"). */

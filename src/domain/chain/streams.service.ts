@@ -63,7 +63,7 @@ export function createStreamsService(deps: {
   function explore(machine: MachineRecord, opts: { publicOnly: boolean }): SseSource {
     const { slug } = machine;
     return {
-      open(push, lastEventId) {
+      open(push, lastEventId, end) {
         const resumeAfter = seqOfEventId(lastEventId, slug);
         let closed = false;
         let release: (() => void) | undefined;
@@ -87,6 +87,7 @@ export function createStreamsService(deps: {
           push: (row) => push(rowEvent(row)),
           ...(opts.publicOnly ? { allowed: () => isPublicNow(slug) } : {}),
           ...(deps.onError ? { onError: deps.onError } : {}),
+          ...(end ? { end } : {}),
         });
         const off = bus.on('audit.appended', (event) => {
           if (event.slug !== slug) return;

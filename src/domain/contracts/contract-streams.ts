@@ -23,7 +23,7 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
   return {
     events(slug) {
       return {
-        open(push, lastEventId) {
+        open(push, lastEventId, end) {
           const resumeAfter = seqOfEventId(lastEventId, slug);
           const relay = createOrderedRelay<EventRecord>({
             seqOf: (row) => row.seq,
@@ -37,6 +37,7 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
             }),
             push: (row) => push({ id: `${slug}:${row.seq}`, event: 'event.emitted', data: eventView(slug, row) }),
             onError,
+            ...(end ? { end } : {}),
           });
           const off = core.hub.onEvent(slug, (row) => relay.offer(row));
           return () => {

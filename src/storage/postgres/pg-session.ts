@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { backoffDelay } from '../../lib/backoff.js';
 import type { Json, PubSub, StoreCheck } from '../port.js';
 import { onTx, type TxContext } from './pg-context.js';
 import { quoteIdent } from './sql.js';
@@ -9,10 +10,9 @@ import { quoteIdent } from './sql.js';
 const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 
-/** The pause before reconnect try `attempt` (0-based): exponential with full jitter in its upper half, capped. */
+/** The pause before reconnect try `attempt` (0-based). */
 export function reconnectDelay(attempt: number): number {
-  const ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
+  return backoffDelay(attempt, RECONNECT_BASE_MS, RECONNECT_CAP_MS);
 }
 
 /** What the session connection did, for the server's log and metrics. */
