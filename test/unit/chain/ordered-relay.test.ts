@@ -52,6 +52,18 @@ function harness(initial: number, start: { after: number }) {
   return { relay, pushed, release, append, appendSilently, idle, fail, reads: () => reads, ended: () => ended };
 }
 
+/** A started relay whose store has gone unavailable, with a gap (one item missed) that makes it read. */
+async function duringOutage() {
+  const h = harness(2, { after: 1 });
+  h.release();
+  await h.idle();
+  h.fail(new StoreUnavailableError('unreachable', 'the database is unreachable'));
+  h.appendSilently();
+  h.append();
+  await h.idle();
+  return h;
+}
+
 describe('the ordered relay', () => {
   it('replays the missed range in batches, then delivers live items in order', async () => {
     const h = harness(8, { after: 1 });
@@ -116,14 +128,7 @@ describe('the ordered relay', () => {
   });
 
   it('keeps reading through an outage and catches up once the store is back, without ending the stream', async () => {
-    const h = harness(2, { after: 1 });
-    h.release();
-    await h.idle();
-    h.fail(new StoreUnavailableError('unreachable', 'the database is unreachable'));
-    // A gap (3 missed) makes the relay read: every read fails while the store is down.
-    h.appendSilently();
-    h.append();
-    await h.idle();
+    const h = await duringOutage();
     await h.idle();
     const failedReads = h.reads();
     expect(failedReads).toBeGreaterThan(1);
@@ -157,13 +162,7 @@ describe('the ordered relay', () => {
   });
 
   it('stops retrying when closed during an outage', async () => {
-    const h = harness(2, { after: 1 });
-    h.release();
-    await h.idle();
-    h.fail(new StoreUnavailableError('unreachable', 'the database is unreachable'));
-    h.appendSilently();
-    h.append();
-    await h.idle();
+    const h = await duringOutage();
     h.relay.close();
     const reads = h.reads();
     await h.idle();
