@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Json } from '../../src/storage/port.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
@@ -94,6 +95,52 @@ if (databaseUrl === undefined) {
       await eventually(() => expect(Math.min(got.a!.length, got.b!.length)).toBeGreaterThanOrEqual(2));
       expect(got.b).toEqual([{ n: 1 }, { n: 2 }]);
       expect(got.a).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
+    it('sends a message published while a lock transaction commits only once its rows are visible to the listener', async () => {
+      const { a, b, harness } = await twoStores();
+      // The lock transaction's COMMIT is held (a deferred trigger waits for an advisory lock this test
+      // holds), so there is a moment when the holder's work is over and its rows are not yet visible.
+      const gate = new pg.Client({ connectionString: databaseUrl! });
+      await gate.connect();
+      onTestFinished(() => gate.end());
+      const GATE = 424242;
+      await gate.query(`CREATE FUNCTION ${harness.schema}.hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_advisory_xact_lock(${GATE}); RETURN NULL; END $$`);
+      await gate.query(`CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON ${harness.schema}.log_rows
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${harness.schema}.hold_commit()`);
+      await gate.query(`SELECT pg_advisory_lock(${GATE})`);
+
+      const seen: number[] = [];
+      const reads: Promise<void>[] = [];
+      b.pubsub.subscribe('rows', () => void reads.push(b.logs.count('announced').then((n) => void seen.push(n))));
+      let probes = 0;
+      b.pubsub.subscribe('probe', () => void (probes += 1));
+      await listeningNow(a.pubsub, b.pubsub);
+
+      let committing!: () => void;
+      const commitHeld = new Promise<void>((resolve) => (committing = resolve));
+      const holder = a.locks.tryRun('announce', async () => {
+        await a.logs.append('announced', () => ({ tick: 0, type: 'row' }));
+        // Published from the holder's context once its transaction is committing (no longer taking statements).
+        void commitHeld.then(() => a.pubsub.publish('rows', { seq: 0 }));
+      });
+      await eventually(async () => {
+        const { rows } = await gate.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ${GATE} AND NOT granted`,
+        );
+        expect(rows[0]!.n).toBe(1);
+      });
+      committing();
+      // Messages of one sender arrive in order: once the probe is heard, a message sent before it was too.
+      a.pubsub.publish('probe', {});
+      await eventually(() => expect(probes).toBe(1));
+      await Promise.all(reads);
+      expect(seen).toEqual([]);
+
+      await gate.query(`SELECT pg_advisory_unlock(${GATE})`);
+      expect(await holder).toEqual({ ran: true, value: undefined });
+      await eventually(() => expect(seen).toEqual([1]));
     });
 
     it('sends every message published before close, and reports no error after it', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { backoffDelay } from '../../lib/backoff.js';
+import { afterCommit } from '../../lib/commit-scope.js';
 import type { Json, PubSub, StoreCheck } from '../port.js';
 import { onTx, type TxContext } from './pg-context.js';
 import { quoteIdent } from './sql.js';
@@ -177,9 +178,14 @@ export function createPgSession(options: PgSessionOptions) {
       const tx = options.tx();
       // In a lock transaction: NOTIFY is transactional, so the message goes out at COMMIT, or never.
       if (tx !== undefined) return void onTx(tx, (c) => c.query('SELECT pg_notify($1, $2)', [name, text]), true).catch(report);
-      // One after the other: two NOTIFYs on two pool connections commit in either order, and the port
-      // promises order per sender.
-      publishing = publishing.then(() => options.pool().query('SELECT pg_notify($1, $2)', [name, text])).catch(report);
+      // A lock transaction that is committing takes no more statements, and a message sent meanwhile on
+      // the pool would reach listeners before the rows it announces are visible (they read nothing and
+      // move on): it waits for the commit, and is dropped with a rollback, as the transactional one is.
+      // Then one after the other: two NOTIFYs on two pool connections commit in either order, and the
+      // port promises order per sender.
+      afterCommit(() => {
+        publishing = publishing.then(() => options.pool().query('SELECT pg_notify($1, $2)', [name, text])).catch(report);
+      });
     },
     subscribe(channel, cb) {
       const name = channelName(options.schemaName, channel);
