@@ -130,7 +130,10 @@ export function createAppendRelay(deps: {
     const from = Math.max(watermark === undefined ? (firstSeq ?? seq) : watermark + 1, seq - MAX_CATCH_UP + 1);
     const rows = await chainLog.read(slug, { fromSeq: from, toSeq: seq });
     await emit(slug, rows, isPublic);
-    positions.advance(slug, seq);
+    // Only over rows read: an announced row not readable yet is read with the next announcement or the
+    // next resume, never skipped.
+    const last = rows.at(-1);
+    if (last !== undefined) positions.advance(slug, last.seq);
   }
 
   /** After a resume: every row past the machine's watermark, page by page; the number emitted. */

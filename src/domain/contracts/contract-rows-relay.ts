@@ -92,8 +92,9 @@ export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; 
     if (position !== undefined && position >= last) return;
     // No stream here: nothing to read; a stream opened later reads its own start from the log.
     if (!listening(log, slug)) return positions.advance(k, last);
+    // The position moves only over rows read (in `publish`): an announced row not readable yet is read
+    // with the next announcement or the next resume, never skipped.
     await publish(log, slug, Math.max(position === undefined ? first : position + 1, last - PAGE + 1), last);
-    positions.advance(k, last);
   }
 
   /** After a resume: each streamed machine's log from its position to its end; the rows published. */

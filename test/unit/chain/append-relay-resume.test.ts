@@ -127,6 +127,22 @@ describe('append relay: streams without loss across a lost messaging connection'
     expect(errors).toEqual([]);
   });
 
+  it('carries a row announced before it could be read with the next announcement, never skipping it', async () => {
+    let readsByA = 0;
+    const { net, a, b, errors, append, subscribe } = await twoProcesses({ aReadsFail: () => ((readsByA += 1), false) });
+    const m = machine('m-early');
+    const ids = await subscribe(m);
+    const before = readsByA;
+    // An announcement of row 0 that A reads before the row is there (sent ahead of its commit).
+    net.pubsub('b').publish(APPENDED_CHANNEL, { o: 'early', a: [[m.slug, 0, false, 0]] });
+    await eventually(() => expect(readsByA).toBeGreaterThan(before));
+    expect(a.onBus).toEqual([]);
+    await append(b, m, 1);
+    await eventually(() => expect(a.onBus).toEqual([`${m.slug}:0`]));
+    await eventually(() => expect(ids).toEqual(range(0, 0)));
+    expect(errors).toEqual([]);
+  });
+
   it('fills a gap left by a lost message from the log, and carries each row once with local appends between', async () => {
     const { net, a, b, errors, append, sent, subscribe } = await twoProcesses();
     const m = machine('m-gap');

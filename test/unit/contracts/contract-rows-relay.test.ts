@@ -24,8 +24,10 @@ async function rig() {
   await store.open();
   const net = createFakeNet();
   const errors: unknown[] = [];
+  let readsByA = 0;
   const on = (name: string) => {
-    const view: Store = { ...store, pubsub: net.pubsub(name) };
+    const logs: Store['logs'] = { ...store.logs, read: (...args) => ((readsByA += name === 'a' ? 1 : 0), store.logs.read(...args)) };
+    const view: Store = { ...store, logs, pubsub: net.pubsub(name) };
     return createContractRowsRelay({ store: view, hub: createContractHub(), contracts: createContractRepository(view), onError: (e) => errors.push(e) });
   };
   const a = on('a');
@@ -50,10 +52,25 @@ async function rig() {
     for (const [, , last] of (m as { r: Array<[string, string, number]> }).r) heardByB.push(last);
   });
   const sent = (seq: number) => eventually(() => expect(Math.max(-1, ...heardByB)).toBeGreaterThanOrEqual(seq));
-  return { net, a, b, emit, sent, errors };
+  return { net, a, b, emit, sent, errors, readsByA: () => readsByA };
 }
 
 describe('contract rows relay', () => {
+  it('relays a row announced before it could be read with the next announcement, never skipping it', async () => {
+    const { a, b, emit, readsByA, errors } = await rig();
+    const got: number[] = [];
+    a.hub.onEvent('m', (row) => got.push(row.seq));
+    a.hub.started('events', 'm', -1);
+    // An announcement of row 0 that A reads before the row is there (sent ahead of its commit).
+    b.hub.publishEvent('m', { seq: 0, tick: 0, type: 'beat' } as EventRecord);
+    await eventually(() => expect(readsByA()).toBe(1));
+    expect(got).toEqual([]);
+    await emit(b, 'm');
+    await emit(b, 'm');
+    await eventually(() => expect(got).toEqual([0, 1]));
+    expect(errors).toEqual([]);
+  });
+
   it("carries a machine's events to a stream in another process once, fills a lost message's gap, and catches up after an outage", async () => {
     const { net, a, b, emit, sent, errors } = await rig();
     const got: number[] = [];
