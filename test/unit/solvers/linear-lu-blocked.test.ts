@@ -141,6 +141,28 @@ describe('1-norm condition number estimate (dlacn2)', () => {
     expect(Math.abs(anorm * (await exactInverseNorm1(lu, n, piv)) - 3778.903417806386)).toBeLessThan(1e-9 * 3778);
   });
 
+  it('computes the exact norm by blocks as the n column solves do, across block edges and on ill-conditioned matrices', async () => {
+    for (const n of [1, 5, 31, 32, 33, 70, 101]) {
+      const lu = random(n, 7 * n);
+      const piv = new Int32Array(n);
+      luFactorBlocked(lu, n, piv);
+      const want = exactInverseNorm1Sync(lu, n, piv);
+      expect(Math.abs((await exactInverseNorm1(lu, n, piv)) - want), `random ${n}`).toBeLessThan(1e-12 * want);
+    }
+    // Hilbert 9: cond₁ ≈ 1.1e12, so the two summation orders may differ in the last ~12 digits' worth.
+    const h = hilbert(9);
+    const piv = new Int32Array(9);
+    luFactorBlocked(h, 9, piv);
+    const want = exactInverseNorm1Sync(h, 9, piv);
+    expect(Math.abs((await exactInverseNorm1(h, 9, piv)) - want)).toBeLessThan(1e-3 * want);
+    const calls: number[] = [];
+    await exactInverseNorm1(random(70, 3), 70, new Int32Array(70), (done, total) => {
+      calls.push(done);
+      expect(total).toBe(140);
+    });
+    expect(calls).toEqual([32, 64, 70, 102, 134, 140]);
+  });
+
   it('is a lower bound within a factor 3 of the exact value on random, graded and ill-conditioned matrices', async () => {
     const cases: [string, Float64Array, number][] = [['1×1', Float64Array.of(-4), 1]];
     for (const n of [2, 7, 30, 90]) cases.push([`random ${n}`, random(n, 31 * n), n]);

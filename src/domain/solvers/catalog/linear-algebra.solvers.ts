@@ -57,7 +57,7 @@ export const linearLu: SolverDef = {
     const method = o.str('condition_number_method');
     const invNorm =
       method === 'exact'
-        ? await exactInverseNorm1(lu, n, piv, (j) => ((j & 63) === 63 ? ctl.checkpoint(j, n, 'condition number') : undefined))
+        ? await exactInverseNorm1(lu, n, piv, (done, total) => ctl.checkpoint(done, total, 'condition number'))
         : estimateInverseNorm1(lu, n, piv);
     const cond = norm1(A, n) * invNorm;
     if (!Number.isFinite(cond) || cond > 1 / Number.EPSILON) {

@@ -3,8 +3,9 @@
  * - `estimateInverseNorm1`: Hager's method with Higham's refinements, as LAPACK's dlacn2 (which dgecon
  *   calls): a handful of solves with A and Aᵀ, O(n²). It returns a lower bound that is exact for most
  *   matrices and, in Higham's experiments, rarely below a third of the true value.
- * - `exactInverseNorm1`: the largest column sum of |A⁻¹|, from n solves (2n³ flops).
+ * - `exactInverseNorm1`: the largest column sum of |A⁻¹|, from the blocked inverse (4n³/3 flops, mostly GEMM).
  */
+import { gemmSubtract } from './dense-kernels.js';
 import { luSolveInPlace } from './linalg.js';
 
 /** Solves Aᵀ x = b in place in `b`: Uᵀ w = b, Lᵀ v = w, then x[piv[i]] = v[i] (Aᵀ = Uᵀ Lᵀ P). */
@@ -88,19 +89,69 @@ export function estimateInverseNorm1(lu: Float64Array, n: number, piv: Int32Arra
   return Math.max(est, temp);
 }
 
+/** Row block of the blocked inverse: the triangular solves inside a block are row operations, the rest is GEMM. */
+const INV_BLOCK = 32;
+
 /**
- * Exact ‖A⁻¹‖₁ from the columns of the inverse (n solves). `onColumn` is called after each column with its
- * index, so a long run can report progress and be cancelled.
+ * Exact ‖A⁻¹‖₁, the largest column sum of |A⁻¹|. A⁻¹ = U⁻¹L⁻¹P and P only reorders columns, so this is the
+ * norm of Y = U⁻¹L⁻¹, formed by blocks (W = L⁻¹ forward, then U Y = W backward, the off-diagonal blocks by
+ * `gemmSubtract`): 4n³/3 flops at GEMM speed instead of n separate solves (2n³ at row-operation speed).
+ * `onBlock(done, total)` is called after each block of rows, so a long run can report progress and be cancelled.
  */
-export async function exactInverseNorm1(lu: Float64Array, n: number, piv: Int32Array, onColumn?: (j: number) => Promise<void> | void): Promise<number> {
-  let invNorm = 0;
-  const col = new Float64Array(n);
-  for (let j = 0; j < n; j++) {
-    col.fill(0);
-    col[j] = 1;
-    luSolveInPlace(lu, n, piv, col);
-    invNorm = Math.max(invNorm, asum(col));
-    if (onColumn) await onColumn(j);
+export async function exactInverseNorm1(
+  lu: Float64Array,
+  n: number,
+  _piv: Int32Array,
+  onBlock?: (done: number, total: number) => Promise<void> | void,
+): Promise<number> {
+  const y = new Float64Array(n * n);
+  const total = 2 * n;
+  // W = L⁻¹: row r of W is e_r − Σ_{q<r} L[r][q]·W[q]; W is unit lower triangular.
+  for (let i0 = 0; i0 < n; i0 += INV_BLOCK) {
+    const i1 = Math.min(i0 + INV_BLOCK, n);
+    gemmSubtract(i1 - i0, i0, i0, { data: lu, offset: i0 * n, stride: n }, { data: y, offset: 0, stride: n }, { data: y, offset: i0 * n, stride: n });
+    for (let r = i0; r < i1; r++) {
+      const rr = r * n;
+      y[rr + r] = 1;
+      for (let q = i0; q < r; q++) {
+        const l = lu[rr + q]!;
+        if (l === 0) continue;
+        const rq = q * n;
+        for (let j = 0; j <= q; j++) y[rr + j] = y[rr + j]! - l * y[rq + j]!;
+      }
+    }
+    if (onBlock) await onBlock(i1, total);
   }
-  return invNorm;
+  // U Y = W, by row blocks from the bottom, in place: Y_I = U_II⁻¹ (W_I − U[I, i1:n]·Y[i1:n]).
+  for (let i1 = n; i1 > 0; i1 -= INV_BLOCK) {
+    const i0 = Math.max(i1 - INV_BLOCK, 0);
+    gemmSubtract(
+      i1 - i0,
+      n,
+      n - i1,
+      { data: lu, offset: i0 * n + i1, stride: n },
+      { data: y, offset: i1 * n, stride: n },
+      { data: y, offset: i0 * n, stride: n },
+    );
+    for (let r = i1 - 1; r >= i0; r--) {
+      const rr = r * n;
+      for (let q = r + 1; q < i1; q++) {
+        const u = lu[rr + q]!;
+        if (u === 0) continue;
+        const rq = q * n;
+        for (let j = 0; j < n; j++) y[rr + j] = y[rr + j]! - u * y[rq + j]!;
+      }
+      const pivot = lu[rr + r]!;
+      for (let j = 0; j < n; j++) y[rr + j] = y[rr + j]! / pivot;
+    }
+    if (onBlock) await onBlock(2 * n - i0, total);
+  }
+  const colSums = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    const rr = r * n;
+    for (let j = 0; j < n; j++) colSums[j] = colSums[j]! + Math.abs(y[rr + j]!);
+  }
+  let best = 0;
+  for (let j = 0; j < n; j++) best = Math.max(best, colSums[j]!);
+  return best;
 }
