@@ -110,6 +110,7 @@ describe('npm run bench -- --quick', () => {
       'eigen_values_vs_lapack',
       'eigen_vectors_vs_lapack',
       'lu_vs_lapack',
+      'lu_exact_vs_lapack',
       'memory_idle',
       'memory_growth',
       'health_alone',

@@ -4,6 +4,8 @@
  * as in JAMA; tred1/tql1 when no vectors are wanted). O(n³) with a small constant, against the
  * O(n³) per sweep of cyclic Jacobi. Row-major Float64Arrays, a fixed loop order: bit-reproducible.
  */
+import { accumulateReflector, reflectorStep, rotateColumns } from './eigen-symmetric-kernels.js';
+
 export interface SymmetricEigen {
   /** Ascending. */
   values: number[];
@@ -33,18 +35,15 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
   const d = new Float64Array(n),
     e = new Float64Array(n);
   tridiagonalize(a, n, d, e, withVectors);
-  // After accumulation `a` holds Q (columns); QL rotates columns, so work on Qᵀ to touch contiguous rows.
-  let z: Float64Array | undefined;
-  if (withVectors) {
-    z = new Float64Array(n * n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) z[j * n + i] = a[i * n + j]!;
-  }
+  // After accumulation `a` holds Q with the vectors as columns; QL rotates those columns in place.
+  const z = withVectors ? a : undefined;
   const { iterations, neglected } = implicitQl(d, e, n, z, tol, maxIterations);
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
   const values = order.map((i) => d[i]!);
   if (!z) return { values, iterations, neglected };
   const vectors = order.map((i) => {
-    const row = Array.from(z!.subarray(i * n, i * n + n));
+    const row = new Array<number>(n);
+    for (let k = 0; k < n; k++) row[k] = z[k * n + i]!;
     let big = 0;
     for (let k = 1; k < n; k++) if (Math.abs(row[k]!) > Math.abs(row[big]!)) big = k;
     return row[big]! < 0 ? row.map((x) => -x) : row;
@@ -52,8 +51,14 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
   return { values, vectors, iterations, neglected };
 }
 
-/** Householder tridiagonalisation (tred2): diagonal in `d`, subdiagonal in e[1..n-1]; with `accumulate`, `v` ends as Q. */
+/**
+ * Householder tridiagonalisation (tred2): diagonal in `d`, subdiagonal in e[1..n-1]; with `accumulate`, `v`
+ * ends as Q. EISPACK's loops walk columns of the lower triangle (stride n in row-major); here every inner
+ * loop walks a row instead, with each sum still taken over the same terms in the same order, so the
+ * results are bit for bit those of tred2 as JAMA has it.
+ */
 function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, accumulate: boolean): void {
+  const g = new Float64Array(n);
   for (let j = 0; j < n; j++) d[j] = v[(n - 1) * n + j]!;
   for (let i = n - 1; i > 0; i--) {
     let scale = 0;
@@ -71,39 +76,13 @@ function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64A
         d[k] = d[k]! / scale;
         h += d[k]! * d[k]!;
       }
-      let f = d[i - 1]!;
-      let g = Math.sqrt(h);
-      if (f > 0) g = -g;
-      e[i] = scale * g;
-      h -= f * g;
-      d[i - 1] = f - g;
-      for (let j = 0; j < i; j++) e[j] = 0;
-      // e := A·u over the lower triangle (row j of the lower triangle is v[j][0..j], column j is v[k][j]).
-      for (let j = 0; j < i; j++) {
-        f = d[j]!;
-        v[j * n + i] = f;
-        g = e[j]! + v[j * n + j]! * f;
-        for (let k = j + 1; k <= i - 1; k++) {
-          const vkj = v[k * n + j]!;
-          g += vkj * d[k]!;
-          e[k] = e[k]! + vkj * f;
-        }
-        e[j] = g;
-      }
-      f = 0;
-      for (let j = 0; j < i; j++) {
-        e[j] = e[j]! / h;
-        f += e[j]! * d[j]!;
-      }
-      const hh = f / (h + h);
-      for (let j = 0; j < i; j++) e[j] = e[j]! - hh * d[j]!;
-      for (let j = 0; j < i; j++) {
-        f = d[j]!;
-        g = e[j]!;
-        for (let k = j; k <= i - 1; k++) v[k * n + j] = v[k * n + j]! - (f * e[k]! + g * d[k]!);
-        d[j] = v[(i - 1) * n + j]!;
-        v[i * n + j] = 0;
-      }
+      const f0 = d[i - 1]!;
+      let g0 = Math.sqrt(h);
+      if (f0 > 0) g0 = -g0;
+      e[i] = scale * g0;
+      h -= f0 * g0;
+      d[i - 1] = f0 - g0;
+      reflectorStep(v, n, i, d, e, h);
     }
     d[i] = h;
   }
@@ -114,11 +93,8 @@ function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64A
       const h = d[i + 1]!;
       if (h !== 0) {
         for (let k = 0; k <= i; k++) d[k] = v[k * n + i + 1]! / h;
-        for (let j = 0; j <= i; j++) {
-          let g = 0;
-          for (let k = 0; k <= i; k++) g += v[k * n + i + 1]! * v[k * n + j]!;
-          for (let k = 0; k <= i; k++) v[k * n + j] = v[k * n + j]! - g * d[k]!;
-        }
+        // g_j = Σ_k v[k][i+1]·v[k][j] (k ascending), then v[k][j] −= g_j·d_k: by rows of v.
+        accumulateReflector(v, n, i, d, g);
       }
       for (let k = 0; k <= i; k++) v[k * n + i + 1] = 0;
     }
@@ -134,15 +110,20 @@ function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64A
   e[0] = 0;
 }
 
-/** Implicit QL (tql2) on diagonal d and subdiagonal e[1..n-1]; rotates the rows of `zt` (Qᵀ) when given. */
+/**
+ * Implicit QL (tql2) on diagonal d and subdiagonal e[1..n-1]; with `z` (n×n, the vectors as columns) the
+ * rotations of each sweep are stored and then applied together by `rotateColumns`.
+ */
 function implicitQl(
   d: Float64Array,
   e: Float64Array,
   n: number,
-  zt: Float64Array | undefined,
+  z: Float64Array | undefined,
   tol: number,
   maxIterations: number,
 ): { iterations: number; neglected: number } {
+  const cs = z ? new Float64Array(n) : undefined,
+    sn = z ? new Float64Array(n) : undefined;
   for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
   e[n - 1] = 0;
   let f = 0;
@@ -187,17 +168,12 @@ function implicitQl(
           c = p / r;
           p = c * d[i]! - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]!);
-          if (zt) {
-            const ri = i * n,
-              rj = (i + 1) * n;
-            for (let k = 0; k < n; k++) {
-              const zk1 = zt[rj + k]!,
-                zk = zt[ri + k]!;
-              zt[rj + k] = s * zk + c * zk1;
-              zt[ri + k] = c * zk - s * zk1;
-            }
+          if (cs) {
+            cs[i] = c;
+            sn![i] = s;
           }
         }
+        if (z) rotateColumns(z, n, l, m, cs!, sn!);
         p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
         e[l] = s * p;
         d[l] = c * p;
