@@ -8,6 +8,7 @@ import type { Operation, Registry } from '../../registry/registry.js';
 import type { RawBody, SseSource, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
 import { nestsDeeperThan, tooDeepMessage } from '../../lib/json-depth.js';
+import { nearestName } from '../../lib/did-you-mean.js';
 
 export interface ToolSurface {
   registry: Registry;
@@ -49,13 +50,7 @@ export async function callTool(
     const { action = tool.defaultAction, ...rest } = input;
     op = typeof action === 'string' ? actions.get(action) : undefined;
     if (!op) {
-      const names = [...actions.keys()].join(', ');
-      return errorResult(
-        errors.validation(`"action" must be one of: ${names}`, {
-          issues: [{ path: 'action', message: `expected one of ${names}`, code: 'invalid_value' }],
-        }),
-        opts.requestId,
-      );
+      return errorResult(unknownAction(tool, action, [...actions.keys()]), opts.requestId);
     }
     input = rest;
   }
@@ -66,6 +61,16 @@ export async function callTool(
   }
   if (!result.ok) return errorResult(result.error, result.requestId);
   return successResult(op!, result.value, input, opts.signal);
+}
+
+/** An action the tool does not have: the list, and the nearest name when one is close (`apend_event`). */
+function unknownAction(tool: ToolDef, action: unknown, names: string[]): CoreError {
+  const list = names.join(', ');
+  const meant = typeof action === 'string' ? nearestName(action, names) : undefined;
+  const given = action === undefined ? `${tool.name} needs an "action"` : `${tool.name} has no action ${JSON.stringify(action)}`;
+  const hint = meant === undefined ? '.' : `; did you mean "${meant}"?`;
+  const issue = { path: 'action', message: `expected one of ${list}`, code: 'invalid_value', ...(meant === undefined ? {} : { did_you_mean: meant }) };
+  return errors.validation(`${given}${hint} It must be one of: ${list}`, { issues: [issue] });
 }
 
 /**
