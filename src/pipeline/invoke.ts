@@ -19,6 +19,7 @@ import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } fr
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
 import { validationError } from './validation-error.js';
+import { operationName } from '../registry/surface-wording.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -60,9 +61,9 @@ export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
 
 /** Told to a caller answered anonymously because its bearer value is unknown here. */
 export const MALFORMED_KEY_WARNING =
-  'The Authorization header is not of the form "Bearer <key>"; answered as an anonymous caller. Send "Authorization: Bearer <key>" (or "X-API-Key: <key>"); mint a demo key with POST /api/demo-key/mint (core_account mint_demo_key).';
+  'The Authorization header is not of the form "Bearer <key>"; answered as an anonymous caller. Send "Authorization: Bearer <key>" (or "X-API-Key: <key>"); mint a demo key with POST /api/demo-key/mint.';
 export const UNKNOWN_KEY_WARNING =
-  "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint (core_account mint_demo_key).";
+  "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint.";
 
 /** A caller admitted before its body was read, or why its credential is refused (said again by `invoke`). */
 export type Admission = { caller: Caller } | { refused: CoreError };
@@ -122,9 +123,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (aliased instanceof CoreError) throw aliased;
     const named = withOwnUid(op, aliased, caller);
     const parsed = op.strictInput.safeParse(named ?? {});
-    if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error, named, op.id);
+    if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
-    if (!parsed.success) throw validationError(op, parsed.error, named, op.id);
+    if (!parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     const input = parsed.data as Record<string, unknown>;
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
     if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
