@@ -48,8 +48,7 @@ const HIDDEN_MESSAGE: Partial<Record<ErrorCode, string>> = {
 /** The spec's words for every refused B operation: each 401 message begins with them, then says what to do. */
 export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid key';
 
-const HOW_TO_GET_A_KEY =
-  'mint a demo key with POST /api/demo-key/mint (tool core_account, action mint_demo_key), which needs none, and send it as "Authorization: Bearer <key>"';
+const HOW_TO_GET_A_KEY = 'mint a demo key with POST /api/demo-key/mint, which needs none, and send it as "Authorization: Bearer <key>"';
 
 /** No credential was sent to an operation that needs one. */
 export const NO_KEY_MESSAGE = `${UNAUTHENTICATED_MESSAGE}: this operation needs a key; ${HOW_TO_GET_A_KEY}`;

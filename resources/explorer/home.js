@@ -1,4 +1,4 @@
-import { $, api, h, setupKeyForm, errorText, plural } from './common.js';
+import { $, api, h, setupKeyForm, errorText, plural, storedKey } from './common.js';
 
 const TICK_MS = 777;
 let offset = 0; // server unix_ms minus local Date.now()
@@ -7,8 +7,46 @@ function machineItem(m, detail) {
   return h('li', {}, h('a', { href: `/m/${encodeURIComponent(m.slug)}` }, m.display_name || m.slug), ' ', h('span', { class: 'muted mono' }, detail));
 }
 
+/** A list with its items, or, when there are none, the list hidden and a sentence in its place (not a numbered item). */
 function fill(list, items, empty) {
-  list.replaceChildren(...(items.length ? items : [h('li', { class: 'muted' }, empty)]));
+  list.replaceChildren(...items);
+  list.hidden = items.length === 0;
+  const note = $(`#${list.id}-empty`);
+  note.textContent = empty;
+  note.hidden = items.length > 0;
+}
+
+/** With a key saved: the caller's own machines, private ones included (the public lists never show those). */
+async function loadMine() {
+  const panel = $('#mine-panel');
+  if (!storedKey()) {
+    panel.hidden = true;
+    return;
+  }
+  const who = await api('/api/whoami');
+  panel.hidden = false;
+  if (who.status !== 200 || !who.body.authenticated) return fill($('#mine'), [], who.status === 200 ? 'The saved key is not known here; save a current one.' : errorText(who));
+  const slugs = who.body.machines_owned;
+  const more = who.body.machines_owned_total - slugs.length;
+  const items = slugs.map((slug) => h('li', {}, h('a', { href: `/m/${encodeURIComponent(slug)}` }, slug)));
+  if (more > 0) items.push(h('li', { class: 'muted' }, `and ${more} more`));
+  fill($('#mine'), items, 'You own no machine yet; create one with core_spin_up.');
+}
+
+/** The MCP client entry for this node, as a client's settings file takes it. */
+function showMcpEntry() {
+  const url = `${location.origin}/api/mcp`;
+  $('#mcp-url').textContent = url;
+  const entry = { mcpServers: { core: { type: 'http', url, headers: { Authorization: 'Bearer ${CORE_API_KEY}' } } } };
+  $('#mcp-entry').textContent = JSON.stringify(entry, null, 2);
+  $('#copy-entry').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText($('#mcp-entry').textContent);
+      $('#copy-state').textContent = 'Copied';
+    } catch {
+      $('#copy-state').textContent = 'Select the text above and copy it';
+    }
+  });
 }
 
 async function loadLists() {
@@ -48,9 +86,10 @@ $('#search').addEventListener('submit', (e) => {
   if (slug) location.href = `/m/${encodeURIComponent(slug)}`;
 });
 
-setupKeyForm(loadLists);
+showMcpEntry();
+setupKeyForm(() => Promise.all([loadLists(), loadMine()]));
 await syncClock();
 requestAnimationFrame(drawClock);
-await Promise.all([loadLists(), loadCounters()]);
+await Promise.all([loadLists(), loadMine(), loadCounters()]);
 setInterval(loadCounters, 3000);
 setInterval(loadLists, 15000);

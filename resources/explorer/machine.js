@@ -9,6 +9,14 @@ const hiddenTypes = new Set(); // row types the reader unticked in "Show types"
 const typeCounts = new Map(); // type -> rows of it in the feed
 let stream; // { close() }
 
+/** A tick starts at tick × 777 ms after the Unix epoch: shown as the reader's local date and time. */
+const TICK_MS = 777;
+
+function wallClock(tick) {
+  const at = new Date(tick * TICK_MS);
+  return h('time', { class: 'muted wall', datetime: at.toISOString(), title: at.toISOString() }, at.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }));
+}
+
 function rowEl(row) {
   const prev = rows.get(row.seq - 1);
   const linkOk = prev ? prev.state_hash === row.prev_hash : null;
@@ -16,12 +24,12 @@ function rowEl(row) {
     ? h('span', { class: 'muted', title: row.prev_hash }, 'genesis ', short(row.prev_hash))
     : h('a', { href: `#row-${row.seq - 1}`, title: `prev_hash ${row.prev_hash}` }, `#${row.seq - 1} `, short(row.prev_hash));
   return h('tr', { id: `row-${row.seq}`, 'data-seq': row.seq, 'data-tick': row.tick, 'data-type': row.type, hidden: hiddenTypes.has(row.type) },
-    h('td', { class: 'num' }, row.seq),
-    h('td', { class: 'num mono' }, row.tick),
-    h('td', {}, row.type),
-    h('td', { class: 'mono' }, row.actor_uid ?? '—'),
-    h('td', { class: 'mono', title: row.state_hash }, short(row.state_hash)),
-    h('td', { class: 'mono' }, link, linkOk === false ? h('span', { class: 'bad' }, ' ✗ mismatch') : linkOk ? h('span', { class: 'ok', 'aria-label': 'link matches' }, ' ✓') : ''),
+    h('td', { class: 'num', 'data-label': 'seq' }, row.seq),
+    h('td', { class: 'num mono', 'data-label': 'tick' }, row.tick, ' ', wallClock(row.tick)),
+    h('td', { 'data-label': 'type' }, row.type),
+    h('td', { class: 'mono', 'data-label': 'actor' }, row.actor_uid ?? '—'),
+    h('td', { class: 'mono', title: row.state_hash, 'data-label': 'hash' }, short(row.state_hash)),
+    h('td', { class: 'mono', 'data-label': 'links to' }, link, linkOk === false ? h('span', { class: 'bad' }, ' ✗ mismatch') : linkOk ? h('span', { class: 'ok', 'aria-label': 'link matches' }, ' ✓') : ''),
   );
 }
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
 import { CoreError, errors, toCoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Services } from '../domain/services.js';
@@ -19,6 +18,8 @@ import { applyAliases } from '../registry/aliases.js';
 import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
+import { validationError } from './validation-error.js';
+import { operationName } from '../registry/surface-wording.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -60,9 +61,9 @@ export const KEY_WARNING_HEADER = 'X-Core-Key-Warning';
 
 /** Told to a caller answered anonymously because its bearer value is unknown here. */
 export const MALFORMED_KEY_WARNING =
-  'The Authorization header is not of the form "Bearer <key>"; answered as an anonymous caller. Send "Authorization: Bearer <key>" (or "X-API-Key: <key>"); mint a demo key with POST /api/demo-key/mint (core_account mint_demo_key).';
+  'The Authorization header is not of the form "Bearer <key>"; answered as an anonymous caller. Send "Authorization: Bearer <key>" (or "X-API-Key: <key>"); mint a demo key with POST /api/demo-key/mint.';
 export const UNKNOWN_KEY_WARNING =
-  "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint (core_account mint_demo_key).";
+  "The key sent is not known to this server's store; answered as an anonymous caller. Mint a new demo key with POST /api/demo-key/mint.";
 
 /** A caller admitted before its body was read, or why its credential is refused (said again by `invoke`). */
 export type Admission = { caller: Caller } | { refused: CoreError };
@@ -122,9 +123,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (aliased instanceof CoreError) throw aliased;
     const named = withOwnUid(op, aliased, caller);
     const parsed = op.strictInput.safeParse(named ?? {});
-    if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
+    if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
-    if (!parsed.success) throw validationError(op, parsed.error);
+    if (!parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     const input = parsed.data as Record<string, unknown>;
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
     if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
@@ -358,15 +359,4 @@ class CallContext implements ActionContext {
     const signal = this.opts.signal;
     return typeof signal === 'function' ? signal() : (signal ?? NEVER_ABORTED);
   }
-}
-
-function validationError(op: Operation, error: z.ZodError): CoreError {
-  const issues = error.issues.map((i) => ({
-    path: i.path.map(String).join('.') || '(input)',
-    message: i.message,
-    code: i.code,
-  }));
-  const first = issues[0]!;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return errors.validation(`Invalid input for ${op.id}: ${first.path}: ${first.message}${more}`, { issues });
 }

@@ -8,7 +8,9 @@ import { z } from 'zod';
 export const Slug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'a slug is 1-64 characters of a-z, 0-9 and "-", not starting or ending with "-"')
-  .describe('Machine slug');
+  .describe('Machine slug')
+  // The explorer's "Try it" and OpenAPI readers start from it; the tool descriptors leave examples out.
+  .meta({ examples: ['my-first-machine'] });
 
 export const Uid = z
   .string()

@@ -2,6 +2,7 @@ import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import { firstClause } from './gist.js';
 import { withoutIdleNotes } from './descriptor-notes.js';
 import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.js';
+import { withTypedBranches } from './typed-branches.js';
 import type { Operation, Registry } from './registry.js';
 import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
 import type { ToolDef } from './types.js';
@@ -72,7 +73,7 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
     name: tool.name,
     title: tool.title,
     description: all.size === 1 ? tool.description : describe(tool, ops, schemas),
-    inputSchema: all.size === 1 ? { ...schemas[0]!, type: 'object' } : mergedSchema(tool, ops, schemas),
+    inputSchema: { ...withTypedBranches(all.size === 1 ? schemas[0]! : mergedSchema(tool, ops, schemas)), type: 'object' },
     annotations: annotationsOf(ops, reads),
   };
 }

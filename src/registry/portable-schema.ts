@@ -73,6 +73,8 @@ export function compactSchema(schema: JsonSchema, keepNestedNotes: ReadonlySet<s
 function compactNode(schema: JsonSchema): JsonSchema {
   const node: JsonSchema = { ...schema };
   for (const key of BOUNDS) delete node[key];
+  // Examples are for people reading the catalogue; a model gets the field's description and type.
+  delete node.examples;
   // An enum's description says what each value means ("read: ...; write: ..."): kept whole.
   if (typeof node.description === 'string' && !Array.isArray(node.enum)) node.description = firstClause(node.description);
   // An array's own description says what its items are.

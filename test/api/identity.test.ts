@@ -100,7 +100,7 @@ describe('a bearer key this server does not know', () => {
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('UNAUTHENTICATED');
     expect(res.body.error.message).toMatch(NOT_KNOWN);
-    expect(res.body.error.message).toMatch(/mint_demo_key/);
+    expect(res.body.error.message).toMatch(/POST \/api\/demo-key\/mint/);
     // No key at all: the spec's words, then how to get a key.
     const none = await server.call('POST', '/api/chain/state-machines', { body: { slug: 'stale-lab' } });
     expect(none.body.error.message).toBe(NO_KEY_MESSAGE);

@@ -69,6 +69,9 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
     expect(res.headers.connection).toBe('close');
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'PAYLOAD_TOO_LARGE' } } });
     expect(res.body.error.message).toMatch(/^The request body exceeds 1\.06 MiB, the most this node reads from a caller without a key; send a key/);
+    // The MCP endpoint says how to get a key in tool words, not as a REST path.
+    expect(res.body.error.message).toContain('mint one with core_account {"action": "mint_demo_key"}');
+    expect(res.body.error.message).not.toContain('/api/');
   });
 
   it('refuses the same discover from a key at 64 KiB, the limit of a method that carries no payload', async () => {
@@ -136,7 +139,7 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
     const res = await post(server.url, '/api/solvers/linear-lu/solve', `{"inputs":{"pad":"${'r'.repeat(2 ** 21)}"} not json`);
     expect(res.status).toBe(413);
     expect(res.body.error.message).toBe(
-      'The request body exceeds 1 MiB, the limit without a key; send a key (mint one with POST /api/demo-key/mint or core_account mint_demo_key) to send up to 7 MiB',
+      'The request body exceeds 1 MiB, the limit without a key; send a key (mint one with POST /api/demo-key/mint) to send up to 7 MiB',
     );
   });
 });

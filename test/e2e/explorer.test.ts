@@ -415,3 +415,99 @@ describe('explorer', () => {
     await page.close();
   });
 });
+
+describe("the explorer's first screen (issue 30)", () => {
+  it('explains machines and ticks, gives the MCP URL and a client entry to copy, and links the catalogue', async () => {
+    const page = await open(`${server.url}/`);
+    const intro = page.locator('#intro');
+    await expect.poll(() => page.locator('#mcp-url').textContent()).toBe(`${server.url}/api/mcp`);
+    const text = (await intro.textContent())!;
+    expect(text).toMatch(/machine is a named, append-only log/);
+    expect(text).toMatch(/tick is the chain's unit of time, 777 ms/);
+    expect(text).toContain('npx core-server mcp');
+    expect(text).toContain('mint_demo_key');
+    const entry = JSON.parse((await page.locator('#mcp-entry').textContent())!);
+    expect(entry.mcpServers.core).toMatchObject({ type: 'http', url: `${server.url}/api/mcp` });
+    expect(await intro.locator('a[href="/catalog"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it('says an empty list in a sentence, not as a numbered item', async () => {
+    const empty = await startTestServer();
+    try {
+      const page = await open(`${empty.url}/`);
+      await expect.poll(() => page.locator('#newest-empty').textContent()).toBe('No public machine yet.');
+      expect(await page.locator('#newest').isHidden()).toBe(true);
+      expect(await page.locator('#newest li').count()).toBe(0);
+      await expect.poll(() => page.locator('#active-empty').textContent()).toBe('Nothing wrote in the last 60 ticks.');
+      expect(await page.locator('#active li').count()).toBe(0);
+      await page.close();
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it("lists the caller's own private machines once a key is saved", async () => {
+    const { slug, owner } = await machine(server, { isPublic: false, events: 1 });
+    const page = await open(`${server.url}/`);
+    expect(await page.locator('#mine-panel').isHidden()).toBe(true);
+    await page.fill('#key-input', owner.key);
+    await page.click('#key-form button[type=submit]');
+    await expect.poll(() => page.locator('#mine').textContent()).toContain(slug);
+    expect(await page.locator(`#mine a[href="/m/${slug}"]`).count()).toBe(1);
+    // The public lists still do not show it.
+    expect(await page.locator('#newest').textContent()).not.toContain(slug);
+    await page.click('#key-forget');
+    await expect.poll(() => page.locator('#mine-panel').isHidden()).toBe(true);
+    await page.close();
+  });
+
+  it("shows each audit row's wall-clock time beside its tick", async () => {
+    const { slug } = await machine(server, { events: 2 });
+    const page = await open(`${server.url}/m/${slug}`);
+    await page.locator('#feed tr').first().waitFor();
+    const row = page.locator('#feed tr').first();
+    const tick = Number(await row.getAttribute('data-tick'));
+    expect(await row.locator('time').getAttribute('datetime')).toBe(new Date(tick * 777).toISOString());
+    expect((await row.locator('time').textContent())!.length).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it('shows every column of an audit row at 390 px: rows stack, each value under its name', async () => {
+    const { slug } = await machine(server, { events: 2 });
+    const page = await open(`${server.url}/m/${slug}`, { viewport: PHONE });
+    await page.locator('#feed tr').first().waitFor();
+    const cells = await page
+      .locator('#feed tr')
+      .first()
+      .evaluate((tr) =>
+        Array.from(tr.children).map((td) => {
+          const r = td.getBoundingClientRect();
+          return { label: td.getAttribute('data-label'), text: td.textContent ?? '', left: r.left, right: r.right, width: r.width };
+        }),
+      );
+    expect(cells.map((c) => c.label)).toEqual(['seq', 'tick', 'type', 'actor', 'hash', 'links to']);
+    for (const c of cells) {
+      expect(c.width, c.label!).toBeGreaterThan(0);
+      expect(c.left, c.label!).toBeGreaterThanOrEqual(0);
+      expect(c.right, c.label!).toBeLessThanOrEqual(PHONE.width);
+      expect(c.text.trim(), c.label!).not.toBe('');
+    }
+    // Nothing of the row hides behind a sideways scroll.
+    const wrap = await page.locator('.feed-wrap').evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth }));
+    expect(wrap.scroll).toBeLessThanOrEqual(wrap.client);
+    await shot(page, 'explorer-phone-feed.png');
+    await page.close();
+  });
+
+  it("starts Try it from the schema's examples instead of an empty slug", async () => {
+    const page = await open(`${server.url}/catalog`);
+    await page.locator('details.op').first().waitFor();
+    await page.fill('#q', 'pohc validate');
+    const op = page.locator('details.op[data-id="chain.validateChain"]');
+    await op.waitFor();
+    await op.locator('summary').click();
+    expect(JSON.parse(await op.locator('textarea').inputValue())).toEqual({ slug: 'my-first-machine' });
+    await page.close();
+  });
+});

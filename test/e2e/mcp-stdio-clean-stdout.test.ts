@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -39,5 +40,14 @@ describe('the documented stdio start commands', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(JSON.parse(lines[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'core-server' } } });
+  });
+});
+
+describe('the README', () => {
+  it('names only the stdio start commands tested above, never the plain `npm run mcp` (npm prints its banner on stdout)', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).not.toMatch(/`npm run mcp`/);
+    expect(readme).toContain('`npm run --silent mcp`');
+    expect(readme).toContain('`node dist/src/cli.js mcp`');
   });
 });

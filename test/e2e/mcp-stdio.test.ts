@@ -122,7 +122,9 @@ describe('MCP over stdio, started from mcp.json', () => {
     try {
       const res = await client.callTool({ name: 'core_chain_write', arguments: { action: 'append_event', slug: 'stdio-demo' } });
       expect(res.isError).toBe(true);
-      expect(structured(res).error).toMatchObject({ code: 'UNAUTHENTICATED', message: UNKNOWN_KEY_MESSAGE });
+      // The same message as on REST, with the key's mint named as the tool call stdio can make.
+      const message = UNKNOWN_KEY_MESSAGE.replace('POST /api/demo-key/mint', 'core_account {"action": "mint_demo_key"}');
+      expect(structured(res).error).toMatchObject({ code: 'UNAUTHENTICATED', message });
     } finally {
       await client.close();
     }

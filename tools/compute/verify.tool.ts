@@ -9,7 +9,7 @@ export const verifyTool = defineTool({
   toolset: 'compute',
   title: 'Verify receipts and claims',
   description:
-    'Checks proofs. `verify_receipt` checks a solve or compute receipt issued by this node (HMAC, and with recompute re-runs it and compares output digests) and answers a verdict: valid, or valid false with the check and field that failed. `attest` checks an Ed25519-signed compute claim from another node and returns a verdict signed by this node.',
+    'Checks receipts and signed claims; recompute: true re-runs a receipt and needs its inputs and output. `verify_receipt` checks a solve or compute receipt issued by this node (HMAC, and with recompute re-runs it and compares output digests) and answers a verdict: valid, or valid false with the check and field that failed. `attest` checks an Ed25519-signed compute claim from another node and returns a verdict signed by this node.',
   actions: [
     defineAction({
       id: 'proof.verifyReceipt',
@@ -18,14 +18,14 @@ export const verifyTool = defineTool({
       path: '/api/proof/verify',
       auth: 'public',
       area: 'compute',
-      summary: 'Verifies a receipt, optionally re-running it; answers valid, or the check and field that failed.',
+      summary: 'Verifies a receipt; recompute also needs inputs and output. Answers valid, or the check and field that failed.',
       maxBodyBytes: 2 * SOLVE_BODY_BYTES,
       input: z.object({
         receipt: Receipt,
-        recompute: z.boolean().default(false).describe('Re-run it and compare the output digest; needs `inputs` and `output`'),
-        inputs: JsonObject.optional().describe('The original inputs; required with recompute, checked against input_sha256'),
+        recompute: z.boolean().default(false).describe('Re-run and compare; needs `inputs` and `output` too'),
+        inputs: JsonObject.optional().describe('Original inputs, needed with recompute; checked against input_sha256'),
         options: JsonObject.optional().describe('The original solve options (solve receipts only)'),
-        output: z.unknown().optional().describe("The original output (a solve's `result`); required with recompute, checked against output_sha256"),
+        output: z.unknown().optional().describe("Original output (a solve's result), needed with recompute; checked against output_sha256"),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -38,7 +38,7 @@ export const adminsTool = defineTool({
       guards: 'slug',
       area: 'chain',
       summary: 'Grants a uid a role. A uid that already has a grant is a conflict; returns the grant.',
-      input: z.object({ slug: MachineSlug, uid: Uid, role: Role }),
+      input: z.object({ slug: MachineSlug, uid: Uid.describe('Member to grant the role to'), role: Role }),
       output: z.object({ ok: z.literal(true), admin: AdminGrant }),
       handler: async ({ slug, uid, role }, { services, caller }) => ({
         ok: true as const,

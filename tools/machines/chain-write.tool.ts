@@ -29,7 +29,7 @@ export const chainWriteTool = defineTool({
         'Appends a typed event row; send either a JSON payload (the row carries the SHA-256 of its canonical JSON, never the payload) or a precomputed 64-hex hash.',
       input: z.object({
         slug: MachineSlug,
-        type: RowType.default('event').describe('Event type'),
+        type: RowType.default('event').describe('Your kind of row, e.g. "reading"'),
         payload: JsonObject.optional().describe('Event data; the row keeps only its sha256. Omit when sending hash'),
         hash: Hex64.optional().describe('SHA-256 of the event data (64 hex); omit when sending payload'),
       }),

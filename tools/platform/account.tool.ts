@@ -44,7 +44,7 @@ export const accountTool = defineTool({
       area: 'identity',
       summary: 'Mints a free demo key and a new uid; the raw key is shown only in this answer because only its hash is stored.',
       input: z.object({
-        label: z.string().max(100).optional().describe('Key label'),
+        label: z.string().max(100).optional().describe('A note to tell this key from others'),
       }),
       output: z.object({
         ok: z.literal(true),

@@ -7,6 +7,7 @@ import { isSseSource } from '../../pipeline/collect-events.js';
 import type { Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
 import type { RawBody } from '../../registry/types.js';
+import { toolWording, type Wording } from '../../registry/surface-wording.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { rpcResponseJson } from '../mcp/call-tool.js';
 import { rpcErrorBody } from '../mcp/http-endpoint.js';
@@ -117,7 +118,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   /** A refusal answered before the body was read: the connection closes after it instead of draining the body. */
   function refuseBeforeBody(req: Request, res: Response, error: CoreError, mcp: boolean): void {
     res.setHeader('Connection', 'close');
-    if (mcp) return writeRpcRefusal(res, error);
+    if (mcp) return writeRpcRefusal(res, error, toolWording(registry));
     sendError(res, error);
   }
 
@@ -125,7 +126,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   function refuseMcpBody(req: Request, res: Response, err: unknown, next: NextFunction): void {
     const error = bodyParserError(err);
     if (error?.code !== 'PAYLOAD_TOO_LARGE') return next(err);
-    writeRpcRefusal(res, error);
+    writeRpcRefusal(res, error, toolWording(registry));
   }
 
   function refuseHost(req: Request, res: Response, host: string): void {
@@ -231,12 +232,12 @@ function bodyBoundOf(op: Operation | undefined, withKey: boolean): BodyBound {
  * JSON-RPC error with the HTTP status of its code: -32000 like the endpoint's other transport refusals,
  * the stable code and the limit or wait in `data`.
  */
-function writeRpcRefusal(res: Response, error: CoreError): void {
+function writeRpcRefusal(res: Response, error: CoreError, wording: Wording): void {
   const details = (error.details ?? {}) as Record<string, unknown>;
   const retry = details.retry_after_s;
   if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
-  writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, error.message, { code: error.code, ...details })));
+  writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, wording(error.message), { code: error.code, ...details })));
 }
 
 function safeMatch(registry: Registry, method: string, path: string) {

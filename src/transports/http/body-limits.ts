@@ -23,7 +23,7 @@ export function bodyLimitOf(op: Operation, withKey: boolean): number {
 }
 
 /** How a caller without a key gets the larger limits. */
-export const KEY_HINT = 'send a key (mint one with POST /api/demo-key/mint or core_account mint_demo_key)';
+export const KEY_HINT = 'send a key (mint one with POST /api/demo-key/mint)';
 
 /** What a REST 413 says: the limit, and how to get under it. */
 export function tooLargeMessage(op: Operation, withKey: boolean): (limit: number) => string {

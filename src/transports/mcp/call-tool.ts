@@ -8,6 +8,8 @@ import type { Operation, Registry } from '../../registry/registry.js';
 import type { RawBody, SseSource, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
 import { nestsDeeperThan, tooDeepMessage } from '../../lib/json-depth.js';
+import { nearestName } from '../../lib/did-you-mean.js';
+import { restWording, toolWording, type Wording } from '../../registry/surface-wording.js';
 
 export interface ToolSurface {
   registry: Registry;
@@ -33,11 +35,12 @@ export async function callTool(
   opts: InvokeOptions,
 ): Promise<CallToolResult> {
   const tool = surface.registry.toolByName.get(name);
+  const wording = toolWording(surface.registry);
   if (!tool || !visibleSet(surface).has(tool)) throw new UnknownToolError(name);
   // Over HTTP the body reader has refused such a body already; stdio arguments arrive only here.
   if (nestsDeeperThan(args)) {
     const message = tooDeepMessage('arguments');
-    return errorResult(errors.validation(message, { issues: [{ path: 'arguments', message, code: 'too_deep' }] }), opts.requestId);
+    return errorResult(errors.validation(message, { issues: [{ path: 'arguments', message, code: 'too_deep' }] }), opts.requestId, wording);
   }
   const actions = surface.registry.actionsOf(tool);
   let op: Operation | undefined;
@@ -49,23 +52,27 @@ export async function callTool(
     const { action = tool.defaultAction, ...rest } = input;
     op = typeof action === 'string' ? actions.get(action) : undefined;
     if (!op) {
-      const names = [...actions.keys()].join(', ');
-      return errorResult(
-        errors.validation(`"action" must be one of: ${names}`, {
-          issues: [{ path: 'action', message: `expected one of ${names}`, code: 'invalid_value' }],
-        }),
-        opts.requestId,
-      );
+      return errorResult(unknownAction(tool, action, [...actions.keys()]), opts.requestId, wording);
     }
     input = rest;
   }
   const result = await surface.pipeline.invoke(op!, input, creds, opts);
   if (result.warning !== undefined) {
-    const answer = result.ok ? await successResult(op!, result.value, input, opts.signal) : errorResult(result.error, result.requestId);
-    return withNote(answer, result.warning);
+    const answer = result.ok ? await successResult(op!, result.value, input, opts.signal) : errorResult(result.error, result.requestId, wording);
+    return withNote(answer, wording(result.warning));
   }
-  if (!result.ok) return errorResult(result.error, result.requestId);
+  if (!result.ok) return errorResult(result.error, result.requestId, wording);
   return successResult(op!, result.value, input, opts.signal);
+}
+
+/** An action the tool does not have: the list, and the nearest name when one is close (`apend_event`). */
+function unknownAction(tool: ToolDef, action: unknown, names: string[]): CoreError {
+  const list = names.join(', ');
+  const meant = typeof action === 'string' ? nearestName(action, names) : undefined;
+  const given = action === undefined ? `${tool.name} needs an "action"` : `${tool.name} has no action ${JSON.stringify(action)}`;
+  const hint = meant === undefined ? '.' : `; did you mean "${meant}"?`;
+  const issue = { path: 'action', message: `expected one of ${list}`, code: 'invalid_value', ...(meant === undefined ? {} : { did_you_mean: meant }) };
+  return errors.validation(`${given}${hint} It must be one of: ${list}`, { issues: [issue] });
 }
 
 /**
@@ -208,8 +215,10 @@ function plainResponse(message: { jsonrpc?: unknown; id?: unknown }): boolean {
   );
 }
 
-export function errorResult(error: CoreError, requestId?: string): CallToolResult {
+/** An `isError` result; `wording` renders the message for a tool surface (REST paths become tool calls). */
+export function errorResult(error: CoreError, requestId?: string, wording: Wording = restWording): CallToolResult {
   const body = publicError(error, requestId);
+  body.message = wording(body.message);
   return {
     isError: true,
     content: [{ type: 'text', text: `${body.code}: ${body.message}` }],

@@ -8,4 +8,5 @@ export const SERVER_INSTRUCTIONS = [
   'A tool with actions lists them as name(fields it requires); other fields are optional, unknown ones refused. slug names a machine (1-64 of a-z, 0-9, "-");',
   'limit and cursor page a list (pass back next_cursor). Exact bounds, patterns, paths and auth: core_api_catalog (include_schemas: true).',
   'The contract definition is spelled out once, in the definition field of core_contract_deploy; every tool that takes one checks it in full.',
+  'Guides: the core_kernel prompt (how to use compute, chains and contracts well) and the core://skills/* resources (one task each).',
 ].join('\n');

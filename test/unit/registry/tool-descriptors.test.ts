@@ -4,6 +4,7 @@ import { isLabelOf } from '../../../src/registry/descriptor-notes.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../../src/registry/mcp-tools.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
 import { TOOLSETS } from '../../../src/registry/types.js';
+import { VALIDATION_KEYWORDS } from '../../../src/registry/typed-branches.js';
 import { SERVER_INSTRUCTIONS } from '../../../src/transports/mcp/instructions.js';
 import { tokensOf } from '../../helpers/tokens.js';
 
@@ -101,21 +102,47 @@ describe('the tools/list an agent loads', () => {
 });
 
 describe('the input schemas of every surface', () => {
-  it('use no oneOf, anyOf, allOf, $ref, $defs, propertyNames or look-around pattern', () => {
+  it('use no oneOf, allOf, $ref, $defs, propertyNames or look-around pattern, and anyOf only of single-typed branches', () => {
     const found: string[] = [];
     for (const [surface, list] of surfaces) {
       for (const tool of list) {
         expect(tool.inputSchema.type, tool.name).toBe('object');
         const text = JSON.stringify(tool.inputSchema);
-        for (const word of ['oneOf', 'anyOf', 'allOf', '$ref', '$defs', 'propertyNames', 'x-core-shape']) {
+        for (const word of ['oneOf', 'allOf', '$ref', '$defs', 'propertyNames', 'x-core-shape']) {
           if (text.includes(`"${word}"`)) found.push(`${surface} ${tool.name}: ${word}`);
         }
         for (const [path, node] of walk(tool.inputSchema)) {
           if (typeof node.pattern === 'string' && /\(\?<?[=!]/.test(node.pattern)) found.push(`${surface} ${tool.name}${path}: look-around`);
+          // A nullable or many-typed value: one branch per type, never a union of two object shapes.
+          if (Array.isArray(node.anyOf)) {
+            const types = (node.anyOf as Node[]).map((b) => b.type);
+            if (types.some((t) => typeof t !== 'string') || new Set(types).size !== types.length) found.push(`${surface} ${tool.name}${path}: anyOf of shapes`);
+            if ('type' in node) found.push(`${surface} ${tool.name}${path}: anyOf beside a type`);
+          }
         }
       }
     }
     expect(found).toEqual([]);
+  });
+
+  it("pass the MCP Inspector CLI's portability rules: no type list, and no schema without a validation keyword", () => {
+    const found: string[] = [];
+    for (const [surface, list] of surfaces) {
+      for (const tool of list) {
+        for (const [path, node] of walk(tool.inputSchema)) {
+          if (Array.isArray(node.type)) found.push(`${surface} ${tool.name}${path}: type ${JSON.stringify(node.type)}`);
+          if (!VALIDATION_KEYWORDS.some((k) => k in node)) found.push(`${surface} ${tool.name}${path}: no validation keyword`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('write a nullable field as its type or null, and a value of any type as one branch per JSON type', () => {
+    const settings = tools.find((t) => t.name === 'core_machine_settings')!.inputSchema.properties as Record<string, Node>;
+    expect(settings.display_name!.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
+    const verify = tools.find((t) => t.name === 'core_verify')!.inputSchema.properties as Record<string, Node>;
+    expect((verify.output!.anyOf as Node[]).map((b) => b.type)).toEqual(['object', 'array', 'string', 'number', 'boolean', 'null']);
   });
 
   it('keep every member of a free-form object: a map without fields says which members it takes', () => {
