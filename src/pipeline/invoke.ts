@@ -19,6 +19,7 @@ import { applyAliases } from '../registry/aliases.js';
 import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
+import { assertOAuthScope } from './oauth-scope.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -124,6 +125,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const parsed = op.strictInput.safeParse(named ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error);
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
+    assertOAuthScope(op, caller);
     if (!parsed.success) throw validationError(op, parsed.error);
     const input = parsed.data as Record<string, unknown>;
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
