@@ -27,6 +27,7 @@ export interface ConsentView {
   consent_id: string;
   client_id: string;
   client_name: string | null;
+  redirect_uri: string;
   redirect_host: string;
   scope: OAuthScope;
   source: OAuthClient['source'];
@@ -97,6 +98,7 @@ export function createOAuthService(deps: OAuthDeps): OAuthService {
     consent_id: record.consent_id,
     client_id: record.client_id,
     client_name: record.client_name,
+    redirect_uri: record.redirect_uri,
     redirect_host: URL.parse(record.redirect_uri)?.host || record.redirect_uri.slice(0, 100),
     scope: record.scope,
     source,

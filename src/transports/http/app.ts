@@ -23,6 +23,7 @@ import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
 import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
+import { challengeFor, type OAuthRoute } from './oauth-route.js';
 
 export const BODY_LIMIT = '1mb';
 /** `BODY_LIMIT` in bytes, as body-parser reads it: the limit of every operation that declares no `maxBodyBytes`. */
@@ -49,6 +50,8 @@ export interface HttpDeps {
   sseCap?: SseCap;
   /** Most ms before a request is answered 503 UNAVAILABLE if nothing was sent yet (`CORE_RESPONSE_TIMEOUT_MS`); absent: none. */
   responseTimeoutMs?: number;
+  /** The OAuth endpoints and challenges (`CORE_OAUTH=on`); absent: neither is served, keys work as always. */
+  oauth?: OAuthRoute;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -87,6 +90,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const host = req.headers.host;
     if (!hosts.hostAllowed(host)) return refuseHost(req, res, host!);
     const mcp = req.path === '/api/mcp';
+    if (deps.oauth) {
+      res.locals.oauth = deps.oauth;
+      if (deps.oauth.handles(req.path)) return void deps.oauth.serve(req, res).catch(next);
+      if (mcp && deps.oauth.mcpNeedsLogin(credentialsOf(req))) return deps.oauth.refuseMcp(res, false);
+    }
     const site = !mcp && deps.site !== undefined && isSitePath(req.path);
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
@@ -104,6 +112,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     pipeline.admit(credentialsOf(req), req.socket.remoteAddress).then(
       (admission) => {
         if ('refused' in admission && !mcp) return refuseBeforeBody(req, res, admission.refused, false);
+        if (mcp && deps.oauth && 'caller' in admission && admission.caller.unknownCredential) return deps.oauth.refuseMcp(res, true);
         const withKey = 'caller' in admission && keyed(admission.caller);
         const bound: BodyBound = mcp
           ? deps.mcp.bodyBound('caller' in admission ? admission.caller : ANONYMOUS, (name) => req.header(name))
@@ -235,7 +244,8 @@ function writeRpcRefusal(res: Response, error: CoreError): void {
   const details = (error.details ?? {}) as Record<string, unknown>;
   const retry = details.retry_after_s;
   if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
-  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  const challenge = challengeFor(res, error);
+  if (challenge) res.setHeader('WWW-Authenticate', challenge);
   writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, error.message, { code: error.code, ...details })));
 }
 
@@ -324,7 +334,8 @@ function sendError(res: Response, error: CoreError): void {
     res.end();
     return;
   }
-  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
+  const challenge = challengeFor(res, error);
+  if (challenge) res.setHeader('WWW-Authenticate', challenge);
   const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
   if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
