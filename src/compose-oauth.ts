@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
+import type { EventBus } from './lib/event-bus.js';
 import type { Store } from './storage/port.js';
 import type { QuotasService } from './domain/quotas/quotas.service.js';
 import type { SessionsService } from './domain/sessions/sessions.service.js';
@@ -13,7 +14,14 @@ import { createClientMetadataFetcher } from './domain/oauth/cimd/client-metadata
  * it (OAuth reads identity), and identity's `credentialLive` re-checks the grant behind a token (identity
  * asks OAuth). Sessions are built later by the composition root: reached only when a call comes.
  */
-export function createIdentityAndOAuth(deps: { store: Store; clock: Clock; quotas: QuotasService; config: Config; sessions: () => SessionsService }): {
+export function createIdentityAndOAuth(deps: {
+  store: Store;
+  clock: Clock;
+  bus: EventBus;
+  quotas: QuotasService;
+  config: Config;
+  sessions: () => SessionsService;
+}): {
   identity: IdentityService;
   oauth: OAuthService;
 } {
@@ -32,6 +40,7 @@ export function createIdentityAndOAuth(deps: { store: Store; clock: Clock; quota
     resolveKey: (raw) => identity.resolveKey(raw),
     resolveKeyHash: (hash) => identity.resolveKeyHash(hash),
     resolveSession: (token) => deps.sessions().resolve(token),
+    onGrantRevoked: (grantId) => deps.bus.emit('oauth.grantRevoked', { grantId }),
   });
   return { identity, oauth };
 }

@@ -119,7 +119,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
 
   const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
   const quotas = createQuotasService({ store, clock, settings: config.quotas });
-  const { identity, oauth } = createIdentityAndOAuth({ store, clock, quotas, config, sessions: () => sessions });
+  const { identity, oauth } = createIdentityAndOAuth({ store, clock, bus, quotas, config, sessions: () => sessions });
   const chain = createChainService({ store, clock, bus });
   const machines = createMachinesService({ store, clock, chain, identity, quotas });
   const machineSettings = createMachineSettingsService({ store, clock, chain, machines });

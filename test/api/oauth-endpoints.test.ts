@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { signIn, startTestServer, type TestServer } from '../helpers/server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
+import { openSse, type OpenSse } from '../helpers/sse.js';
 
 /** The OAuth endpoints over HTTP with a registered (RFC 7591) client; the SDK clients and metadata documents are in test/e2e/mcp-oauth.test.ts. */
 let server: TestServer;
@@ -104,6 +105,46 @@ describe('tokens over REST', () => {
     expect((await form('/oauth/revoke', { token: refresh_token, client_id: clientId })).status).toBe(200);
     const after = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-write-2' } });
     expect(after.status).toBe(401);
+  });
+});
+
+/** Waits for the server to end the stream (a hang-catcher only) and returns its final event. */
+async function finalEvent(stream: OpenSse): Promise<{ event?: string; code?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the stream was not ended within 60 s')), 60_000);
+  });
+  await Promise.race([stream.ended, hang]).finally(() => clearTimeout(timer));
+  const last = stream.events.at(-1);
+  return { event: last?.event, code: last ? (JSON.parse(last.data) as { code?: string }).code : undefined };
+}
+
+describe('open streams follow the grant', () => {
+  const append = (slug: string) => server.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'reading', payload: { v: 1 } } });
+
+  it('a stream opened with a token ends when its grant is revoked', async () => {
+    const slug = 'oauth-stream-grant';
+    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    const { access_token, refresh_token, clientId } = await tokensFor('read');
+    const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });
+    expect(stream.res.status).toBe(200);
+    await append(slug);
+    await stream.until(1);
+    await form('/oauth/revoke', { token: refresh_token, client_id: clientId });
+    expect(await finalEvent(stream)).toEqual({ event: 'access.revoked', code: 'UNAUTHENTICATED' });
+  });
+
+  it('a stream opened with a token granted by a machine key ends when that key is revoked', async () => {
+    const slug = 'oauth-stream-key';
+    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    const created = await server.call('POST', `/api/chain/${slug}/api-keys`, { key, body: { name: 'reader', scope: 'read' } });
+    const { access_token } = await tokensFor('read', created.body.api_key);
+    const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });
+    await append(slug);
+    await stream.until(1);
+    expect((await server.call('DELETE', `/api/chain/${slug}/api-keys/${created.body.key.id}`, { key })).status).toBe(200);
+    expect(await finalEvent(stream)).toEqual({ event: 'access.revoked', code: 'UNAUTHENTICATED' });
+    expect((await server.call('GET', '/api/whoami', { key: access_token })).body.uid).toBeNull();
   });
 });
 

@@ -72,6 +72,8 @@ export interface OAuthDeps {
   resolveKey(raw: string): Promise<Caller | undefined>;
   resolveKeyHash(hash: string): Promise<Caller | undefined>;
   resolveSession(token: string): Promise<Caller | undefined>;
+  /** Told after a grant is revoked, so open streams of its tokens end at once (this process's). */
+  onGrantRevoked?: (grantId: string) => void;
 }
 
 /** The most a credential may grant: a machine key its own scope; a user key or a proven session everything. */
@@ -83,8 +85,18 @@ export function grantableScope(caller: Caller): OAuthScope | undefined {
 }
 
 export function createOAuthService(deps: OAuthDeps): OAuthService {
-  const { repo, clock } = deps;
-  const clients = createOAuthClients(deps);
+  const { clock } = deps;
+  const told = deps.onGrantRevoked;
+  const repo: OAuthRepository = told
+    ? {
+        ...deps.repo,
+        async revokeGrant(grantId, nowMs, reason) {
+          await deps.repo.revokeGrant(grantId, nowMs, reason);
+          told(grantId);
+        },
+      }
+    : deps.repo;
+  const clients = createOAuthClients({ ...deps, repo });
   const resources = () => {
     const issuer = deps.issuer();
     return { issuer, mcp: `${issuer}/api/mcp`, api: issuer };
