@@ -1,9 +1,10 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { auth as legacyAuth, exchangeAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth as legacyAuth, exchangeAuthorization, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeClock } from '../../src/lib/clock.js';
 import { startHttpsFixture, type HttpsFixture } from '../helpers/https-fixture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
@@ -235,6 +236,51 @@ describe('refusals', () => {
       expect(res.status).toBe(400);
       const page = await res.text();
       expect(page).toMatch(/ADDRESS_REFUSED|not a public address/);
+    }
+  });
+});
+
+describe('expiry, on a fake clock', () => {
+  it('an expired code is refused, and an access token is refused after its hour while a refresh still works', async () => {
+    const clock = createFakeClock(Date.now());
+    const timed = await startTestServer({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' }, clock);
+    try {
+      const ownKey = (await timed.call('POST', '/api/demo-key/mint', { body: {} })).body.key as string;
+      const url = (over: Record<string, string> = {}) =>
+        authorizeUrl(clientId, over)
+          .replace(server.url, timed.url)
+          .replace(encodeURIComponent(mcpUrl.href), encodeURIComponent(`${timed.url}/api/mcp`));
+      const metadata = OAuthMetadataSchema.parse(await (await fetch(`${timed.url}/.well-known/oauth-authorization-server`)).json());
+      const codeNow = async () => new URL((await answerConsent(url(), { apiKey: ownKey, scope: 'write' })).location!).searchParams.get('code')!;
+      const swap = (code: string) =>
+        exchangeAuthorization(timed.url, {
+          metadata,
+          clientInformation: { client_id: clientId },
+          authorizationCode: code,
+          codeVerifier: VERIFIER,
+          redirectUri: REDIRECT,
+        });
+
+      const stale = await codeNow();
+      clock.advance(60_001);
+      await expect(swap(stale)).rejects.toThrow(/expired/);
+
+      const tokens = await swap(await codeNow());
+      const list = (token: string) =>
+        fetch(`${timed.url}/api/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+      expect((await list(tokens.access_token)).status).toBe(200);
+      clock.advance(3600_000);
+      const expired = await list(tokens.access_token);
+      expect(expired.status).toBe(401);
+      expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      const fresh = await refreshAuthorization(timed.url, { metadata, clientInformation: { client_id: clientId }, refreshToken: tokens.refresh_token! });
+      expect((await list(fresh.access_token)).status).toBe(200);
+    } finally {
+      await timed.close();
     }
   });
 });
