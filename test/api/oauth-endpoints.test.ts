@@ -96,6 +96,15 @@ describe('tokens over REST', () => {
     const write = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-read-try' } });
     expect(write.status).toBe(403);
     expect(write.headers.get('www-authenticate')).toContain('error="insufficient_scope", scope="write"');
+    // Through the relay, the operation it runs is what the scope is checked on.
+    const relayedRead = await server.call('POST', '/api/http', { key: access_token, body: { method: 'GET', path: '/api/whoami' } });
+    expect(relayedRead.status).toBe(200);
+    expect(JSON.stringify(relayedRead.body)).toContain(direct.body.uid);
+    const relayedWrite = await server.call('POST', '/api/http', {
+      key: access_token,
+      body: { method: 'POST', path: '/api/chain/state-machines', body: { slug: 'oauth-relay-try' } },
+    });
+    expect(JSON.stringify(relayedWrite.body)).toContain('insufficient_scope');
   });
 
   it('a write token writes; revoking it makes it dead at once', async () => {
