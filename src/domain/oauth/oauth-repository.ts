@@ -32,6 +32,8 @@ export interface OAuthRepository {
   token(tokenHash: string): Promise<TokenRecord | undefined>;
   /** Marks a refresh token used; `first` false on a replay. */
   useToken(tokenHash: string, nowMs: number): Promise<{ record: TokenRecord; first: boolean } | undefined>;
+  /** Deletes up to `limit` codes and up to `limit` tokens that expired at or before `nowMs`, soonest-expired first. */
+  sweepExpired(nowMs: number, limit: number): Promise<void>;
 }
 
 /** The one owner of the `oauth-*` collections. */
@@ -87,5 +89,19 @@ export function createOAuthRepository(store: Store): OAuthRepository {
     insertToken: (record) => docs.insert(TOKENS, record.token_hash, record),
     token: (tokenHash) => docs.get<TokenRecord>(TOKENS, tokenHash),
     useToken: (tokenHash, nowMs) => markUsed<TokenRecord>(TOKENS, tokenHash, nowMs),
+
+    async sweepExpired(nowMs, limit) {
+      // Walked in expiry order, so a sweep reads only what it deletes (and one record more).
+      for (const [collection, idOf] of [
+        [CODES, (r: CodeRecord) => r.code_hash],
+        [TOKENS, (r: TokenRecord) => r.token_hash],
+      ] as const) {
+        const page = await docs.find<CodeRecord & TokenRecord>(collection, {}, { orderBy: { field: 'expires_ms' }, limit });
+        for (const record of page.items) {
+          if (record.expires_ms > nowMs) break;
+          await docs.delete(collection, idOf(record));
+        }
+      }
+    },
   };
 }

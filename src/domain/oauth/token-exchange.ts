@@ -18,10 +18,19 @@ export function createTokenExchange(deps: {
   ttl: { access: number; refresh: number };
 }) {
   const { repo, clock } = deps;
+  let sweptAt = -Infinity;
+
+  /** At most once a minute, on issue: expired codes and tokens leave the store, a bounded batch at a time. */
+  function sweep(now: number): void {
+    if (now - sweptAt < 60_000) return;
+    sweptAt = now;
+    repo.sweepExpired(now, 200).catch(() => undefined);
+  }
 
   /** A token is never valid longer than the credential that granted it. */
   async function issue(grant: GrantRecord, granter: Caller, scope: OAuthScope): Promise<TokenResponse> {
     const now = clock.now();
+    sweep(now);
     const cap = granter.expiresAtMs ?? Infinity;
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newSecret(REFRESH_PREFIX);

@@ -300,6 +300,25 @@ describe('refresh and revocation', () => {
   });
 });
 
+describe('the store', () => {
+  it('sweeps expired codes and tokens in expiry order, live ones kept', async () => {
+    await exchange(await codeFor());
+    clock.advance(3600_000);
+    const live = await exchange(await codeFor());
+    const repo = createOAuthRepository(store);
+    await repo.sweepExpired(clock.now(), 200);
+    const tokens = await store.docs.list<{ kind: string; expires_ms: number }>('oauth-tokens');
+    // Left: the first refresh token (30 days) and the second pair; the first access token and the first code went.
+    expect(tokens.map((t) => t.kind).sort()).toEqual(['access', 'refresh', 'refresh']);
+    expect(tokens.every((t) => t.expires_ms > clock.now())).toBe(true);
+    expect(await store.docs.list('oauth-codes')).toHaveLength(1);
+    clock.advance(61_000);
+    await repo.sweepExpired(clock.now(), 200);
+    expect(await store.docs.list('oauth-codes')).toHaveLength(0);
+    expect(await oauth.resolveAccessToken(live.access_token)).toBeDefined();
+  });
+});
+
 describe('dynamic client registration', () => {
   it('registers public clients for a day, with the redirect URI rules of metadata documents', async () => {
     const client = await oauth.register({ redirect_uris: [REDIRECT], client_name: 'Old Client' });
