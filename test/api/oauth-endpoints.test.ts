@@ -195,6 +195,37 @@ describe('the consent page', () => {
     expect((await server.call('GET', '/api/whoami', { key: tokens.body.access_token })).body.uid).toBe(uid);
   });
 
+  it("signs in with the node's one-time code on the page itself", async () => {
+    const clientId = await register();
+    const v = verifier();
+    const page = await (await fetch(authorizeUrl(clientId, v))).text();
+    const consentId = /name="consent_id" value="([^"]+)"/.exec(page)![1]!;
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.url}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ consent_id: consentId, decision: 'approve', scope: 'read', ...fields }),
+      });
+    const email = 'consent-code@example.org';
+    const asked = await post({ email });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('One-time code');
+    const wrong = await post({ email, one_time_code: '000000x' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('wrong, used or expired');
+    await post({ email });
+    const done = await post({ email, one_time_code: server.loginCode(email)! });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('set-cookie')).toContain('HttpOnly');
+    const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await form('/oauth/token', { grant_type: 'authorization_code', code, client_id: clientId, code_verifier: v });
+    expect(tokens.body.scope).toBe('read');
+    const me = await server.call('GET', '/api/whoami', { key: tokens.body.access_token });
+    expect(me.body.uid).toMatch(/^u/);
+    expect(me.body.uid).not.toBe((await server.call('GET', '/api/whoami', { key })).body.uid);
+  });
+
   it('shows a wrong key again on the page, the request still open', async () => {
     const clientId = await register();
     const res = await answerConsent(authorizeUrl(clientId, verifier()), { apiKey: 'core_' + 'q'.repeat(40), scope: 'read' });

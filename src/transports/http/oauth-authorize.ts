@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { CoreError } from '../../errors.js';
 import type { ConsentView, GranterCredential, OAuthService } from '../../domain/oauth/oauth.service.js';
 import type { SessionsService } from '../../domain/sessions/sessions.service.js';
 import { OAuthError } from '../../domain/oauth/oauth-error.js';
@@ -64,9 +65,15 @@ export async function serveAuthorize(
     const scope = form.scope ?? view.scope;
     if (!isOAuthScope(scope)) throw new OAuthError('invalid_scope', 'choose read, write or admin');
     const key = form.api_key?.trim();
+    const email = form.email?.trim();
     let credential: GranterCredential;
     if (key) credential = { kind: 'key', raw: key };
-    else if (session !== undefined && sameOriginPost(req, oauth.resources().issuer)) credential = { kind: 'session', token: session };
+    else if (email) {
+      const token = await signInByCode(deps.sessions, email, form.one_time_code?.trim() || undefined);
+      if (token === undefined) return html(200, consentPage(view, { sessionUid: await sessionUid(), codeSentTo: email }), view.redirect_uri);
+      res.append('Set-Cookie', token.setCookie);
+      credential = { kind: 'session', token: token.value };
+    } else if (session !== undefined && sameOriginPost(req, oauth.resources().issuer)) credential = { kind: 'session', token: session };
     else throw new OAuthError('access_denied', 'Sign in: enter an API key you hold, or sign in on this node first');
     return void res.redirect(303, (await oauth.approve(view.consent_id, credential, scope)).redirect_to);
   } catch (err) {
@@ -76,6 +83,25 @@ export async function serveAuthorize(
     }
     refuse(err);
   }
+}
+
+/**
+ * The node's one-time code sign-in, on the consent page: the first answer issues a code (undefined: ask for
+ * it), the second opens a session, which the browser also keeps. A wrong code is shown on the page.
+ */
+async function signInByCode(sessions: SessionsService, email: string, code: string | undefined): Promise<{ value: string; setCookie: string } | undefined> {
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new OAuthError('access_denied', 'Enter a valid e-mail address');
+  let result: Awaited<ReturnType<SessionsService['login']>>;
+  try {
+    result = await sessions.login({ email, one_time_code: code });
+  } catch (err) {
+    if (err instanceof CoreError && err.status < 500) throw new OAuthError('access_denied', err.message);
+    throw err;
+  }
+  if (result.code_required) return undefined;
+  const value = sessionCookieFrom(result.session.set_cookie);
+  if (value === undefined) throw new Error('a session was issued without its cookie');
+  return { value, setCookie: result.session.set_cookie };
 }
 
 /** The origin a CSP source list names for a redirect URI: `scheme://host` for web URIs, `scheme:` for an app's own. */

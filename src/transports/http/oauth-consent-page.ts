@@ -35,17 +35,21 @@ function page(title: string, body: string): string {
 }
 
 /** The consent page: which client asks, where the answer goes, for what; sign in with a key or the current session. */
-export function consentPage(view: ConsentView, opts: { sessionUid: string | undefined; problem?: string }): string {
+export function consentPage(view: ConsentView, opts: { sessionUid: string | undefined; problem?: string; codeSentTo?: string }): string {
   const name = view.client_name ?? 'An unnamed client';
   const offered = OAUTH_SCOPES.filter((s) => scopeCovers(view.scope, s));
   const scopes = offered
     .map((s) => `<label><input type="radio" name="scope" value="${s}"${s === view.scope ? ' checked' : ''}> ${escapeHtml(SCOPE_TEXT[s])}</label><br>`)
     .join('\n');
+  const keyField = `<p><label>Sign in with an API key you hold: <input name="api_key" type="password" autocomplete="off" size="48"></label></p>`;
+  const codeField = opts.codeSentTo
+    ? `<p>A one-time code for <strong>${escapeHtml(opts.codeSentTo)}</strong> was issued (this node delivers it through its server log).
+<input type="hidden" name="email" value="${escapeHtml(opts.codeSentTo)}"></p>
+<p><label>One-time code: <input name="one_time_code" autocomplete="one-time-code" size="12"></label></p>`
+    : `<p><label>…or with your e-mail address and a one-time code: <input name="email" type="email" autocomplete="email" size="32"></label></p>`;
   const signIn = opts.sessionUid
-    ? `<p>Signed in as <code>${escapeHtml(opts.sessionUid)}</code> on this node.</p>
-<p><label>…or use a key instead: <input name="api_key" type="password" autocomplete="off" size="48"></label></p>`
-    : `<p><label>Sign in with an API key you hold: <input name="api_key" type="password" autocomplete="off" size="48" required></label></p>
-<p class="muted">Or sign in on this node first (one-time code: <code>POST /api/auth/login</code>; or SSO), then reload this page.</p>`;
+    ? `<p>Signed in as <code>${escapeHtml(opts.sessionUid)}</code> on this node; or sign in another way:</p>\n${keyField}\n${codeField}`
+    : `${keyField}\n${codeField}`;
   const problem = opts.problem ? `<p class="bad" role="alert">${escapeHtml(opts.problem)}</p>` : '';
   const where = view.source === 'metadata-document' ? `its metadata document at <code>${escapeHtml(view.client_id)}</code>` : 'a registration with this node';
   return page(
