@@ -2,7 +2,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth as legacyAuth, exchangeAuthorization, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { auth as modernAuth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { startHttpsFixture, type HttpsFixture } from '../helpers/https-fixture.js';
@@ -91,9 +91,10 @@ describe.each(['legacy', 'modern'] as const)('the %s SDK client', (era) => {
     const made = (await session.client.callTool(SPIN_UP(`oauth-${era}-made`))) as { isError?: boolean };
     expect(made.isError).toBeFalsy();
 
-    // Refresh through the SDK's own flow: a new pair, the old refresh token spent.
+    // Refresh through each SDK's own flow: a new pair, the old refresh token spent.
     const before = provider.stored!;
-    expect(await legacyAuth(provider as never, { serverUrl: mcpUrl })).toBe('AUTHORIZED');
+    const refresh = era === 'legacy' ? legacyAuth : modernAuth;
+    expect(await refresh(provider as never, { serverUrl: mcpUrl })).toBe('AUTHORIZED');
     expect(provider.stored!.access_token).not.toBe(before.access_token);
     expect(provider.stored!.refresh_token).not.toBe(before.refresh_token);
     expect(await whoamiUid(session.client)).toBe(direct.body.uid);
