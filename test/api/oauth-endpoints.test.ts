@@ -260,3 +260,27 @@ describe('bad input is an OAuth error, never a 500', () => {
     }
   });
 });
+
+describe('with CORE_OAUTH off (the default)', () => {
+  it('serves no OAuth endpoint, and /api/mcp answers without a credential as before', async () => {
+    const plain = await startTestServer({ CORE_RATE_LIMIT: 'off' });
+    try {
+      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/api/mcp']) {
+        expect((await plain.call('GET', path)).status).toBe(404);
+      }
+      expect(
+        (await plain.call('POST', '/oauth/token', { body: 'grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
+      ).toBe(404);
+      const listed = await plain.call('POST', '/api/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      expect(listed.status).toBe(200);
+      const refused = await plain.call('POST', '/api/chain/state-machines', { body: { slug: 'nobody' } });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    } finally {
+      await plain.close();
+    }
+  });
+});
