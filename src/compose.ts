@@ -17,7 +17,7 @@ import { createAgentsService } from './domain/agents/agents.service.js';
 import { createSandboxService } from './domain/sandbox/sandbox.service.js';
 import { createBwrapRunner } from './domain/sandbox/sandbox-runner.js';
 import { createConstantsService } from './domain/constants/constants.service.js';
-import { createIdentityService } from './domain/identity/identity.service.js';
+import { createIdentityAndOAuth } from './compose-oauth.js';
 import { createQuotasService } from './domain/quotas/quotas.service.js';
 import { loadNodeKeys } from './domain/identity/node-keys.js';
 import { countSandboxRuns, createMetrics, type Metrics } from './domain/platform/metrics.js';
@@ -119,7 +119,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
 
   const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
   const quotas = createQuotasService({ store, clock, settings: config.quotas });
-  const identity = createIdentityService({ store, clock, quotas });
+  const { identity, oauth } = createIdentityAndOAuth({ store, clock, bus, quotas, config, sessions: () => sessions });
   const chain = createChainService({ store, clock, bus });
   const machines = createMachinesService({ store, clock, chain, identity, quotas });
   const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
@@ -252,6 +252,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     nodeKeys,
     constants,
     identity,
+    oauth,
     machines,
     chain,
     platform,

@@ -35,6 +35,11 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: 'CORE_CHAT_UPSTREAM', default: 'unset', meaning: 'OpenAI-compatible API base URL for free chat' },
   { name: 'CORE_CHAT_UPSTREAM_KEY', default: 'unset', meaning: 'bearer key sent to that upstream' },
   {
+    name: 'CORE_OAUTH',
+    default: 'off',
+    meaning: 'on: OAuth 2.1 login for /api/mcp and the REST API (metadata, consent, tokens); keys keep working',
+  },
+  {
     name: 'CORE_OAUTH_CIMD_TEST_TRUST',
     default: 'unset',
     meaning: 'TEST ONLY: PEM certificate the client metadata fetcher trusts, and loopback allowed; never in production',

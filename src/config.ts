@@ -76,6 +76,12 @@ export interface Config {
    * addresses. Unset (the default and every real deployment), nothing is weakened. Never set it in production.
    */
   oauthCimdTestTrust: { ca: string } | undefined;
+  /**
+   * `CORE_OAUTH=on`: this node is an OAuth 2.1 authorization server for `/api/mcp` and the REST API
+   * (metadata, consent, tokens), and `/api/mcp` answers a request without a credential with 401 and a
+   * `WWW-Authenticate` challenge naming its protected-resource metadata. Keys keep working either way.
+   */
+  oauth: boolean;
 }
 
 export type LoginMode = 'email' | 'code';
@@ -102,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`CORE_LOGIN_MODE must be "email" or "code", got "${env.CORE_LOGIN_MODE}"`);
   }
   const publicUrl = env.CORE_PUBLIC_URL ? publicUrlOf(env.CORE_PUBLIC_URL) : undefined;
+  const oauth = (env.CORE_OAUTH || 'off').toLowerCase();
+  if (!['on', 'off', '1', '0'].includes(oauth)) throw new Error(`CORE_OAUTH must be "on" or "off", got "${env.CORE_OAUTH}"`);
   const toolsets = env.CORE_TOOLSETS?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -140,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     allowedHosts: allowedHostsOf(env.CORE_ALLOWED_HOSTS),
     oauthCimdTestTrust: env.CORE_OAUTH_CIMD_TEST_TRUST ? testTrustOf(env.CORE_OAUTH_CIMD_TEST_TRUST) : undefined,
+    oauth: oauth === 'on' || oauth === '1',
   };
 }
 

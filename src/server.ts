@@ -10,6 +10,7 @@ import { createExplorerRoute } from './transports/http/explorer-route.js';
 import { createHostPolicy } from './transports/http/host-policy.js';
 import { publishMcpUrl } from './storage/lowdb/dir-holder.js';
 import { listenError } from './startup-checks.js';
+import { createOAuthRoute } from './transports/http/oauth-route.js';
 
 export interface RunningServer {
   core: Core;
@@ -39,6 +40,9 @@ export async function startHttpServer(opts: CoreOptions): Promise<RunningServer>
     sseCap,
     hosts,
     responseTimeoutMs: core.config.responseTimeoutMs,
+    ...(core.config.oauth
+      ? { oauth: createOAuthRoute({ oauth: core.services.oauth, sessions: core.services.sessions, pipeline: core.pipeline, log: core.log }) }
+      : {}),
   });
   // A client that sends its headers or body slowly (slowloris) holds a socket: cut it once the whole
   // request has not arrived in time. Responses (event streams) are not bounded by these.

@@ -45,6 +45,7 @@ import type { CdnEdge } from './edge/cdn-edge.service.js';
 import type { TemplatesService } from './templates/templates.service.js';
 import type { RateTiers } from './identity/rate-tiers.js';
 import type { AuditRecovery } from './chain/audit-recovery.service.js';
+import type { OAuthService } from './oauth/oauth.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
  * domain code imports neither Express nor the MCP SDK.
@@ -57,6 +58,8 @@ export interface Services {
   nodeKeys: NodeKeys;
   constants: ConstantsService;
   identity: IdentityService;
+  /** OAuth 2.1 authorization server: clients, consent, codes, tokens (`CORE_OAUTH`). */
+  oauth: OAuthService;
   machines: MachinesService;
   chain: ChainService;
   /** Status, settings, unlock and share tokens of a machine. */

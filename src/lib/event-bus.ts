@@ -5,6 +5,8 @@ import { afterCommit } from './commit-scope.js';
 export interface BusEvents {
   /** `remote`: appended by another process sharing the store (relayed; its own process routes its events). */
   'audit.appended': { slug: string; isPublic: boolean; row: Record<string, unknown>; remote?: boolean };
+  /** An OAuth grant was revoked (RFC 7009, or a replayed code or refresh token): open flows of its tokens end. */
+  'oauth.grantRevoked': { grantId: string };
 }
 
 export interface EventBus {

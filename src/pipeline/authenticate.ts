@@ -2,6 +2,7 @@ import type { Services } from '../domain/services.js';
 import { ANONYMOUS, MALFORMED_BEARER, UNKNOWN_BEARER, type Caller } from '../domain/identity/caller.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
+import { ACCESS_PREFIX } from '../domain/oauth/oauth-tokens.js';
 
 /** Credentials as a transport found them; the pipeline alone decides what they are worth. */
 export interface Credentials {
@@ -40,8 +41,10 @@ export async function authenticate(services: Services, creds: Credentials): Prom
   // (with a warning saying what is wrong), the others refuse with 401 saying the same.
   if (creds.bearer === '') return creds.shareToken ? { ...MALFORMED_BEARER, shareToken: creds.shareToken } : MALFORMED_BEARER;
   // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
-  const caller =
-    !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)
+  // An OAuth access token stands for the credential that granted it, narrowed to its scope.
+  const caller = creds.bearer.startsWith(ACCESS_PREFIX)
+    ? await services.oauth.resolveAccessToken(creds.bearer)
+    : !creds.bearer.startsWith(KEY_PREFIX) && looksLikeJwt(creds.bearer)
       ? await services.sessions.resolve(creds.bearer)
       : await services.identity.resolveKey(creds.bearer);
   const found = caller ?? UNKNOWN_BEARER;

@@ -20,6 +20,7 @@ import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
 import { validationError } from './validation-error.js';
 import { operationName } from '../registry/surface-wording.js';
+import { assertOAuthScope } from './oauth-scope.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -125,6 +126,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const parsed = op.strictInput.safeParse(named ?? {});
     if (opts.validateFirst && !parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     if ((op.def.auth === 'bearer' || op.def.callerRequired) && caller.uid === null) throw errors.unauthenticated(caller);
+    assertOAuthScope(op, caller);
     if (!parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     const input = parsed.data as Record<string, unknown>;
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.

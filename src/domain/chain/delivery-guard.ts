@@ -88,6 +88,7 @@ export function createDeliveryGuard(deps: {
           held.length = 0;
           off();
           offResume?.();
+          offGrant?.();
           stop?.();
           if (verdict) push({ event: ACCESS_REVOKED_EVENT, data: { code: verdict.code, message: verdict.message } });
           end?.();
@@ -132,6 +133,17 @@ export function createDeliveryGuard(deps: {
           if (event.slug === slug || event.slug === caller.machine) recheck();
         });
 
+        // A revoked OAuth grant ends its tokens' flows at once: the credential check below then fails.
+        const grantId = caller.oauth?.grantId;
+        const offGrant =
+          grantId === undefined
+            ? undefined
+            : bus.on('oauth.grantRevoked', (event) => {
+                if (event.grantId !== grantId) return;
+                keyChanged = true;
+                recheck();
+              });
+
         // Access rows of the outage may come back late or not at all (only watched machines are caught up):
         // check the key and the right afresh; rows caught up meanwhile are held until the verdict.
         const offResume = deps.onResume?.(() => {
@@ -164,6 +176,7 @@ export function createDeliveryGuard(deps: {
           held.length = 0;
           off();
           offResume?.();
+          offGrant?.();
           stop?.();
         };
       },

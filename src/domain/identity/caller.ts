@@ -30,6 +30,11 @@ export interface Caller {
   malformedCredential?: true;
   /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
   expiresAtMs?: number;
+  /**
+   * An OAuth access token (`oat_`): the caller is the credential that granted it, narrowed to `scope`
+   * (`oauth-scopes.ts`); the grant is re-checked wherever the credential is.
+   */
+  oauth?: { scope: 'read' | 'write' | 'admin'; grantId: string; clientId: string };
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ uid: null, credential: 'none' }) as Caller;

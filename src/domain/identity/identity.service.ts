@@ -45,6 +45,8 @@ export interface IdentityService {
   isUser(uid: string): Promise<boolean>;
   /** The caller a raw key stands for, or undefined when it is unknown, revoked or expired. */
   resolveKey(raw: string): Promise<Caller | undefined>;
+  /** The same for a key known by its hash (an OAuth grant keeps the hash of the key that approved it). */
+  resolveKeyHash(hash: string): Promise<Caller | undefined>;
   /**
    * Whether the credential `caller` was resolved from still holds now: not expired (a key's
    * `expires_at`, a session's `exp`) and, for a key bound to a machine, not revoked (a fresh read). User
@@ -78,7 +80,13 @@ export function isDeveloperUid(uid: string | null): boolean {
 /** How long a key's `last_used_at` may lag: writing it on every request would rewrite the key file each time. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function createIdentityService(deps: { store: Store; clock: Clock; quotas: QuotasService }): IdentityService {
+export function createIdentityService(deps: {
+  store: Store;
+  clock: Clock;
+  quotas: QuotasService;
+  /** Whether an OAuth caller's grant still holds (the OAuth service, built after this one). */
+  oauthGrantLive?: (caller: Caller) => Promise<boolean>;
+}): IdentityService {
   const { clock, quotas } = deps;
   const keys = createKeyRepository(deps.store);
   const users = createUserRepository(deps.store);
@@ -113,6 +121,22 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     if (record.last_used_at && now - Date.parse(record.last_used_at) < LAST_USED_RESOLUTION_MS) return;
     // Best effort and off the request path: a failed or late write only leaves last_used_at older.
     keys.touch(record.hash, new Date(now).toISOString()).catch(() => undefined);
+  }
+
+  async function resolveKeyHash(hash: string): Promise<Caller | undefined> {
+    const record = await keys.byHash(hash);
+    if (!record || !live(record)) return undefined;
+    touch(record);
+    const caller: Caller = {
+      uid: record.uid,
+      credential: record.kind === 'user' ? 'user-key' : 'machine-key',
+      keyId: record.key_id,
+    };
+    if (record.machine) caller.machine = record.machine;
+    if (record.scope) caller.scope = record.scope;
+    if (record.rate_limit_tier) caller.rateTier = record.rate_limit_tier;
+    if (record.expires_at) caller.expiresAtMs = Date.parse(record.expires_at);
+    return caller;
   }
 
   return {
@@ -172,24 +196,14 @@ export function createIdentityService(deps: { store: Store; clock: Clock; quotas
     },
 
     async resolveKey(raw) {
-      if (!looksLikeKey(raw)) return undefined;
-      const record = await keys.byHash(hashKey(raw));
-      if (!record || !live(record)) return undefined;
-      touch(record);
-      const caller: Caller = {
-        uid: record.uid,
-        credential: record.kind === 'user' ? 'user-key' : 'machine-key',
-        keyId: record.key_id,
-      };
-      if (record.machine) caller.machine = record.machine;
-      if (record.scope) caller.scope = record.scope;
-      if (record.rate_limit_tier) caller.rateTier = record.rate_limit_tier;
-      if (record.expires_at) caller.expiresAtMs = Date.parse(record.expires_at);
-      return caller;
+      return looksLikeKey(raw) ? resolveKeyHash(hashKey(raw)) : undefined;
     },
+
+    resolveKeyHash,
 
     async credentialLive(caller) {
       if (caller.expiresAtMs !== undefined && caller.expiresAtMs <= clock.now()) return false;
+      if (caller.oauth && !(await (deps.oauthGrantLive?.(caller) ?? Promise.resolve(false)))) return false;
       if (caller.credential !== 'machine-key' || caller.machine === undefined || caller.keyId === undefined) return true;
       const record = await machineKey(caller.machine, caller.keyId);
       return record !== undefined && live(record);

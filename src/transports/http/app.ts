@@ -24,6 +24,8 @@ import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
 import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
+import { challengeFor, type OAuthRoute } from './oauth-route.js';
+import { bodyParserError } from './body-parser-errors.js';
 
 export const BODY_LIMIT = '1mb';
 /** `BODY_LIMIT` in bytes, as body-parser reads it: the limit of every operation that declares no `maxBodyBytes`. */
@@ -50,6 +52,8 @@ export interface HttpDeps {
   sseCap?: SseCap;
   /** Most ms before a request is answered 503 UNAVAILABLE if nothing was sent yet (`CORE_RESPONSE_TIMEOUT_MS`); absent: none. */
   responseTimeoutMs?: number;
+  /** The OAuth endpoints and challenges (`CORE_OAUTH=on`); absent: neither is served, keys work as always. */
+  oauth?: OAuthRoute;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -88,6 +92,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const host = req.headers.host;
     if (!hosts.hostAllowed(host)) return refuseHost(req, res, host!);
     const mcp = req.path === '/api/mcp';
+    if (deps.oauth) {
+      res.locals.oauth = deps.oauth;
+      if (deps.oauth.handles(req.path)) return void deps.oauth.serve(req, res).catch(next);
+      if (mcp && deps.oauth.mcpNeedsLogin(credentialsOf(req))) return deps.oauth.refuseMcp(res, false);
+    }
     const site = !mcp && deps.site !== undefined && isSitePath(req.path);
     const explorer = !mcp && !site && deps.explorer !== undefined && isExplorerPath(req.path);
     // An operation's route is matched before its body is read: the operation sets the body limit.
@@ -105,6 +114,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     pipeline.admit(credentialsOf(req), req.socket.remoteAddress).then(
       (admission) => {
         if ('refused' in admission && !mcp) return refuseBeforeBody(req, res, admission.refused, false);
+        if (mcp && deps.oauth && 'caller' in admission && admission.caller.unknownCredential) return deps.oauth.refuseMcp(res, true);
         const withKey = 'caller' in admission && keyed(admission.caller);
         const bound: BodyBound = mcp
           ? deps.mcp.bodyBound('caller' in admission ? admission.caller : ANONYMOUS, (name) => req.header(name))
@@ -228,16 +238,21 @@ function bodyBoundOf(op: Operation | undefined, withKey: boolean): BodyBound {
 }
 
 /**
- * A transport-level refusal on `POST /api/mcp` (too large, rate limited, a malformed credential) as a
- * JSON-RPC error with the HTTP status of its code: -32000 like the endpoint's other transport refusals,
- * the stable code and the limit or wait in `data`.
+ * A transport-level refusal on `POST /api/mcp` (too large, rate limited, a malformed credential) as a JSON-RPC
+ * error -32000 with the HTTP status of its code, the stable code and the limit or wait in `data`.
  */
 function writeRpcRefusal(res: Response, error: CoreError, wording: Wording): void {
+  setRefusalHeaders(res, error);
   const details = (error.details ?? {}) as Record<string, unknown>;
-  const retry = details.retry_after_s;
-  if (error.status === 429 && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
-  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
   writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, wording(error.message), { code: error.code, ...details })));
+}
+
+/** What a refusal tells a client in its headers on every route: when to retry, how to authenticate. */
+function setRefusalHeaders(res: Response, error: CoreError): void {
+  const challenge = challengeFor(res, error);
+  if (challenge) res.setHeader('WWW-Authenticate', challenge);
+  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
 }
 
 function safeMatch(registry: Registry, method: string, path: string) {
@@ -325,42 +340,6 @@ function sendError(res: Response, error: CoreError): void {
     res.end();
     return;
   }
-  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
-  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
-  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
+  setRefusalHeaders(res, error);
   res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
-}
-
-/** `1048576` -> `1 MiB`; `7340032` -> `7 MiB`. */
-function mebibytes(bytes: number): string {
-  return `${+(bytes / 2 ** 20).toFixed(2)} MiB`;
-}
-
-/** body-parser failures carry a `type`; each becomes a stable code. */
-function bodyParserError(err: unknown): CoreError | undefined {
-  const type = (err as { type?: unknown })?.type;
-  switch (type) {
-    case 'entity.too.large': {
-      const { limit, detail } = err as { limit?: unknown; detail?: unknown };
-      if (typeof detail === 'string') return new CoreError('PAYLOAD_TOO_LARGE', detail, typeof limit === 'number' ? { limit_bytes: limit } : undefined);
-      return new CoreError('PAYLOAD_TOO_LARGE', `The request body exceeds ${typeof limit === 'number' ? mebibytes(limit) : BODY_LIMIT}`);
-    }
-    case 'entity.too.deep':
-      return errors.validation((err as Error).message, {
-        issues: [{ path: '(body)', message: (err as Error).message, code: 'too_deep' }],
-      });
-    case 'entity.parse.failed':
-      return errors.validation('The request body is not valid JSON', {
-        issues: [{ path: '(body)', message: (err as Error).message, code: 'invalid_json' }],
-      });
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new CoreError('UNSUPPORTED_MEDIA_TYPE', (err as Error).message);
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return errors.validation((err as Error).message);
-    default:
-      return undefined;
-  }
 }
