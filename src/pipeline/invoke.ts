@@ -19,6 +19,7 @@ import { applyAliases } from '../registry/aliases.js';
 import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
+import { readTokenAsKeyReason } from '../domain/chain/read-tokens.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -224,7 +225,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     try {
       who = typeof caller === 'function' ? await caller() : caller;
       if (who.unknownCredential) {
-        warning = who.malformedCredential ? MALFORMED_KEY_WARNING : UNKNOWN_KEY_WARNING;
+        warning = who.readTokenAsKey
+          ? `Answered as an anonymous caller: ${readTokenAsKeyReason(who.readTokenAsKey)}.`
+          : who.malformedCredential
+            ? MALFORMED_KEY_WARNING
+            : UNKNOWN_KEY_WARNING;
         opts.setHeader?.(KEY_WARNING_HEADER, warning);
       }
       const value = await run(op, rawInput, who, opts, requestId, machine);

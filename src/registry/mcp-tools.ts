@@ -4,6 +4,7 @@ import { withoutIdleNotes } from './descriptor-notes.js';
 import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.js';
 import type { Operation, Registry } from './registry.js';
 import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
+import { SHARE_TOKEN_ARG, SHARE_TOKEN_FIELD, takesShareToken } from './share-reads.js';
 import type { ToolDef } from './types.js';
 
 /** A tool as `tools/list` shows it. */
@@ -68,11 +69,14 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
   const ops = visibleActions(registry, tool, filter);
   const schemas = ops.map((op) => inputSchemaOf(op, tool, filter));
   const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.def.relaysOutput === true);
+  const inputSchema: McpToolDescriptor['inputSchema'] = all.size === 1 ? { ...schemas[0]!, type: 'object' } : mergedSchema(tool, ops, schemas);
+  // The transports lift it into the call's credentials (`share-reads.ts`); no action's own schema has it.
+  if (takesShareToken(ops)) inputSchema.properties = { ...(inputSchema.properties as object), [SHARE_TOKEN_ARG]: SHARE_TOKEN_FIELD };
   return {
     name: tool.name,
     title: tool.title,
     description: all.size === 1 ? tool.description : describe(tool, ops, schemas),
-    inputSchema: all.size === 1 ? { ...schemas[0]!, type: 'object' } : mergedSchema(tool, ops, schemas),
+    inputSchema,
     annotations: annotationsOf(ops, reads),
   };
 }
