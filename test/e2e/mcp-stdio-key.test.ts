@@ -114,7 +114,7 @@ describe('a key minted over MCP HTTP', () => {
     const minted = (await call(await connectHttp({}), 'core_account', { action: 'mint_demo_key' })).structuredContent;
     expect(minted.note).toContain('"Authorization: Bearer <key>"');
     expect(minted.note).toContain('"X-API-Key: <key>"');
-    for (const headers of [{ Authorization: `Bearer ${minted.key}` }, { 'X-API-Key': minted.key as string }]) {
+    for (const headers of [{ Authorization: `Bearer ${minted.key}` }, { 'X-API-Key': minted.key as string }] as Array<Record<string, string>>) {
       const me = (await call(await connectHttp(headers), 'core_account', { action: 'whoami' })).structuredContent;
       expect(me).toMatchObject({ authenticated: true, uid: minted.uid });
     }
