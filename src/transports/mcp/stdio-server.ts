@@ -49,6 +49,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
       running.add(work);
       const done = () => {
         running.delete(work);
+        if (onAnswered.length === 0) return;
         // The SDK writes the answer when the handler's promise settles: listeners hear of it a turn later.
         const waiting = onAnswered;
         onAnswered = [];
