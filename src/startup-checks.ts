@@ -68,7 +68,9 @@ const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
  */
 export function checkDatabaseReachable(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<void> {
   const url = new URL(config.databaseUrl!);
-  const host = url.hostname.replace(/^\[|\]$/g, '') || 'localhost';
+  // A Unix socket (no host, or `?host=/run/postgresql`) has no TCP port to try: the store's open tells.
+  if (url.hostname === '' || url.searchParams.has('host')) return Promise.resolve();
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 5432);
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, loadConfig } from '../../../src/config.js';
+import { checkDatabaseReachable } from '../../../src/startup-checks.js';
 
 const json = (file: string) => JSON.parse(readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8'));
 
@@ -45,5 +46,12 @@ describe('CORE_API_KEY', () => {
 
   it('keeps a real key', () => {
     expect(loadConfig({ CORE_API_KEY: 'core_abc' }).apiKey).toBe('core_abc');
+  });
+});
+
+describe('the database reachability check', () => {
+  it('leaves a Unix-socket URL to the store, which has no TCP port to try', async () => {
+    await expect(checkDatabaseReachable({ databaseUrl: 'postgres:///core?host=/nonexistent/socket', dataDir: '/tmp' })).resolves.toBeUndefined();
+    await expect(checkDatabaseReachable({ databaseUrl: 'postgresql:///core', dataDir: '/tmp' })).resolves.toBeUndefined();
   });
 });
