@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { API_VERSION, loadConfig } from './config.js';
+import { API_VERSION, loadConfig, type Config } from './config.js';
 import { settingsHelp } from './config-settings.js';
 import { createLogger } from './log.js';
 import type { StdioPlan } from './transports/mcp/stdio-plan.js';
-import { checkDataDir, checkPortFree, explainStartError, StartupError } from './startup-checks.js';
+import { checkDatabaseReachable, checkDataDir, checkPortFree, explainStartError, StartupError } from './startup-checks.js';
 
 // Each command imports what it needs when it runs: `mcp` must answer `initialize` quickly, before the
 // 57 tools and their schemas are even loaded.
@@ -74,7 +74,7 @@ async function serve(): Promise<number> {
   const config = settings();
   // Settings a start cannot go without are checked before the core loads: the answer comes at once and
   // names the variable, instead of an errno after seconds of loading.
-  if (!config.databaseUrl) await checkDataDir(config.dataDir);
+  await (config.databaseUrl ? checkDatabaseReachable(config) : checkDataDir(config.dataDir));
   await checkPortFree(config.host, config.port);
   const { startHttpServer } = await import('./server.js');
   const running = await startHttpServer({ config }).catch((err: unknown) => {
@@ -96,18 +96,23 @@ async function serve(): Promise<number> {
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function mcp(): Promise<number> {
-  const config = settings();
-  const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
-  // Decided before anything answers `initialize`: a client must never see a handshake succeed and then
-  // the connection close because another process holds the data directory.
-  const unusable = config.databaseUrl
-    ? undefined
-    : await checkDataDir(config.dataDir).then(
-        () => undefined,
-        (err: unknown) => (err instanceof Error ? err.message : String(err)),
-      );
-  const plan: StdioPlan = unusable ? { kind: 'refuse', reason: unusable } : await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
   const exit = (code: number) => process.exit(code);
+  // A setting refused, a data directory that cannot be used, a database that does not answer: decided
+  // before anything answers `initialize`, and that answer carries the reason (a client shows it) instead
+  // of a handshake that succeeds and a connection that then closes.
+  let config: Config;
+  try {
+    config = settings();
+  } catch (err) {
+    await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(err instanceof Error ? err.message : String(err), exit);
+    return -1;
+  }
+  const log = createLogger(config.logLevel, { surface: 'mcp-stdio' });
+  const unusable = await (config.databaseUrl ? checkDatabaseReachable(config) : checkDataDir(config.dataDir)).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  const plan: StdioPlan = unusable ? { kind: 'refuse', reason: unusable } : await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
   if (plan.kind === 'refuse') {
     await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(plan.reason, exit);
     return -1;
@@ -126,18 +131,25 @@ async function mcp(): Promise<number> {
   }
   const { serveStdio } = await import('./transports/mcp/stdio-server.js');
   // The transport starts at once; tools/list and tools/call wait for the core to finish loading.
-  const corePromise = import('./compose.js').then(({ createCore }) => createCore({ config, log }));
+  // A start error is the surface's rejection: requests waiting for the core are answered with its reason.
+  const corePromise = import('./compose.js')
+    .then(({ createCore }) => createCore({ config, log }))
+    .catch((err: unknown) => {
+      throw explainStartError(err, config);
+    });
   corePromise.catch((err: unknown) => {
-    const explained = explainStartError(err, config);
-    if (explained instanceof StartupError) process.stderr.write(`core-server: ${explained.message}\n`);
+    if (err instanceof StartupError) process.stderr.write(`core-server: ${err.message}\n`);
     else log.error('the core failed to start', { err });
-    process.exit(1);
+    // The reason also reaches the client: the request waiting for the core, or its next one, is answered
+    // with it (a client that sent only `initialize` sees it at its first call), then the process ends.
+    void started.then((s) => s.answered()).then(() => process.stdout.write('', () => process.exit(1)));
   });
-  const server = await serveStdio({
+  const started = serveStdio({
     surface: corePromise.then((core) => core.surface),
     key,
     version: config.version,
   });
+  const server = await started;
   let stopping: Promise<void> | undefined;
   // Calls in flight finish and answer (stdout stays open after the client closes stdin) before the
   // transport and then the core close; a call still running after SHUTDOWN_GRACE_MS is cut.
@@ -147,10 +159,19 @@ async function mcp(): Promise<number> {
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.race([server.settled(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
       await server.close();
-      await (await corePromise).close();
+      await corePromise.then(
+        (core) => core.close(),
+        () => undefined,
+      );
     })());
-  server.onclose = () => void shutdown().then(() => process.exit(0));
-  process.stdin.once('end', () => void shutdown().then(() => process.exit(0)));
+  // A core that never started ends the process with 1, also when the client leaves first.
+  const exitCode = () =>
+    corePromise.then(
+      () => 0,
+      () => 1,
+    );
+  server.onclose = () => void shutdown().then(exitCode).then(exit);
+  process.stdin.once('end', () => void shutdown().then(exitCode).then(exit));
   onSignals(shutdown);
   return -1;
 }

@@ -120,7 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL ? databaseUrlOf(env.DATABASE_URL) : undefined,
     databaseSchema: env.DATABASE_SCHEMA ? schemaNameOf(env.DATABASE_SCHEMA) : undefined,
     receiptKey: env.CORE_RECEIPT_KEY || undefined,
-    apiKey: env.CORE_API_KEY || undefined,
+    apiKey: unexpanded(env.CORE_API_KEY) ? undefined : env.CORE_API_KEY || undefined,
     keyFile: env.CORE_REMEMBER_KEY === '0' || env.CORE_REMEMBER_KEY?.toLowerCase() === 'off' ? undefined : rememberedKeyFile(env),
     toolsets: toolsets && toolsets.length > 0 ? toolsets : undefined,
     readOnly: env.CORE_READ_ONLY === '1' || env.CORE_READ_ONLY === 'true',
@@ -167,6 +167,14 @@ function testTrustOf(file: string): { ca: string } {
     throw new Error(`CORE_OAUTH_CIMD_TEST_TRUST (test only) must be the path of a PEM certificate; "${file}" holds no "BEGIN CERTIFICATE" block`);
   }
   return { ca: pem };
+}
+
+/**
+ * A client that starts the server with a placeholder it did not fill in (`${user_config.api_key}` of an
+ * .mcpb bundle left empty, `${CORE_API_KEY}` with the variable unset) means no key, not a key to refuse.
+ */
+function unexpanded(value: string | undefined): boolean {
+  return value !== undefined && /^\$\{[^}]*\}$/.test(value.trim());
 }
 
 /** Generous: no interactive client or test comes near it; a runaway loop does. */

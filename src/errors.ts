@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from './storage/port.js';
+import { readTokenAsKeyReason, type ReadTokenKind } from './domain/chain/read-tokens.js';
 
 /** Stable error codes. The HTTP status of each is fixed by `STATUS_OF`. */
 export const ERROR_CODES = [
@@ -130,8 +131,17 @@ export function publicError(err: CoreError, requestId?: string): ErrorBody {
 export const errors = {
   validation: (message: string, details?: unknown) => new CoreError('VALIDATION_FAILED', message, details),
   /** Pass the caller: one whose bearer value was unknown is told so, instead of "missing or invalid". */
-  unauthenticated: (caller?: { unknownCredential?: boolean; malformedCredential?: boolean }) =>
-    new CoreError('UNAUTHENTICATED', caller?.malformedCredential ? MALFORMED_KEY_MESSAGE : caller?.unknownCredential ? UNKNOWN_KEY_MESSAGE : NO_KEY_MESSAGE),
+  unauthenticated: (caller?: { unknownCredential?: boolean; malformedCredential?: boolean; readTokenAsKey?: ReadTokenKind }) =>
+    new CoreError(
+      'UNAUTHENTICATED',
+      caller?.readTokenAsKey
+        ? `${UNAUTHENTICATED_MESSAGE}: ${readTokenAsKeyReason(caller.readTokenAsKey)}`
+        : caller?.malformedCredential
+          ? MALFORMED_KEY_MESSAGE
+          : caller?.unknownCredential
+            ? UNKNOWN_KEY_MESSAGE
+            : NO_KEY_MESSAGE,
+    ),
   forbidden: (message: string) => new CoreError('FORBIDDEN', message),
   notFound: (message: string, details?: unknown) => new CoreError('NOT_FOUND', message, details),
   conflict: (message: string, details?: unknown) => new CoreError('CONFLICT', message, details),

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { Config } from './config.js';
 
 /** A start that cannot go on: one line naming the setting to change, printed without a stack trace. */
@@ -55,6 +55,36 @@ export function listenError(err: unknown, host: string, port: number): Error {
     return new StartupError(`HOST: ${host} is not an address of this machine; set HOST to one (127.0.0.1, or 0.0.0.0 for every interface)`, { cause: err });
   }
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Longest the reachability check waits for the database's TCP handshake: a limit that only catches a host that never answers. */
+const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The database's host and port accept a TCP connection. `mcp` checks it before it answers `initialize`
+ * (as it checks the data directory), so a database that is not running or a host that does not resolve
+ * reaches the client as the reason, not as a connection closed after a handshake that looked fine.
+ * What only PostgreSQL itself can refuse (password, database name) comes when the core opens the store.
+ */
+export function checkDatabaseReachable(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<void> {
+  const url = new URL(config.databaseUrl!);
+  // A Unix socket (no host, or `?host=/run/postgresql`) has no TCP port to try: the store's open tells.
+  if (url.hostname === '' || url.searchParams.has('host')) return Promise.resolve();
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 5432);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const fail = (err: unknown) => {
+      socket.destroy();
+      reject(explainStartError(err, config as Config));
+    };
+    socket.setTimeout(DATABASE_CONNECT_TIMEOUT_MS, () => fail(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })));
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+  });
 }
 
 const DATABASE_CODES: Record<string, string> = {

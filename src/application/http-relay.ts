@@ -54,7 +54,10 @@ export function createHttpRelay(deps: { registry: Registry; filter?: SurfaceFilt
       if (call.query) for (const [k, v] of Object.entries(call.query)) query[k] = typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
       const input = restInput(match.op, match.params, query, call.body);
       if (input instanceof Error) throw input;
-      const result = await deps.invokeAs(match.op, input, ctx.caller, {
+      // `?share_token=` is read as REST reads it: a credential beside the caller's key, never the target's input.
+      const shared = query.share_token;
+      const caller = typeof shared === 'string' && shared !== '' ? { ...ctx.caller, shareToken: shared } : ctx.caller;
+      const result = await deps.invokeAs(match.op, input, caller, {
         surface: 'core_http',
         validateFirst: true,
         ...(ctx.clientIp ? { clientIp: ctx.clientIp } : {}),

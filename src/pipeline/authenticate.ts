@@ -1,6 +1,7 @@
 import type { Services } from '../domain/services.js';
 import { ANONYMOUS, MALFORMED_BEARER, UNKNOWN_BEARER, type Caller } from '../domain/identity/caller.js';
 import { KEY_PREFIX } from '../domain/identity/keys.js';
+import { readTokenKind } from '../domain/chain/read-tokens.js';
 import { looksLikeJwt } from '../domain/sessions/session-credentials.js';
 import { ACCESS_PREFIX } from '../domain/oauth/oauth-tokens.js';
 
@@ -40,6 +41,9 @@ export async function authenticate(services: Services, creds: Credentials): Prom
   // A malformed Authorization header counts as a key this server does not know: public operations answer
   // (with a warning saying what is wrong), the others refuse with 401 saying the same.
   if (creds.bearer === '') return creds.shareToken ? { ...MALFORMED_BEARER, shareToken: creds.shareToken } : MALFORMED_BEARER;
+  // A read token in the key's place is named as such (the refusal says where it goes), never looked up as a key.
+  const readToken = readTokenKind(creds.bearer);
+  if (readToken) return { ...UNKNOWN_BEARER, readTokenAsKey: readToken, ...(creds.shareToken ? { shareToken: creds.shareToken } : {}) };
   // Keys take the unchanged path; a JWT is parsed only when the bearer value is not a key.
   // An OAuth access token stands for the credential that granted it, narrowed to its scope.
   const caller = creds.bearer.startsWith(ACCESS_PREFIX)

@@ -21,6 +21,7 @@ import { notReadyRefusal } from '../storage/store-refusal.js';
 import { validationError } from './validation-error.js';
 import { operationName } from '../registry/surface-wording.js';
 import { assertOAuthScope } from './oauth-scope.js';
+import { readTokenAsKeyReason } from '../domain/chain/read-tokens.js';
 
 export interface InvokeOptions {
   requestId?: string;
@@ -227,7 +228,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     try {
       who = typeof caller === 'function' ? await caller() : caller;
       if (who.unknownCredential) {
-        warning = who.malformedCredential ? MALFORMED_KEY_WARNING : UNKNOWN_KEY_WARNING;
+        warning = who.readTokenAsKey
+          ? `Answered as an anonymous caller: ${readTokenAsKeyReason(who.readTokenAsKey)}.`
+          : who.malformedCredential
+            ? MALFORMED_KEY_WARNING
+            : UNKNOWN_KEY_WARNING;
         opts.setHeader?.(KEY_WARNING_HEADER, warning);
       }
       const value = await run(op, rawInput, who, opts, requestId, machine);

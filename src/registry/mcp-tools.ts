@@ -5,6 +5,7 @@ import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.j
 import { withTypedBranches } from './typed-branches.js';
 import type { Operation, Registry } from './registry.js';
 import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
+import { SHARE_TOKEN_ARG, SHARE_TOKEN_FIELD, takesShareToken } from './share-reads.js';
 import type { ToolDef } from './types.js';
 
 /** A tool as `tools/list` shows it. */
@@ -69,11 +70,17 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
   const ops = visibleActions(registry, tool, filter);
   const schemas = ops.map((op) => inputSchemaOf(op, tool, filter));
   const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.def.relaysOutput === true);
+  const inputSchema: McpToolDescriptor['inputSchema'] = {
+    ...withTypedBranches(all.size === 1 ? schemas[0]! : mergedSchema(tool, ops, schemas)),
+    type: 'object',
+  };
+  // The transports lift it into the call's credentials (`share-reads.ts`); no action's own schema has it.
+  if (takesShareToken(ops)) inputSchema.properties = { ...(inputSchema.properties as object), [SHARE_TOKEN_ARG]: SHARE_TOKEN_FIELD };
   return {
     name: tool.name,
     title: tool.title,
     description: all.size === 1 ? tool.description : describe(tool, ops, schemas),
-    inputSchema: { ...withTypedBranches(all.size === 1 ? schemas[0]! : mergedSchema(tool, ops, schemas)), type: 'object' },
+    inputSchema,
     annotations: annotationsOf(ops, reads),
   };
 }

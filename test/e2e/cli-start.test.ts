@@ -134,6 +134,75 @@ describe('serve', () => {
   });
 });
 
+/** A port nothing listens on: a connection to it is refused at once. */
+function closedPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const free = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(free));
+    });
+  });
+}
+
+const initializeLine = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+})}\n`;
+
+/** The client's initialize answered with an error naming `setting` (and on stderr, one line, no stack), then exit 1. */
+function expectRefusedInitialize(ran: Ran, setting: string): string {
+  expect(ran.code).toBe(1);
+  const answer = JSON.parse(ran.stdout.trim()) as { id: number; error: { message: string } };
+  expect(answer.id).toBe(1);
+  expect(answer.error.message).toMatch(new RegExp(`^${setting}\\b`));
+  expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+  expect(ran.stderr).toContain(setting);
+  expect(ran.stderr).not.toMatch(/\n\s+at /);
+  return answer.error.message;
+}
+
+describe('mcp configuration errors reach the client', () => {
+  it.each(['not a url', 'mysql://root@127.0.0.1:3306/test'])('answers initialize with the reason for DATABASE_URL=%s', async (url) => {
+    expectRefusedInitialize(await cli(['mcp'], { DATABASE_URL: url }, { input: initializeLine }), 'DATABASE_URL');
+  });
+
+  it('answers initialize with the reason when the database does not accept connections', async () => {
+    const port = await closedPort();
+    const message = expectRefusedInitialize(
+      await cli(['mcp'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test` }, { input: initializeLine }),
+      'DATABASE_URL',
+    );
+    expect(message).toContain('ECONNREFUSED');
+  });
+
+  it('answers initialize with the reason for any other refused setting', async () => {
+    expectRefusedInitialize(await cli(['mcp'], { CORE_DATA_DIR: await dataDir(), PORT: 'eighty' }, { input: initializeLine }), 'PORT');
+  });
+});
+
+// A refusal only PostgreSQL itself gives comes after initialize: the client's first call carries it.
+describe.runIf(process.env.DATABASE_URL)('mcp on a database that refuses the connection (PostgreSQL)', () => {
+  it("answers the client's first call with the reason, naming DATABASE_URL, then exits", async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = '/core_no_such_database';
+    const toolsList = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`;
+    const ran = await cli(['mcp'], { DATABASE_URL: url.href }, { input: initializeLine + toolsList });
+    const answers = ran.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result?: unknown; error?: { message: string } });
+    expect(answers.find((a) => a.id === 1)?.result).toBeDefined();
+    expect(answers.find((a) => a.id === 2)?.error?.message).toMatch(
+      /DATABASE_URL: cannot use PostgreSQL at .*core_no_such_database \(the database does not exist, 3D000\)/,
+    );
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('mcp', () => {
   it("answers the client's initialize with the reason when the data directory cannot be used", async () => {
     const file = path.join(await dataDir(), 'plain-file');

@@ -3,10 +3,10 @@ import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcont
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 /**
  * The judges of both MCP eras, end to end: the SDK's v2 client in its modern mode (it probes with
@@ -14,7 +14,7 @@ import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
  * over HTTP and stdio, against the same registry.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const config = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
+const config = stdioEntryOfCheckout();
 
 let server: TestServer;
 let dataDir: { dir: string; cleanup: () => Promise<void> };
@@ -43,7 +43,7 @@ function recordingFetch(methods: string[]): typeof fetch {
 
 function stdioParams() {
   return {
-    command: config.command === 'node' ? process.execPath : config.command,
+    command: config.command,
     args: config.args,
     cwd: root,
     env: { ...config.env, CORE_DATA_DIR: dataDir.dir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '' },

@@ -1,12 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer } from '../../src/server.js';
 import { tempDir, testConfig } from '../helpers/server.js';
+import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 // "Narrowing is a boundary" (issue 27, finding 8): CORE_TOOLSETS and CORE_READ_ONLY narrow what the
 // tools can reach, not only what they list. core_http reaching a hidden operation is refused and writes
@@ -14,7 +14,7 @@ import { tempDir, testConfig } from '../helpers/server.js';
 // started as mcp.json says) and over POST /api/mcp (the SDK's Streamable HTTP client).
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const mcpJson = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
+const mcpJson = stdioEntryOfCheckout();
 
 const BRENT = { inputs: { f: 'x^3 - 2*x - 5', a: 2, b: 3 } };
 
@@ -109,7 +109,7 @@ describe('surface controls are a boundary for core_http and core_api_catalog', (
     const slug = 'narrowed-stdio';
     const connect: Connect = async (env) => {
       const transport = new StdioClientTransport({
-        command: mcpJson.command === 'node' ? process.execPath : mcpJson.command,
+        command: mcpJson.command,
         args: mcpJson.args,
         cwd: root,
         env: { ...mcpJson.env, CORE_API_KEY: key, CORE_DATA_DIR: data.dir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '', ...env },

@@ -1,22 +1,22 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const config = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
+const config = stdioEntryOfCheckout();
 const onPostgres = process.env.CORE_TEST_BACKEND === 'postgres';
 
 /** The stdio server started exactly as mcp.json says, on `dataDir`, through the official SDK client. */
 async function connectStdio(dataDir: string, env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
-    command: config.command === 'node' ? process.execPath : config.command,
+    command: config.command,
     args: config.args,
     cwd: root,
     env: { ...config.env, CORE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? '', ...env },

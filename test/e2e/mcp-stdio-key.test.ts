@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,5 +98,25 @@ describe('a key minted over stdio', () => {
     const minted = (await call(client, 'core_account', { action: 'mint_demo_key' })).structuredContent;
     expect((await call(client, 'core_account', { action: 'whoami' })).structuredContent).toMatchObject({ authenticated: true, uid: minted.uid });
     expect(JSON.parse(await readFile(keyFile(where), 'utf8')).keys[`lowdb:${server.dataDir}`]).toBe(minted.key);
+  });
+});
+
+describe('a key minted over MCP HTTP', () => {
+  it('comes with the exact header to send, which then works', async () => {
+    const server = await startTestServer();
+    onTestFinished(() => server.close());
+    const connectHttp = async (headers: Record<string, string>) => {
+      const client = new Client({ name: 'http-key', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers } }));
+      onTestFinished(() => client.close());
+      return client;
+    };
+    const minted = (await call(await connectHttp({}), 'core_account', { action: 'mint_demo_key' })).structuredContent;
+    expect(minted.note).toContain('"Authorization: Bearer <key>"');
+    expect(minted.note).toContain('"X-API-Key: <key>"');
+    for (const headers of [{ Authorization: `Bearer ${minted.key}` }, { 'X-API-Key': minted.key as string }] as Array<Record<string, string>>) {
+      const me = (await call(await connectHttp(headers), 'core_account', { action: 'whoami' })).structuredContent;
+      expect(me).toMatchObject({ authenticated: true, uid: minted.uid });
+    }
   });
 });

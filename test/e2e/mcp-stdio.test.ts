@@ -6,16 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
+import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const config = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')).mcpServers.core as { command: string; args: string[]; env: Record<string, string> };
+const config = stdioEntryOfCheckout();
 
 let dataDir: { dir: string; cleanup: () => Promise<void> };
 
 /** Starts the server exactly as mcp.json says, over a fresh data dir, as the SDK client would. */
 async function connect(apiKey = ''): Promise<Client> {
   const transport = new StdioClientTransport({
-    command: config.command === 'node' ? process.execPath : config.command,
+    command: config.command,
     args: config.args,
     cwd: root,
     env: {

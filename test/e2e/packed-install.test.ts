@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../src/config.js';
+import { mcpJson } from '../helpers/mcp-json.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -90,6 +91,29 @@ describe('the packed package, installed into a fresh prefix', () => {
     const dataDir = path.join(home, 'data', 'core-server');
     expect((await stat(dataDir)).mode & 0o077).toBe(0);
     expect(await readdir(readOnlyCwd)).toEqual([]);
+  });
+
+  it("starts from mcp.json's entry as copied, the installed command found on PATH", async () => {
+    const entry = mcpJson().mcpServers.core;
+    const home = path.join(work, 'home-mcp-json');
+    await mkdir(home, { mode: 0o755 });
+    if (asNobody) await run('chown', ['65534:65534', home]);
+    const child = spawn(entry.command, entry.args, {
+      cwd: readOnlyCwd,
+      env: { PATH: `${path.dirname(bin)}:${process.env.PATH ?? ''}`, HOME: home, ...entry.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...user,
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('\n')) child.stdin.end();
+    });
+    child.stdin.write(`${initialize}\n`);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect((JSON.parse(stdout.trim()) as { result?: { serverInfo?: { version?: string } } }).result?.serverInfo?.version).toBe(API_VERSION);
+    expect(code).toBe(0);
+    expect((await stat(path.join(home, '.local', 'share', 'core-server'))).isDirectory()).toBe(true);
   });
 
   it('refuses before initialize succeeds, naming CORE_DATA_DIR, when the per-user folder cannot be written', async () => {

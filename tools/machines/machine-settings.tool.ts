@@ -3,7 +3,11 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, MachineStatus, Tick } from '../../src/registry/common-schemas.js';
 import { Machine, MachineSlug } from './machines.schemas.js';
 
-const ShareToken = z.string().describe('Token granting read access; send it as the X-Share-Token header or a share_token field');
+const ShareToken = z
+  .string()
+  .describe(
+    'Token granting read access; send it as the share_token argument of the reading tools (over HTTP also X-Share-Token or ?share_token=), never as the key',
+  );
 
 export const machineSettingsTool = defineTool({
   name: 'core_machine_settings',

@@ -1,3 +1,5 @@
+import type { ReadTokenKind } from '../chain/read-tokens.js';
+
 /** Roles on a machine, highest first. */
 export type Role = 'owner' | 'admin' | 'operator' | 'viewer';
 
@@ -28,6 +30,8 @@ export interface Caller {
   unknownCredential?: true;
   /** The credential sent was not even of a key's form (an Authorization header other than `Bearer <value>`); counts as unknown. */
   malformedCredential?: true;
+  /** The credential sent as the key was a read token (`shr_`, `unl_`), which goes beside the key; counts as unknown. */
+  readTokenAsKey?: ReadTokenKind;
   /** When the credential itself expires (a key's `expires_at`, a session's `exp`); open streams end then. */
   expiresAtMs?: number;
   /**

@@ -3,7 +3,8 @@ import { CoreError, errors, publicError } from '../../errors.js';
 import type { Credentials } from '../../pipeline/authenticate.js';
 import { collectEvents, isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeOptions, Pipeline } from '../../pipeline/invoke.js';
-import { visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
+import { visibleActions, visibleTools, type SurfaceFilter } from '../../registry/mcp-tools.js';
+import { liftShareToken, SHARE_TOKEN_ARG, takesShareToken } from '../../registry/share-reads.js';
 import type { Operation, Registry } from '../../registry/registry.js';
 import type { RawBody, SseSource, ToolDef } from '../../registry/types.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
@@ -56,6 +57,12 @@ export async function callTool(
     }
     input = rest;
   }
+  // A share token arrives as an argument (a tool call has no header on stdio): it joins the credentials.
+  if (Object.hasOwn(input, SHARE_TOKEN_ARG) && takesShareToken(visibleActions(surface.registry, tool, surface.filter))) {
+    const lifted = liftShareToken(input);
+    if (lifted instanceof CoreError) return errorResult(lifted, opts.requestId, wording);
+    if (lifted) ({ input, creds, opts } = withShareToken(lifted, creds, opts));
+  }
   const result = await surface.pipeline.invoke(op!, input, creds, opts);
   if (result.warning !== undefined) {
     const answer = result.ok ? await successResult(op!, result.value, input, opts.signal) : errorResult(result.error, result.requestId, wording);
@@ -73,6 +80,16 @@ function unknownAction(tool: ToolDef, action: unknown, names: string[]): CoreErr
   const hint = meant === undefined ? '.' : `; did you mean "${meant}"?`;
   const issue = { path: 'action', message: `expected one of ${list}`, code: 'invalid_value', ...(meant === undefined ? {} : { did_you_mean: meant }) };
   return errors.validation(`${given}${hint} It must be one of: ${list}`, { issues: [issue] });
+}
+
+/** The call with the share token in its credentials, and in the caller already admitted (HTTP) when there is one. */
+function withShareToken(
+  lifted: { token: string; rest: Record<string, unknown> },
+  creds: Credentials,
+  opts: InvokeOptions,
+): { input: Record<string, unknown>; creds: Credentials; opts: InvokeOptions } {
+  const admission = opts.admission && 'caller' in opts.admission ? { caller: { ...opts.admission.caller, shareToken: lifted.token } } : opts.admission;
+  return { input: lifted.rest, creds: { ...creds, shareToken: lifted.token }, opts: admission ? { ...opts, admission } : opts };
 }
 
 /**

@@ -33,18 +33,28 @@ export interface StdioOptions {
 export type StdioServer = Server & {
   /** Resolves once no request handler is running (those started meanwhile included). */
   settled(): Promise<void>;
+  /** Resolves once a request has been answered: the one running now, else the next one to come. */
+  answered(): Promise<void>;
 };
 
 /** The MCP server over stdio: the official SDK `Server`, driven from the registry. */
 export function createMcpServer(opts: StdioOptions): StdioServer {
   const running = new Set<Promise<unknown>>();
+  let onAnswered: Array<() => void> = [];
   /** Tracks a handler's work, so shutdown can let calls in flight finish before the core closes. */
   const tracked =
     <A extends unknown[], T>(handler: (...args: A) => Promise<T>) =>
     (...args: A): Promise<T> => {
       const work = handler(...args);
       running.add(work);
-      const done = () => void running.delete(work);
+      const done = () => {
+        running.delete(work);
+        if (onAnswered.length === 0) return;
+        // The SDK writes the answer when the handler's promise settles: listeners hear of it a turn later.
+        const waiting = onAnswered;
+        onAnswered = [];
+        setImmediate(() => waiting.forEach((listener) => listener()));
+      };
       work.then(done, done);
       return work;
     };
@@ -119,6 +129,7 @@ export function createMcpServer(opts: StdioOptions): StdioServer {
     async settled(): Promise<void> {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
+    answered: () => new Promise<void>((resolve) => onAnswered.push(resolve)),
   });
 }
 

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.js';
+import { mcpJson, stdioEntryOfCheckout } from '../../helpers/mcp-json.js';
 
 /**
  * One agent story, run by MCP clients nobody here wrote, over stdio and HTTP, each started from
@@ -12,22 +12,14 @@ import { startTestServer, tempDir, type TestServer } from '../../helpers/server.
 
 export const root = fileURLToPath(new URL('../../..', import.meta.url));
 
-interface McpJson {
-  mcpServers: {
-    core: { command: string; args: string[]; env: Record<string, string> };
-    'core-http': { type: string; url: string; headers: Record<string, string> };
-  };
-}
-const mcpJson = JSON.parse(readFileSync(`${root}/mcp.json`, 'utf8')) as McpJson;
-
 /**
  * The stdio entry of mcp.json, for a data directory and a key. Its `node` is the Node running the tests
  * (the project's Node 20), also when the client that starts it runs on Node 22 in a child process.
  */
 export function stdioEntry(dataDir: string, key: string | undefined) {
-  const entry = mcpJson.mcpServers.core;
+  const entry = stdioEntryOfCheckout();
   return {
-    command: entry.command === 'node' ? process.execPath : entry.command,
+    command: entry.command,
     args: entry.args,
     cwd: root,
     env: {
@@ -47,7 +39,7 @@ export function stdioEntry(dataDir: string, key: string | undefined) {
  * clients expand them, and a header left out when there is no key to put in it.
  */
 export function httpEntry(serverUrl: string, key: string | undefined): { url: string; headers: Record<string, string> } {
-  const entry = mcpJson.mcpServers['core-http'];
+  const entry = mcpJson().mcpServers['core-http'];
   const url = new URL(entry.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(entry.headers)) {
