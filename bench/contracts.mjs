@@ -202,7 +202,12 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     const summary = (xs) =>
       xs.length === 0
         ? null
-        : { n: xs.length, p50: Math.round(percentile(xs, 50)), p99: Math.round(percentile(xs, 99)), max: Math.round(xs.reduce((a, b) => Math.max(a, b), -Infinity)) };
+        : {
+            n: xs.length,
+            p50: Math.round(percentile(xs, 50)),
+            p99: Math.round(percentile(xs, 99)),
+            max: Math.round(xs.reduce((a, b) => Math.max(a, b), -Infinity)),
+          };
     const per = (n, rows) => (rows === 0 ? null : Math.round(n / rows));
     return {
       backend: databaseUrl ? 'postgres' : 'lowdb',
@@ -275,7 +280,10 @@ async function pgRows(url, schema) {
         if (!want(stream)) continue;
         let after = -1;
         for (;;) {
-          const page = await client.query('SELECT seq, body::text AS text FROM log_rows WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT 5000', [stream, after]);
+          const page = await client.query('SELECT seq, body::text AS text FROM log_rows WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT 5000', [
+            stream,
+            after,
+          ]);
           for (const r of page.rows) yield { stream, row: JSON.parse(r.text), size: Buffer.byteLength(r.text) };
           if (page.rows.length < 5000) break;
           after = Number(page.rows.at(-1).seq);
@@ -288,5 +296,16 @@ async function pgRows(url, schema) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.CORE_RATE_LIMIT ??= 'off';
   const [contracts, seconds, mix] = process.argv.slice(2);
-  console.log(JSON.stringify(await contractsFireLag({ contracts: Number(contracts) || undefined, seconds: Number(seconds) || undefined, mix: mix || undefined, databaseUrl: process.env.BENCH_DATABASE_URL }), null, 2));
+  console.log(
+    JSON.stringify(
+      await contractsFireLag({
+        contracts: Number(contracts) || undefined,
+        seconds: Number(seconds) || undefined,
+        mix: mix || undefined,
+        databaseUrl: process.env.BENCH_DATABASE_URL,
+      }),
+      null,
+      2,
+    ),
+  );
 }
