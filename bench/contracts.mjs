@@ -280,11 +280,11 @@ async function pgRows(url, schema) {
         if (!want(stream)) continue;
         let after = -1;
         for (;;) {
-          const page = await client.query('SELECT seq, body::text AS text FROM log_rows WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT 5000', [
+          const page = await client.query('SELECT seq, type, body::text AS text FROM log_rows WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT 5000', [
             stream,
             after,
           ]);
-          for (const r of page.rows) yield { stream, row: JSON.parse(r.text), size: Buffer.byteLength(r.text) };
+          for (const r of page.rows) yield { stream, row: { type: r.type, ...JSON.parse(r.text) }, size: Buffer.byteLength(r.text) };
           if (page.rows.length < 5000) break;
           after = Number(page.rows.at(-1).seq);
         }
