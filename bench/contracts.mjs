@@ -7,7 +7,7 @@
 // are created over HTTP; the rows are read back after the server stops, a line at a time (a 10,000-contract
 // run writes gigabytes: one string would not hold them), with the bytes each fire stored.
 //   [BENCH_DATABASE_URL=postgres://...] node bench/contracts.mjs [contracts=1000] [seconds=60] [mix=every|mixed]
-import { createReadStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { dropSchema, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
@@ -71,6 +71,12 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     /"url":"(http:[^"]+)"/,
   );
   const url = match[1];
+  // BENCH_SERVER_LOG=<file>: the server's log lines, to see what it said while fires lagged.
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
   let pgClient;
   try {
     const { key } = await call(url, 'POST', '/api/demo-key/mint', { body: {} });
