@@ -1,13 +1,22 @@
-// Contracts benchmark (issue 5): 1,000 recurring contracts firing every tick on one machine, on the
-// lowdb default (fsync on), for 60 s of wall time. Fire lag is the time from the start of a fire's due
-// tick to the moment its transition row was built (`created_at`); a missed fire is a due tick in the
-// window that no row covers, or one collapsed into a later fire (`skipped`). Contracts are created over
-// HTTP, then the server runs untouched; the rows are read back from the log file after it stops.
-import { readFileSync, rmSync } from 'node:fs';
+// Contracts benchmark (issues 5 and 31): recurring contracts spread over many machines, with mixed
+// triggers (`every`, `cron` and `on_event`), on the lowdb default (fsync on) or PostgreSQL
+// (BENCH_DATABASE_URL), for `seconds` of wall time. Fire lag of a scheduled fire is the time from the
+// start of its due tick to the moment its transition row was built (`created_at`); of an event fire,
+// from the moment the bench posted the event. A missed fire is a due tick in the window that no row
+// covers, one collapsed into a later fire (`skipped`), or an event no listener's row answers. Contracts
+// are created over HTTP; the rows are read back after the server stops, a line at a time (a 10,000-contract
+// run writes gigabytes: one string would not hold them), with the bytes each fire stored.
+//   [BENCH_DATABASE_URL=postgres://...] node bench/contracts.mjs [contracts=1000] [seconds=60] [mix=every|mixed]
+import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { percentile, startProcess, stop, tempDataDir } from './lib.mjs';
+import { createInterface } from 'node:readline';
+import { dropSchema, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const TICK_MS = 777;
+/** Contracts per machine: each machine gets a share of every trigger kind. */
+const PER_MACHINE = 10;
+/** Events posted to each event machine per tick-window: one every this many ms. */
+const EVENT_EVERY_MS = 5_000;
 
 async function call(url, method, p, { key, body } = {}) {
   const headers = { 'content-type': 'application/json' };
@@ -23,86 +32,286 @@ function rssMiB(pid) {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-export async function contractsFireLag({ contracts = 1000, seconds = 60 } = {}) {
+/** Server CPU time (user + system) in ms, from /proc: the bench's own work is not in it. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** The trigger of contract `i`: every contract of the `every` mix fires every tick; the mixed one cycles kinds. */
+function triggerOf(i, mix) {
+  if (mix === 'every') return { kind: 'every', every_ticks: 1 };
+  switch (i % 4) {
+    case 0:
+    case 1:
+      return { kind: 'every', every_ticks: 1 + (i % 5) };
+    case 2:
+      return { kind: 'cron', cron: '* * * * *' };
+    default:
+      return { kind: 'on_event', event: 'bench.ping' };
+  }
+}
+
+async function pool(total, concurrency, op) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await op(next++);
+    }),
+  );
+}
+
+export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = 'every', databaseUrl } = {}) {
   const dataDir = tempDataDir();
-  const { child, match } = await startProcess(['dist/src/cli.js', 'serve'], { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, /"url":"(http:[^"]+)"/);
+  const schema = `bench_contracts_${process.pid}_${Date.now()}`;
+  const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
+  const { child, match } = await startProcess(
+    ['dist/src/cli.js', 'serve'],
+    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg },
+    /"url":"(http:[^"]+)"/,
+  );
   const url = match[1];
+  // BENCH_SERVER_LOG=<file>: the server's log lines, to see what it said while fires lagged.
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
+  let pgClient;
   try {
     const { key } = await call(url, 'POST', '/api/demo-key/mint', { body: {} });
-    const slug = 'bench-contracts';
-    await call(url, 'POST', '/api/chain/state-machines', { key, body: { slug } });
-    const definition = {
-      name: 'every_tick',
-      states: { on: { initial: true } },
-      transitions: [{ from: 'on', to: 'on', operator: 'KO42', trigger: { kind: 'every', every_ticks: 1 } }],
-    };
+    const machines = mix === 'every' ? 1 : Math.ceil(contracts / PER_MACHINE);
+    const slugOf = (i) => (machines === 1 ? 'bench-contracts' : `bench-c-${Math.floor(i / PER_MACHINE)}`);
+    await pool(machines, 10, (m) => call(url, 'POST', '/api/chain/state-machines', { key, body: { slug: slugOf(m * PER_MACHINE) } }));
+    const kinds = new Map();
     const createStarted = performance.now();
-    for (let i = 0; i < contracts; i += 20) {
-      await Promise.all(
-        Array.from({ length: Math.min(20, contracts - i) }, () => call(url, 'POST', `/api/chain/${slug}/contracts`, { key, body: { definition } })),
-      );
-    }
+    await pool(contracts, 20, async (i) => {
+      const trigger = triggerOf(i, mix);
+      const definition = {
+        name: `bench_${trigger.kind}`,
+        states: { on: { initial: true } },
+        transitions: [{ from: 'on', to: 'on', operator: 'KO42', trigger }],
+      };
+      const { contract } = await call(url, 'POST', `/api/chain/${slugOf(i)}/contracts`, { key, body: { definition } });
+      kinds.set(contract.id, trigger);
+    });
     const createMs = performance.now() - createStarted;
+    const eventSlugs = [...new Set([...Array(contracts).keys()].filter((i) => triggerOf(i, mix).kind === 'on_event').map(slugOf))];
+    const listenersOf = new Map();
+    for (let i = 0; i < contracts; i++) if (triggerOf(i, mix).kind === 'on_event') listenersOf.set(slugOf(i), (listenersOf.get(slugOf(i)) ?? 0) + 1);
+
     // The window opens at the next tick after every contract exists and closes `seconds` later.
     const firstTick = Math.floor(Date.now() / TICK_MS) + 2;
     const lastTick = firstTick + Math.floor((seconds * 1000) / TICK_MS) - 1;
     const rss = [];
+    const sent = new Map();
+    let eventRound = 0;
+    const cpuStart = cpuMs(child.pid);
+    const wallStart = Date.now();
+    let nextEvents = firstTick * TICK_MS;
+    let nextRss = Date.now() + 5000;
     while (Date.now() < (lastTick + 3) * TICK_MS) {
-      await new Promise((r) => setTimeout(r, 5000));
-      rss.push(rssMiB(child.pid));
+      const now = Date.now();
+      if (eventSlugs.length > 0 && now >= nextEvents && now < lastTick * TICK_MS - EVENT_EVERY_MS) {
+        const round = eventRound++;
+        nextEvents += EVENT_EVERY_MS;
+        await pool(eventSlugs.length, 10, async (e) => {
+          const slug = eventSlugs[e];
+          sent.set(`${slug}:${round}`, Date.now());
+          await call(url, 'POST', `/api/chain/${slug}/event`, { key, body: { type: 'bench.ping', payload: { round } } });
+        });
+      }
+      if (now >= nextRss) {
+        rss.push(rssMiB(child.pid));
+        nextRss += 5000;
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
+    const serverCpuMs = cpuMs(child.pid) - cpuStart;
+    const wallMs = Date.now() - wallStart;
     await stop(child);
 
-    const rows = readLog(dataDir, `contracts/${slug}/transitions`);
-    const inWindow = rows.filter((r) => r.due_tick >= firstTick && r.due_tick <= lastTick);
-    const lags = inWindow.map((r) => Date.parse(r.created_at) - r.due_tick * TICK_MS);
-    // The audit row is the last durable step of a fire: its created_at is stamped under the chain's lock.
-    const dueOf = new Map(inWindow.map((r) => [r.id, r.due_tick]));
-    const auditLags = readLog(dataDir, `chain/${slug}`)
-      .filter((r) => r.type === 'contract.transition' && dueOf.has(r.transition_id))
-      .map((r) => Date.parse(r.created_at) - dueOf.get(r.transition_id) * TICK_MS);
-    const tickLags = inWindow.map((r) => r.tick_number - r.due_tick);
-    const expected = contracts * (lastTick - firstTick + 1);
-    const covered = new Set(inWindow.map((r) => `${r.contract_id}:${r.due_tick}`)).size;
-    const skipped = inWindow.reduce((n, r) => n + r.skipped, 0);
-    const failed = inWindow.filter((r) => !r.success).length;
+    const read = databaseUrl ? await pgRows(databaseUrl, schema) : lowdbRows(dataDir);
+    pgClient = read.client;
+    const lags = { every: [], cron: [], on_event: [] };
+    const covered = new Map();
+    const bytes = { transition: 0, transitionRows: 0, audit: 0, auditRows: 0, payload: 0, payloadRows: 0 };
+    let skipped = 0;
+    let failed = 0;
+    let fired = 0;
+    const transitionIds = new Set();
+    for await (const { stream, row, size } of read.rows((s) => s.startsWith('contracts/') && s.endsWith('/transitions'))) {
+      void stream;
+      bytes.transition += size;
+      bytes.transitionRows += 1;
+      const trigger = kinds.get(row.contract_id);
+      if (trigger === undefined) continue;
+      if (trigger.kind === 'on_event') {
+        const at = sent.get(`${slugOfRow(stream)}:${row.input?.round}`);
+        if (at === undefined || !row.success) continue;
+        fired += 1;
+        transitionIds.add(row.id);
+        lags.on_event.push(Date.parse(row.created_at) - at);
+        covered.set(`event:${slugOfRow(stream)}:${row.input.round}`, (covered.get(`event:${slugOfRow(stream)}:${row.input.round}`) ?? 0) + 1);
+        continue;
+      }
+      if (row.due_tick === null || row.due_tick < firstTick || row.due_tick > lastTick) continue;
+      fired += 1;
+      transitionIds.add(row.id);
+      if (!row.success) failed += 1;
+      skipped += row.skipped;
+      lags[trigger.kind].push(Date.parse(row.created_at) - row.due_tick * TICK_MS);
+      const c = covered.get(row.contract_id) ?? { phase: row.due_tick % (trigger.every_ticks ?? 1), ticks: new Set() };
+      c.ticks.add(row.due_tick);
+      covered.set(row.contract_id, c);
+    }
+    for await (const { row, size } of read.rows((s) => s.startsWith('chain/'))) {
+      if (row.type === 'contract.transition' && transitionIds.has(row.transition_id)) {
+        bytes.audit += size;
+        bytes.auditRows += 1;
+      }
+    }
+    for await (const { row, size } of read.rows((s) => s.startsWith('payloads/') || s.startsWith('chain-payloads/'))) {
+      void row;
+      bytes.payload += size;
+      bytes.payloadRows += 1;
+    }
+    // What each contract should have fired in the window.
+    const minuteTicks = [];
+    for (let m = Math.ceil((firstTick * TICK_MS) / 60_000) * 60_000; Math.ceil(m / TICK_MS) <= lastTick; m += 60_000) minuteTicks.push(Math.ceil(m / TICK_MS));
+    let expected = 0;
+    let covers = 0;
+    for (const [id, trigger] of kinds) {
+      if (trigger.kind === 'on_event') continue;
+      const c = covered.get(id);
+      if (trigger.kind === 'cron') {
+        expected += minuteTicks.length;
+        covers += minuteTicks.filter((t) => c?.ticks.has(t)).length;
+      } else {
+        const every = trigger.every_ticks;
+        const phase = c?.phase ?? 0;
+        for (let t = firstTick; t <= lastTick; t++) {
+          if (t % every !== phase) continue;
+          expected += 1;
+          if (c?.ticks.has(t)) covers += 1;
+        }
+      }
+    }
+    let eventsExpected = 0;
+    let eventsCovered = 0;
+    for (const k of sent.keys()) {
+      const slug = k.slice(0, k.lastIndexOf(':'));
+      eventsExpected += listenersOf.get(slug) ?? 0;
+      eventsCovered += Math.min(listenersOf.get(slug) ?? 0, covered.get(`event:${k}`) ?? 0);
+    }
+    const all = [...lags.every, ...lags.cron];
+    const summary = (xs) =>
+      xs.length === 0
+        ? null
+        : {
+            n: xs.length,
+            p50: Math.round(percentile(xs, 50)),
+            p99: Math.round(percentile(xs, 99)),
+            max: Math.round(xs.reduce((a, b) => Math.max(a, b), -Infinity)),
+          };
+    const per = (n, rows) => (rows === 0 ? null : Math.round(n / rows));
     return {
+      backend: databaseUrl ? 'postgres' : 'lowdb',
       contracts,
+      machines,
+      mix,
       window_s: seconds,
       window_ticks: lastTick - firstTick + 1,
       create_contracts_s: +(createMs / 1000).toFixed(1),
-      fires_expected: expected,
-      fires_made: inWindow.length,
-      missed_fires: expected - covered + skipped,
+      fires_expected: expected + eventsExpected,
+      fires_made: fired,
+      missed_fires: expected - covers + skipped + (eventsExpected - eventsCovered),
       failed_fires: failed,
-      fire_lag_ms: {
-        p50: Math.round(percentile(lags, 50)),
-        p90: Math.round(percentile(lags, 90)),
-        p99: Math.round(percentile(lags, 99)),
-        max: Math.round(Math.max(...lags)),
+      fire_lag_ms: summary(all),
+      fire_lag_ms_by_kind: { every: summary(lags.every), cron: summary(lags.cron), on_event: summary(lags.on_event) },
+      bytes_per_fire: {
+        transition_row: per(bytes.transition, bytes.transitionRows),
+        audit_row: per(bytes.audit, bytes.auditRows),
+        payload_row: per(bytes.payload, bytes.payloadRows),
+        store_total_per_fire: per(read.totalBytes(), bytes.transitionRows),
       },
-      audit_row_lag_ms: {
-        p50: Math.round(percentile(auditLags, 50)),
-        p99: Math.round(percentile(auditLags, 99)),
-        max: Math.round(Math.max(...auditLags)),
-      },
-      fired_in_due_tick: +(tickLags.filter((d) => d === 0).length / Math.max(1, tickLags.length)).toFixed(4),
+      server_cpu_per_fire_us: bytes.transitionRows === 0 ? null : Math.round((serverCpuMs * 1000) / bytes.transitionRows),
+      server_cpu_share: +(serverCpuMs / wallMs).toFixed(2),
       rss_mib: { min: Math.min(...rss), max: Math.max(...rss) },
     };
   } finally {
     if (child.exitCode === null) await stop(child);
-    // A 60 s run leaves about 200 MB of logs behind.
+    await pgClient?.end();
+    // A 60 s run leaves hundreds of MB of logs behind.
     rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) await dropSchema(databaseUrl, schema);
   }
 }
 
-/** Rows of a log stream, read from its JSON-lines file (file names encoded as the lowdb adapter does). */
-function readLog(dataDir, stream) {
-  const encoded = encodeURIComponent(stream).replace(/%[0-9A-F]{2}|[A-Z.!~*'()]/g, (m) =>
-    m.length === 3 ? m : `%${m.charCodeAt(0).toString(16).toUpperCase()}`,
+/** The machine slug of a `contracts/<slug>/transitions` stream. */
+function slugOfRow(stream) {
+  return stream.slice('contracts/'.length, -'/transitions'.length);
+}
+
+/** Stream names from lowdb's file names (the inverse of its encoding: percent-escapes). */
+function lowdbRows(dataDir) {
+  const dir = path.join(dataDir, 'logs');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  return {
+    totalBytes: () => files.reduce((n, f) => n + statSync(path.join(dir, f)).size, 0),
+    async *rows(want) {
+      for (const file of files) {
+        const stream = decodeURIComponent(file.slice(0, -'.jsonl'.length));
+        if (!want(stream)) continue;
+        const lines = createInterface({ input: createReadStream(path.join(dir, file)), crlfDelay: Infinity });
+        for await (const line of lines) if (line) yield { stream, row: JSON.parse(line), size: Buffer.byteLength(line) + 1 };
+      }
+    },
+  };
+}
+
+/** The same rows from PostgreSQL, a page at a time per stream (a cursor would hold one transaction open). */
+async function pgRows(url, schema) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`SET search_path TO "${schema}"`);
+  const streams = (await client.query('SELECT DISTINCT stream FROM log_rows')).rows.map((r) => r.stream);
+  const total = Number((await client.query(`SELECT pg_total_relation_size('log_rows') AS n`)).rows[0].n);
+  return {
+    client,
+    totalBytes: () => total,
+    async *rows(want) {
+      for (const stream of streams) {
+        if (!want(stream)) continue;
+        let after = -1;
+        for (;;) {
+          const page = await client.query('SELECT seq, type, body::text AS text FROM log_rows WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT 5000', [
+            stream,
+            after,
+          ]);
+          for (const r of page.rows) yield { stream, row: { type: r.type, ...JSON.parse(r.text) }, size: Buffer.byteLength(r.text) };
+          if (page.rows.length < 5000) break;
+          after = Number(page.rows.at(-1).seq);
+        }
+      }
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.env.CORE_RATE_LIMIT ??= 'off';
+  const [contracts, seconds, mix] = process.argv.slice(2);
+  console.log(
+    JSON.stringify(
+      await contractsFireLag({
+        contracts: Number(contracts) || undefined,
+        seconds: Number(seconds) || undefined,
+        mix: mix || undefined,
+        databaseUrl: process.env.BENCH_DATABASE_URL,
+      }),
+      null,
+      2,
+    ),
   );
-  return readFileSync(path.join(dataDir, 'logs', `${encoded}.jsonl`), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
 }

@@ -147,7 +147,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     await attempt(
       'mcp_vs_rest',
       async () => {
-        const r = await mcpVsRest(coreUrl, { duration, connections, rounds });
+        const r = await mcpVsRest(coreUrl, { duration, connections, rounds, pid: core.child.pid });
         raw.mcp_vs_rest = r;
         rows.push(
           row(
@@ -159,7 +159,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
             r.ratio,
             '≥ 0.7 of REST',
             r.ratio >= 0.7,
-            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`,
+            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}; server CPU ${r.mcp.server_cpu_us_per_req} vs ${r.rest.server_cpu_us_per_req} µs/req`,
           ),
         );
       },
@@ -169,7 +169,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     await attempt(
       'mcp_modern_vs_rest',
       async () => {
-        const r = await mcpModernVsRest(coreUrl, { duration, connections, rounds });
+        const r = await mcpModernVsRest(coreUrl, { duration, connections, rounds, pid: core.child.pid });
         raw.mcp_modern_vs_rest = r;
         rows.push(
           row(
@@ -181,7 +181,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
             r.ratio,
             '≥ 0.7 of REST',
             r.ratio >= 0.7,
-            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}`,
+            `p99 ${r.mcp.p99} ms vs ${r.rest.p99} ms; errors ${r.mcp.errors}; server CPU ${r.mcp.server_cpu_us_per_req} vs ${r.rest.server_cpu_us_per_req} µs/req`,
           ),
         );
       },

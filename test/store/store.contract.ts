@@ -7,6 +7,7 @@ import { describeLogQueryContract } from './log-query.contract.js';
 import { runIdentityAreaRepositoryContracts } from './identity-area-repositories.contract.js';
 import { runMachineRepositoryContract } from './machine-repository.contract.js';
 import { runListBoundsContract } from './list-bounds.contract.js';
+import { runOwnedListContract } from './owned-list.contract.js';
 import { runScanBoundsContract } from './scan-bounds.contract.js';
 import { appendLinks, chainLink, describeLogContract, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { freshStore, type StoreHarness } from './store-harness.js';
@@ -29,6 +30,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreHar
     runMachineRepositoryContract(name, makeStore);
     runScanBoundsContract(name, makeStore);
     runListBoundsContract(name, makeStore);
+    runOwnedListContract(name, makeStore);
 
     describe('lifecycle', () => {
       it('is open after open, closed after close, and closing twice is harmless', async () => {

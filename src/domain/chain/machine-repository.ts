@@ -50,6 +50,11 @@ export function createMachineRepository(store: Store) {
     ownedBy: async (uid: string, status?: MachineRecord['status']): Promise<MachineRecord[]> =>
       (await docs.find<MachineRecord>(MACHINES, status === undefined ? { owner_uid: uid } : { owner_uid: uid, status })).items,
     countOwnedBy: (uid: string): Promise<number> => docs.count(MACHINES, { owner_uid: uid }),
+    /** The first `limit` machines `uid` owns, oldest first: reads only those, from the owner index. */
+    ownedFirst: async (uid: string, limit: number): Promise<MachineRecord[]> => (await docs.find<MachineRecord>(MACHINES, { owner_uid: uid }, { limit })).items,
+    /** The first `limit` private machines `uid` owns, oldest first (from the owner index). */
+    ownedPrivate: async (uid: string, limit: number): Promise<MachineRecord[]> =>
+      (await docs.find<MachineRecord>(MACHINES, { owner_uid: uid, is_public: false }, { limit })).items,
     /**
      * At most `size` machines (only public ones when `publicOnly`) following store position `after`
      * (from the first when undefined), oldest first, with their positions (see `keysetPage`). Reads

@@ -193,18 +193,25 @@ export function createMachinesService(deps: {
     },
 
     async list(caller, page) {
-      // Visible: public, or a role. The caller's roles come from the machines it owns and the grants it
-      // holds (both by index), so the walk below checks each machine in memory, never reading a grant.
-      const mine = new Set<string>();
+      // Visible: public, or a role. Whether the caller may see any private machine decides which index
+      // the walk below reads; each machine it reads is then checked in memory (owner on the record, roles
+      // from the caller's grants), so the request reads a page of machines, not every one the caller owns.
+      const roles = new Map<string, Role>();
+      let seesPrivate = false;
       if (caller.uid !== null) {
         const grants = await machines.grantsOf(caller.uid);
-        const roles = new Map(grants.map((g) => [g.slug, g.role]));
+        for (const g of grants) roles.set(g.slug, g.role);
         const bound = caller.machine === undefined ? [] : [caller.machine];
-        const candidates = [...(await machines.ownedBy(caller.uid)), ...(await Promise.all([...grants.map((g) => g.slug), ...bound].map(machines.get)))];
+        // One owned private machine stands for all of them: the probe reads one record from the owner index.
+        const candidates = [
+          ...(await machines.ownedPrivate(caller.uid, 1)),
+          ...(await Promise.all([...grants.map((g) => g.slug), ...bound].map(machines.get))),
+        ];
         for (const machine of candidates) {
-          if (machine && (await roleFor(machine, caller, async (slug) => roles.get(slug))) !== 'none') mine.add(machine.slug);
+          if (machine && !machine.is_public && (await roleFor(machine, caller, async (slug) => roles.get(slug))) !== 'none') seesPrivate = true;
         }
       }
+      const visible = async (m: MachineRecord) => m.is_public || (await roleFor(m, caller, async (slug) => roles.get(slug))) !== 'none';
       // Without private machines of its own the caller sees the public ones: read from their index.
       // Otherwise every machine after the cursor's is read and the visible ones kept: the cursor holds
       // the position of the last machine shown, never of one skipped.
@@ -212,8 +219,8 @@ export function createMachinesService(deps: {
         kind: 'machines',
         cursor: page.cursor || undefined,
         limit: page.limit ?? 100,
-        fetch: (after, size) => machines.after(mine.size === 0, after, size),
-        keep: async (found) => found.map((m) => (m.is_public || mine.has(m.slug) ? m : undefined)),
+        fetch: (after, size) => machines.after(!seesPrivate, after, size),
+        keep: (found) => Promise.all(found.map(async (m) => ((await visible(m)) ? m : undefined))),
       });
       return { machines: await Promise.all(items.map(view)), next_cursor };
     },
@@ -249,8 +256,8 @@ export function createMachinesService(deps: {
     view,
 
     async ownedBy(uid, limit) {
-      const owned = await machines.ownedBy(uid);
-      return { slugs: owned.slice(0, limit).map((m) => m.slug), total: owned.length };
+      const [owned, total] = await Promise.all([limit >= 1 ? machines.ownedFirst(uid, Math.floor(limit)) : [], machines.countOwnedBy(uid)]);
+      return { slugs: owned.map((m) => m.slug), total };
     },
   };
 }

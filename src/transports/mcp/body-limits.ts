@@ -30,13 +30,21 @@ const TOOLS_CALL = 'tools/call';
  * A body that names a tool but not where the head can see it gets the caller's cap.
  */
 export function createMcpBodyLimits(registry: Registry, filter: SurfaceFilter) {
-  const tools = new Map(visibleTools(registry, filter).map((tool) => [tool.name, visibleActions(registry, tool, filter)]));
+  // Computed once per surface (its registry and filter never change), not on every request: each tool's
+  // limit with and without a key, and the caller caps that follow from them.
+  const limits = new Map<string, { keyed: number; anonymous: number }>();
+  for (const tool of visibleTools(registry, filter)) {
+    const ops = visibleActions(registry, tool, filter);
+    const largest = (withKey: boolean) => Math.max(...ops.map((op) => bodyLimitOf(op, withKey))) + PROTOCOL_BODY_BYTES;
+    limits.set(tool.name, { keyed: largest(true), anonymous: largest(false) });
+  }
   const toolLimit = (name: string, withKey: boolean): number | undefined => {
-    const ops = tools.get(name);
-    return ops && Math.max(...ops.map((op) => bodyLimitOf(op, withKey))) + PROTOCOL_BODY_BYTES;
+    const found = limits.get(name);
+    return found && (withKey ? found.keyed : found.anonymous);
   };
-  const caps = new Map([true, false].map((withKey) => [withKey, Math.max(PROTOCOL_BODY_BYTES, ...[...tools.keys()].map((name) => toolLimit(name, withKey)!))]));
-  const capOf = (caller: Caller): number => caps.get(keyed(caller))!;
+  const capKeyed = Math.max(PROTOCOL_BODY_BYTES, ...[...limits.values()].map((l) => l.keyed));
+  const capAnonymous = Math.max(PROTOCOL_BODY_BYTES, ...[...limits.values()].map((l) => l.anonymous));
+  const capOf = (caller: Caller): number => (keyed(caller) ? capKeyed : capAnonymous);
 
   /** The limit for a message and what the 413 should say about it. */
   function limitFor(caller: Caller, method: string | undefined, name: string | undefined): { limit: number; why: string } {
