@@ -8,6 +8,7 @@ import { createIdentityService, type IdentityService } from './domain/identity/i
 import { createOAuthService, type OAuthService } from './domain/oauth/oauth.service.js';
 import { createOAuthRepository } from './domain/oauth/oauth-repository.js';
 import { createClientMetadataFetcher } from './domain/oauth/cimd/client-metadata-fetcher.js';
+import { createGrantRevocations } from './domain/oauth/grant-revocations.js';
 
 /**
  * Identity and the OAuth service, wired together: a token stands for the key or session that granted
@@ -32,6 +33,7 @@ export function createIdentityAndOAuth(deps: {
     ...(config.oauthCimdTestTrust ? { testTrust: config.oauthCimdTestTrust } : {}),
     userAgent: `core-server/${config.version} (OAuth client metadata fetcher)`,
   });
+  const revocations = createGrantRevocations(store.pubsub, deps.bus);
   oauth = createOAuthService({
     repo: createOAuthRepository(store),
     clock,
@@ -40,7 +42,7 @@ export function createIdentityAndOAuth(deps: {
     resolveKey: (raw) => identity.resolveKey(raw),
     resolveKeyHash: (hash) => identity.resolveKeyHash(hash),
     resolveSession: (token) => deps.sessions().resolve(token),
-    onGrantRevoked: (grantId) => deps.bus.emit('oauth.grantRevoked', { grantId }),
+    onGrantRevoked: (grantId) => revocations.revoked(grantId),
   });
   return { identity, oauth };
 }
