@@ -120,13 +120,17 @@ if (databaseUrl === undefined) {
     it('a checked-out connection cut between statements: the holder fails as unavailable, nothing of it commits', async () => {
       const { db, store, serves } = await openStore();
       await serves('a');
+      let told: AbortSignal | undefined;
       await expect(
-        store.locks.run('k', async () => {
+        store.locks.run('k', async (lost) => {
+          told = lost;
           await store.docs.put('things', 'inside', { id: 'inside' });
           expect(await db.terminate('core-server', "state = 'idle in transaction'")).toBe(1);
           await store.docs.put('things', 'after', { id: 'after' });
         }),
       ).rejects.toBeInstanceOf(StoreUnavailableError);
+      // The holder was told its lock is gone (a long holder listens to this).
+      expect(told?.aborted).toBe(true);
       expect(await store.docs.get('things', 'inside')).toBeUndefined();
       await serves('b');
     });
