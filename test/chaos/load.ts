@@ -234,14 +234,17 @@ export async function mcpCall(url: string, key: string, name: string, args: Reco
   return { kind: body.result.structuredContent?.error?.code === 'UNAVAILABLE' ? 'unavailable' : 'other', detail };
 }
 
-/** MCP probes on every process: a `tools/call` that reads the store (the caller's machines), each answer kept with its phase. */
-export function startMcpProbes(urls: () => string[], key: string, gapMs = 250) {
+/**
+ * MCP probes on every process: `core_machines` `get` of one of the caller's machines (a store read on
+ * every call; `fleet` is cached per tick and would answer through an outage), each answer kept with its phase.
+ */
+export function startMcpProbes(urls: () => string[], key: string, slug: string, gapMs = 250) {
   const answers: Array<{ process: number; kind: McpAnswer; detail: string; phase: string }> = [];
   let phase = 'start';
   let stopped = false;
   const loops = urls().map(async (_, p) => {
     while (!stopped) {
-      const answer = await mcpCall(urls()[p]!, key, 'core_machines', { action: 'fleet' });
+      const answer = await mcpCall(urls()[p]!, key, 'core_machines', { action: 'get', slug });
       answers.push({ process: p, ...answer, phase });
       await pause(gapMs);
     }

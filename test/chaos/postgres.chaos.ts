@@ -71,7 +71,7 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
     await Promise.all(subscribers.map((s) => s.sub.opened));
     appenders = startAppenders({ tally, urls, slugs, key, gapMs: 40 });
     probes = startProbes(urls);
-    mcp = startMcpProbes(urls, key);
+    mcp = startMcpProbes(urls, key, slugs[0]!);
   }, 300_000);
 
   afterAll(async () => {
@@ -137,7 +137,7 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
 
     // MCP works again after the fault: a tools/call that reads the store is served by every process.
     const mcpBack = await waitUntil(async () =>
-      (await Promise.all(urls().map((u) => mcpCall(u, key, 'core_machines', { action: 'fleet' })))).every((a) => a.kind === 'ok'),
+      (await Promise.all(urls().map((u) => mcpCall(u, key, 'core_machines', { action: 'get', slug: slugs[0] })))).every((a) => a.kind === 'ok'),
     );
     expect.soft(mcpBack, `${name}: every process serves MCP tools/call again`).toBe(true);
 
