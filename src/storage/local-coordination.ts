@@ -7,9 +7,12 @@ import type { Json, LockStore, PubSub } from './port.js';
  */
 export function createLocalLocks(): LockStore & { held(key: string): boolean } {
   const tails = new Map<string, Promise<unknown>>();
-  function run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  // A lock in this process's memory is lost only with the process.
+  const never = new AbortController().signal;
+  function run<T>(key: string, fn: (lost: AbortSignal) => Promise<T>): Promise<T> {
     const previous = tails.get(key) ?? Promise.resolve();
-    const current = previous.then(fn, fn);
+    const start = () => fn(never);
+    const current = previous.then(start, start);
     // Registered on `current` before the caller's await, so the key is free once the caller resumes
     // (a `tryRun` right after a `run` of the key finds it free).
     const free = () => {

@@ -252,10 +252,13 @@ export interface LockStore {
   /**
    * Runs `fn` holding `key` against every process sharing the store, or returns `{ ran: false }` at once
    * when another holder has it. A holder that dies releases its locks, and its writes under them roll back.
+   * `lost` aborts when the lock is lost while `fn` runs (PostgreSQL: its connection died, so the database
+   * freed the lock and nothing of `fn` will commit); a holder that waits for something else, such as
+   * one that holds a lock for a long time, listens to it. Never aborts for a store one process opens.
    */
-  tryRun<T>(key: string, fn: () => Promise<T>): Promise<TryRunResult<T>>;
+  tryRun<T>(key: string, fn: (lost: AbortSignal) => Promise<T>): Promise<TryRunResult<T>>;
   /** Runs `fn` holding `key`, waiting for other holders first (without holding a connection meanwhile). */
-  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  run<T>(key: string, fn: (lost: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 export interface PubSub {

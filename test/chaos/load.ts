@@ -188,3 +188,75 @@ export function subscribe(url: () => string, slug: string, key: string) {
 }
 
 export type Subscriber = ReturnType<typeof subscribe>;
+
+/** How an MCP `tools/call` was answered: served, refused as unavailable (what an outage must answer), or otherwise. */
+export type McpAnswer = 'ok' | 'unavailable' | 'no answer' | 'hang' | 'other';
+
+/** A limit on one MCP call that only catches a hang: a store call fails as unavailable within its 5 s connect timeout. */
+const MCP_HANG_MS = 30_000;
+
+/** One stateless MCP `tools/call` (JSON answer), classified; `detail` says what an `other` answer was. */
+export async function mcpCall(url: string, key: string, name: string, args: Record<string, unknown>): Promise<{ kind: McpAnswer; detail: string }> {
+  let res: Response;
+  try {
+    res = await fetch(`${url}/api/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      signal: AbortSignal.timeout(MCP_HANG_MS),
+    });
+  } catch (error) {
+    return { kind: (error as Error).name === 'TimeoutError' ? 'hang' : 'no answer', detail: String(error) };
+  }
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (error) {
+    return { kind: (error as Error).name === 'TimeoutError' ? 'hang' : 'no answer', detail: String(error) };
+  }
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { kind: 'other', detail: `${res.status} ${text.slice(0, 200)}` };
+  }
+  const detail = `${res.status} ${text.slice(0, 200)}`;
+  // Refused before the tool ran (the key could not be read): a JSON-RPC error saying UNAVAILABLE.
+  if (body?.error !== undefined)
+    return { kind: typeof body.error.message === 'string' && body.error.message.startsWith('UNAVAILABLE') ? 'unavailable' : 'other', detail };
+  if (res.status !== 200 || body?.result === undefined) return { kind: 'other', detail };
+  if (body.result.isError !== true) return { kind: 'ok', detail };
+  return { kind: body.result.structuredContent?.error?.code === 'UNAVAILABLE' ? 'unavailable' : 'other', detail };
+}
+
+/**
+ * MCP probes on every process: `core_machines` `get` of one of the caller's machines (a store read on
+ * every call; `fleet` is cached per tick and would answer through an outage), each answer kept with its phase.
+ */
+export function startMcpProbes(urls: () => string[], key: string, slug: string, gapMs = 250) {
+  const answers: Array<{ process: number; kind: McpAnswer; detail: string; phase: string }> = [];
+  let phase = 'start';
+  let stopped = false;
+  const loops = urls().map(async (_, p) => {
+    while (!stopped) {
+      const answer = await mcpCall(urls()[p]!, key, 'core_machines', { action: 'get', slug });
+      answers.push({ process: p, ...answer, phase });
+      await pause(gapMs);
+    }
+  });
+  return {
+    answers,
+    setPhase: (name: string) => void (phase = name),
+    /** Answers of the fault `name` (during it and after it, until the next fault). */
+    of: (name: string) => answers.filter((a) => a.phase === name || a.phase === `${name}/after`),
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createChainService } from '../../src/domain/chain/chain.service.js';
 import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
@@ -10,8 +11,10 @@ import { createEventBus } from '../../src/lib/event-bus.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createLowdbStore } from '../../src/storage/lowdb/lowdb.store.js';
+import { advisoryKey } from '../../src/storage/postgres/pg-session.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import type { Store } from '../../src/storage/port.js';
+import { eventually } from '../helpers/pg-wait.js';
 import { tempDir, testConfig } from '../helpers/server.js';
 import { databaseUrl, dropSchema, uniqueSchema } from '../store/postgres-harness.js';
 
@@ -236,5 +239,113 @@ describe.skipIf(databaseUrl === undefined)('audit recovery after a crash (Postgr
       await dropSchema(schema);
       await cleanup();
     }
+  });
+});
+
+describe.skipIf(databaseUrl === undefined)('the writer claim core-writer:<id> (PostgreSQL, two processes)', () => {
+  /** Two processes on one fresh schema with a machine that has a token; the test's work, then cleanup. */
+  async function twoProcesses(work: (a: RunningServer, b: RunningServer, ctx: { schema: string; uid: string }) => Promise<void>) {
+    const { dir, cleanup } = await tempDir('core-claim-pg-');
+    const schema = uniqueSchema('claim');
+    const backend: Backend = {
+      clock: createFakeClock(Date.now()),
+      env: { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema },
+      open: () => Promise.reject(new Error('not used')),
+    };
+    const running: RunningServer[] = [];
+    try {
+      running.push(await start(dir, backend));
+      const { key, uid } = await post(running[0]!, '/api/demo-key/mint', {});
+      await post(running[0]!, '/api/chain/state-machines', { slug: SLUG }, key);
+      await post(
+        running[0]!,
+        `/api/chain/${SLUG}/tally/token/genesis`,
+        { name: 'Claim', symbol: 'CLM', max_supply: 1_000_000_000, mint_rate_per_tick: 1_000_000 },
+        key,
+      );
+      backend.clock.advance(10 * 777);
+      running.push(await start(dir, backend));
+      await Promise.all(running.map((s) => s.core.services.auditRecovery.idle()));
+      await work(running[0]!, running[1]!, { schema, uid });
+    } finally {
+      for (const s of running) await s.stop(1000);
+      await dropSchema(schema);
+      await cleanup();
+    }
+  }
+
+  /** The backend holding the advisory lock of `key` in `schema` (an int8 key is classid:objid, objsubid 1). */
+  async function holderOf(schema: string, key: string): Promise<number | undefined> {
+    const admin = new pg.Client({ connectionString: databaseUrl! });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+           AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+        [advisoryKey(schema, key)],
+      );
+      return rows[0]?.pid;
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('is taken again after its backend is terminated, so the other process goes on deferring to it', async () => {
+    await twoProcesses(async (a, b, { schema }) => {
+      const claim = `core-writer:${a.core.services.auditRecovery.writer}`;
+      const first = await holderOf(schema, claim);
+      expect(first).toBeDefined();
+      const admin = new pg.Client({ connectionString: databaseUrl! });
+      await admin.connect();
+      try {
+        await admin.query('SELECT pg_terminate_backend($1, 10000)', [first]);
+      } finally {
+        await admin.end();
+      }
+      // Taken again on another connection (the old code never took it again: the lock stayed free).
+      await eventually(async () => {
+        const now = await holderOf(schema, claim);
+        expect(now).toBeDefined();
+        expect(now).not.toBe(first);
+      });
+      expect((await b.core.store.locks.tryRun(claim, () => Promise.resolve())).ran).toBe(false);
+    });
+  });
+
+  it("never doubles an envelope's tally.minted row when another process recovers while the writer's claim is lost", async () => {
+    await twoProcesses(async (a, b, { uid }) => {
+      // A's claim lost (as when its backend is terminated and before it is taken again): B may recover A's envelopes.
+      await a.core.services.auditRecovery.stop();
+      const chain = a.core.services.chain;
+      const append = chain.append.bind(chain);
+      let reached!: () => void;
+      const atRow = new Promise<void>((resolve) => (reached = resolve));
+      let go!: () => void;
+      const gate = new Promise<void>((resolve) => (go = resolve));
+      // A mints; it is held just before its envelope's tally.minted row is appended.
+      chain.append = async (machine, input) => {
+        if (input.type === 'tally.minted') {
+          reached();
+          await gate;
+        }
+        return append(machine, input);
+      };
+      const minting = a.core.services.tally.mintEnvelope({
+        slug: SLUG,
+        caller: { uid, credential: 'user-key' },
+        kind: 'compute',
+        resultDigest: 'c'.repeat(64),
+        value: 1,
+      });
+      await atRow;
+      // B's recovery pass meanwhile: the old code saw A's envelope without its row (its claim free) and appended it.
+      await b.core.services.auditRecovery.runOnce();
+      go();
+      const outcome = await minting;
+      expect(outcome.minted).toBe(true);
+      const tokenId = (outcome as { envelope: EnvelopeRow }).envelope.token_id;
+      await b.core.services.auditRecovery.runOnce();
+      expectOnce(await chainRows(b.core.store), 'tally.minted', tokenId, false);
+    });
   });
 });

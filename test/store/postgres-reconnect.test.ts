@@ -1,43 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import type { SessionEvent } from '../../src/storage/postgres/pg-session.js';
 import { StoreUnavailableError, type Json } from '../../src/storage/port.js';
+import { ownDatabase } from '../helpers/pg-own-database.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { databaseUrl, SKIP_REASON } from './postgres-harness.js';
-
-/** The URL of `database` on the test cluster. */
-function urlOf(database: string): string {
-  const url = new URL(databaseUrl!);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-/**
- * A database of this test's own, so refusing its connections disturbs nobody else: `refuse` stops new
- * connections and cuts the open ones (an outage), `allow` ends it; dropped when the test ends.
- */
-async function ownDatabase() {
-  const name = `fence_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  onTestFinished(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
-  return {
-    url: urlOf(name),
-    async refuse() {
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-    },
-    async allow() {
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-    },
-  };
-}
 
 if (databaseUrl === undefined) {
   console.warn(SKIP_REASON);
@@ -47,7 +14,7 @@ if (databaseUrl === undefined) {
 } else {
   describe('postgres: the session connection comes back after an outage of any length', () => {
     it('reconnects after many refused tries, re-LISTENs, calls onResume and reports down and up', async () => {
-      const db = await ownDatabase();
+      const db = await ownDatabase(databaseUrl!, 'fence');
       const events: SessionEvent[] = [];
       let retries = 0;
       /** Resolves when the session has failed this many reconnect tries in a row. */

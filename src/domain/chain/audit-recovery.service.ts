@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
 import type { LogQuery, Store } from '../../storage/port.js';
@@ -24,6 +25,9 @@ const PAGE = 1_000;
  * progress (a rolling upgrade on PostgreSQL): it is recovered only once this many ticks old.
  */
 const LEGACY_GRACE_TICKS = 10;
+/** First pause before the writer claim is taken again after it was lost; doubles per failed try up to the cap. */
+const CLAIM_RETRY_BASE_MS = 100;
+const CLAIM_RETRY_CAP_MS = 5_000;
 
 export interface RecoveryReport {
   machines: number;
@@ -58,7 +62,11 @@ export interface AuditRecoveryDeps {
  * the contract's lock, which the fire itself holds until its chain row is written; an envelope carries
  * the id of the process that wrote it (`writer`), each process holds the lock `core-writer:<id>` for its
  * life, and a missing row is appended only under that lock (free: the writer died; held: it is alive
- * and writes the row itself), re-checked under it.
+ * and writes the row itself), re-checked under it. The claim can be lost while the process lives (on
+ * PostgreSQL its connection dies and the database frees it): correctness does not rest on it, since a
+ * writer's envelope and its `tally.minted` row commit in one transaction (`envelope-mint.ts`), so no
+ * recovery ever sees the one without the other; the claim is taken again, with backoff, for as long as
+ * the process runs, so the other processes' recovery goes on deferring to it.
  */
 export interface AuditRecovery {
   /** This process's writer id, stamped on the envelopes it mints. */
@@ -82,6 +90,8 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   const marks = createRecoveryMarkRepository(store);
   const writer = randomUUID();
   let release: (() => void) | undefined;
+  /** Ends the pause before the claim is taken again (stop). */
+  let wake: (() => void) | undefined;
   let holding: Promise<unknown> | undefined;
   let running: Promise<RecoveryReport | undefined> = Promise.resolve(undefined);
   let stopped = false;
@@ -219,18 +229,42 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     return next;
   };
 
+  /**
+   * Holds `core-writer:<writer>` until `stop`. A claim lost meanwhile (its connection died: `lost`
+   * aborts, and its transaction cannot commit) or that could not be taken (the database is down) is
+   * taken again after a pause that backs off, for as long as the process runs. `held` is called each
+   * time it is taken.
+   */
+  async function holdClaim(held: () => void): Promise<void> {
+    for (let attempt = 0; !stopped; attempt++) {
+      try {
+        await store.locks.run(`core-writer:${writer}`, (lost) => {
+          attempt = 0;
+          held();
+          return new Promise<void>((resolve) => {
+            release = resolve;
+            lost.addEventListener('abort', () => resolve(), { once: true });
+          });
+        });
+      } catch (err) {
+        if (stopped) return;
+        deps.onError(new Error(`the writer claim core-writer:${writer} was lost or could not be taken; taking it again`, { cause: err }));
+      }
+      if (stopped) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, backoffDelay(attempt, CLAIM_RETRY_BASE_MS, CLAIM_RETRY_CAP_MS)).unref();
+      });
+    }
+  }
+
   return {
     writer,
     async start() {
       if (holding) return;
       let held!: () => void;
       const acquired = new Promise<void>((resolve) => (held = resolve));
-      holding = store.locks
-        .run(`core-writer:${writer}`, () => {
-          held();
-          return new Promise<void>((resolve) => (release = resolve));
-        })
-        .catch(deps.onError);
+      holding = holdClaim(() => held());
       await acquired;
       void queue().catch(() => undefined);
     },
@@ -238,6 +272,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
       stopped = true;
       await running;
       release?.();
+      wake?.();
       await holding;
     },
     runOnce: () => queue(),

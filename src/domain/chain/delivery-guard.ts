@@ -162,7 +162,15 @@ export function createDeliveryGuard(deps: {
             } else push(event);
           },
           lastEventId,
-          () => close(),
+          // The source ended by itself (say it found the machine private): a reader who lost the right
+          // to read is told why in a last `access.revoked` event, which the source cannot word.
+          () => {
+            if (state === 'closed') return;
+            check(slug, caller, need).then(
+              (verdict) => close(verdict.ok ? undefined : verdict),
+              () => close(),
+            );
+          },
         );
         // The source may have ended while it opened.
         if ((state as string) === 'closed') {

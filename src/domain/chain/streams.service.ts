@@ -67,6 +67,14 @@ export function createStreamsService(deps: {
         const resumeAfter = seqOfEventId(lastEventId, slug);
         let closed = false;
         let release: (() => void) | undefined;
+        // The machine turned private under a public-only stream: delivery stops and the stream ends, so
+        // its client reconnects and is refused (closing the relay alone left the response open, silent).
+        const turnedPrivate = () => {
+          relay.close();
+          if (closed) return;
+          closed = true;
+          end?.();
+        };
         const relay = createOrderedRelay<ChainRow>({
           seqOf: (row) => row.seq,
           fetch: (from, to, limit) => chainLog.read(slug, { fromSeq: from, toSeq: to, limit }),
@@ -85,13 +93,21 @@ export function createStreamsService(deps: {
             return { after, target: headSeq };
           }),
           push: (row) => push(rowEvent(row)),
-          ...(opts.publicOnly ? { allowed: () => isPublicNow(slug) } : {}),
+          ...(opts.publicOnly
+            ? {
+                allowed: async () => {
+                  if (await isPublicNow(slug)) return true;
+                  turnedPrivate();
+                  return false;
+                },
+              }
+            : {}),
           ...(deps.onError ? { onError: deps.onError } : {}),
           ...(end ? { end } : {}),
         });
         const off = bus.on('audit.appended', (event) => {
           if (event.slug !== slug) return;
-          if (opts.publicOnly && !event.isPublic) return relay.close();
+          if (opts.publicOnly && !event.isPublic) return turnedPrivate();
           relay.offer(event.row as unknown as ChainRow);
         });
         return () => {

@@ -82,56 +82,62 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     if (machine.status !== 'active') return { minted: false, reason: 'machine_inactive', machine_slug: slug };
     const token = await tally.token(slug);
     if (!token) return { minted: false, reason: 'no_token', machine_slug: slug };
-    let remaining = 0;
-    let envelope: EnvelopeRow;
     const writer = deps.writer?.();
-    try {
-      envelope = await tally.appendEnvelope(slug, (head, seq) => {
-        // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
-        const tick = Math.max(clock.tick(), head?.tick ?? token.genesis_tick);
-        const minted = head?.minted_total ?? 0;
-        const available = remainingAt(token, minted, tick);
-        if (req.value > available) throw new SupplyExhausted();
-        remaining = available - req.value;
-        const fields = {
-          token_id: envelopeId(token.handle, seq),
-          machine_slug: slug,
-          tick,
-          value: req.value,
-          source: req.kind,
-          result_digest: req.resultDigest.toLowerCase(),
-          issued_to: req.issuedTo === undefined ? req.caller.uid : req.issuedTo,
-        };
-        const token_hash = envelopeHash(fields);
-        return {
-          type: 'envelope',
-          ...fields,
-          token_hash,
-          signature: nodeKeys.sign(token_hash),
-          minted_total: minted + req.value,
-          created_at: new Date(clock.now()).toISOString(),
-          ...(writer !== undefined ? { writer } : {}),
-          ...(req.transitionId !== undefined ? { transition_id: req.transitionId } : {}),
-          ...(req.recovered ? { recovered: true as const } : {}),
-        };
-      });
-    } catch (err) {
-      if (err instanceof SupplyExhausted) return { minted: false, reason: 'supply_exhausted', machine_slug: slug };
-      deps.onError?.(err);
-      return { minted: false, reason: 'error', machine_slug: slug };
-    }
-    try {
-      await chain.append(machine, {
-        type: 'tally.minted',
-        actor_uid: req.caller.uid,
-        transition_id: envelope.token_id,
-        payload_digest: envelope.token_hash,
-      });
-    } catch (err) {
-      // The envelope stands on its own signature; a missing audit row is logged, not undone.
-      deps.onError?.(err);
-    }
-    return { minted: true, envelope, tokens_remaining: remaining };
+    // The envelope and its `tally.minted` row commit together (on PostgreSQL in the lock's transaction;
+    // inside a fire's contract lock, in the fire's): another process's audit recovery never finds the
+    // envelope without its row while this process appends it, whether or not this process still holds
+    // its writer claim (`core-writer:<id>`, which its connection can lose), so the row is never doubled.
+    return store.locks.run(`core-mint:${slug}`, async (): Promise<MintOutcome> => {
+      let remaining = 0;
+      let envelope: EnvelopeRow;
+      try {
+        envelope = await tally.appendEnvelope(slug, (head, seq) => {
+          // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
+          const tick = Math.max(clock.tick(), head?.tick ?? token.genesis_tick);
+          const minted = head?.minted_total ?? 0;
+          const available = remainingAt(token, minted, tick);
+          if (req.value > available) throw new SupplyExhausted();
+          remaining = available - req.value;
+          const fields = {
+            token_id: envelopeId(token.handle, seq),
+            machine_slug: slug,
+            tick,
+            value: req.value,
+            source: req.kind,
+            result_digest: req.resultDigest.toLowerCase(),
+            issued_to: req.issuedTo === undefined ? req.caller.uid : req.issuedTo,
+          };
+          const token_hash = envelopeHash(fields);
+          return {
+            type: 'envelope',
+            ...fields,
+            token_hash,
+            signature: nodeKeys.sign(token_hash),
+            minted_total: minted + req.value,
+            created_at: new Date(clock.now()).toISOString(),
+            ...(writer !== undefined ? { writer } : {}),
+            ...(req.transitionId !== undefined ? { transition_id: req.transitionId } : {}),
+            ...(req.recovered ? { recovered: true as const } : {}),
+          };
+        });
+      } catch (err) {
+        if (err instanceof SupplyExhausted) return { minted: false, reason: 'supply_exhausted', machine_slug: slug };
+        deps.onError?.(err);
+        return { minted: false, reason: 'error', machine_slug: slug };
+      }
+      try {
+        await chain.append(machine, {
+          type: 'tally.minted',
+          actor_uid: req.caller.uid,
+          transition_id: envelope.token_id,
+          payload_digest: envelope.token_hash,
+        });
+      } catch (err) {
+        // The envelope stands on its own signature; a missing audit row is logged, not undone.
+        deps.onError?.(err);
+      }
+      return { minted: true, envelope, tokens_remaining: remaining };
+    });
   }
 
   return async (req) => {

@@ -25,6 +25,8 @@ export interface TxContext {
   done: boolean;
   /** The client went back to the pool already (the store closed under the holder). */
   released?: boolean;
+  /** Aborted when the connection is lost (or the store closes) while the holder works: told to `fn`. */
+  lost: AbortController;
 }
 
 const contexts = new AsyncLocalStorage<TxContext>();

@@ -68,7 +68,7 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
   const lockSql = (key: string) => `SELECT pg_try_advisory_xact_lock(${advisoryKey(options.schemaName, key)}::bigint) AS ok`;
 
   /** One try in a transaction of its own: `fn` runs in it if the lock was free. */
-  async function attempt<T>(key: string, fn: () => Promise<T>): Promise<TryRunResult<T>> {
+  async function attempt<T>(key: string, fn: (lost: AbortSignal) => Promise<T>): Promise<TryRunResult<T>> {
     await slots.acquire();
     let client: pg.PoolClient | undefined;
     let broken: Error | undefined;
@@ -76,7 +76,9 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
     // A checked-out client has no error listener of the pool's: a connection cut while the holder works
     // between statements would otherwise crash the process. Its next statement (or COMMIT) fails.
     const onLost = (error: Error) => {
-      if (tx !== undefined) tx.aborted ??= error;
+      if (tx === undefined) return;
+      tx.aborted ??= error;
+      tx.lost.abort(error);
     };
     try {
       client = await options.pool().connect();
@@ -86,10 +88,19 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
         await client.query('ROLLBACK');
         return { ran: false };
       }
-      tx = { owner: options.owner, client, keys: new Set([key]), scope: openCommitScope(), nested: new Set(), tail: Promise.resolve(), done: false };
+      tx = {
+        owner: options.owner,
+        client,
+        keys: new Set([key]),
+        scope: openCommitScope(),
+        nested: new Set(),
+        tail: Promise.resolve(),
+        done: false,
+        lost: new AbortController(),
+      };
       const own = tx;
       open.add(own);
-      const value = await runInTx(own, () => own.scope.run(fn));
+      const value = await runInTx(own, () => own.scope.run(() => fn(own.lost.signal)));
       // Work the holder started under its lock and did not await still belongs to the transaction.
       while (own.nested.size > 0) await Promise.allSettled([...own.nested]);
       // Calls made from now on go to the pool; those queued already run before COMMIT.
@@ -126,14 +137,14 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
   }
 
   /** A try inside a lock transaction: the key's xact lock is taken on the same client (re-entrant). */
-  async function attemptNested<T>(tx: TxContext, key: string, fn: () => Promise<T>): Promise<TryRunResult<T>> {
+  async function attemptNested<T>(tx: TxContext, key: string, fn: (lost: AbortSignal) => Promise<T>): Promise<TryRunResult<T>> {
     if (!tx.keys.has(key)) {
       const { rows } = await onTx(tx, (client) => client.query<{ ok: boolean }>(lockSql(key)));
       if (rows[0]?.ok !== true) return { ran: false };
       // An xact lock is held until the transaction ends: the key stays this transaction's.
       tx.keys.add(key);
     }
-    const running = fn();
+    const running = fn(tx.lost.signal);
     tx.nested.add(running);
     try {
       return { ran: true, value: await running };
@@ -142,7 +153,7 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
     }
   }
 
-  async function poll<T>(key: string, fn: () => Promise<T>, tx: TxContext | undefined): Promise<T> {
+  async function poll<T>(key: string, fn: (lost: AbortSignal) => Promise<T>, tx: TxContext | undefined): Promise<T> {
     let wait = 5;
     for (;;) {
       const outcome = tx === undefined ? await attempt(key, fn) : await attemptNested(tx, key, fn);
@@ -162,6 +173,7 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
         tx.aborted ??= new StoreUnavailableError('unreachable', 'the store closed while this lock was held; nothing of its work was stored');
         tx.done = true;
         tx.released = true;
+        tx.lost.abort(tx.aborted);
         tx.client.release(new Error('the store closed while a lock was held'));
       }
       open.clear();

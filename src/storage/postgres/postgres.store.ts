@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { createStoreLifecycle } from '../lifecycle.js';
 import type { Store } from '../port.js';
 import { migrate } from './migrations.js';
@@ -7,6 +7,7 @@ import { createPgLogs } from './pg-logs.js';
 import { createPgRunner } from './pg-context.js';
 import { createDbHealth } from './pg-health.js';
 import { createPgLocks, lockSlots } from './pg-locks.js';
+import { createPgPool } from './pg-pool.js';
 import { createPgSession, type SessionEvent } from './pg-session.js';
 import { inTransaction, tablesIn } from './sql.js';
 
@@ -44,17 +45,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   };
   const lifecycle = createStoreLifecycle({
     open: async () => {
-      created = new pg.Pool({
+      created = createPgPool({
         connectionString: options.connectionString,
         max: maxConnections,
-        application_name: 'core-server',
-        // A request never hangs on a database that does not answer: it fails as unavailable (503).
-        connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-        // TCP keepalive: a connection to a database host that went away fails instead of hanging.
-        keepAlive: true,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+        onError: (error) => options.onError?.(error),
       });
-      // Without a listener, an idle connection's error (server restart) would crash the process.
-      created.on('error', (error) => options.onError?.(error));
       await migrate(created, tables);
       await session.open();
       pool = created;

@@ -20,7 +20,14 @@ function rig() {
   const identity = { credentialLive: () => Promise.resolve(true) } as unknown as IdentityService;
   const guard = createDeliveryGuard({ bus, clock, machines, identity, onResume });
   let push: (e: SseEvent) => void = () => undefined;
-  const source = { open: (p: (e: SseEvent) => void) => ((push = p), () => undefined) };
+  let endSource: () => void = () => undefined;
+  const source = {
+    open: (p: (e: SseEvent) => void, _last?: string, end?: () => void) => {
+      push = p;
+      if (end) endSource = end;
+      return () => undefined;
+    },
+  };
   const got: SseEvent[] = [];
   let ended = 0;
   const caller: Caller = { uid: 'u1', credential: 'user-key', keyId: 'k1' };
@@ -40,7 +47,19 @@ function rig() {
   const resume = () => {
     for (const cb of [...resumed]) cb();
   };
-  return { clock, pending, got, ended: () => ended, row, deliver: (e: SseEvent) => push(e), answer, appended, resume, resumeListeners: () => resumed.size };
+  return {
+    clock,
+    pending,
+    got,
+    ended: () => ended,
+    row,
+    deliver: (e: SseEvent) => push(e),
+    endSource: () => endSource(),
+    answer,
+    appended,
+    resume,
+    resumeListeners: () => resumed.size,
+  };
 }
 
 async function waitFor(ok: () => boolean): Promise<void> {
@@ -99,6 +118,27 @@ describe('delivery guard', () => {
     r.deliver(r.row(1));
     expect(r.got.map((e) => e.id)).toEqual(['1']);
     expect(r.pending).toHaveLength(0);
+  });
+
+  it('tells why when the source ended by itself because the right is gone (a machine found private), and ends once', async () => {
+    const r = rig();
+    await r.answer({ role: 'none', untilMs: null });
+    r.deliver(r.row(1));
+    r.endSource();
+    expect(r.ended()).toBe(0);
+    await r.answer(undefined);
+    expect(r.got.map((e) => e.event)).toEqual(['audit.appended', 'access.revoked']);
+    expect(r.got[1]!.data).toMatchObject({ code: 'NOT_FOUND' });
+    expect(r.ended()).toBe(1);
+  });
+
+  it('ends without access.revoked when the source ended by itself and the right still holds (its client reconnects)', async () => {
+    const r = rig();
+    await r.answer({ role: 'viewer', untilMs: null });
+    r.endSource();
+    await r.answer({ role: 'viewer', untilMs: null });
+    expect(r.got).toEqual([]);
+    expect(r.ended()).toBe(1);
   });
 
   it('re-checks at the first delivery after the right lapses, without a timer', async () => {
