@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { randoms } from './solve-helper.js';
 import { symmetricEigen } from '../../../src/domain/solvers/numeric/eigen-symmetric.js';
 import { symmetricEigen as referenceEigen } from './reference/eigen-jama.js';
-
-/** xorshift32 in [-1, 1): the same matrices every run. */
-function randoms(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 31 - 1;
-  };
-}
 
 function randomSymmetric(n: number, seed: number): Float64Array {
   const next = randoms(seed);

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { symmetricEigen } from '../../../src/domain/solvers/numeric/eigen-symmetric.js';
-import { refusal, solve } from './solve-helper.js';
-
-/** A deterministic pseudo-random sequence in [-1, 1) (xorshift32), so every run tests the same matrices. */
-function randoms(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 31 - 1;
-  };
-}
+import { randoms, refusal, solve } from './solve-helper.js';
 
 /** Q·diag(λ)·Qᵀ with Q a product of two Householder reflections: a dense symmetric matrix with known eigenvalues. */
 function withEigenvalues(lambda: number[], seed: number): number[][] {

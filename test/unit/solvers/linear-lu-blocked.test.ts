@@ -3,20 +3,7 @@ import { estimateInverseNorm1, exactInverseNorm1, luSolveTransposeInPlace } from
 import { gemmSubtract } from '../../../src/domain/solvers/numeric/dense-kernels.js';
 import { luFactor, luSolveInPlace, norm1 } from '../../../src/domain/solvers/numeric/linalg.js';
 import { luFactorBlocked } from '../../../src/domain/solvers/numeric/lu-blocked.js';
-import { refusal, solve } from './solve-helper.js';
-
-/** xorshift32 in [-1, 1): the same matrices every run (the bench's generator). */
-function randoms(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 31 - 1;
-  };
-}
+import { randoms, refusal, solve } from './solve-helper.js';
 
 const random = (n: number, seed: number) => Float64Array.from({ length: n * n }, randoms(seed));
 const hilbert = (n: number) => Float64Array.from({ length: n * n }, (_, k) => 1 / (Math.floor(k / n) + (k % n) + 1));

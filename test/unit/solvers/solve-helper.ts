@@ -35,3 +35,16 @@ export async function refusal(id: string, inputs: Record<string, unknown>, optio
 }
 
 export const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
+
+/** xorshift32 in [-1, 1): the same matrices every run (the bench's generator too). */
+export function randoms(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 31 - 1;
+  };
+}
