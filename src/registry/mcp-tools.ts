@@ -5,7 +5,7 @@ import { compactSchema, mergeSchemas, portableSchema } from './portable-schema.j
 import { withTypedBranches } from './typed-branches.js';
 import type { Operation, Registry } from './registry.js';
 import { isHomeOf, SHAPE_MARK, shapePointer, type SharedShape } from './shared-shapes.js';
-import { SHARE_TOKEN_ARG, SHARE_TOKEN_FIELD, takesShareToken } from './share-reads.js';
+import { SHARE_TOKEN_ARG, shareTokenFieldOf, takesShareToken } from './share-reads.js';
 import type { ToolDef } from './types.js';
 
 /** A tool as `tools/list` shows it. */
@@ -75,7 +75,7 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
     type: 'object',
   };
   // The transports lift it into the call's credentials (`share-reads.ts`); no action's own schema has it.
-  if (takesShareToken(ops)) inputSchema.properties = { ...(inputSchema.properties as object), [SHARE_TOKEN_ARG]: SHARE_TOKEN_FIELD };
+  if (takesShareToken(ops)) inputSchema.properties = { ...(inputSchema.properties as object), [SHARE_TOKEN_ARG]: shareTokenFieldOf(tool.name) };
   return {
     name: tool.name,
     title: tool.title,

@@ -10,11 +10,24 @@ import type { Operation } from './registry.js';
  */
 export const SHARE_TOKEN_ARG = 'share_token';
 
-/** The descriptor's field: where an agent holding a share or unlock token finds where it goes. */
+/**
+ * The descriptor's field: where an agent holding a share or unlock token finds where it goes. It is a
+ * shared field, like `slug`: the server instructions say once what goes in it, and its home tool spells
+ * it out for a client that shows no instructions; the dozen other reading tools give it as a bare
+ * string, since every agent session pays for each copy (about 18 tokens) and the name says the rest.
+ */
 export const SHARE_TOKEN_FIELD: JsonSchema = {
   type: 'string',
   description: "A private machine's share or unlock token (shr_/unl_), not a key",
 };
+
+/** The tool whose descriptor spells the field out: the chain reads, what a token holder reads first. */
+export const SHARE_TOKEN_HOME = 'core_chain_read';
+
+/** The field as `tool`'s descriptor gives it. */
+export function shareTokenFieldOf(tool: string): JsonSchema {
+  return tool === SHARE_TOKEN_HOME ? SHARE_TOKEN_FIELD : { type: SHARE_TOKEN_FIELD.type };
+}
 
 /**
  * Whether an operation reads a machine a share token can open: a public GET that needs a machine's

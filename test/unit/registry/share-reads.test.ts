@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { allTools } from '../../../tools/index.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
-import { liftShareToken, readsWithShareToken } from '../../../src/registry/share-reads.js';
+import { liftShareToken, readsWithShareToken, SHARE_TOKEN_FIELD, SHARE_TOKEN_HOME } from '../../../src/registry/share-reads.js';
+import { mcpToolsOf } from '../../../src/registry/mcp-tools.js';
+import { SERVER_INSTRUCTIONS } from '../../../src/transports/mcp/instructions.js';
 import { readTokenKind } from '../../../src/domain/chain/read-tokens.js';
 import { CoreError } from '../../../src/errors.js';
 
@@ -41,5 +43,17 @@ describe('readTokenKind', () => {
     expect(readTokenKind('unl_abc')).toBe('unlock');
     expect(readTokenKind('core_abc')).toBeUndefined();
     expect(readTokenKind('eyJhbGciOi.x.y')).toBeUndefined();
+  });
+});
+
+describe('the share_token field in tools/list', () => {
+  it('is spelled out once, in its home tool and the server instructions; the other reading tools give a bare string', () => {
+    const fields = mcpToolsOf(registry)
+      .map((t) => [t.name, (t.inputSchema.properties as Record<string, unknown>).share_token] as const)
+      .filter(([, field]) => field !== undefined);
+    expect(fields.length).toBeGreaterThan(10);
+    for (const [name, field] of fields) expect(field, name).toEqual(name === SHARE_TOKEN_HOME ? SHARE_TOKEN_FIELD : { type: 'string' });
+    expect(fields.map(([name]) => name)).toContain(SHARE_TOKEN_HOME);
+    expect(SERVER_INSTRUCTIONS).toMatch(/share or unlock token \(shr_\/unl_\) goes in the share_token argument/);
   });
 });
