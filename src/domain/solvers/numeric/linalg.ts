@@ -3,20 +3,26 @@
  * bit-reproducible; no BLAS, no threads.
  */
 
+/** The row at or below `k` with the largest |a[i][k]| (the first of equals); -1 when that is 0 or not finite. */
+export function pivotRow(a: Float64Array, n: number, k: number): number {
+  let p = k;
+  let max = Math.abs(a[k * n + k]!);
+  for (let i = k + 1; i < n; i++) {
+    const v = Math.abs(a[i * n + k]!);
+    if (v > max) {
+      max = v;
+      p = i;
+    }
+  }
+  return max === 0 || !Number.isFinite(max) ? -1 : p;
+}
+
 /** LU with partial pivoting in place (Doolittle, L unit lower). Returns false when a pivot is zero. */
 export function luFactor(a: Float64Array, n: number, piv: Int32Array): boolean {
   for (let i = 0; i < n; i++) piv[i] = i;
   for (let k = 0; k < n; k++) {
-    let p = k;
-    let max = Math.abs(a[k * n + k]!);
-    for (let i = k + 1; i < n; i++) {
-      const v = Math.abs(a[i * n + k]!);
-      if (v > max) {
-        max = v;
-        p = i;
-      }
-    }
-    if (max === 0 || !Number.isFinite(max)) return false;
+    const p = pivotRow(a, n, k);
+    if (p < 0) return false;
     if (p !== k) {
       for (let j = 0; j < n; j++) {
         const t = a[k * n + j]!;

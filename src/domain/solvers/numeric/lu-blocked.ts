@@ -7,6 +7,7 @@
  * rounding (and the pivot order too, unless two candidates tie to within rounding).
  */
 import { gemmSubtract } from './dense-kernels.js';
+import { pivotRow } from './linalg.js';
 
 /**
  * Panel width. Measured on 200×200 (the bench matrix): 8-20 are within noise of each other and 2.5-3× faster
@@ -50,16 +51,8 @@ export function luFactorBlocked(a: Float64Array, n: number, piv: Int32Array, nb 
 /** Unblocked elimination of columns k0..ke-1 over rows k0..n-1; row swaps move whole rows (contiguous in row-major). */
 function factorPanel(a: Float64Array, n: number, piv: Int32Array, k0: number, ke: number): boolean {
   for (let k = k0; k < ke; k++) {
-    let p = k;
-    let max = Math.abs(a[k * n + k]!);
-    for (let i = k + 1; i < n; i++) {
-      const v = Math.abs(a[i * n + k]!);
-      if (v > max) {
-        max = v;
-        p = i;
-      }
-    }
-    if (max === 0 || !Number.isFinite(max)) return false;
+    const p = pivotRow(a, n, k);
+    if (p < 0) return false;
     const rk = k * n;
     if (p !== k) {
       const rp = p * n;
