@@ -14,7 +14,10 @@ describe('package.json dependencies', () => {
   it('are each imported by src/ or tools/', () => {
     const root = packageRoot();
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    const text = ['src', 'tools'].flatMap((d) => sourceFiles(path.join(root, d))).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const text = ['src', 'tools']
+      .flatMap((d) => sourceFiles(path.join(root, d)))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     const names = Object.keys(pkg.dependencies);
     expect(names.length).toBeGreaterThan(5);
     const unused = names.filter((name) => !new RegExp(`(?:from|import\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(?:/[^']*)?'`).test(text));
