@@ -112,7 +112,10 @@ async function mcp(): Promise<number> {
     () => undefined,
     (err: unknown) => (err instanceof Error ? err.message : String(err)),
   );
-  const plan: StdioPlan = unusable ? { kind: 'refuse', reason: unusable } : await (await import('./transports/mcp/stdio-plan.js')).planStdio(config);
+  const { dataDirHolder } = await import('./storage/lowdb/dir-holder.js');
+  const plan: StdioPlan = unusable
+    ? { kind: 'refuse', reason: unusable }
+    : await (await import('./transports/mcp/stdio-plan.js')).planStdio(config, dataDirHolder);
   if (plan.kind === 'refuse') {
     await (await import('./transports/mcp/stdio-refusal.js')).refuseStdio(plan.reason, exit);
     return -1;

@@ -42,7 +42,7 @@ import { createContractsService } from './domain/contracts/contracts-area.servic
 import { createAuditRecovery } from './domain/chain/audit-recovery.service.js';
 import { createTemplatesService } from './domain/templates/templates.service.js';
 import { buildRegistry, type Registry } from './registry/registry.js';
-import type { AppServices } from './application/app-services.js';
+import type { AppServices } from './registry/app-ports.js';
 import { createHttpRelay } from './application/http-relay.js';
 import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
@@ -51,7 +51,7 @@ import { createPostgresStore } from './storage/postgres/postgres.store.js';
 import { logSessionEvents } from './storage/postgres/pg-session-log.js';
 import type { Store } from './storage/port.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
-import { catalogResources } from './domain/platform/catalog-resources.js';
+import { catalogResources, createApiDescription } from './application/api-description.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
 import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
@@ -138,7 +138,8 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const registry = buildRegistry(allTools);
   // The surface controls: what the tools list, and what the relay and the catalogue reach.
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
-  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt, registry, filter });
+  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt });
+  const description = createApiDescription({ registry, version: config.version, filter });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
@@ -218,7 +219,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const chat = createChatService({
     store,
     clock,
-    sources: createChatSources({ platform: () => platform, operators }),
+    sources: createChatSources({ endpoints: () => description.searchEndpoints({}).endpoints, operators }),
     upstream: config.chatUpstream ? { url: config.chatUpstream, key: config.chatUpstreamKey } : undefined,
     onUpstreamError: (err) => log.warn('chat upstream failed; the local assistant answered', { err }),
   });
@@ -299,6 +300,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     // The relay runs its target through this core's pipeline, made next; it is reached only once a call comes.
     relay: createHttpRelay({ registry, filter, invokeAs: (op, input, caller, opts) => pipeline.invokeAs(op, input, caller, opts) }),
     selfCheck: createSelfCheck({ open: openThrowawayCore, now: clock.now }),
+    description,
   };
   const pipeline = createPipeline({
     services,
@@ -326,7 +328,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   await cdnTraffic.start();
   await communityOperators.start();
   const mcpContent = createMcpContent();
-  mcpContent.addResources(() => catalogResources(platform));
+  mcpContent.addResources(() => catalogResources(description));
   mcpContent.addResources(() => solverResources(solvers));
   mcpContent.addResources(() => operatorResources(operators));
   let closing: Promise<void> | undefined;

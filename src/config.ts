@@ -4,6 +4,8 @@ import { defaultDataDir, rememberedKeyFile } from './default-paths.js';
 import { parseRateSpec, type RateSpec } from './pipeline/rate-limit.js';
 import { parseRateTiers, type TierSetting } from './domain/identity/rate-tiers.js';
 import { parseQuotaSettings, type QuotaSettings } from './domain/quotas/quota-settings.js';
+import type { LoginMode } from './domain/sessions/sessions.service.js';
+import type { LogLevel } from './log.js';
 
 /** Every environment variable the server reads, read here and nowhere else. */
 export interface Config {
@@ -83,10 +85,6 @@ export interface Config {
    */
   oauth: boolean;
 }
-
-export type LoginMode = 'email' | 'code';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 

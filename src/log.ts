@@ -1,4 +1,4 @@
-import type { LogLevel } from './config.js';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 /** Structured JSON-lines logger on stderr: stdout carries the MCP protocol under stdio. */
 export interface Logger {

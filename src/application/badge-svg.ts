@@ -1,4 +1,4 @@
-import type { SelfCheckReport } from './self-check.js';
+import type { SelfCheckReport } from '../registry/app-ports.js';
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 

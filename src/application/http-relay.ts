@@ -4,24 +4,10 @@ import type { Pipeline } from '../pipeline/invoke.js';
 import type { SurfaceFilter } from '../registry/mcp-tools.js';
 import type { Registry } from '../registry/registry.js';
 import { reachRefusal } from '../registry/surface-reach.js';
-import type { ActionContext, RawBody } from '../registry/types.js';
+import type { HttpRelay } from '../registry/app-ports.js';
+import type { RawBody } from '../lib/handler-results.js';
 // core_http is a REST call spelled inside a tool call: its input is built exactly as the REST transport builds it.
-import { restInput } from '../transports/http/rest-input.js';
-
-export interface HttpCall {
-  method: string;
-  path: string;
-  query?: Record<string, unknown>;
-  body?: Record<string, unknown>;
-  max_events: number;
-  max_ms: number;
-}
-
-/** `core_http`: any operation by method and path, run through the pipeline as the calling caller. */
-export interface HttpRelay {
-  /** Validates against the matched operation first, then runs it as the caller; a stream is collected for a bounded time. */
-  call(call: HttpCall, ctx: ActionContext): Promise<Record<string, unknown>>;
-}
+import { restInput } from '../registry/rest-input.js';
 
 const PLAIN_PATH = /^\/api\/[\w\-/]*$/;
 /** The operation `core_http` itself runs. */

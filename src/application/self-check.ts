@@ -4,6 +4,7 @@ import type { Caller } from '../domain/identity/caller.js';
 import type { Services } from '../domain/services.js';
 import { sampleInput } from './sample-input.js';
 import { onceUnlessFailed } from '../lib/once.js';
+import type { SelfCheck, SelfCheckReport } from '../registry/app-ports.js';
 
 /** A core made for the check alone, over a temporary data directory removed by `close`. */
 export interface ThrowawayCore {
@@ -11,25 +12,6 @@ export interface ThrowawayCore {
   pipeline: Pipeline;
   services: Services;
   close(): Promise<void>;
-}
-
-export interface SelfCheckReport {
-  /** Operations that answered: with a result, or with an expected refusal (a 4xx code). */
-  passed: number;
-  /** Of the passed ones, those that answered with a result. */
-  succeeded: number;
-  /** Operations that failed: not implemented, an internal error (an output off its schema included), or no answer in time. */
-  failed: number;
-  /** Operations not run: those reaching beyond the node, and the badge itself. */
-  skipped: number;
-  total: number;
-  failures: Array<{ op: string; reason: string }>;
-  checked_at: string;
-}
-
-export interface SelfCheck {
-  /** The report, computed on first use and kept for the life of the process (the code it checks does not change). */
-  report(): Promise<SelfCheckReport>;
 }
 
 const SMOKE_SLUG = 'self-check';

@@ -1,4 +1,4 @@
-import type { SseEvent, SseSource } from '../registry/types.js';
+import type { SseEvent, SseSource } from '../lib/handler-results.js';
 
 export interface CollectOptions {
   maxEvents: number;

@@ -1,36 +1,9 @@
 import { effectiveAuth } from './auth-rule.js';
 import type { Operation, Registry } from './registry.js';
 import { TRANSPORT_ROUTES } from './registry.js';
-import type { JsonSchema } from './json-schema.js';
+import type { EndpointEntry, EndpointMap, EndpointQuery } from './description-shapes.js';
 import type { SurfaceFilter } from './mcp-tools.js';
 import { reachable } from './surface-reach.js';
-
-/** One row of `GET /api/endpoints` and of `core_api_catalog`. */
-export interface EndpointEntry {
-  id: string;
-  method: string;
-  path: string;
-  auth: string;
-  role: string | null;
-  summary: string;
-  tool: string | null;
-  action: string | null;
-  toolset: string | null;
-  area: string;
-  tags: string[];
-  stream: boolean;
-  produces: string;
-  available: boolean;
-  input_schema?: JsonSchema;
-}
-
-export interface EndpointQuery {
-  q?: string;
-  tag?: string;
-  method?: string;
-  path?: string;
-  include_schemas?: boolean;
-}
 
 export function entryOf(op: Operation, withSchema: boolean): EndpointEntry {
   const entry: EndpointEntry = {
@@ -106,7 +79,7 @@ function pathMatches(template: string, query: string): boolean {
 }
 
 /** The map `core_api_catalog` gives when called with no arguments: toolsets, counts, and how to search. */
-export function catalogMap(registry: Registry, version: string, filter: SurfaceFilter = {}) {
+export function catalogMap(registry: Registry, version: string, filter: SurfaceFilter = {}): EndpointMap {
   const ops = registry.operations.filter((op) => reachable(op, filter));
   const tools = registry.tools.filter((t) => ops.some((op) => op.tool === t));
   const toolsets = [...new Set(tools.map((t) => t.toolset))].map((toolset) => {
@@ -114,7 +87,7 @@ export function catalogMap(registry: Registry, version: string, filter: SurfaceF
     return { toolset, operations: ops.filter((op) => op.tool.toolset === toolset).length, tools: members.map((t) => t.name) };
   });
   return {
-    ok: true as const,
+    ok: true,
     version,
     tools: tools.length,
     operations: ops.length,

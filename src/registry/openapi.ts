@@ -1,17 +1,11 @@
 import { API_VERSION } from '../config.js';
 import { ERROR_CODES, STATUS_OF } from '../errors.js';
 import type { JsonSchema } from './json-schema.js';
+import type { OpenApiDocument } from './description-shapes.js';
 import { TRANSPORT_ROUTES, type Operation, type Registry } from './registry.js';
 import { tagsOf } from './catalog.js';
 import { keyRequired } from './auth-rule.js';
 import { SOLVERS_TAG } from './types.js';
-
-export interface OpenApiDocument {
-  openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
-  paths: Record<string, Record<string, unknown>>;
-  [key: string]: unknown;
-}
 
 /** The OpenAPI 3.1 description of every operation, derived from the registry. */
 export function openApiOf(registry: Registry): OpenApiDocument {

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
+import type { ProgressUpdate, RawBody, SseSource } from '../lib/handler-results.js';
 import type { Services } from '../domain/services.js';
 import type { AgentActor, AgentStoreAccess } from '../domain/agents/agent-access.js';
 import type { MachineRecord } from '../domain/chain/machine.js';
 import type { Caller, Role } from '../domain/identity/caller.js';
-import type { AppServices } from '../application/app-services.js';
+import type { AppServices } from './app-ports.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -16,12 +17,6 @@ export type Toolset = (typeof TOOLSETS)[number];
 
 /** `bearer`: a valid key is required (401 otherwise). `public`: no credential is required by the route itself. */
 export type AuthRule = 'bearer' | 'public';
-
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
 
 /** What a handler receives besides its input. */
 export interface ActionContext {
@@ -65,29 +60,6 @@ export interface ActionContext {
 export interface GuardedContext extends ActionContext {
   machine: MachineRecord;
   role: Role;
-}
-
-/** One server-sent event. */
-export interface SseEvent {
-  id?: string;
-  event: string;
-  data: unknown;
-}
-
-/** What a stream action's handler returns: a source the transport subscribes to. */
-export interface SseSource {
-  /**
-   * Starts delivery; events after `lastEventId` are replayed first. Returns a function that stops
-   * delivery. A source that ends by itself (the receiver lost the right to read it) calls `end` after
-   * its last event; the transport then closes the stream.
-   */
-  open(push: (event: SseEvent) => void, lastEventId?: string, end?: () => void): () => void;
-}
-
-/** A response that is not JSON (an SVG badge, a text prompt, Prometheus metrics). */
-export interface RawBody {
-  contentType: string;
-  body: string | Uint8Array;
 }
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
 import { startHttpServer } from '../../src/server.js';
 import { createLogger } from '../../src/log.js';
-import type { ProgressUpdate } from '../../src/registry/types.js';
+import type { ProgressUpdate } from '../../src/lib/handler-results.js';
 
 let server: TestServer;
 

@@ -45,7 +45,7 @@ export const apiCatalogTool = defineTool({
         how_to_search: z.array(z.string()).describe('Example calls of this tool'),
       }),
       idempotent: true,
-      handler: async (_input, { services }) => services.platform.endpointMap(),
+      handler: async (_input, { app }) => app.description.endpointMap(),
     }),
     defineAction({
       id: 'catalog.searchEndpoints',
@@ -64,7 +64,7 @@ export const apiCatalogTool = defineTool({
       }),
       output: z.object({ ok: z.literal(true), count: z.number().int(), version: z.string(), endpoints: z.array(Entry) }),
       idempotent: true,
-      handler: async (input, { services }) => services.platform.searchEndpoints(input),
+      handler: async (input, { app }) => app.description.searchEndpoints(input),
     }),
     defineAction({
       id: 'catalog.getOpenapi',
@@ -79,7 +79,7 @@ export const apiCatalogTool = defineTool({
         .object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.unknown()) })
         .loose(),
       idempotent: true,
-      handler: async (_input, { services }) => services.platform.openapi(),
+      handler: async (_input, { app }) => app.description.openapi(),
     }),
   ],
 });

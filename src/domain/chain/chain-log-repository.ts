@@ -1,6 +1,16 @@
 import type { LogQuery, LogRow, LogTally, RowInput, Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
-import type { PayloadRow } from './payload-vault.js';
+
+export interface PayloadRow extends LogRow {
+  type: 'payload';
+  /** seq of the chain row whose payload this is. */
+  row_seq: number;
+  transition_id: string;
+  alg: 'A256GCM';
+  iv: string;
+  ct: string;
+  tag: string;
+}
 
 const CHAIN_PREFIX = 'chain/';
 

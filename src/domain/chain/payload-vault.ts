@@ -1,23 +1,12 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../lib/canonical-json.js';
-import type { LogRow, RowInput, Store } from '../../storage/port.js';
+import type { RowInput, Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
+import { createChainLogRepository, type PayloadRow } from './chain-log-repository.js';
 import { onceUnlessFailed } from '../../lib/once.js';
 
 /** One encrypted payload, stored in `payloads/<slug>` in the order of the chain rows it belongs to. */
-export interface PayloadRow extends LogRow {
-  type: 'payload';
-  /** seq of the chain row whose payload this is. */
-  row_seq: number;
-  transition_id: string;
-  alg: 'A256GCM';
-  iv: string;
-  ct: string;
-  tag: string;
-}
-
 /** What is sealed with a payload: the fields it is bound to (AES-GCM additional data). */
 export interface PayloadBinding {
   slug: string;

@@ -1,5 +1,5 @@
 import type { EventBus } from '../../lib/event-bus.js';
-import type { SseEvent, SseSource } from '../../registry/types.js';
+import type { SseEvent, SseSource } from '../../lib/handler-results.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';

@@ -2,12 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resourcePath } from '../../lib/paths.js';
 import { createTemplateCatalogue } from '../contracts/template-catalogue.js';
 import type { OperatorsService } from '../operators/operators.service.js';
-import type { PlatformService } from '../platform/platform.service.js';
 import type { ChatSources } from './chat-retrieval.js';
 
 export interface ChatSourcesDeps {
-  /** Looked up at call time: the catalogue exists only once the registry is built. */
-  platform: () => PlatformService;
+  /** The API catalogue's entries; looked up at first use, once the registry is built. */
+  endpoints: () => ReturnType<ChatSources['endpoints']>;
   operators: OperatorsService;
   /** Default `resources/templates/`; a missing folder means no templates. */
   templatesDir?: string;
@@ -30,7 +29,7 @@ export function createChatSources(deps: ChatSourcesDeps): ChatSources {
   });
 
   return {
-    endpoints: () => (endpoints ??= deps.platform().searchEndpoints({}).endpoints),
+    endpoints: () => (endpoints ??= deps.endpoints()),
     operators() {
       // The registry grows when an operator is promoted; its version says when to list it again.
       const version = deps.operators.registryVersion();

@@ -1,4 +1,4 @@
-import type { SseEvent, SseSource } from '../../registry/types.js';
+import type { SseEvent, SseSource } from '../../lib/handler-results.js';
 import { createOrderedRelay } from '../chain/ordered-relay.js';
 import { seqOfEventId } from '../chain/streams.service.js';
 import { eventView } from './contract-audit.service.js';

@@ -9,7 +9,7 @@ import type { ConsentRecord, GranterRecord, GrantRecord } from './oauth-records.
 import type { OAuthRepository } from './oauth-repository.js';
 import { narrower, parseScopeParam, scopeCovers, type OAuthScope } from './oauth-scopes.js';
 import { ACCESS_PREFIX, CODE_PREFIX, hashSecret, looksLikeSecret, newSecret, PKCE_VALUE } from './oauth-tokens.js';
-import { createTokenExchange } from './token-exchange.js';
+import { createTokenExchange, type TokenResponse } from './token-exchange.js';
 
 export const CONSENT_TTL_MS = 10 * 60_000;
 export const MAX_PENDING_CONSENTS = 1000;
@@ -35,14 +35,6 @@ export interface ConsentView {
 
 /** The credential a person signs in with on the consent page: a key they hold, or their session. */
 export type GranterCredential = { kind: 'key'; raw: string } | { kind: 'session'; token: string };
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-}
 
 export interface OAuthService {
   /** The issuer and the two resources tokens may be bound to (RFC 8707): the MCP endpoint and the whole API. */

@@ -5,7 +5,14 @@ import type { GrantRecord } from './oauth-records.js';
 import type { OAuthRepository } from './oauth-repository.js';
 import { parseScopeParam, scopeCovers, scopeString, type OAuthScope } from './oauth-scopes.js';
 import { ACCESS_PREFIX, CODE_PREFIX, hashSecret, looksLikeSecret, newSecret, PKCE_VALUE, REFRESH_PREFIX, s256 } from './oauth-tokens.js';
-import type { TokenResponse } from './oauth.service.js';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
 
 type Params = Record<string, string | undefined>;
 

@@ -1,11 +1,6 @@
 import { CoreError } from '../../errors.js';
 import { ALPHA, PULSE_HZ, TICK_MS, type Clock } from '../../lib/clock.js';
-import { catalogMap, searchEndpoints, type EndpointEntry, type EndpointQuery } from '../../registry/catalog.js';
-import { openApiOf } from '../../registry/openapi.js';
-import type { Registry } from '../../registry/registry.js';
-import type { SurfaceFilter } from '../../registry/mcp-tools.js';
-import type { RawBody } from '../../registry/types.js';
-import type { OpenApiDocument } from '../../registry/openapi.js';
+import type { RawBody } from '../../lib/handler-results.js';
 import type { Store, StoreCheck } from '../../storage/port.js';
 import { failingChecks, NOT_READY_RETRY_S } from '../../storage/store-refusal.js';
 import type { Metrics } from './metrics.js';
@@ -24,10 +19,6 @@ export interface PlatformService {
   ready(): { ok: true; ready: true; checks: Record<string, HealthCheck> };
   status(): { ok: true; version: string; uptime_s: number; backend: 'lowdb' | 'postgres'; tick: number; started_at: string; node_version: string };
   metrics(): Promise<RawBody>;
-  searchEndpoints(query: EndpointQuery): { ok: true; count: number; version: string; endpoints: EndpointEntry[] };
-  openapi(): OpenApiDocument;
-  /** What `core_api_catalog` answers to a call without arguments. */
-  endpointMap(): ReturnType<typeof catalogMap>;
   /** Marks the node as shutting down (health answers stopping). */
   setStopping(): void;
 }
@@ -41,15 +32,11 @@ export interface PlatformDeps {
   metrics: Metrics;
   version: string;
   startedAt: number;
-  registry: Registry;
-  /** The surface controls: the catalogue lists only what they leave reachable (all when absent). */
-  filter?: SurfaceFilter;
 }
 
 export function createPlatformService(deps: PlatformDeps): PlatformService {
   const { clock, store } = deps;
   let stopping = false;
-  let openapi: OpenApiDocument | undefined;
 
   return {
     pulse() {
@@ -107,15 +94,6 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
       deps.metrics.storeStatus(store.status());
       return { contentType: deps.metrics.contentType, body: await deps.metrics.render() };
     },
-
-    searchEndpoints(query) {
-      const endpoints = searchEndpoints(deps.registry, query, deps.filter);
-      return { ok: true, count: endpoints.length, version: deps.version, endpoints };
-    },
-
-    openapi: () => (openapi ??= openApiOf(deps.registry)),
-
-    endpointMap: () => catalogMap(deps.registry, deps.version, deps.filter),
 
     setStopping() {
       stopping = true;

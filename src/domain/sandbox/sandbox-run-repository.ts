@@ -1,7 +1,24 @@
 import type { LogRow, RowInput, Store } from '../../storage/port.js';
 import type { Charge } from './sandbox-quota.js';
 import type { EndReason } from './sandbox-runner.js';
-import type { SandboxRunView } from './sandbox.service.js';
+
+/** A run as shown to callers (and stored, with a few fields more). */
+export interface SandboxRunView {
+  ok: boolean;
+  run_id: string;
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  duration_ms: number;
+  units_mz: number;
+  slug: string | null;
+  code_sha256: string;
+  timeout_ms: number;
+  tick: number;
+  started_at: string;
+}
 
 /** A recorded run: the view callers see plus who ran it and when it started. */
 export interface RunRow extends LogRow, SandboxRunView {

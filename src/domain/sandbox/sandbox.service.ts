@@ -9,25 +9,7 @@ import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type Qu
 import { afterCommit } from '../../lib/commit-scope.js';
 import { createFairSlots, type FairSlots } from './fair-slots.js';
 import type { RunOutcome, SandboxRunner } from './sandbox-runner.js';
-import { createSandboxRunRepository, type Reservation, type Reservations, type RunRow } from './sandbox-run-repository.js';
-
-/** A run as shown to callers (and stored, with a few fields more). */
-export interface SandboxRunView {
-  ok: boolean;
-  run_id: string;
-  exit_code: number;
-  stdout: string;
-  stderr: string;
-  stdout_truncated: boolean;
-  stderr_truncated: boolean;
-  duration_ms: number;
-  units_mz: number;
-  slug: string | null;
-  code_sha256: string;
-  timeout_ms: number;
-  tick: number;
-  started_at: string;
-}
+import { createSandboxRunRepository, type Reservation, type Reservations, type RunRow, type SandboxRunView } from './sandbox-run-repository.js';
 
 export interface QuotaView {
   window_hours: 24;

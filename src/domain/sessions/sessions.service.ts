@@ -1,4 +1,3 @@
-import type { LoginMode } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log.js';
@@ -27,6 +26,9 @@ export interface SsoStartInput {
   state: string;
   code_challenge?: string | undefined;
 }
+
+/** How a person signs in: a link by email, or a one-time code the node writes to its log. */
+export type LoginMode = 'email' | 'code';
 
 export interface SessionsService {
   readonly mode: LoginMode;

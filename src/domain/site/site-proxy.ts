@@ -1,4 +1,4 @@
-import type { ActionDef } from '../../registry/types.js';
+import type { Role } from '../identity/caller.js';
 
 /**
  * What a site page may call through `/s/{slug}/sdk/core/{op}`, where `{op}` is an operation id of the
@@ -40,7 +40,16 @@ const SITE_WRITES: Record<string, (input: Record<string, unknown>) => Record<str
   }),
 };
 
-export function proxyRuleOf(def: ActionDef): ProxyRule {
+/** What the rule reads of an operation's declaration. */
+export interface ProxiedOperation {
+  id: string;
+  method: string;
+  path: string;
+  auth: string;
+  role?: Role | undefined;
+}
+
+export function proxyRuleOf(def: ProxiedOperation): ProxyRule {
   if (!def.path.includes('{slug}')) {
     return { kind: 'refused', reason: `${def.id} is not scoped to one machine; a site may call only operations on its own machine` };
   }

@@ -1,5 +1,5 @@
 import { CoreError, errors } from '../../errors.js';
-import type { ProgressUpdate } from '../../registry/types.js';
+import type { ProgressUpdate } from '../../lib/handler-results.js';
 import type { Caller } from '../identity/caller.js';
 import type { Receipt, ReceiptsService } from '../receipts/receipts.service.js';
 import type { UsageService } from '../usage/usage.service.js';

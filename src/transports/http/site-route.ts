@@ -8,9 +8,9 @@ import { authenticate } from '../../pipeline/authenticate.js';
 import { isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeResult, Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
-import type { RawBody } from '../../registry/types.js';
+import type { RawBody } from '../../lib/handler-results.js';
 import { credentialsOf } from './credentials.js';
-import { restInput } from './rest-input.js';
+import { restInput } from '../../registry/rest-input.js';
 import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
 import type { SseCap } from './sse-cap.js';
 

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { SseEvent, SseSource } from '../../registry/types.js';
+import type { SseEvent, SseSource } from '../../lib/handler-results.js';
 
 /** Heartbeat comment interval: proxies close idle connections, the spec says every 25 s. */
 export const HEARTBEAT_MS = 25_000;

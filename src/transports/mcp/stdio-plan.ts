@@ -1,5 +1,4 @@
 import type { Config } from '../../config.js';
-import { dataDirHolder } from '../../storage/lowdb/dir-holder.js';
 
 /** How `core-server mcp` serves: its own core, a relay to the server holding the data, or not at all. */
 export type StdioPlan = { kind: 'local' } | { kind: 'relay'; mcpUrl: string } | { kind: 'refuse'; reason: string };
@@ -10,9 +9,12 @@ export type StdioPlan = { kind: 'local' } | { kind: 'relay'; mcpUrl: string } | 
  * anything else holds it, refuse with the reason. (A holder that starts after this check still makes
  * the local core fail on the lock; that window is the time between this check and opening the store.)
  */
-export async function planStdio(config: Config): Promise<StdioPlan> {
+/** Who holds a lowdb data directory (its process, and the MCP endpoint it serves, if any); the storage adapter knows. */
+export type HolderOf = (dataDir: string) => Promise<{ pid: number; mcpUrl?: string | undefined } | undefined>;
+
+export async function planStdio(config: Config, holderOf: HolderOf): Promise<StdioPlan> {
   if (config.databaseUrl) return { kind: 'local' };
-  const holder = await dataDirHolder(config.dataDir);
+  const holder = await holderOf(config.dataDir);
   if (!holder) return { kind: 'local' };
   if (!holder.mcpUrl) {
     return {

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../../helpers/source-files.js';
 
 /**
- * Issue 20's layering rule: only the storage adapters and the repositories touch the storage port's
+ * The layering rule: only the storage adapters and the repositories touch the storage port's
  * documents and logs. A service that reads `store.docs` directly names a collection some repository
  * owns, and the repository can no longer keep its indexes, types and queries in one place.
  */
@@ -15,20 +16,13 @@ function mayTouchPort(file: string): boolean {
   return file.startsWith(`storage${path.sep}`) || file.endsWith('-repository.ts');
 }
 
-function sourceFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.join(prefix, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path.join(dir, entry.name), rel);
-    return entry.name.endsWith('.ts') ? [rel] : [];
-  });
-}
-
 /** A use of the port's documents or logs: `x.docs.get(`, `store.logs`, `{ docs } = store`, a `DocStore`/`LogStore` type. */
 const PORT_USE = [/\.(docs|logs)\b\s*[.;,)]/, /\{[^}]*\b(docs|logs)\b[^}]*\}\s*=\s*[\w.]*store\b/i, /\b(DocStore|LogStore)\b/];
 
 describe('storage layering', () => {
   it('lets only src/storage and *-repository.ts files touch the store’s documents and logs', () => {
     const offenders = sourceFiles(root)
+      .map((file) => path.relative(root, file))
       .filter((file) => !mayTouchPort(file))
       .flatMap((file) =>
         readFileSync(path.join(root, file), 'utf8')

@@ -10,7 +10,7 @@ import { createStreamInterest } from '../../../src/domain/chain/stream-interest.
 import { createStreamsService } from '../../../src/domain/chain/streams.service.js';
 import { createEventBus } from '../../../src/lib/event-bus.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import type { SseEvent } from '../../../src/registry/types.js';
+import type { SseEvent } from '../../../src/lib/handler-results.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import { StoreUnavailableError, type Store } from '../../../src/storage/port.js';
 import { createFakeNet } from '../../helpers/fake-net.js';

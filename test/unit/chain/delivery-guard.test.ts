@@ -4,7 +4,7 @@ import type { IdentityService } from '../../../src/domain/identity/identity.serv
 import type { MachinesService } from '../../../src/domain/chain/machines.service.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/lib/event-bus.js';
-import type { SseEvent } from '../../../src/registry/types.js';
+import type { SseEvent } from '../../../src/lib/handler-results.js';
 import type { Caller } from '../../../src/domain/identity/caller.js';
 
 type Access = { role: 'viewer' | 'none'; untilMs: number | null } | undefined;

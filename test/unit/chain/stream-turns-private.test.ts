@@ -8,7 +8,7 @@ import { createMachineRepository } from '../../../src/domain/chain/machine-repos
 import { createStreamsService } from '../../../src/domain/chain/streams.service.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/lib/event-bus.js';
-import type { SseEvent } from '../../../src/registry/types.js';
+import type { SseEvent } from '../../../src/lib/handler-results.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import { eventually } from '../../helpers/pg-wait.js';
 

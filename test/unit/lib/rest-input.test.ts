@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allTools } from '../../../tools/index.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
-import { coerce, restInput } from '../../../src/transports/http/rest-input.js';
+import { coerce, restInput } from '../../../src/registry/rest-input.js';
 import { CoreError } from '../../../src/errors.js';
 
 const registry = buildRegistry(allTools);

@@ -6,7 +6,7 @@ import { buildRegistry } from '../../../src/registry/registry.js';
 import { defineAction, defineTool } from '../../../src/registry/types.js';
 import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
-import type { AppServices } from '../../../src/application/app-services.js';
+import type { AppServices } from '../../../src/registry/app-ports.js';
 
 // What a handler with a bug might answer: the declared output says `value` is a number.
 const answer = { value: 'not-a-number' } as unknown as { value: number };

@@ -1,5 +1,5 @@
-import { errors, type CoreError } from '../../errors.js';
-import type { Operation } from '../../registry/registry.js';
+import { errors, type CoreError } from '../errors.js';
+import type { Operation } from './registry.js';
 
 /** Query keys the transport itself reads; they never reach an operation's input. */
 export const TRANSPORT_QUERY_KEYS = new Set(['share_token']);
