@@ -81,11 +81,12 @@ export function createBoundedSlots(options: BoundedSlotsOptions): BoundedSlots {
       const held = inFlight.get(holder) ?? 0;
       if (held >= options.perHolder) throw options.refusals.holderFull(held);
       if (running >= options.slots && waiting.length >= options.maxWaiting) throw options.refusals.queueFull({ running, waiting: waiting.length });
+      // A slot is free exactly when no one waits: then the entry is served at once and needs no signal.
+      const signal = running < options.slots ? undefined : typeof signalOf === 'function' ? signalOf() : signalOf;
       bump(inFlight, holder, 1);
 
       let free: (() => void) | undefined;
       let timer: NodeJS.Timeout | undefined;
-      let signal: AbortSignal | undefined;
       let resolveTurn!: (free: () => void) => void;
       let fail!: (reason: unknown) => void;
       const turn = new Promise<() => void>((resolve, reject) => {
@@ -128,11 +129,8 @@ export function createBoundedSlots(options: BoundedSlotsOptions): BoundedSlots {
       }
       waiting.push(waiter);
       dispatch();
-      if (!free && signalOf) {
-        signal = typeof signalOf === 'function' ? signalOf() : signalOf;
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
 
       let done = false;
       return {
