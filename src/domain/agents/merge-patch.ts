@@ -1,9 +1,7 @@
+import { isObject } from '../../lib/is-object.js';
+
 /** A JSON value as merge patch handles it. */
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * JSON merge patch (RFC 7386): a patch that is not an object replaces the target; an object patch
@@ -11,8 +9,8 @@ function isObject(value: unknown): value is Record<string, Json> {
  * replaced whole. Neither argument is modified.
  */
 export function mergePatch(target: unknown, patch: unknown): Json {
-  if (!isObject(patch)) return structuredClone(patch as Json);
-  const result: Record<string, Json> = isObject(target) ? { ...target } : {};
+  if (!isObject<Json>(patch)) return structuredClone(patch as Json);
+  const result: Record<string, Json> = isObject<Json>(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     // defineProperty, so a member named "__proto__" stays a member instead of replacing the prototype.

@@ -1,4 +1,5 @@
 import { CoreError } from '../../errors.js';
+import { setNewest } from '../../lib/sliding-window.js';
 import type { Caller } from '../identity/caller.js';
 
 /** Rows a minute the rejection log takes from one anonymous client address. */
@@ -38,9 +39,7 @@ export function createRejectionBudget(): RejectionBudget {
       const limit = anonymous ? ANONYMOUS_REJECTIONS_PER_MINUTE : KEYED_REJECTIONS_PER_MINUTE;
       let mine = windows.get(id);
       if (!mine || nowMs - mine.start >= MINUTE_MS) mine = { start: nowMs, count: 0 };
-      windows.delete(id);
-      windows.set(id, mine);
-      if (windows.size > MAX_REPORTERS) windows.delete(windows.keys().next().value!);
+      setNewest(windows, id, mine, MAX_REPORTERS);
       if (mine.count >= limit) refuse(anonymous ? 'from one client address without a key' : 'per key', limit, mine.start, nowMs);
       if (nowMs - node.start >= MINUTE_MS) node = { start: nowMs, count: 0 };
       if (node.count >= NODE_REJECTIONS_PER_MINUTE) refuse('on this node', NODE_REJECTIONS_PER_MINUTE, node.start, nowMs);

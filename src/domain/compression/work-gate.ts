@@ -1,4 +1,5 @@
 import { CoreError } from '../../errors.js';
+import { createBoundedSlots } from '../../lib/bounded-slots.js';
 
 export interface WorkGateLimits {
   /** Jobs running at once; the rest wait in arrival order. */
@@ -20,11 +21,6 @@ export interface WorkGate {
   load(): { running: number; waiting: number };
 }
 
-interface Waiter {
-  start: () => void;
-  cancel: () => void;
-}
-
 /**
  * A bounded semaphore for work that runs on libuv's thread pool. zlib's async calls take a pool thread
  * each, and the pool (4 threads by default) also serves file reads and writes: a few slow brotli jobs
@@ -32,68 +28,30 @@ interface Waiter {
  * for storage, and the queue bound keeps waiting work (and the memory of its inputs) finite.
  */
 export function createWorkGate(limits: WorkGateLimits): WorkGate {
-  let running = 0;
-  const queue: Waiter[] = [];
-  const held = new Map<string, number>();
-
-  const release = (holder: string): void => {
-    const left = (held.get(holder) ?? 1) - 1;
-    if (left > 0) held.set(holder, left);
-    else held.delete(holder);
-  };
-  /** Hands the finished job's slot to the first waiter, so no call arriving meanwhile can take it too. */
-  const next = (): void => {
-    const waiter = queue.shift();
-    if (waiter) waiter.start();
-    else running--;
-  };
+  const slots = createBoundedSlots({
+    slots: limits.running,
+    maxWaiting: limits.waiting,
+    perHolder: limits.perHolder,
+    order: 'arrival',
+    refusals: {
+      holderFull: () =>
+        new CoreError('RATE_LIMITED', `At most ${limits.perHolder} compression calls per caller may run or wait at once; wait for one to finish`, {
+          retry_after_s: 1,
+        }),
+      queueFull: ({ running, waiting }) =>
+        new CoreError('RATE_LIMITED', `Compression is busy (${running} running, ${waiting} waiting); retry in a moment`, { retry_after_s: 1 }),
+    },
+  });
 
   return {
-    load: () => ({ running, waiting: queue.length }),
-
-    async run(holder, job, signalOf) {
-      if ((held.get(holder) ?? 0) >= limits.perHolder) {
-        throw new CoreError('RATE_LIMITED', `At most ${limits.perHolder} compression calls per caller may run or wait at once; wait for one to finish`, {
-          retry_after_s: 1,
-        });
-      }
-      if (running >= limits.running && queue.length >= limits.waiting) {
-        throw new CoreError('RATE_LIMITED', `Compression is busy (${running} running, ${queue.length} waiting); retry in a moment`, { retry_after_s: 1 });
-      }
-      held.set(holder, (held.get(holder) ?? 0) + 1);
-      try {
-        if (running >= limits.running) await waitForSlot(typeof signalOf === 'function' ? signalOf() : signalOf);
-        else running++;
-      } catch (err) {
-        release(holder);
-        throw err;
-      }
+    load: slots.load,
+    async run(holder, job, signal) {
+      const free = await slots.enter(holder, signal).turn;
       try {
         return await job();
       } finally {
-        release(holder);
-        next();
+        free();
       }
     },
   };
-
-  function waitForSlot(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = (): void => waiter.cancel();
-      const waiter: Waiter = {
-        start: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        cancel: () => {
-          const at = queue.indexOf(waiter);
-          if (at >= 0) queue.splice(at, 1);
-          reject(signal?.reason ?? new Error('aborted'));
-        },
-      };
-      queue.push(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
 }

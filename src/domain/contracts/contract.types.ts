@@ -1,3 +1,4 @@
+import { isObject } from '../../lib/is-object.js';
 import type { LogRow } from '../../storage/port.js';
 
 export type ContractStatus = 'active' | 'paused' | 'frozen' | 'killed';
@@ -69,7 +70,7 @@ export interface Definition {
 /** The definition's secrets as conditions see them: an object, empty when there are none. */
 export function secretsOf(definition: Definition): Record<string, unknown> {
   const secrets = definition.secrets;
-  return typeof secrets === 'object' && secrets !== null && !Array.isArray(secrets) ? secrets : {};
+  return isObject(secrets) ? secrets : {};
 }
 
 /** A contract as stored (collection `contracts`). Runtime state lives in its transition rows, not here. */

@@ -1,4 +1,5 @@
 import { errors } from '../../errors.js';
+import { isObject } from '../../lib/is-object.js';
 import { conditionProblem, numberExpressionProblem } from './condition.js';
 import type { Definition } from './contract.types.js';
 import { cronOf } from './triggers.js';
@@ -224,8 +225,4 @@ function actionIssues(action: unknown, at: string, states: Record<string, unknow
 
 function isEventName(v: unknown): v is string {
   return typeof v === 'string' && v.length >= 1 && v.length <= 64;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

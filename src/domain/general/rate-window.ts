@@ -1,3 +1,5 @@
+import { createSlidingWindow, setNewest } from '../../lib/sliding-window.js';
+
 /**
  * A sliding-window rate limit kept in memory: at most `limit` hits per key within `windowMs`. Per
  * process (a restart forgives), bounded to `maxKeys` keys, the oldest forgotten first.
@@ -10,11 +12,12 @@ export interface RateWindow {
 }
 
 export function createRateWindow(opts: { limit: number; windowMs: number; maxKeys?: number }): RateWindow {
+  const sliding = createSlidingWindow(opts.windowMs);
   const hits = new Map<string, number[]>();
   const maxKeys = opts.maxKeys ?? 10_000;
 
   const live = (key: string, nowMs: number): number[] => {
-    const list = (hits.get(key) ?? []).filter((t) => t > nowMs - opts.windowMs);
+    const list = sliding.live(hits.get(key) ?? [], nowMs);
     if (list.length === 0) hits.delete(key);
     else hits.set(key, list);
     return list;
@@ -22,17 +25,10 @@ export function createRateWindow(opts: { limit: number; windowMs: number; maxKey
 
   return {
     hit(key, nowMs) {
-      const list = live(key, nowMs);
-      if (list.length >= opts.limit) return false;
-      list.push(nowMs);
-      hits.delete(key);
-      hits.set(key, list);
-      if (hits.size > maxKeys) hits.delete(hits.keys().next().value!);
-      return true;
+      const take = sliding.take(live(key, nowMs), opts.limit, nowMs);
+      if (take.taken) setNewest(hits, key, take.hits, maxKeys);
+      return take.taken;
     },
-    retryAfterMs(key, nowMs) {
-      const list = live(key, nowMs);
-      return list.length < opts.limit ? 0 : list[0]! + opts.windowMs - nowMs;
-    },
+    retryAfterMs: (key, nowMs) => sliding.retryAfterMs(live(key, nowMs), opts.limit, nowMs),
   };
 }

@@ -1,6 +1,7 @@
 import { sha256Hex } from '../../lib/hash.js';
+import { createSlidingWindow } from '../../lib/sliding-window.js';
 import type { Store } from '../../storage/port.js';
-import { createRollingWindowRepository, type WindowCollection, type WindowRecord } from './rolling-window-repository.js';
+import { createRollingWindowRepository, type WindowCollection } from './rolling-window-repository.js';
 
 export type WindowTake = { taken: true } | { taken: false; retry_after_ms: number };
 
@@ -16,13 +17,13 @@ export interface RollingWindows {
 /** Rolling windows of `windowMs` over one collection of the store; stale records are swept once a window. */
 export function createRollingWindows(deps: { store: Store; collection: WindowCollection; windowMs: number; now: () => number }): RollingWindows {
   const { windowMs, now } = deps;
+  const sliding = createSlidingWindow(windowMs);
   const windows = createRollingWindowRepository(deps.store, deps.collection);
   let sweptAt = -Infinity;
 
   async function sweep(nowMs: number): Promise<void> {
     sweptAt = nowMs;
-    const stale = (r: WindowRecord) => r.hits.every((t) => t <= nowMs - windowMs);
-    await windows.sweep(stale);
+    await windows.sweep((r) => sliding.isStale(r.hits, nowMs));
   }
 
   return {
@@ -32,14 +33,10 @@ export function createRollingWindows(deps: { store: Store; collection: WindowCol
       const id = sha256Hex(key);
       let refusal: WindowTake | undefined;
       await windows.update(id, (current) => {
-        const hits = (current?.hits ?? []).filter((t) => t > nowMs - windowMs);
-        if (hits.length >= limit) {
-          // A slot frees when the use `limit` places from the newest leaves the window.
-          const freeing = hits[hits.length - limit];
-          refusal = { taken: false, retry_after_ms: freeing === undefined ? windowMs : Math.max(1, freeing + windowMs - nowMs) };
-          return undefined;
-        }
-        return { id, hits: [...hits, nowMs] };
+        const take = sliding.take(current?.hits ?? [], limit, nowMs);
+        if (take.taken) return { id, hits: take.hits };
+        refusal = { taken: false, retry_after_ms: take.retryAfterMs };
+        return undefined;
       });
       return refusal ?? { taken: true };
     },

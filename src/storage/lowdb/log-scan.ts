@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { isObject } from '../../lib/is-object.js';
 import type { LogRow } from '../port.js';
 import type { RowIndex } from './row-index.js';
 
@@ -42,8 +43,7 @@ export function damagedRow(seq: number, tick: number): LogRow {
 export function rowAt(value: unknown, seq: number, prevTick: number): LogRow {
   if (isRowAt(value, seq)) return value;
   const row = value as Partial<LogRow> | undefined;
-  const shaped =
-    typeof row === 'object' && row !== null && !Array.isArray(row) && typeof row.tick === 'number' && Number.isFinite(row.tick) && typeof row.type === 'string';
+  const shaped = isObject(row) && typeof row.tick === 'number' && Number.isFinite(row.tick) && typeof row.type === 'string';
   if (!shaped) return damagedRow(seq, prevTick);
   return { ...(row as LogRow), seq, damaged: `the line stored here holds seq ${JSON.stringify(row.seq ?? null)}` };
 }
