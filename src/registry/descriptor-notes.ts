@@ -1,5 +1,6 @@
 import { Cursor, Limit, Slug, Uid } from './common-schemas.js';
 import type { JsonSchema } from './json-schema.js';
+import { isObject } from '../lib/is-object.js';
 
 /**
  * Notes a tool descriptor leaves out because they tell an agent nothing its name, type and the server
@@ -50,8 +51,4 @@ export function withoutIdleNotes(schema: JsonSchema, top = true): JsonSchema {
   if (isObject(out.items)) out.items = withoutIdleNotes(out.items, false);
   if (isObject(out.additionalProperties)) out.additionalProperties = withoutIdleNotes(out.additionalProperties, false);
   return out;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { firstClause } from './gist.js';
 import type { JsonSchema } from './json-schema.js';
+import { isObject } from '../lib/is-object.js';
 
 /**
  * The form of a JSON Schema that every MCP client reads the same way. LangChain's adapter merges
@@ -126,10 +127,6 @@ function mapChildren(node: JsonSchema, f: (child: JsonSchema) => JsonSchema): Js
   if (isObject(out.items)) out.items = f(out.items);
   if (isObject(out.additionalProperties)) out.additionalProperties = f(out.additionalProperties);
   return out;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isNull(schema: JsonSchema): boolean {

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema.js';
+import { isObject } from '../lib/is-object.js';
 
 /**
  * The last step of a tool descriptor's input schema: no `type` list and no schema without a
@@ -61,8 +62,4 @@ function branched(node: JsonSchema, types: string[]): JsonSchema {
     return branch;
   });
   return top;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

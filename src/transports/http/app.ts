@@ -26,6 +26,7 @@ import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
 import { challengeFor, type OAuthRoute } from './oauth-route.js';
 import { bodyParserError } from './body-parser-errors.js';
+import { RPC_ERROR } from '../mcp/rpc-codes.js';
 
 export const BODY_LIMIT = '1mb';
 /** `BODY_LIMIT` in bytes, as body-parser reads it: the limit of every operation that declares no `maxBodyBytes`. */
@@ -141,7 +142,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   function refuseHost(req: Request, res: Response, host: string): void {
     const message = `This node does not answer to the name "${host}" (a DNS-rebinding page would use such a name); call it as ${hosts.names.join(', ')}, or add the name to CORE_ALLOWED_HOSTS`;
-    if (req.path === '/api/mcp') return writeJson(res, 403, JSON.stringify(rpcErrorBody(null, -32000, `Forbidden: ${message}`)));
+    if (req.path === '/api/mcp') return writeJson(res, 403, JSON.stringify(rpcErrorBody(null, RPC_ERROR.REFUSED, `Forbidden: ${message}`)));
     sendError(res, errors.forbidden(message));
   }
 
@@ -244,7 +245,7 @@ function bodyBoundOf(op: Operation | undefined, withKey: boolean): BodyBound {
 function writeRpcRefusal(res: Response, error: CoreError, wording: Wording): void {
   setRefusalHeaders(res, error);
   const details = (error.details ?? {}) as Record<string, unknown>;
-  writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, -32000, wording(error.message), { code: error.code, ...details })));
+  writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, RPC_ERROR.REFUSED, wording(error.message), { code: error.code, ...details })));
 }
 
 /** What a refusal tells a client in its headers on every route: when to retry, how to authenticate. */
@@ -320,7 +321,7 @@ function answerByDeadline(req: Request, res: Response, ms: number, mcp: boolean)
     // The body was parsed by now (the deadline covers the handler): answer with the request's id.
     const id = (req.body as { id?: unknown } | undefined)?.id;
     const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
-    writeJson(res, 503, JSON.stringify(rpcErrorBody(rpcId, -32000, `${body.code}: ${body.message}`, { error: body })));
+    writeJson(res, 503, JSON.stringify(rpcErrorBody(rpcId, RPC_ERROR.REFUSED, `${body.code}: ${body.message}`, { error: body })));
   }, ms);
   timer.unref();
   res.once('close', () => clearTimeout(timer));

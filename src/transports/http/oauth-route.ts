@@ -37,6 +37,7 @@ export interface OAuthRouteDeps {
 }
 
 import type { Params } from './oauth-form.js';
+import { RPC_ERROR } from '../mcp/rpc-codes.js';
 
 export function createOAuthRoute(deps: OAuthRouteDeps): OAuthRoute {
   const { oauth, log } = deps;
@@ -169,7 +170,7 @@ export function createOAuthRoute(deps: OAuthRouteDeps): OAuthRoute {
       res.setHeader('WWW-Authenticate', `${challenge('/api/mcp')}${invalidToken ? ', error="invalid_token"' : ''}`);
       // Sent before the body was read: the connection closes after it instead of draining the body.
       res.setHeader('Connection', 'close');
-      res.status(401).json(rpcErrorBody(null, -32000, `Unauthorized: ${why}`, { code: 'UNAUTHENTICATED' }));
+      res.status(401).json(rpcErrorBody(null, RPC_ERROR.REFUSED, `Unauthorized: ${why}`, { code: 'UNAUTHENTICATED' }));
     },
   };
 }

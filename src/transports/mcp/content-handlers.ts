@@ -1,9 +1,6 @@
 import { CoreError } from '../../errors.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
-
-/** JSON-RPC error codes of the MCP spec for resources and prompts. */
-export const RESOURCE_NOT_FOUND = -32002;
-export const INVALID_PARAMS = -32602;
+import { RPC_ERROR } from './rpc-codes.js';
 
 export class ContentError extends Error {
   constructor(
@@ -28,7 +25,7 @@ export function contentHandlers(content: McpContent) {
         const { text, mimeType } = await content.readResource(uri);
         return { contents: [{ uri, mimeType, text }] };
       } catch (err) {
-        if (err instanceof CoreError && err.code === 'NOT_FOUND') throw new ContentError(RESOURCE_NOT_FOUND, err.message, { uri });
+        if (err instanceof CoreError && err.code === 'NOT_FOUND') throw new ContentError(RPC_ERROR.RESOURCE_NOT_FOUND, err.message, { uri });
         throw err;
       }
     },
@@ -41,7 +38,7 @@ export function contentHandlers(content: McpContent) {
         const { description, text } = await content.getPrompt(name, args);
         return { description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
       } catch (err) {
-        if (err instanceof CoreError) throw new ContentError(INVALID_PARAMS, err.message);
+        if (err instanceof CoreError) throw new ContentError(RPC_ERROR.INVALID_PARAMS, err.message);
         throw err;
       }
     },

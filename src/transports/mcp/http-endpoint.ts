@@ -15,21 +15,13 @@ import { createMcpBodyLimits } from './body-limits.js';
 import { mcpToolsOf, type McpToolDescriptor } from '../../registry/mcp-tools.js';
 import { callTool, UnknownToolError, type ToolSurface } from './call-tool.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
-import { CAPABILITIES, ContentError, contentHandlers, RESOURCE_NOT_FOUND } from './content-handlers.js';
+import { CAPABILITIES, ContentError, contentHandlers } from './content-handlers.js';
 import { createHostPolicy, type HostPolicy } from '../http/host-policy.js';
-import {
-  claimsModern,
-  discoverResult,
-  envelopeError,
-  INVALID_PARAMS,
-  isModernVersion,
-  METHOD_NOT_FOUND,
-  modernResult,
-  serverInfoOf,
-  type RpcError,
-} from './modern-era.js';
+import { claimsModern, discoverResult, envelopeError, isModernVersion, modernResult, serverInfoOf, type RpcError } from './modern-era.js';
 import { modernHeaderError } from './modern-headers.js';
 import { unavailableRpcOf } from './unavailable-rpc.js';
+import { RPC_ERROR } from './rpc-codes.js';
+import { isObject } from '../../lib/is-object.js';
 
 export interface McpHttpRequest {
   method: string;
@@ -79,30 +71,31 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
 
   async function handle(req: McpHttpRequest): Promise<McpHttpResponse> {
     if (req.method !== 'POST') {
-      return rpcError(405, null, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
+      return rpcError(405, null, RPC_ERROR.REFUSED, 'Method not allowed: this endpoint is stateless; send JSON-RPC with POST', { Allow: 'POST' });
     }
     const origin = header(req, 'origin');
     if (origin && !hosts.originAllowed(origin, header(req, 'host'))) {
-      return rpcError(403, null, -32000, `Forbidden: Origin ${origin} is not allowed`);
+      return rpcError(403, null, RPC_ERROR.REFUSED, `Forbidden: Origin ${origin} is not allowed`);
     }
     const accept = header(req, 'accept');
     if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) {
-      return rpcError(406, null, -32000, 'Not acceptable: the client must accept application/json');
+      return rpcError(406, null, RPC_ERROR.REFUSED, 'Not acceptable: the client must accept application/json');
     }
     const type = header(req, 'content-type');
     if (!type || !/^application\/json\b/i.test(type)) {
-      return rpcError(415, null, -32000, 'Unsupported media type: send Content-Type: application/json');
+      return rpcError(415, null, RPC_ERROR.REFUSED, 'Unsupported media type: send Content-Type: application/json');
     }
     const protocol = header(req, 'mcp-protocol-version');
     const legacyHeader = protocol !== undefined && !isModernVersion(protocol) && !claimsModern((req.body as { params?: unknown } | undefined)?.params);
     if (legacyHeader && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) {
-      return rpcError(400, null, -32000, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+      return rpcError(400, null, RPC_ERROR.REFUSED, `Unsupported MCP-Protocol-Version ${protocol}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
     }
-    if (Array.isArray(req.body)) return rpcError(400, null, -32600, 'Invalid Request: batches are not supported; send one message per request');
+    if (Array.isArray(req.body))
+      return rpcError(400, null, RPC_ERROR.INVALID_REQUEST, 'Invalid Request: batches are not supported; send one message per request');
     let message: (JSONRPCMessage & { id?: string | number; method?: string }) | RequestMessage | undefined = plainRequest(req.body);
     if (message === undefined) {
       const parsed = JSONRPCMessageSchema.safeParse(req.body);
-      if (!parsed.success) return rpcError(400, null, -32600, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+      if (!parsed.success) return rpcError(400, null, RPC_ERROR.INVALID_REQUEST, 'Invalid Request: the body is not a JSON-RPC 2.0 message');
       message = parsed.data as JSONRPCMessage & { id?: string | number; method?: string };
     }
     const params = (message as { params?: unknown }).params;
@@ -133,7 +126,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
   async function respondModern(message: RequestMessage, req: McpHttpRequest): Promise<McpHttpResponse> {
     const { id, method, params } = message;
     const refused = envelopeError(params) ?? modernHeaderError(message, (name) => header(req, name));
-    if (refused) return modernError(refused.code === METHOD_NOT_FOUND ? 404 : 400, id, refused);
+    if (refused) return modernError(refused.code === RPC_ERROR.METHOD_NOT_FOUND ? 404 : 400, id, refused);
     if (method === 'server/discover') {
       return {
         status: 200,
@@ -144,7 +137,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     const body = (await respond(message, req)) as { result?: object; error?: RpcError };
     if (body.result !== undefined) modernResult(method, body.result, serverInfo, narrowed);
     // The revision retired -32002 (resource not found): it is invalid params now.
-    else if (body.error?.code === RESOURCE_NOT_FOUND) body.error.code = INVALID_PARAMS;
+    else if (body.error?.code === RPC_ERROR.RESOURCE_NOT_FOUND) body.error.code = RPC_ERROR.INVALID_PARAMS;
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
   }
 
@@ -153,7 +146,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
     switch (message.method) {
       case 'initialize': {
         const init = InitializeRequestSchema.safeParse(message);
-        if (!init.success) return rpcErrorBody(id, -32602, 'Invalid params for initialize');
+        if (!init.success) return rpcErrorBody(id, RPC_ERROR.INVALID_PARAMS, 'Invalid params for initialize');
         const requested = init.data.params.protocolVersion;
         return {
           jsonrpc: '2.0',
@@ -174,7 +167,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
         let params = plainCallParams(message.params);
         if (params === undefined) {
           const call = CallToolRequestSchema.safeParse(message);
-          if (!call.success) return rpcErrorBody(id, -32602, 'Invalid params for tools/call: expected { name, arguments? }');
+          if (!call.success) return rpcErrorBody(id, RPC_ERROR.INVALID_PARAMS, 'Invalid params for tools/call: expected { name, arguments? }');
           params = call.data.params;
         }
         try {
@@ -187,7 +180,7 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
           });
           return { jsonrpc: '2.0', id, result };
         } catch (err) {
-          if (err instanceof UnknownToolError) return rpcErrorBody(id, -32602, err.message);
+          if (err instanceof UnknownToolError) return rpcErrorBody(id, RPC_ERROR.INVALID_PARAMS, err.message);
           throw err;
         }
       }
@@ -197,18 +190,18 @@ export function createMcpHttpHandler(surface: ToolSurface, version: string, host
         return { jsonrpc: '2.0', id, result: { resourceTemplates: [] } };
       case 'resources/read': {
         const read = ReadResourceRequestSchema.safeParse(message);
-        if (!read.success) return rpcErrorBody(id, -32602, 'Invalid params for resources/read: expected { uri }');
+        if (!read.success) return rpcErrorBody(id, RPC_ERROR.INVALID_PARAMS, 'Invalid params for resources/read: expected { uri }');
         return withContentErrors(id, () => content.readResource(read.data.params.uri));
       }
       case 'prompts/list':
         return { jsonrpc: '2.0', id, result: await content.listPrompts() };
       case 'prompts/get': {
         const get = GetPromptRequestSchema.safeParse(message);
-        if (!get.success) return rpcErrorBody(id, -32602, 'Invalid params for prompts/get: expected { name, arguments? }');
+        if (!get.success) return rpcErrorBody(id, RPC_ERROR.INVALID_PARAMS, 'Invalid params for prompts/get: expected { name, arguments? }');
         return withContentErrors(id, () => content.getPrompt(get.data.params.name, get.data.params.arguments ?? {}));
       }
       default:
-        return rpcErrorBody(id, -32601, `Method not found: ${message.method}`);
+        return rpcErrorBody(id, RPC_ERROR.METHOD_NOT_FOUND, `Method not found: ${message.method}`);
     }
   }
 }
@@ -226,10 +219,6 @@ type RequestMessage = { jsonrpc: '2.0'; id: string | number; method: string; par
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The request nearly every client sends, checked by hand: exactly what the SDK's `JSONRPCMessageSchema`
  * accepts as a request when its params carry no `task` and either no `_meta` or a modern one (whose
@@ -237,20 +226,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * the largest cost of a `tools/call` after the socket write.
  */
 function plainRequest(body: unknown): RequestMessage | undefined {
-  if (!isPlainObject(body) || body['jsonrpc'] !== '2.0' || typeof body['method'] !== 'string') return undefined;
+  if (!isObject(body) || body['jsonrpc'] !== '2.0' || typeof body['method'] !== 'string') return undefined;
   const id = body['id'];
   if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
   for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
   const params = body['params'];
-  if (params !== undefined && (!isPlainObject(params) || ('_meta' in params && !claimsModern(params)) || 'task' in params)) return undefined;
+  if (params !== undefined && (!isObject(params) || ('_meta' in params && !claimsModern(params)) || 'task' in params)) return undefined;
   return body as RequestMessage;
 }
 
 /** `tools/call` params as `CallToolRequestSchema` reads them, for params without `task` and without `_meta` or with a modern one; otherwise undefined. */
 function plainCallParams(params: unknown): { name: string; arguments?: Record<string, unknown> } | undefined {
-  if (!isPlainObject(params) || typeof params['name'] !== 'string' || ('_meta' in params && !claimsModern(params)) || 'task' in params) return undefined;
+  if (!isObject(params) || typeof params['name'] !== 'string' || ('_meta' in params && !claimsModern(params)) || 'task' in params) return undefined;
   const args = params['arguments'];
-  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (args !== undefined && !isObject(args)) return undefined;
   return params as { name: string; arguments?: Record<string, unknown> };
 }
 

@@ -1,5 +1,7 @@
 import { CAPABILITIES } from './content-handlers.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { RPC_ERROR } from './rpc-codes.js';
+import { isObject } from '../../lib/is-object.js';
 
 /**
  * MCP's modern era (revision 2026-07-28): no `initialize`, every request carries its protocol version
@@ -15,12 +17,6 @@ export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-/** Error codes the revision defines (`-32020`..`-32099` is reserved for them). */
-export const HEADER_MISMATCH = -32020;
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-export const INVALID_PARAMS = -32602;
-export const METHOD_NOT_FOUND = -32601;
 
 /** The methods the modern era serves; `initialize`, `ping`, `logging/setLevel` and the rest are gone from it. */
 export const MODERN_METHODS: ReadonlySet<string> = new Set([
@@ -43,10 +39,6 @@ export interface RpcError {
   data?: unknown;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A version string of the modern era (the SDK's rule: revisions sort as dates, 2026-07-28 first). */
 export function isModernVersion(version: string): boolean {
   return version >= FIRST_MODERN_VERSION;
@@ -54,9 +46,9 @@ export function isModernVersion(version: string): boolean {
 
 /** The request's `_meta`, when its params carry one. */
 export function requestMeta(params: unknown): Record<string, unknown> | undefined {
-  if (!isPlainObject(params)) return undefined;
+  if (!isObject(params)) return undefined;
   const meta = params['_meta'];
-  return isPlainObject(meta) ? meta : undefined;
+  return isObject(meta) ? meta : undefined;
 }
 
 /** Whether a message claims the modern era: its `_meta` names a protocol version. */
@@ -74,24 +66,26 @@ const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'crit
  */
 export function envelopeError(params: unknown): RpcError | undefined {
   const meta = requestMeta(params);
-  if (!meta) return { code: INVALID_PARAMS, message: `Invalid params: _meta with ${META_PROTOCOL_VERSION} and ${META_CLIENT_CAPABILITIES} is required` };
-  if (typeof meta[META_PROTOCOL_VERSION] !== 'string') {
-    return { code: INVALID_PARAMS, message: `Invalid params: _meta.${META_PROTOCOL_VERSION} must be a protocol version string` };
+  if (!meta) {
+    return { code: RPC_ERROR.INVALID_PARAMS, message: `Invalid params: _meta with ${META_PROTOCOL_VERSION} and ${META_CLIENT_CAPABILITIES} is required` };
   }
-  if (!isPlainObject(meta[META_CLIENT_CAPABILITIES])) {
-    return { code: INVALID_PARAMS, message: `Invalid params: _meta.${META_CLIENT_CAPABILITIES} must be an object (empty when the client has none)` };
+  if (typeof meta[META_PROTOCOL_VERSION] !== 'string') {
+    return { code: RPC_ERROR.INVALID_PARAMS, message: `Invalid params: _meta.${META_PROTOCOL_VERSION} must be a protocol version string` };
+  }
+  if (!isObject(meta[META_CLIENT_CAPABILITIES])) {
+    return { code: RPC_ERROR.INVALID_PARAMS, message: `Invalid params: _meta.${META_CLIENT_CAPABILITIES} must be an object (empty when the client has none)` };
   }
   const info = meta[META_CLIENT_INFO];
-  if (info !== undefined && !(isPlainObject(info) && typeof info['name'] === 'string' && typeof info['version'] === 'string')) {
-    return { code: INVALID_PARAMS, message: `Invalid params: _meta.${META_CLIENT_INFO} must be { name, version }` };
+  if (info !== undefined && !(isObject(info) && typeof info['name'] === 'string' && typeof info['version'] === 'string')) {
+    return { code: RPC_ERROR.INVALID_PARAMS, message: `Invalid params: _meta.${META_CLIENT_INFO} must be { name, version }` };
   }
   const level = meta['io.modelcontextprotocol/logLevel'];
   if (level !== undefined && !(typeof level === 'string' && LOG_LEVELS.has(level))) {
-    return { code: INVALID_PARAMS, message: 'Invalid params: _meta.io.modelcontextprotocol/logLevel must be a logging level' };
+    return { code: RPC_ERROR.INVALID_PARAMS, message: 'Invalid params: _meta.io.modelcontextprotocol/logLevel must be a logging level' };
   }
   const token = meta['progressToken'];
   if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {
-    return { code: INVALID_PARAMS, message: 'Invalid params: _meta.progressToken must be a string or an integer' };
+    return { code: RPC_ERROR.INVALID_PARAMS, message: 'Invalid params: _meta.progressToken must be a string or an integer' };
   }
   return undefined;
 }
@@ -105,7 +99,7 @@ export function envelopeVersion(params: unknown): string {
 export function versionError(version: string): RpcError | undefined {
   if (MODERN_VERSIONS.includes(version)) return undefined;
   return {
-    code: UNSUPPORTED_PROTOCOL_VERSION,
+    code: RPC_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
     message: `Unsupported protocol version ${version}; supported: ${MODERN_VERSIONS.join(', ')} (and, through initialize, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`,
     data: { supported: [...MODERN_VERSIONS], requested: version },
   };
@@ -183,8 +177,8 @@ export function modernResult<T extends object>(method: string, result: T, server
     target['cacheScope'] = hints.cacheScope;
   }
   const meta = target['_meta'];
-  if (method === 'server/discover') target['_meta'] = { ...(isPlainObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo };
-  else target['_meta'] = isPlainObject(meta) ? { ...meta, [META_SERVER_INFO]: resultMeta(serverInfo)[META_SERVER_INFO] } : resultMeta(serverInfo);
+  if (method === 'server/discover') target['_meta'] = { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo };
+  else target['_meta'] = isObject(meta) ? { ...meta, [META_SERVER_INFO]: resultMeta(serverInfo)[META_SERVER_INFO] } : resultMeta(serverInfo);
   return result;
 }
 

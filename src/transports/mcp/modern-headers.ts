@@ -1,13 +1,5 @@
-import {
-  decodeHeaderValue,
-  envelopeVersion,
-  HEADER_MISMATCH,
-  MCP_NAME_SOURCE,
-  METHOD_NOT_FOUND,
-  MODERN_METHODS,
-  versionError,
-  type RpcError,
-} from './modern-era.js';
+import { decodeHeaderValue, envelopeVersion, MCP_NAME_SOURCE, MODERN_METHODS, versionError, type RpcError } from './modern-era.js';
+import { RPC_ERROR } from './rpc-codes.js';
 
 /**
  * What Streamable HTTP refuses in a modern request whose `_meta` is well formed, in the order the
@@ -37,10 +29,10 @@ export function modernHeaderError(message: { method: string; params?: unknown },
     if (name === undefined) return mismatch('the Mcp-Name header carries an invalid Base64 value');
     if (name !== bodyName) return mismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
   }
-  if (!MODERN_METHODS.has(message.method)) return { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` };
+  if (!MODERN_METHODS.has(message.method)) return { code: RPC_ERROR.METHOD_NOT_FOUND, message: `Method not found: ${message.method}` };
   return undefined;
 }
 
 function mismatch(detail: string): RpcError {
-  return { code: HEADER_MISMATCH, message: `Header mismatch: ${detail}` };
+  return { code: RPC_ERROR.HEADER_MISMATCH, message: `Header mismatch: ${detail}` };
 }

@@ -1,18 +1,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { RESOURCE_NOT_FOUND } from './content-handlers.js';
-import {
-  claimsModern,
-  discoverResult,
-  envelopeError,
-  envelopeVersion,
-  INVALID_PARAMS,
-  METHOD_NOT_FOUND,
-  MODERN_METHODS,
-  modernResult,
-  versionError,
-  type ServerInfo,
-} from './modern-era.js';
+
+import { claimsModern, discoverResult, envelopeError, envelopeVersion, MODERN_METHODS, modernResult, versionError, type ServerInfo } from './modern-era.js';
+import { RPC_ERROR } from './rpc-codes.js';
 
 type Message = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: unknown; result?: object; error?: { code: number } };
 
@@ -45,7 +35,7 @@ export function eraAwareTransport(inner: Transport, opts: StdioEraOptions): Tran
         modern.delete(out.id!);
         if (out.result !== undefined) modernResult(method, out.result, opts.serverInfo, opts.narrowed());
         // The revision retired -32002 (resource not found): it is invalid params now.
-        else if (out.error?.code === RESOURCE_NOT_FOUND) out.error.code = INVALID_PARAMS;
+        else if (out.error?.code === RPC_ERROR.RESOURCE_NOT_FOUND) out.error.code = RPC_ERROR.INVALID_PARAMS;
       }
       return inner.send(message, options);
     },
@@ -58,7 +48,7 @@ export function eraAwareTransport(inner: Transport, opts: StdioEraOptions): Tran
     if (m.method === undefined || m.id === undefined || !claimsModern(m.params)) return outer.onmessage?.(message, extra);
     const refused = envelopeError(m.params) ?? versionError(envelopeVersion(m.params));
     if (refused) return void reply(m.id, { error: refused });
-    if (!MODERN_METHODS.has(m.method)) return void reply(m.id, { error: { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method}` } });
+    if (!MODERN_METHODS.has(m.method)) return void reply(m.id, { error: { code: RPC_ERROR.METHOD_NOT_FOUND, message: `Method not found: ${m.method}` } });
     if (m.method === 'server/discover') return void reply(m.id, { result: modernResult(m.method, discoverResult(), opts.serverInfo, opts.narrowed()) });
     modern.set(m.id, m.method);
     outer.onmessage?.(message, extra);

@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { UNAVAILABLE_RPC_CODE } from './stdio-relay.js';
+import { RPC_ERROR } from './rpc-codes.js';
 
 /**
  * MCP over stdio when this process cannot serve at all (the data directory is held by a process it
@@ -17,7 +17,7 @@ export async function refuseStdio(reason: string, onDone: (code: number) => void
   transport.onmessage = (message) => {
     const { id, method } = message as JSONRPCMessage & { id?: string | number; method?: string };
     if (answered || method === undefined || id === undefined) return;
-    const error = { jsonrpc: '2.0' as const, id, error: { code: UNAVAILABLE_RPC_CODE, message: reason } };
+    const error = { jsonrpc: '2.0' as const, id, error: { code: RPC_ERROR.REFUSED, message: reason } };
     if (method === 'server/discover') return void transport.send(error);
     answered = true;
     void transport.send(error).then(() => onDone(1));

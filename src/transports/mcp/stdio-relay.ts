@@ -3,9 +3,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import type { Logger } from '../../log.js';
 import type { StdioKey } from './stdio-key.js';
 import { claimsModern, MCP_NAME_SOURCE, META_PROTOCOL_VERSION, requestMeta } from './modern-era.js';
-
-/** JSON-RPC error code for "the server this process stands for cannot be used" (implementation-defined range). */
-export const UNAVAILABLE_RPC_CODE = -32000;
+import { RPC_ERROR } from './rpc-codes.js';
 
 type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: { requestId?: string | number } };
 
@@ -80,7 +78,7 @@ export async function relayStdio(opts: StdioRelayOptions): Promise<void> {
       if (!isRequest || abort.signal.aborted) return;
       const reason = `The core-server holding this data directory did not answer at ${opts.mcpUrl}: ${describe(err)}. Is it still running?`;
       opts.log.error('relay to the running server failed', { url: opts.mcpUrl, method: message.method, err });
-      await transport.send({ jsonrpc: '2.0', id: message.id!, error: { code: UNAVAILABLE_RPC_CODE, message: reason } });
+      await transport.send({ jsonrpc: '2.0', id: message.id!, error: { code: RPC_ERROR.REFUSED, message: reason } });
       if (message.method === 'initialize') {
         failed = true;
         ended = true;

@@ -1,5 +1,5 @@
 import { publicError, toCoreError } from '../../errors.js';
-import { UNAVAILABLE_RPC_CODE } from './stdio-relay.js';
+import { RPC_ERROR } from './rpc-codes.js';
 
 /** A JSON-RPC error for a request the node could not serve because a dependency is down. */
 export interface UnavailableRpc {
@@ -22,7 +22,7 @@ export function unavailableRpcOf(err: unknown, requestId?: string): UnavailableR
   const body = publicError(error, requestId);
   const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
   return {
-    code: UNAVAILABLE_RPC_CODE,
+    code: RPC_ERROR.REFUSED,
     message: `${body.code}: ${body.message}`,
     data: { error: body },
     retryAfterS: typeof retry === 'number' ? Math.max(1, Math.ceil(retry)) : 1,
