@@ -5,7 +5,7 @@ import type { SurfaceFilter } from '../registry/mcp-tools.js';
 import type { Registry } from '../registry/registry.js';
 import { reachRefusal } from '../registry/surface-reach.js';
 import type { HttpRelay } from '../registry/app-ports.js';
-import type { RawBody } from '../lib/handler-results.js';
+import { rawBodyAsJson, type RawBody } from '../lib/handler-results.js';
 // core_http is a REST call spelled inside a tool call: its input is built exactly as the REST transport builds it.
 import { restInput } from '../registry/rest-input.js';
 
@@ -52,15 +52,11 @@ export function createHttpRelay(deps: { registry: Registry; filter?: SurfaceFilt
         signal: () => ctx.signal,
       });
       if (!result.ok) throw result.error;
-      if (match.op.def.stream && isSseSource(result.value)) {
+      if (match.op.response.kind === 'stream' && isSseSource(result.value)) {
         const collected = await collectEvents(result.value, { maxEvents: call.max_events, maxMs: call.max_ms, signal: ctx.signal });
         return { ok: true, ...collected };
       }
-      if (match.op.def.produces) {
-        const raw = result.value as RawBody;
-        const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
-        return { ok: true, content_type: raw.contentType, encoding: typeof raw.body === 'string' ? 'utf8' : 'base64', body: text };
-      }
+      if (match.op.response.kind === 'raw') return { ok: true, ...rawBodyAsJson(result.value as RawBody) };
       return result.value as Record<string, unknown>;
     },
   };

@@ -32,3 +32,10 @@ export interface ProgressUpdate {
   total?: number;
   message?: string;
 }
+
+/** A raw body as JSON can carry it (a tool result, `core_http`'s answer): text as it is, bytes in base64. */
+export function rawBodyAsJson(raw: RawBody): { content_type: string; encoding: 'utf8' | 'base64'; body: string } {
+  return typeof raw.body === 'string'
+    ? { content_type: raw.contentType, encoding: 'utf8', body: raw.body }
+    : { content_type: raw.contentType, encoding: 'base64', body: Buffer.from(raw.body).toString('base64') };
+}

@@ -131,14 +131,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!parsed.success) throw validationError(op, parsed.error, named, operationName(op, opts.surface === 'rest' ? 'rest' : 'tool'));
     const input = parsed.data as Record<string, unknown>;
     // The relay (`core_http`) runs its target through this same pipeline, which applies this check to it.
-    if (deps.readOnly && op.method !== 'GET' && !op.def.relaysOutput) {
+    if (deps.readOnly && op.method !== 'GET' && op.response.kind !== 'relay') {
       throw errors.forbidden('This server runs read-only (CORE_READ_ONLY); only GET operations are allowed');
     }
     // While the store reports itself unready (`Store.status`, no I/O), operations that write (every method
     // but GET, as read-only mode counts them) are refused 503 before the role check and the handler; reads
     // go on. A write admitted now has the store's reserve to finish in (lowdb's disk headroom), so it is
     // never cut in half by a refusal between two of its own writes.
-    if (op.method !== 'GET' && !op.def.relaysOutput) {
+    if (op.method !== 'GET' && op.response.kind !== 'relay') {
       const refused = notReadyRefusal(services.store.status());
       if (refused) throw refused;
     }
@@ -165,8 +165,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       : await op.def.handler(input, ctx);
     // Work that waited answers only a caller who still holds the right it was accepted with.
     if (op.def.waits) await recheck(op, input, caller);
-    if (op.def.stream) return op.def.publicFeed || !isSseSource(value) ? value : guardStream(op, input, caller, value);
-    if (op.def.produces || op.def.relaysOutput) return value;
+    const response = op.response;
+    if (response.kind === 'stream') return response.feed === 'public' || !isSseSource(value) ? value : guardStream(op, input, caller, value);
+    if (response.kind === 'raw' || response.kind === 'relay') return value;
     // The output rule: a field declared `Secret` never leaves, whoever asks and through whichever surface.
     const checked = op.def.output.safeParse(op.stripSecrets ? op.stripSecrets(value) : value);
     if (!checked.success) {

@@ -10,7 +10,7 @@ import type { Operation } from '../registry/registry.js';
  */
 export function assertOAuthScope(op: Operation, caller: Caller): void {
   // The relay (`core_http`) is checked on the operation it runs, as read-only mode checks it.
-  if (!caller.oauth || op.def.relaysOutput) return;
+  if (!caller.oauth || op.response.kind === 'relay') return;
   const needed = scopeNeeded(op.method, op.def.role);
   if (scopeCovers(caller.oauth.scope, needed)) return;
   throw new CoreError(

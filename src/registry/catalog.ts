@@ -1,3 +1,4 @@
+import { contentTypeOf } from './types.js';
 import { effectiveAuth } from './auth-rule.js';
 import type { Operation, Registry } from './registry.js';
 import { TRANSPORT_ROUTES } from './registry.js';
@@ -18,8 +19,8 @@ export function entryOf(op: Operation, withSchema: boolean): EndpointEntry {
     toolset: op.tool.toolset,
     area: op.def.area,
     tags: tagsOf(op),
-    stream: op.def.stream === true,
-    produces: op.def.stream ? 'text/event-stream' : (op.def.produces ?? 'application/json'),
+    stream: op.response.kind === 'stream',
+    produces: contentTypeOf(op.response),
     // Every declared operation has its handler (the type requires one); the field stays for clients that read it.
     available: true,
   };

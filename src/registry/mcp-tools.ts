@@ -40,7 +40,7 @@ export interface SurfaceFilter {
  * whose calls go through the same pipeline, which refuses every non-GET target in read-only mode.
  */
 export function actionVisible(op: Operation, filter: SurfaceFilter = {}): boolean {
-  return !filter.readOnly || op.method === 'GET' || op.def.relaysOutput === true;
+  return !filter.readOnly || op.method === 'GET' || op.response.kind === 'relay';
 }
 
 /** The actions of a tool a client sees under the surface controls, keyed by action name. */
@@ -69,7 +69,7 @@ export function descriptorOf(registry: Registry, tool: ToolDef, filter: SurfaceF
   const all = registry.actionsOf(tool);
   const ops = visibleActions(registry, tool, filter);
   const schemas = ops.map((op) => inputSchemaOf(op, tool, filter));
-  const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.def.relaysOutput === true);
+  const reads = (op: Operation) => op.method === 'GET' || (filter.readOnly === true && op.response.kind === 'relay');
   const inputSchema: McpToolDescriptor['inputSchema'] = {
     ...withTypedBranches(all.size === 1 ? schemas[0]! : mergedSchema(tool, ops, schemas)),
     type: 'object',
@@ -107,7 +107,7 @@ function inputSchemaOf(op: Operation, tool: ToolDef, filter: SurfaceFilter): Jso
   const compact = compactSchema(portableSchema(marked), homeFieldsOf(marked, tool.name));
   const schema = withoutIdleNotes(resolveShapes(compact, tool.name) as JsonSchema);
   // The relay keeps its own method field; under read-only it may only name GET targets.
-  if (filter.readOnly && op.def.relaysOutput && op.method !== 'GET') {
+  if (filter.readOnly && op.response.kind === 'relay' && op.method !== 'GET') {
     const props = schema.properties as Record<string, JsonSchema> | undefined;
     if (props?.method) props.method = { ...props.method, enum: ['GET'] };
   }

@@ -5,7 +5,7 @@ import type { OpenApiDocument } from './description-shapes.js';
 import { TRANSPORT_ROUTES, type Operation, type Registry } from './registry.js';
 import { tagsOf } from './catalog.js';
 import { keyRequired } from './auth-rule.js';
-import { SOLVERS_TAG } from './types.js';
+import { contentTypeOf, SOLVERS_TAG } from './types.js';
 
 /** The OpenAPI 3.1 description of every operation, derived from the registry. */
 export function openApiOf(registry: Registry): OpenApiDocument {
@@ -104,11 +104,13 @@ function operationObject(op: Operation): Record<string, unknown> {
 }
 
 function responsesOf(op: Operation): Record<string, unknown> {
-  const ok = op.def.stream
-    ? { 'text/event-stream': { schema: { type: 'string', description: 'SSE frames; each data line is JSON', 'x-event': op.outputSchema } } }
-    : op.def.produces
-      ? { [op.def.produces]: { schema: { type: 'string' } } }
-      : { 'application/json': { schema: op.outputSchema } };
+  const type = contentTypeOf(op.response);
+  const ok =
+    op.response.kind === 'stream'
+      ? { [type]: { schema: { type: 'string', description: 'SSE frames; each data line is JSON', 'x-event': op.outputSchema } } }
+      : op.response.kind === 'raw'
+        ? { [type]: { schema: { type: 'string' } } }
+        : { [type]: { schema: op.outputSchema } };
   const errorRef = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   const responses: Record<string, unknown> = {
     '200': { description: 'Success', content: ok },

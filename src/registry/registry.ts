@@ -1,6 +1,6 @@
 import FindMyWay from 'find-my-way';
 import type { z } from 'zod';
-import type { ActionDef, HttpMethod, ToolDef } from './types.js';
+import { responseOf, type ActionDef, type HttpMethod, type ResponseKind, type ToolDef } from './types.js';
 import { propertyTypes, toJsonSchema, type JsonSchema } from './json-schema.js';
 import { secretStripper, type Stripper } from './secret-fields.js';
 
@@ -20,6 +20,8 @@ export interface Operation {
   outputSchema: JsonSchema;
   /** JSON type of each top-level input field, for coercing query strings. */
   fieldTypes: Record<string, string>;
+  /** What it answers: JSON (the default), a stream, a raw body, or another operation's answer. */
+  response: ResponseKind;
   /** Removes the output's `Secret` fields (the output rule every read path goes through); undefined when it has none. */
   stripSecrets: Stripper | undefined;
 }
@@ -88,6 +90,7 @@ function lazyOperation(def: ActionDef, tool: ToolDef, action: string, pathParams
     method: def.method,
     path: def.path,
     pathParams,
+    response: responseOf(def),
     get strictInput() {
       return (strictInput ??= def.input.strict());
     },
@@ -150,8 +153,9 @@ export function buildRegistry(tools: ToolDef[]): Registry {
       if (def.path.startsWith('/api/agent/') && !def.agentStore) throw new Error(`${def.id}: a path under /api/agent/ must declare agentStore`);
       if (def.agentStore && !('uid' in def.input.shape)) throw new Error(`${def.id}: declares agentStore but has no uid input naming the agent`);
       // A stream re-checks its receiver's right on the machine it names at delivery: it must name one.
-      if (def.stream && !def.publicFeed && !((def.guards ?? 'slug') in def.input.shape)) {
-        throw new Error(`${def.id}: a stream needs a slug input (its right is re-checked at delivery) or publicFeed for a feed of public rows only`);
+      const response = responseOf(def);
+      if (response.kind === 'stream' && response.feed !== 'public' && !((def.guards ?? 'slug') in def.input.shape)) {
+        throw new Error(`${def.id}: a stream needs a slug input (its right is re-checked at delivery), or feed: 'public' for a feed of public rows only`);
       }
       const op = lazyOperation(def, tool, action, pathParams);
       operations.push(op);

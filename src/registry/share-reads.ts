@@ -35,7 +35,7 @@ export function shareTokenFieldOf(tool: string): JsonSchema {
  * read; and the relay (`core_http`), whose target gets the caller's credentials, token included.
  */
 export function readsWithShareToken(op: Operation): boolean {
-  if (op.def.relaysOutput) return true;
+  if (op.response.kind === 'relay') return true;
   if (op.method !== 'GET' || op.def.auth !== 'public' || op.def.role !== undefined) return false;
   // Required: a read that only filters by machine (the public contract directory) opens nothing private.
   const shape = op.def.input.shape as Record<string, { isOptional(): boolean } | undefined>;

@@ -63,6 +63,27 @@ export interface GuardedContext extends ActionContext {
 }
 
 /**
+ * What an operation answers, one kind per action:
+ * - `json` (the default): a JSON value, checked against the action's `output`, `Secret` fields removed.
+ * - `stream`: server-sent events; the handler returns an `SseSource`. With `feed: 'machine'` (the default)
+ *   the pipeline wraps it so it delivers only while the caller still holds the right it was opened with
+ *   (the route's role, else read access to the machine named by `slug`; see `delivery-guard.ts`), and
+ *   the registry refuses such a stream without a slug input. `feed: 'public'` is a stream that names no
+ *   machine and filters each event itself to public data (the aggregate feed): no per-machine right to re-check.
+ * - `raw`: a body that is not JSON (an SVG badge, Prometheus metrics), of `contentType`; the handler returns a `RawBody`.
+ * - `relay`: another operation's answer, already checked against that operation's own output schema
+ *   (`core_http`): the pipeline does not check it a second time against this looser one.
+ */
+export type ResponseKind = { kind: 'json' } | { kind: 'stream'; feed?: 'machine' | 'public' } | { kind: 'raw'; contentType: string } | { kind: 'relay' };
+
+/** The response kind of an action, JSON when it declares none. */
+export function responseOf(def: Pick<ActionDef, 'response'>): ResponseKind {
+  return def.response ?? JSON_RESPONSE;
+}
+
+const JSON_RESPONSE: ResponseKind = { kind: 'json' };
+
+/**
  * One operation of the service. A tool's actions are its operations; REST routes, MCP tools,
  * OpenAPI, `/api/endpoints` and the catalog are all derived from these declarations.
  */
@@ -122,31 +143,14 @@ export interface ActionDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    */
   aliases?: Readonly<Record<string, string>>;
   output: O;
-  /**
-   * Server-sent events: the handler returns an `SseSource`. The pipeline wraps it so it delivers only
-   * while the caller still holds the right it was opened with (the route's role, else read access to the
-   * machine named by `slug`); see `delivery-guard.ts`.
-   */
-  stream?: boolean;
-  /**
-   * A stream that names no machine and filters each event itself to public data (the aggregate feed):
-   * there is no per-machine right to re-check. The registry refuses a stream with neither a slug input
-   * nor this mark.
-   */
-  publicFeed?: boolean;
+  /** What the operation answers besides a JSON value checked against `output`; JSON when absent. */
+  response?: ResponseKind;
   /**
    * The handler may wait (for a sandbox slot) or run long before it answers: it re-checks the
    * caller's right when the work starts (`ctx.stillAllowed`), and the pipeline re-checks it before it
    * delivers the answer, so a right revoked during the wait binds the work.
    */
   waits?: boolean;
-  /** Content type of a non-JSON response; the handler returns a `RawBody`. */
-  produces?: string;
-  /**
-   * The answer is another operation's, already checked against that operation's own output schema
-   * (`core_http`): the pipeline does not check it a second time against this looser one.
-   */
-  relaysOutput?: boolean;
   /** The operation deletes or irreversibly replaces something. */
   destructive?: boolean;
   /** Repeating the call with the same input has no further effect. */
@@ -197,4 +201,10 @@ export function defineAction<I extends z.ZodObject, O extends z.ZodType, R exten
 
 export function defineTool(def: ToolDef): ToolDef {
   return def;
+}
+
+/** The content type a response kind is sent with over HTTP. */
+export function contentTypeOf(response: ResponseKind): string {
+  if (response.kind === 'stream') return 'text/event-stream';
+  return response.kind === 'raw' ? response.contentType : 'application/json';
 }

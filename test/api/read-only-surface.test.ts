@@ -17,7 +17,7 @@ function reachable(readOnly: boolean): Map<string, string[]> {
     for (const name of enumOf) {
       const op = actions.get(name)!;
       const methods = (tool.inputSchema.properties as Record<string, { enum?: string[] }>).method?.enum;
-      ops.set(op.id, op.def.relaysOutput ? (methods ?? []) : [op.method]);
+      ops.set(op.id, op.response.kind === 'relay' ? (methods ?? []) : [op.method]);
     }
   }
   return ops;

@@ -82,14 +82,14 @@ describe('share tokens over MCP HTTP', () => {
     const { tools } = await client.listTools();
     const covered: string[] = [];
     for (const tool of tools.filter((t) => (t.inputSchema.properties as Record<string, unknown>).share_token !== undefined)) {
-      const ops = [...registry.actionsOf(registry.toolByName.get(tool.name)!).values()].filter((op) => readsWithShareToken(op) && !op.def.relaysOutput);
+      const ops = [...registry.actionsOf(registry.toolByName.get(tool.name)!).values()].filter((op) => readsWithShareToken(op) && op.response.kind !== 'relay');
       // One action per tool that needs nothing but the machine; the others need ids this machine does not have.
       const op = ops.find((o) => ((o.inputSchema.required ?? []) as string[]).every((f) => f === 'slug' || f === 'motherSlug'));
       if (!op) continue;
       const field = 'slug' in (op.inputSchema.properties as object) ? 'slug' : 'motherSlug';
       const args: Record<string, unknown> = { ...(registry.actionsOf(op.tool).size > 1 ? { action: op.action } : {}), [field]: 'shared-http' };
       // A stream collects for a bounded time; 100 ms is enough to see the machine opened.
-      if (op.def.stream) args.max_ms = 100;
+      if (op.response.kind === 'stream') args.max_ms = 100;
       const hidden = textOf(await call(client, tool.name, args));
       expect(hidden, `${op.id} without a token`).toMatch(/^NOT_FOUND/);
       // Past the machine's read check: an answer, or a refusal about something else (a tally not minted yet).

@@ -57,7 +57,7 @@ function toolCall(op: Operation, input: Record<string, unknown>, slug: string, s
   if (surface === 'mcp') {
     const args: Record<string, unknown> = { ...input };
     // Streams collect events for a bounded time over MCP: keep it short.
-    if (op.def.stream) Object.assign(args, { max_events: 1, max_ms: 100 });
+    if (op.response.kind === 'stream') Object.assign(args, { max_events: 1, max_ms: 100 });
     if (fx.running.core.registry.actionsOf(op.tool).size > 1) args.action = op.action;
     return { name: op.tool.name, arguments: args };
   }

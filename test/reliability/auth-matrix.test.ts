@@ -93,7 +93,7 @@ describe('auth matrix', () => {
   it('never shows a private machine in any read, list, directory or count of a caller who may not read it', async () => {
     const seen: string[] = [];
     for (const op of ops) {
-      if (op.method !== 'GET' || op.def.stream) continue;
+      if (op.method !== 'GET' || op.response.kind === 'stream') continue;
       for (const kind of ['none', 'other_owner'] as const) {
         const input = validInput(op, world.pub, fx.clock.now());
         if (!input) continue;
@@ -105,7 +105,7 @@ describe('auth matrix', () => {
   });
 
   it("never sends a private machine's rows or name down an event stream of a caller who may not read it (1 s of each)", async () => {
-    const streams = ops.filter((op) => op.def.stream && op.method === 'GET');
+    const streams = ops.filter((op) => op.response.kind === 'stream' && op.method === 'GET');
     const texts: string[] = [];
     // Every stream is opened (waited for, however slowly the server answers) before the private machine
     // is written to, then read until 1 s after the writes: a slow machine can only make that read see less.

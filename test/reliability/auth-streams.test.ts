@@ -17,7 +17,7 @@ let streams: Operation[] = [];
 
 beforeAll(async () => {
   fx = await startAuthFixture('core-auths-');
-  streams = fx.running.core.registry.operations.filter((op) => op.def.stream && !op.def.publicFeed);
+  streams = fx.running.core.registry.operations.filter((op) => op.response.kind === 'stream' && op.response.feed !== 'public');
 });
 
 afterAll(async () => {

@@ -266,7 +266,7 @@ export async function startAuthFixture(prefix: string, env: Record<string, strin
     const { path, query, body } = requestOf(op, input, { slug, motherSlug: slug });
     const q: Record<string, string> = {};
     for (const [k, v] of Object.entries(query)) q[k] = queryValue(v);
-    return send(op.method, path, creds, body, q, !!op.def.stream);
+    return send(op.method, path, creds, body, q, op.response.kind === 'stream');
   };
 
   return {

@@ -89,7 +89,7 @@ async function viaRest(op: Operation, input: unknown): Promise<string> {
     where,
   );
   try {
-    if (op.def.stream && res.status === 200) {
+    if (op.response.kind === 'stream' && res.status === 200) {
       if (!res.headers.get('content-type')?.startsWith('text/event-stream')) fail(`${where}: stream answered 200 without text/event-stream`);
       return 'ok';
     }

@@ -184,7 +184,7 @@ export const accountTool = defineTool({
       summary: "Returns an SVG badge; it shows how many operations pass the node's built-in self-check.",
       input: NoInput,
       output: z.string(),
-      produces: 'image/svg+xml',
+      response: { kind: 'raw', contentType: 'image/svg+xml' },
       idempotent: true,
       handler: async (_input, { app, setHeader }) => {
         const report = await app.selfCheck.report().catch(() => undefined);

@@ -30,7 +30,7 @@ export const httpTool = defineTool({
         max_ms: z.number().int().min(100).max(60_000).default(5000).describe('For stream paths: stop after this many ms'),
       }),
       output: z.record(z.string(), z.unknown()).describe("The called operation's own answer"),
-      relaysOutput: true,
+      response: { kind: 'relay' },
       openWorld: false,
       handler: async (input, ctx) => ctx.app.relay.call(input, ctx),
     }),

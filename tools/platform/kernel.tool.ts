@@ -58,7 +58,7 @@ export const kernelTool = defineTool({
       summary: 'Returns the kernel prompt: the computation mandate as plain text for an AI agent to follow.',
       input: NoInput,
       output: z.string(),
-      produces: 'text/plain; charset=utf-8',
+      response: { kind: 'raw', contentType: 'text/plain; charset=utf-8' },
       idempotent: true,
       handler: async (_input, { services }) => ({ contentType: 'text/plain; charset=utf-8', body: services.kernel.prompt() }),
     }),

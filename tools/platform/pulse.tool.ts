@@ -99,7 +99,7 @@ export const pulseTool = defineTool({
       summary: "Returns the node's Prometheus metrics.",
       input: NoInput,
       output: z.string(),
-      produces: 'text/plain; version=0.0.4; charset=utf-8',
+      response: { kind: 'raw', contentType: 'text/plain; version=0.0.4; charset=utf-8' },
       idempotent: true,
       handler: async (_input, { services }) => services.platform.metrics(),
     }),

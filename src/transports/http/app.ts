@@ -3,10 +3,8 @@ import { cookieFrom } from '../../domain/sessions/session-credentials.js';
 import { randomUUID } from 'node:crypto';
 import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { isSseSource } from '../../pipeline/collect-events.js';
 import type { Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
-import type { RawBody } from '../../lib/handler-results.js';
 import { toolWording, type Wording } from '../../registry/surface-wording.js';
 import type { createMcpHttpHandler } from '../mcp/http-endpoint.js';
 import { rpcResponseJson } from '../mcp/call-tool.js';
@@ -19,12 +17,13 @@ import type { Admission } from '../../pipeline/invoke.js';
 import type { Operation } from '../../registry/registry.js';
 import { ANONYMOUS } from '../../domain/identity/caller.js';
 import { createSseCap, type SseCap } from './sse-cap.js';
-import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
+import type { SseSubscriberHook } from './sse.js';
+import { sendError, setRefusalHeaders, writeJson, writeResult } from './result-writer.js';
 import { isSitePath, type SiteRoute } from './site-route.js';
 import { credentialsOf } from './credentials.js';
 import { crossSiteCookieWrite } from './cookie-writes.js';
 import { isExplorerPath, type ExplorerRoute } from './explorer-route.js';
-import { challengeFor, type OAuthRoute } from './oauth-route.js';
+import type { OAuthRoute } from './oauth-route.js';
 import { bodyParserError } from './body-parser-errors.js';
 import { RPC_ERROR } from '../mcp/rpc-codes.js';
 
@@ -213,20 +212,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (!result.ok) return sendError(res, result.error);
     // Answered already (the response deadline passed): the late answer is dropped.
     if (res.headersSent) return;
-    if (op.def.stream && isSseSource(result.value)) {
-      const refused = sseCap.admit(req, res);
-      if (refused) return sendError(res, refused);
-      return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
-    }
-    if (op.def.produces) {
-      const raw = result.value as RawBody;
-      res
-        .status(200)
-        .type(raw.contentType)
-        .send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
-      return;
-    }
-    sendJson(req, res, result.value);
+    writeResult(req, res, op, result.value, { sseCap, onSseSubscriber: deps.onSseSubscriber });
   }
 
   return app;
@@ -246,14 +232,6 @@ function writeRpcRefusal(res: Response, error: CoreError, wording: Wording): voi
   setRefusalHeaders(res, error);
   const details = (error.details ?? {}) as Record<string, unknown>;
   writeJson(res, error.status, JSON.stringify(rpcErrorBody(null, RPC_ERROR.REFUSED, wording(error.message), { code: error.code, ...details })));
-}
-
-/** What a refusal tells a client in its headers on every route: when to retry, how to authenticate. */
-function setRefusalHeaders(res: Response, error: CoreError): void {
-  const challenge = challengeFor(res, error);
-  if (challenge) res.setHeader('WWW-Authenticate', challenge);
-  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
-  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
 }
 
 function safeMatch(registry: Registry, method: string, path: string) {
@@ -287,22 +265,6 @@ function abortSignalOf(res: Response): AbortSignal {
 }
 
 /**
- * `res.status(200).json(value)` with the same bytes and headers (`Content-Type: application/json;
- * charset=utf-8`, `Content-Length`), written directly: Express's `json`/`send` (content-type parsing,
- * mime lookup, charset rewrite, freshness check) cost about as much as the rest of a cheap write in the
- * append profile. Only for writes (never fresh, never HEAD), with no replacer/spaces/escape configured
- * and no Content-Type set by the handler; anything else takes Express's path.
- */
-function sendJson(req: Request, res: Response, value: unknown): void {
-  const body = req.method === 'GET' || req.method === 'HEAD' || res.hasHeader('Content-Type') ? undefined : JSON.stringify(value);
-  if (body === undefined) {
-    res.status(200).json(value);
-    return;
-  }
-  writeJson(res, 200, body);
-}
-
-/**
  * Answers 503 UNAVAILABLE once `ms` pass without a response started (a store that hangs instead of
  * failing); a stream has started its response long before. The late answer is then dropped (`writeJson`
  * and `sendError` write nothing once headers are out).
@@ -326,21 +288,4 @@ function answerByDeadline(req: Request, res: Response, ms: number, mcp: boolean)
   timer.unref();
   res.once('close', () => clearTimeout(timer));
   res.once('finish', () => clearTimeout(timer));
-}
-
-function writeJson(res: Response, status: number, body: string): void {
-  if (res.headersSent) return;
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
-}
-
-function sendError(res: Response, error: CoreError): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  setRefusalHeaders(res, error);
-  res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }

@@ -1,17 +1,16 @@
 import type { Request, Response } from 'express';
-import { CoreError, errors, publicError, toCoreError } from '../../errors.js';
+import { CoreError, errors, toCoreError } from '../../errors.js';
 import { cacheControlOf } from '../../domain/edge/cdn-match.js';
 import type { Services } from '../../domain/services.js';
 import { proxyRuleOf } from '../../domain/site/site-proxy.js';
 import { sitePathOfUrl } from '../../domain/site/site-rules.js';
 import { authenticate } from '../../pipeline/authenticate.js';
-import { isSseSource } from '../../pipeline/collect-events.js';
 import type { InvokeResult, Pipeline } from '../../pipeline/invoke.js';
 import type { Registry } from '../../registry/registry.js';
-import type { RawBody } from '../../lib/handler-results.js';
 import { credentialsOf } from './credentials.js';
 import { restInput } from '../../registry/rest-input.js';
-import { HEARTBEAT_MS, streamSse, type SseSubscriberHook } from './sse.js';
+import type { SseSubscriberHook } from './sse.js';
+import { sendError, writeResult } from './result-writer.js';
 import type { SseCap } from './sse-cap.js';
 
 export type SiteRoute = (req: Request, res: Response) => Promise<void>;
@@ -137,20 +136,7 @@ export function createSiteRoute(deps: {
       }
     }
     if (!result.ok) return sendError(res, result.error);
-    if (op.def.stream && isSseSource(result.value)) {
-      const refused = deps.sseCap?.admit(req, res);
-      if (refused) return sendError(res, refused);
-      return streamSse(req, res, result.value, HEARTBEAT_MS, deps.onSseSubscriber);
-    }
-    if (op.def.produces) {
-      const raw = result.value as RawBody;
-      res
-        .status(200)
-        .type(raw.contentType)
-        .send(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
-      return;
-    }
-    res.status(200).json(result.value);
+    writeResult(req, res, op, result.value, deps);
   }
 }
 
@@ -159,15 +145,4 @@ function forwardedProto(req: Request): string | undefined {
   const value = req.headers['x-forwarded-proto'];
   const first = (Array.isArray(value) ? value[0] : value)?.split(',')[0];
   return first?.trim().toLowerCase();
-}
-
-function sendError(res: Response, error: CoreError): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  if (error.code === 'UNAUTHENTICATED') res.setHeader('WWW-Authenticate', 'Bearer');
-  const retry = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
-  if ((error.status === 429 || error.status === 503) && typeof retry === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retry))));
-  res.status(error.status).json({ error: publicError(error, res.locals.requestId as string | undefined) });
 }

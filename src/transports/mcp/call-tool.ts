@@ -7,7 +7,7 @@ import { visibleActions, visibleTools, type SurfaceFilter } from '../../registry
 import { liftShareToken, SHARE_TOKEN_ARG, takesShareToken } from '../../registry/share-reads.js';
 import type { Operation, Registry } from '../../registry/registry.js';
 import type { ToolDef } from '../../registry/types.js';
-import type { RawBody, SseSource } from '../../lib/handler-results.js';
+import { rawBodyAsJson, type RawBody, type SseSource } from '../../lib/handler-results.js';
 import type { McpContent } from '../../domain/platform/mcp-content.js';
 import { nestsDeeperThan, tooDeepMessage } from '../../lib/json-depth.js';
 import { nearestName } from '../../lib/did-you-mean.js';
@@ -120,14 +120,10 @@ function successResult(
   input: Record<string, unknown>,
   signalOf?: AbortSignal | (() => AbortSignal),
 ): CallToolResult | Promise<CallToolResult> {
-  if (op.def.stream && isSseSource(value)) return streamResult(value, input, signalOf);
-  if (op.def.produces) {
-    const raw = value as RawBody;
-    const text = typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body).toString('base64');
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: { content_type: raw.contentType, encoding: typeof raw.body === 'string' ? 'utf8' : 'base64', body: text },
-    };
+  if (op.response.kind === 'stream' && isSseSource(value)) return streamResult(value, input, signalOf);
+  if (op.response.kind === 'raw') {
+    const raw = rawBodyAsJson(value as RawBody);
+    return { content: [{ type: 'text', text: raw.body }], structuredContent: raw };
   }
   return jsonResult(value);
 }

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { createLogger } from '../../../src/log.js';
 import { createPipeline } from '../../../src/pipeline/invoke.js';
 import { buildRegistry } from '../../../src/registry/registry.js';
-import { defineAction, defineTool } from '../../../src/registry/types.js';
+import { defineAction, defineTool, type ResponseKind } from '../../../src/registry/types.js';
 import type { Caller } from '../../../src/domain/identity/caller.js';
 import type { Services } from '../../../src/domain/services.js';
 import type { AppServices } from '../../../src/registry/app-ports.js';
 
 // What a handler with a bug might answer: the declared output says `value` is a number.
 const answer = { value: 'not-a-number' } as unknown as { value: number };
-const action = (id: string, extra: { relaysOutput?: boolean }) =>
+const action = (id: string, extra: { response?: ResponseKind }) =>
   defineAction({
     id,
     method: 'GET',
@@ -29,7 +29,7 @@ const registry = buildRegistry([
     toolset: 'platform',
     title: 'test',
     description: 'test',
-    actions: [action('t.checked', {}), action('t.relayed', { relaysOutput: true })],
+    actions: [action('t.checked', {}), action('t.relayed', { response: { kind: 'relay' } })],
   }),
 ]);
 const anonymous: Caller = { uid: null, credential: 'none' };

@@ -117,7 +117,7 @@ describe('machines toolset declarations', () => {
   it('marks the SSE endpoints, and only them, as streams', () => {
     const streams = tools
       .flatMap((tool) => tool.actions)
-      .filter((action) => action.stream)
+      .filter((action) => action.response?.kind === 'stream')
       .map((action) => action.path);
     expect(streams.sort()).toEqual(
       [

@@ -47,9 +47,9 @@ describe('platform toolset declarations', () => {
   });
 
   it('declares the non-JSON answers with their content types', () => {
-    expect(find('platform.getMetrics').produces).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(find('platform.getConformanceBadge').produces).toBe('image/svg+xml');
-    expect(find('kernel.getPrompt').produces).toMatch(/^text\//);
+    expect(find('platform.getMetrics').response).toEqual({ kind: 'raw', contentType: 'text/plain; version=0.0.4; charset=utf-8' });
+    expect(find('platform.getConformanceBadge').response).toEqual({ kind: 'raw', contentType: 'image/svg+xml' });
+    expect(find('kernel.getPrompt').response).toMatchObject({ kind: 'raw', contentType: expect.stringMatching(/^text\//) });
   });
 
   it('refuses a login without a valid e-mail address', () => {

@@ -95,13 +95,13 @@ export function describeToolset(toolset: Toolset, tools: ToolDef[], expected: To
         }
       }
       const output = outputOf(action);
-      if (action.produces) {
+      if (action.response?.kind === 'raw') {
         expect(output.type).toBe('string');
         return;
       }
       expect(output.type).toBe('object');
       const fields = Object.keys(output.properties ?? {});
-      if (action.stream) {
+      if (action.response?.kind === 'stream') {
         expect(fields).toEqual(expect.arrayContaining(['id', 'event', 'data']));
         expect(Object.keys(input.properties ?? {})).toEqual(expect.arrayContaining(['max_events', 'max_ms', 'last_event_id']));
       } else if (!expected.passThroughOutputs?.includes(action.id)) {
