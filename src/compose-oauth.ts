@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
-import type { EventBus } from './lib/event-bus.js';
+import type { EventBus } from './domain/events.js';
 import type { Store } from './storage/port.js';
 import type { QuotasService } from './domain/quotas/quotas.service.js';
 import type { SessionsService } from './domain/sessions/sessions.service.js';

@@ -33,7 +33,7 @@ import { createUsageService } from './domain/usage/usage.service.js';
 import { createKernelService } from './domain/kernel/kernel.service.js';
 import { createCompressionService, MAX_INPUT_BYTES, MAX_OUTPUT_BYTES } from './domain/compression/compression.service.js';
 import { createClock, type Clock } from './lib/clock.js';
-import { createEventBus, type EventBus } from './lib/event-bus.js';
+import { createEventBus, type EventBus } from './domain/events.js';
 import { createLogger, type Logger } from './log.js';
 import { createPipeline, type Pipeline } from './pipeline/invoke.js';
 import { createRateLimiter } from './pipeline/rate-limit.js';

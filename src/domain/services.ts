@@ -11,7 +11,7 @@ import type { ChainWritesService } from './chain/chain-writes.service.js';
 import type { ChainReadsService } from './chain/chain-reads.service.js';
 import type { PublicFeedService } from './chain/public-feed.service.js';
 import type { PlatformService } from './platform/platform.service.js';
-import type { EventBus } from '../lib/event-bus.js';
+import type { EventBus } from './events.js';
 import type { NodeKeys } from './identity/node-keys.js';
 import type { OperatorsService } from './operators/operators.service.js';
 import type { ComputeService } from './operators/compute.service.js';

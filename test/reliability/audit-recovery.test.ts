@@ -7,7 +7,7 @@ import { createMachineRepository } from '../../src/domain/chain/machine-reposito
 import { createTallyRepository } from '../../src/domain/economy/tally-repository.js';
 import type { EnvelopeRow } from '../../src/domain/economy/tally-token.js';
 import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
-import { createEventBus } from '../../src/lib/event-bus.js';
+import { createEventBus } from '../../src/domain/events.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { createLowdbStore } from '../../src/storage/lowdb/lowdb.store.js';

@@ -18,7 +18,7 @@ import type { IdentityService } from '../../src/domain/identity/identity.service
 import { createUserRepository } from '../../src/domain/identity/user-repository.js';
 import type { QuotasService } from '../../src/domain/quotas/quotas.service.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { createEventBus } from '../../src/lib/event-bus.js';
+import { createEventBus } from '../../src/domain/events.js';
 import type { Store } from '../../src/storage/port.js';
 import { proposal } from './proposal-repository.contract.js';
 import { countingReads } from './reads-counter.js';

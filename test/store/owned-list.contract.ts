@@ -7,7 +7,7 @@ import { ANONYMOUS, type Caller } from '../../src/domain/identity/caller.js';
 import type { IdentityService } from '../../src/domain/identity/identity.service.js';
 import type { QuotasService } from '../../src/domain/quotas/quotas.service.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { createEventBus } from '../../src/lib/event-bus.js';
+import { createEventBus } from '../../src/domain/events.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 

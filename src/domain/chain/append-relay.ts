@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { Json, Store } from '../../storage/port.js';
 import { createChainLogRepository } from './chain-log-repository.js';
 import type { ChainRow } from './hash-chain.js';
@@ -117,7 +117,7 @@ export function createAppendRelay(deps: {
     for (const [i, row] of fresh.entries()) {
       if (stopped || positions.emitted(slug, row.seq)) continue;
       positions.mark(slug, row.seq);
-      bus.emit('audit.appended', { slug, isPublic: i <= lastChange ? false : visibleNow, row: row as unknown as Record<string, unknown>, remote: true });
+      bus.emit('audit.appended', { slug, isPublic: i <= lastChange ? false : visibleNow, row, remote: true });
       n += 1;
     }
     return n;

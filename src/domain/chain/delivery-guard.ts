@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { SseEvent, SseSource } from '../../lib/handler-results.js';
 import type { Caller, Role } from '../identity/caller.js';
 import type { IdentityService } from '../identity/identity.service.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import { keysetPage } from '../../lib/keyset-page.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
@@ -80,8 +80,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
   const ring = createRecentRing({ store, activeFirst: () => activeSince(0), isPublic });
   let cache = new Map<string, { tick: number; value: unknown }>();
 
-  bus.on('audit.appended', ({ slug, isPublic: pub, row }) => {
-    const chainRow = row as unknown as ChainRow;
+  bus.on('audit.appended', ({ slug, isPublic: pub, row: chainRow }) => {
     // A visibility change must never leave a now-private machine in a cached answer.
     if (chainRow.type === 'machine.settings_changed') {
       cache = new Map();

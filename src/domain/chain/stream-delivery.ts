@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { Store } from '../../storage/port.js';
 import type { IdentityService } from '../identity/identity.service.js';
 import { createAppendRelay, type AppendRelay } from './append-relay.js';

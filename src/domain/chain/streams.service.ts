@@ -1,4 +1,4 @@
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { SseEvent, SseSource } from '../../lib/handler-results.js';
 import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
@@ -52,7 +52,7 @@ export function createStreamsService(deps: {
   // Private rows never enter the backlog nor reach an aggregate listener.
   const unsubscribe = bus.on('audit.appended', ({ slug, isPublic, row }) => {
     if (!isPublic) return;
-    const entry: Entry = { n: ++counter, slug, row: row as unknown as ChainRow };
+    const entry: Entry = { n: ++counter, slug, row };
     backlog.push(entry);
     if (backlog.length > AGGREGATE_BACKLOG * 2) backlog.splice(0, backlog.length - AGGREGATE_BACKLOG);
     for (const listener of listeners) listener(entry);
@@ -108,7 +108,7 @@ export function createStreamsService(deps: {
         const off = bus.on('audit.appended', (event) => {
           if (event.slug !== slug) return;
           if (opts.publicOnly && !event.isPublic) return turnedPrivate();
-          relay.offer(event.row as unknown as ChainRow);
+          relay.offer(event.row);
         });
         return () => {
           closed = true;

@@ -1,7 +1,7 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';

@@ -1,8 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { RowInput, Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
-import type { ChainRow } from '../chain/hash-chain.js';
 import { createMachineRepository } from '../chain/machine-repository.js';
 import { inboxType } from './aggregate.js';
 import { createContractEventRepository } from './contract-event-repository.js';
@@ -172,14 +171,13 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
   const off = deps.bus.on('audit.appended', ({ slug, row, remote }) => {
     // The process that appended the row routes it; routing a relayed copy too would fire contracts twice.
     if (remote) return;
-    const type = (row as unknown as ChainRow).type;
+    const type = row.type;
     if (type.startsWith('contract.') || !listeners.get(slug)?.get(type)?.size) return;
     enqueue(slug, async () => {
       const machine = await machineRecords.get(slug);
       if (!machine) return;
-      const chainRow = row as unknown as ChainRow;
-      const payload = async () => (await chain.payloadOf(machine, chainRow)).payload ?? {};
-      await route(slug, type, { origin: 'chain', payload }, chainRow.tick, 0, null);
+      const payload = async () => (await chain.payloadOf(machine, row)).payload ?? {};
+      await route(slug, type, { origin: 'chain', payload }, row.tick, 0, null);
     });
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventBus } from '../../lib/event-bus.js';
+import type { EventBus } from '../events.js';
 import type { PubSub } from '../../storage/port.js';
 
 /** The store channel a revoked grant is told on to the other processes sharing the store. */

@@ -7,7 +7,7 @@ import { createMachineRepository } from '../../../src/domain/chain/machine-repos
 import type { MachinesService } from '../../../src/domain/chain/machines.service.js';
 import { createPublicFeedService } from '../../../src/domain/chain/public-feed.service.js';
 import { createFakeClock, TICK_MS } from '../../../src/lib/clock.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -3,9 +3,10 @@ import { createDeliveryGuard } from '../../../src/domain/chain/delivery-guard.js
 import type { IdentityService } from '../../../src/domain/identity/identity.service.js';
 import type { MachinesService } from '../../../src/domain/chain/machines.service.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import type { SseEvent } from '../../../src/lib/handler-results.js';
 import type { Caller } from '../../../src/domain/identity/caller.js';
+import type { ChainRow } from '../../../src/domain/chain/hash-chain.js';
 
 type Access = { role: 'viewer' | 'none'; untilMs: number | null } | undefined;
 
@@ -42,7 +43,7 @@ function rig() {
     pending.shift()!(a);
     await new Promise((r) => setImmediate(r));
   };
-  const appended = (slug: string, type: string) => bus.emit('audit.appended', { slug, isPublic: true, row: { type } });
+  const appended = (slug: string, type: string) => bus.emit('audit.appended', { slug, isPublic: true, row: { type } as ChainRow });
   /** The messaging connection came back after a loss. */
   const resume = () => {
     for (const cb of [...resumed]) cb();

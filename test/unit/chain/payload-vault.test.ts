@@ -6,7 +6,7 @@ import { genesisSeed } from '../../../src/domain/chain/hash-chain.js';
 import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 import { createPayloadVault } from '../../../src/domain/chain/payload-vault.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import { digestOf } from '../../../src/lib/hash.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
 

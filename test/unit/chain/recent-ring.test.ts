@@ -5,7 +5,7 @@ import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 import { createRecentRing } from '../../../src/domain/chain/recent-ring.js';
 import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -7,7 +7,7 @@ import type { MachineRecord } from '../../../src/domain/chain/machine.js';
 import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import { createStreamsService } from '../../../src/domain/chain/streams.service.js';
 import { createFakeClock } from '../../../src/lib/clock.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import type { SseEvent } from '../../../src/lib/handler-results.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import { eventually } from '../../helpers/pg-wait.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGrantRevocations } from '../../../src/domain/oauth/grant-revocations.js';
-import { createEventBus } from '../../../src/lib/event-bus.js';
+import { createEventBus } from '../../../src/domain/events.js';
 import { createFakeNet } from '../../helpers/fake-net.js';
 import { eventually } from '../../helpers/pg-wait.js';
 
