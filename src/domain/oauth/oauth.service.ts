@@ -5,6 +5,7 @@ import { hashKey } from '../identity/keys.js';
 import type { ClientMetadataDocument } from './cimd/client-metadata-document.js';
 import { createOAuthClients, type OAuthClient, type RegistrationInput } from './oauth-clients.js';
 import { OAuthError } from './oauth-error.js';
+import { redirectAllowed } from './redirect-match.js';
 import type { ConsentRecord, GranterRecord, GrantRecord } from './oauth-records.js';
 import type { OAuthRepository } from './oauth-repository.js';
 import { narrower, parseScopeParam, scopeCovers, type OAuthScope } from './oauth-scopes.js';
@@ -151,7 +152,7 @@ export function createOAuthService(deps: OAuthDeps): OAuthService {
       const client = await clients.resolve(p.client_id);
       const redirectUri = p.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
       if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required (the client lists more than one)');
-      if (!client.redirect_uris.includes(redirectUri)) {
+      if (!redirectAllowed(client.redirect_uris, redirectUri)) {
         throw new OAuthError('invalid_request', `redirect_uri "${redirectUri.slice(0, 200)}" is not one of the client's registered redirect URIs`);
       }
       // From here on the client and its redirect URI are verified: refusals go back to the client.

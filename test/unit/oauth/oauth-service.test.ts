@@ -183,6 +183,24 @@ describe('the authorization request', () => {
     expect(err.redirect).toBeUndefined();
   });
 
+  it('takes the registered loopback redirect on the port the native client listens on now, and binds the code to that URI', async () => {
+    const now = 'http://127.0.0.1:51999/callback';
+    const view = await oauth.startAuthorization(authorizeParams({ redirect_uri: now }));
+    expect(view.redirect_host).toBe('127.0.0.1:51999');
+    const { redirect_to } = await oauth.approve(view.consent_id, { kind: 'key', raw: USER_KEY }, 'read');
+    expect(redirect_to.startsWith(`${now}?`)).toBe(true);
+    const code = new URL(redirect_to).searchParams.get('code')!;
+    expect((await refusal(exchange(code, { redirect_uri: REDIRECT }))).error).toBe('invalid_grant');
+    const err = await refusal(oauth.startAuthorization(authorizeParams({ redirect_uri: 'http://127.0.0.1:51999/elsewhere' })));
+    expect(err.redirect).toBeUndefined();
+  });
+
+  it('lets the code be exchanged with the loopback redirect URI it was issued to', async () => {
+    const now = 'http://127.0.0.1:52000/callback';
+    const code = await codeFor(USER_KEY, 'read', { redirect_uri: now });
+    expect(await exchange(code, { redirect_uri: now })).toMatchObject({ token_type: 'Bearer', scope: 'read' });
+  });
+
   it('sends PKCE, resource and scope refusals back to the client', async () => {
     for (const [over, code] of [
       [{ code_challenge: undefined }, 'invalid_request'],
