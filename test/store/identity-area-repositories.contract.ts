@@ -3,6 +3,7 @@ import { runContactRepositoryContract } from './contact-repository.contract.js';
 import { runKeyRepositoryContract } from './key-repository.contract.js';
 import { runLoginCodeRepositoryContract } from './login-code-repository.contract.js';
 import { runNodeKeyRepositoryContract } from './node-key-repository.contract.js';
+import { runOAuthRepositoryContract } from './oauth-repository.contract.js';
 import { runRegistryVersionRepositoryContract } from './registry-version-repository.contract.js';
 import { runRollingWindowRepositoryContract } from './rolling-window-repository.contract.js';
 import { runSandboxRunRepositoryContract } from './sandbox-run-repository.contract.js';
@@ -12,7 +13,7 @@ import { runUsageRepositoryContract } from './usage-repository.contract.js';
 import { runUserRepositoryContract } from './user-repository.contract.js';
 
 /**
- * The repositories of identity, sessions, quotas, sandbox, chat, usage, contact and the manifest, each
+ * The repositories of identity, sessions, OAuth, quotas, sandbox, chat, usage, contact and the manifest, each
  * run on the adapter `runStoreContract` is given.
  */
 export function runIdentityAreaRepositoryContracts(name: string, makeStore: MakeStore): void {
@@ -21,6 +22,7 @@ export function runIdentityAreaRepositoryContracts(name: string, makeStore: Make
   runNodeKeyRepositoryContract(name, makeStore);
   runLoginCodeRepositoryContract(name, makeStore);
   runSsoCodeRepositoryContract(name, makeStore);
+  runOAuthRepositoryContract(name, makeStore);
   runRollingWindowRepositoryContract(name, makeStore);
   runSandboxRunRepositoryContract(name, makeStore);
   runChatQuotaRepositoryContract(name, makeStore);

@@ -42,6 +42,11 @@ export interface GrantRecord {
   revoked_ms: number | null;
   /** Why it was revoked: `revoked` (RFC 7009), `code_reused`, `refresh_reused`. */
   revoked_reason: string | null;
+  /**
+   * When the last code or token issued under it expires: past it, nothing can use the grant and the
+   * sweep deletes it. Absent on grants stored before the field existed, which are kept.
+   */
+  live_until_ms?: number;
 }
 
 /** An authorization code, id = its hash; kept after use (`used_ms`) so a second use is seen and revokes the grant. */

@@ -25,6 +25,8 @@ export interface OAuthRepository {
 
   insertGrant(record: GrantRecord): Promise<void>;
   grant(grantId: string): Promise<GrantRecord | undefined>;
+  /** Keeps the grant at least until `untilMs` (a token issued under it expires then). */
+  extendGrant(grantId: string, untilMs: number): Promise<void>;
   /** Revokes the grant (once: the first reason is kept). */
   revokeGrant(grantId: string, nowMs: number, reason: string): Promise<void>;
 
@@ -32,7 +34,10 @@ export interface OAuthRepository {
   token(tokenHash: string): Promise<TokenRecord | undefined>;
   /** Marks a refresh token used; `first` false on a replay. */
   useToken(tokenHash: string, nowMs: number): Promise<{ record: TokenRecord; first: boolean } | undefined>;
-  /** Deletes up to `limit` codes and up to `limit` tokens that expired at or before `nowMs`, soonest-expired first. */
+  /**
+   * Deletes up to `limit` each of the codes, the tokens and the grants that expired at or before `nowMs`
+   * (a grant once the last code or token issued under it has), soonest-expired first.
+   */
   sweepExpired(nowMs: number, limit: number): Promise<void>;
 }
 
@@ -86,20 +91,27 @@ export function createOAuthRepository(store: Store): OAuthRepository {
       );
     },
 
+    async extendGrant(grantId, untilMs) {
+      await docs.update<GrantRecord>(GRANTS, grantId, (current) =>
+        current && (current.live_until_ms ?? -Infinity) < untilMs ? { ...current, live_until_ms: untilMs } : undefined,
+      );
+    },
+
     insertToken: (record) => docs.insert(TOKENS, record.token_hash, record),
     token: (tokenHash) => docs.get<TokenRecord>(TOKENS, tokenHash),
     useToken: (tokenHash, nowMs) => markUsed<TokenRecord>(TOKENS, tokenHash, nowMs),
 
     async sweepExpired(nowMs, limit) {
       // Walked in expiry order, so a sweep reads only what it deletes (and one record more).
-      for (const [collection, idOf] of [
-        [CODES, (r: CodeRecord) => r.code_hash],
-        [TOKENS, (r: TokenRecord) => r.token_hash],
+      for (const [collection, field, idOf] of [
+        [CODES, 'expires_ms', (r: Record<string, unknown>) => r.code_hash],
+        [TOKENS, 'expires_ms', (r: Record<string, unknown>) => r.token_hash],
+        [GRANTS, 'live_until_ms', (r: Record<string, unknown>) => r.grant_id],
       ] as const) {
-        const page = await docs.find<CodeRecord & TokenRecord>(collection, {}, { orderBy: { field: 'expires_ms' }, limit });
+        const page = await docs.find<Record<string, unknown>>(collection, {}, { orderBy: { field }, limit });
         for (const record of page.items) {
-          if (record.expires_ms > nowMs) break;
-          await docs.delete(collection, idOf(record));
+          if ((record[field] as number) > nowMs) break;
+          await docs.delete(collection, idOf(record) as string);
         }
       }
     },

@@ -232,6 +232,7 @@ export function createOAuthService(deps: OAuthDeps): OAuthService {
         created_ms: now,
         revoked_ms: null,
         revoked_reason: null,
+        live_until_ms: now + CODE_TTL_MS,
       };
       await repo.insertGrant(grant);
       const code = newSecret(CODE_PREFIX);

@@ -42,9 +42,12 @@ export function createTokenExchange(deps: {
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newSecret(REFRESH_PREFIX);
     const accessExpires = Math.min(now + deps.ttl.access, cap);
+    const refreshExpires = Math.min(now + deps.ttl.refresh, cap);
     const base = { grant_id: grant.grant_id, client_id: grant.client_id, scope, used_ms: null };
+    // The grant outlives every token issued under it, so the sweep never takes one a token still names.
+    await repo.extendGrant(grant.grant_id, Math.max(accessExpires, refreshExpires));
     await repo.insertToken({ ...base, token_hash: hashSecret(access), kind: 'access', expires_ms: accessExpires });
-    await repo.insertToken({ ...base, token_hash: hashSecret(refresh), kind: 'refresh', expires_ms: Math.min(now + deps.ttl.refresh, cap) });
+    await repo.insertToken({ ...base, token_hash: hashSecret(refresh), kind: 'refresh', expires_ms: refreshExpires });
     return {
       access_token: access,
       token_type: 'Bearer',

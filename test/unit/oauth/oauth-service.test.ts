@@ -335,6 +335,32 @@ describe('the store', () => {
     expect(await store.docs.list('oauth-codes')).toHaveLength(0);
     expect(await oauth.resolveAccessToken(live.access_token)).toBeDefined();
   });
+
+  it('sweeps a grant once the last code or token issued under it expired, never one a token still names', async () => {
+    const repo = createOAuthRepository(store);
+    const grants = () => store.docs.list<{ grant_id: string; live_until_ms: number }>('oauth-grants');
+    // A code never exchanged: its grant lives as long as the code (a minute).
+    await codeFor();
+    const [unused] = await grants();
+    expect(unused!.live_until_ms).toBe(clock.now() + 60_000);
+    const first = await exchange(await codeFor());
+    clock.advance(61_000);
+    await repo.sweepExpired(clock.now(), 200);
+    expect((await grants()).map((g) => g.grant_id)).not.toContain(unused!.grant_id);
+    expect(await grants()).toHaveLength(1);
+    // Refreshed 29 days on, the grant lives 30 days from the new refresh token.
+    clock.advance(29 * 24 * 3600_000);
+    const refreshed = await oauth.token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT });
+    clock.advance(2 * 24 * 3600_000);
+    await repo.sweepExpired(clock.now(), 200);
+    expect(await grants()).toHaveLength(1);
+    expect((await oauth.token({ grant_type: 'refresh_token', refresh_token: refreshed.refresh_token, client_id: CLIENT })).token_type).toBe('Bearer');
+    // Thirty days after the last refresh nothing names the grant: it goes, and its last token with it.
+    clock.advance(30 * 24 * 3600_000 + 1);
+    await repo.sweepExpired(clock.now(), 200);
+    expect(await grants()).toHaveLength(0);
+    expect(await store.docs.list('oauth-tokens')).toHaveLength(0);
+  });
 });
 
 describe('dynamic client registration', () => {
