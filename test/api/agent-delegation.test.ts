@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Who may use an agent's store: the agent with its own user key or session, or the owner of a machine
@@ -9,15 +10,11 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  * which anyone can grant anyone, is never such a grant. (The walk over every agent operation and
  * surface is test/reliability/auth-cross-agent.test.ts.)
  */
-let server: TestServer;
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
+const server = useServer();
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await server.close();
 });
 
 async function connect(key: string): Promise<Client> {

@@ -1,16 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const plan = (title: string) => ({ title, goal: `Goal of ${title}`, steps: [{ action: 'first' }, { action: 'second', tool: 'core_compute' }] });
 

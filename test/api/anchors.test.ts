@@ -1,20 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnchorRepository } from '../../src/domain/chain/anchor-repository.js';
 import { signAnchor, ANCHOR_ID_SECRET, anchorIdHash, legacyAnchorIdHash, newAnchorKey } from '../../src/domain/chain/anchor.js';
 import { storedSecret } from '../../src/domain/identity/stored-secret.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function setup() {
   const clock = createFakeClock();
-  const server = await startTestServer({}, clock);
-  servers.push(server);
+  const server = await serverForTest({}, clock);
   const owner = await mintKey(server);
   const child = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'secret-child' } });
   const mother = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'mother', is_public: true } });

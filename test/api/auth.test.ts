@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer } from '../../src/server.js';
-import { loginCodeSink, mintKey, signIn, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { loginCodeSink, mintKey, signIn, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 const servers: TestServer[] = [];
@@ -17,8 +18,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}) {
-  const server = await startTestServer(env);
-  servers.push(server);
+  const server = await serverForTest(env);
   return server;
 }
 

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/index.js';
 import { keyRequired } from '../../src/registry/auth-rule.js';
 import { allEndpoints } from '../../src/registry/catalog.js';
 import { openApiOf } from '../../src/registry/openapi.js';
 import { buildRegistry } from '../../src/registry/registry.js';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const registry = buildRegistry(allTools);
 
@@ -40,14 +41,10 @@ describe('the auth every surface states', () => {
   });
 
   describe('over the wire', () => {
-    let server: TestServer;
     let key: string;
+    const server = useServer();
     beforeAll(async () => {
-      server = await startTestServer();
       ({ key } = await mintKey(server));
-    });
-    afterAll(async () => {
-      await server.close();
     });
 
     it('answers POST /api/chain/state-machines without a key with 401, over REST, MCP and core_http, as the catalogue states', async () => {

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mintKey, signIn, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { describe, expect, it } from 'vitest';
+import { mintKey, signIn } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 /** A machine `edge-lab` with pages and one CDN site; `rule` upserts a rule, `visit` fetches a page without following redirects. */
 async function setup(opts: { isPublic?: boolean; env?: Record<string, string> } = {}) {
-  const server = await startTestServer(opts.env ?? {});
-  servers.push(server);
+  const server = await serverForTest(opts.env ?? {});
   const owner = await mintKey(server);
   await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'edge-lab', is_public: opts.isPublic ?? true } });
   const site = await server.call('POST', '/api/cf/sites', {
@@ -212,8 +207,7 @@ describe('private machines and sessions', () => {
   });
 
   it('serves a private machine page to a browser logged in with the session cookie, not to the proxy writes', async () => {
-    const server = await startTestServer();
-    servers.push(server);
+    const server = await serverForTest();
     const login = await signIn(server, 'ada@example.org');
     const cookie = login.cookie;
     const owner = await mintKey(server);

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof createFakeClock> } = {}) {
-  const server = await startTestServer({}, opts.clock);
-  servers.push(server);
+  const server = await serverForTest({}, opts.clock);
   const owner = await mintKey(server);
   await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'cdn-lab', is_public: opts.isPublic ?? true } });
   const register = (body: Record<string, unknown> = {}, key: string | null = owner.key) =>

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, signIn, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, signIn, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { signSession } from '../../src/domain/sessions/session-token.js';
 import { kineticProposal as proposal } from '../fixtures/community-operator.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A user with `count` envelopes (worth 2 each) from computes on their own machine. */
 async function holder(count: number, isPublic = true) {

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogQuery, LogRow } from '../../src/storage/port.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 /** Fired only by fire-now: its schedule is far away. */
 const manual = {

@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Finding 5 of issue 17: a condition cannot hold the event loop. `matches` runs on RE2 (linear), and
@@ -12,15 +13,9 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  */
 const T0 = 2_287_000_000;
 const clock = createFakeClock(tickStartMs(T0));
-let server: TestServer;
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const EVIL = 's.matches("^(a+)+$")';
 const NESTED = 'l.all(x, l.all(y, x + y >= 0))';

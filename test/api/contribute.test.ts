@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import type { NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A user with a public machine whose token has supply, and `count` envelopes (worth 2 each) issued to the user. */
 async function holder(count: number) {

@@ -4,19 +4,14 @@ import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, tempDir, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /** Mid-day UTC, so a test can advance a few hours without crossing midnight by accident. */
 const NOON = Date.parse('2026-04-24T12:00:00.000Z');
-let server: TestServer;
 const clock = createFakeClock(NOON);
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 async function creditsAudit(s: { core: TestServer['core'] }): Promise<NodeAuditRow[]> {
   return s.core.store.logs.read<NodeAuditRow>('node/credits');

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createContactRepository } from '../../src/domain/general/contact-repository.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function start() {
-  const server = await startTestServer();
-  servers.push(server);
+  const server = await serverForTest();
   return server;
 }
 

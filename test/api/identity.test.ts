@@ -1,18 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE } from '../../src/errors.js';
 import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
 /** A key that looks right but was never minted here (an old key, or one from another server). */
 const STALE_KEY = `core_${'x'.repeat(43)}`;

@@ -1,20 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { signIn, startTestServer, type TestServer } from '../helpers/server.js';
+import { signIn } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
 import { openSse, type OpenSse } from '../helpers/sse.js';
 
 /** The OAuth endpoints over HTTP with a registered (RFC 7591) client; the SDK clients and metadata documents are in test/e2e/mcp-oauth.test.ts. */
-let server: TestServer;
 let key: string;
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+const server = useServer({ CORE_OAUTH: 'on', CORE_RATE_LIMIT: 'off' });
 beforeAll(async () => {
-  server = await startTestServer({ CORE_OAUTH: 'on', CORE_RATE_LIMIT: 'off' });
   key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
 });
-afterAll(() => server.close());
 
 const verifier = () => randomBytes(32).toString('base64url');
 const challengeOf = (v: string) => createHash('sha256').update(v).digest('base64url');
@@ -263,24 +262,20 @@ describe('bad input is an OAuth error, never a 500', () => {
 
 describe('with CORE_OAUTH off (the default)', () => {
   it('serves no OAuth endpoint, and /api/mcp answers without a credential as before', async () => {
-    const plain = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-    try {
-      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/api/mcp']) {
-        expect((await plain.call('GET', path)).status).toBe(404);
-      }
-      expect(
-        (await plain.call('POST', '/oauth/token', { body: 'grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
-      ).toBe(404);
-      const listed = await plain.call('POST', '/api/mcp', {
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        headers: { accept: 'application/json, text/event-stream' },
-      });
-      expect(listed.status).toBe(200);
-      const refused = await plain.call('POST', '/api/chain/state-machines', { body: { slug: 'nobody' } });
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    } finally {
-      await plain.close();
+    const plain = await serverForTest({ CORE_RATE_LIMIT: 'off' });
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/api/mcp']) {
+      expect((await plain.call('GET', path)).status).toBe(404);
     }
+    expect((await plain.call('POST', '/oauth/token', { body: 'grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(
+      404,
+    );
+    const listed = await plain.call('POST', '/api/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(listed.status).toBe(200);
+    const refused = await plain.call('POST', '/api/chain/state-machines', { body: { slug: 'nobody' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { openSse } from '../helpers/sse.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
-
 async function setup(isPublic = true) {
-  const server = await startTestServer();
-  servers.push(server);
+  const server = await serverForTest();
   const owner = await mintKey(server);
   const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: isPublic } });
   expect(res.status).toBe(200);
@@ -217,8 +212,7 @@ describe('site proxy: who a write is, and what it costs', () => {
   it("limits writes through the site per visitor address and per site, apart from the owner's own budget", async () => {
     // The clock stands still, so no bucket refills during the test.
     const clock = createFakeClock();
-    const server = await startTestServer({ CORE_RATE_LIMIT: '1/8' }, clock);
-    servers.push(server);
+    const server = await serverForTest({ CORE_RATE_LIMIT: '1/8' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 8
     expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
     expect((await server.call('POST', '/api/chain/site-demo/site/publish-key', { key: owner.key })).status).toBe(200);
@@ -245,8 +239,7 @@ describe('site proxy: who a write is, and what it costs', () => {
 
   it('limits reads through the site per visitor address', async () => {
     const clock = createFakeClock();
-    const server = await startTestServer({ CORE_RATE_LIMIT: '1/4' }, clock);
-    servers.push(server);
+    const server = await serverForTest({ CORE_RATE_LIMIT: '1/4' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 4
     expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
     const reads: number[] = [];
@@ -257,8 +250,7 @@ describe('site proxy: who a write is, and what it costs', () => {
 
 describe('site proxy streams', () => {
   it('counts a stream opened through the site against the same per-caller cap as the API', async () => {
-    const server = await startTestServer({ CORE_SSE_MAX_PER_CALLER: '1' });
-    servers.push(server);
+    const server = await serverForTest({ CORE_SSE_MAX_PER_CALLER: '1' });
     const owner = await mintKey(server);
     expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
     const first = await openSse(`${server.url}/api/chain/site-demo/explore/sse`);

@@ -1,19 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, spinUp, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const machine = (slug: string, isPublic = true) => spinUp(server, slug, isPublic);
 

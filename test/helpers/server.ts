@@ -158,7 +158,7 @@ export interface MachineOptions {
   purpose?: string;
 }
 
-/** A machine created by `key`'s owner: its slug, the machine (admin) key and its id, the genesis tick. */
+/** A machine created by `key`'s owner: its slug and record, the machine (admin) key and its id, the genesis tick. */
 export async function createMachine(server: TestServer, key: string, opts: MachineOptions = {}) {
   const body = {
     ...(opts.slug === undefined ? {} : { slug: opts.slug }),
@@ -167,7 +167,13 @@ export async function createMachine(server: TestServer, key: string, opts: Machi
     ...(opts.purpose === undefined ? {} : { purpose: opts.purpose }),
   };
   const created = await callOpOk(server, 'chain.createMachine', body, { key });
-  return { slug: created.machine.slug, machineKey: created.api_key, machineKeyId: created.api_key_id, genesis: created.machine.genesis_tick };
+  return {
+    slug: created.machine.slug,
+    machine: created.machine,
+    machineKey: created.api_key,
+    machineKeyId: created.api_key_id,
+    genesis: created.machine.genesis_tick,
+  };
 }
 
 /** A new identity and a machine it owns: its user key, uid, the machine key and the genesis tick. */
