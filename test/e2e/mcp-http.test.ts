@@ -1,18 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 let key: string;
 
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   ({ key } = await mintKey(server));
-});
-afterAll(async () => {
-  await server.close();
 });
 
 async function connect(bearer?: string): Promise<Client> {

@@ -1,20 +1,13 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRateLimiter, parseRateSpec } from '../../src/pipeline/rate-limit.js';
 import { createRateTiers, parseRateTiers } from '../../src/domain/identity/rate-tiers.js';
 import { ANONYMOUS, type Caller } from '../../src/domain/identity/caller.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
-const servers: TestServer[] = [];
-async function serve(env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) {
-  const s = await startTestServer(env, clock);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = (env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) => serverForTest(env, clock);
 
 describe('per-key token bucket', () => {
   it('allows the burst, refuses the next call with a retry delay, and refills with time', () => {
