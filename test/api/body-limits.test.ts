@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SOLVE_BODY_BYTES, solveBodyBytes } from '../../src/domain/solvers/body-bytes.js';
 import { SOLVERS } from '../../src/domain/solvers/catalog/index.js';
 import { useServer } from '../helpers/use-server.js';
+import { mintKey } from '../helpers/server.js';
 
 // A solver's declared inputs and the HTTP body limit must agree: linear-lu takes up to 400×400, which is
 // 3-4 MB of JSON, four times the node's default 1 MiB limit.
@@ -12,7 +13,7 @@ import { useServer } from '../helpers/use-server.js';
 let key: string;
 const server = useServer();
 beforeAll(async () => {
-  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
+  key = (await mintKey(server)).key;
 });
 
 /** linear-lu's largest declared input, each number written at full length (about 3.8 MB): diagonally dominant, x = all ones. */

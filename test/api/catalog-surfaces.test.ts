@@ -5,7 +5,7 @@ import { allEndpoints } from '../../src/registry/catalog.js';
 import { openApiOf } from '../../src/registry/openapi.js';
 import { buildRegistry } from '../../src/registry/registry.js';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const registry = buildRegistry(allTools);
@@ -61,8 +61,7 @@ describe('the auth every surface states', () => {
         { surface: 'mcp-http' },
       );
       expect((relay.structuredContent as any).error.code).toBe('UNAUTHENTICATED');
-      const ok = await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'anon-try' } });
-      expect(ok.status).toBe(200);
+      await createMachine(server, key, { slug: 'anon-try' });
     });
 
     it('gives the map when core_api_catalog is called with no arguments, as GET /api/endpoints/map does', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
 
 async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof createFakeClock> } = {}) {
   const server = await serverForTest({}, opts.clock);
   const owner = await mintKey(server);
-  await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'cdn-lab', is_public: opts.isPublic ?? true } });
+  await createMachine(server, owner.key, { slug: 'cdn-lab', isPublic: opts.isPublic ?? true });
   const register = (body: Record<string, unknown> = {}, key: string | null = owner.key) =>
     server.call('POST', '/api/cf/sites', {
       ...(key ? { key } : {}),

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -30,7 +30,7 @@ const gate = (condition: string, extra: Record<string, unknown> = {}) => ({
 async function setup() {
   const slug = `budget-${++n}`;
   const owner = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug });
   const create = async (definition: unknown) => {
     const res = await server.call('POST', `/api/chain/${slug}/contracts`, { key: owner.key, body: { definition } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

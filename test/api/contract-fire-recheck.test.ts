@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -29,7 +29,7 @@ describe('a scheduled fire', () => {
     const owner = await mintKey(server);
     const member = await mintKey(server);
     const slug = 'fire-recheck';
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug });
     expect((await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: member.uid, role: 'operator' } })).status).toBe(200);
     const made = await server.call('POST', `/api/chain/${slug}/contracts`, { key: member.key, body: { definition: heartbeat } });
     expect(made.status, JSON.stringify(made.body)).toBe(200);

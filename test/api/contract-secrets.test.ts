@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
@@ -21,7 +21,7 @@ async function setup() {
   const slug = `sec-${++n}`;
   const owner = await mintKey(server);
   const viewer = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: true } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic: true });
   expect((await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: viewer.uid, role: 'viewer' } })).status).toBe(200);
   const token = `tok-${randomBytes(12).toString('hex')}`;
   const definition = {

@@ -3,7 +3,7 @@ import { createMachineRepository } from '../../src/domain/chain/machine-reposito
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { isEventTrigger, triggerEvents } from '../../src/domain/contracts/triggers.js';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const T0 = 2_287_100_000;
@@ -18,7 +18,7 @@ const run = Date.now().toString(36);
 async function machine(name: string, isPublic: boolean) {
   const owner = await mintKey(server);
   const slug = `sub-${name}-${run}`;
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   const base = `/api/chain/${slug}/contracts`;
   return {
     slug,

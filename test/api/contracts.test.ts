@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/contracts/template-catalogue.js';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { openSse as openStream } from '../helpers/sse.js';
 import { callOp } from '../helpers/call-op.js';
@@ -42,7 +42,7 @@ async function setup(isPublic = false) {
   const operator = await mintKey(server);
   const viewer = await mintKey(server);
   const stranger = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   for (const [who, role] of [
     [operator, 'operator'],
     [viewer, 'viewer'],
@@ -462,7 +462,7 @@ describe('public directory', () => {
     const hidden = await priv.create(heartbeat(3));
     const listener = await mintKey(server);
     const lslug = `listener-${slugN}`;
-    await server.call('POST', '/api/chain/state-machines', { key: listener.key, body: { slug: lslug, is_public: true } });
+    await createMachine(server, listener.key, { slug: lslug, isPublic: true });
     const sub = await server.call('POST', `/api/chain/${lslug}/contracts`, {
       key: listener.key,
       body: {

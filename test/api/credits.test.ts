@@ -4,7 +4,7 @@ import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { mintKey, tempDir, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir, type TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /** Mid-day UTC, so a test can advance a few hours without crossing midnight by accident. */
@@ -70,7 +70,7 @@ describe('conversion (credits.getConversion, credits.convert)', () => {
       .toLowerCase()
       .replace(/[^a-z0-9]/g, '')
       .slice(-12)}`;
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: true } });
+    await createMachine(server, key, { slug, isPublic: true });
     await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key, body: { name: 'T', symbol: 'T', max_supply: 500, mint_rate_per_tick: 1 } });
     const supplyBefore = (await server.call('GET', `/api/chain/${slug}/tally/supply`)).body;
     const res = await server.call('POST', '/api/credits/convert', { key, body: { credits: 100, idempotency_key: 'convert-0001' } });

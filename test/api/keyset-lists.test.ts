@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
 
 let server: TestServer;
@@ -22,8 +22,7 @@ beforeAll(async () => {
   const bob = await mintKey(server);
   const carol = await mintKey(server);
   const machine = async (owner: { key: string }, slug: string, isPublic: boolean) => {
-    const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-    expect(res.status).toBe(200);
+    await createMachine(server, owner.key, { slug, isPublic });
     if (!isPublic && owner !== alice) privateOfOthers.push(slug);
   };
   for (let n = 0; n < 4; n++) {

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { mintKey, signIn, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, signIn, type TestServer } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
 
 /**
@@ -77,7 +77,7 @@ async function everySurface(server: TestServer, call: Call, headers: Record<stri
 /** A machine `lab` owned by a demo key, with `uid` holding the admin role on it. */
 async function labWithAdmin(server: TestServer, uid: string) {
   const owner = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'lab' } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'lab' });
   expect((await server.call('POST', '/api/chain/lab/admins', { key: owner.key, body: { uid, role: 'admin' } })).status).toBe(200);
   return owner;
 }

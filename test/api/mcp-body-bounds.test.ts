@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOLVE_BODY_BYTES } from '../../src/domain/solvers/body-bytes.js';
 import { PROTOCOL_BODY_BYTES } from '../../src/transports/mcp/body-limits.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 // "Bound before you parse" (issue 27, finding 4): the body limit of POST /api/mcp follows the JSON-RPC
 // method, the tool and the caller, and is applied before JSON.parse; the rate limiter runs before a byte
@@ -57,7 +57,7 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
   let key: string;
   beforeAll(async () => {
     server = await startTestServer();
-    key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
+    key = (await mintKey(server)).key;
   });
   afterAll(async () => {
     await server.close();

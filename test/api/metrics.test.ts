@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ContractScheduler } from '../../src/domain/contracts/scheduler.js';
 import { countSandboxRuns, createMetrics } from '../../src/domain/platform/metrics.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
 import { serverForTest, useServer } from '../helpers/use-server.js';
 
 /** One sample of the exposition: metric name, labels, value. */
@@ -135,7 +135,7 @@ describe('GET /api/metrics', () => {
   it('counts appends per backend and stream kind, and the longest chain', async () => {
     const { key } = await mintKey(server);
     const slug = `metrics-${Date.now().toString(36)}`;
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const before = await scrape(server);
     for (let i = 0; i < 2; i++) expect((await server.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'm', payload: { i } } })).status).toBe(200);
     const after = await scrape(server);
@@ -147,7 +147,7 @@ describe('GET /api/metrics', () => {
   it('gauges open SSE subscribers and drops them when they leave', async () => {
     const { key } = await mintKey(server);
     const slug = `metrics-sse-${Date.now().toString(36)}`;
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug } });
+    await createMachine(server, key, { slug });
     const base = value(await scrape(server), 'core_sse_subscribers');
     const abort = new AbortController();
     const res = await fetch(`${server.url}/api/chain/${slug}/explore/sse`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { signIn } from '../helpers/server.js';
+import { mintKey, createMachine, signIn } from '../helpers/server.js';
 import { serverForTest, useServer } from '../helpers/use-server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
 import { openSse, type OpenSse } from '../helpers/sse.js';
@@ -12,7 +12,7 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 
 const server = useServer({ CORE_OAUTH: 'on', CORE_RATE_LIMIT: 'off' });
 beforeAll(async () => {
-  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
+  key = (await mintKey(server)).key;
 });
 
 const verifier = () => randomBytes(32).toString('base64url');
@@ -108,8 +108,7 @@ describe('tokens over REST', () => {
 
   it('a write token writes; revoking it makes it dead at once', async () => {
     const { access_token, refresh_token, clientId } = await tokensFor('write');
-    const made = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-write-ok' } });
-    expect(made.status).toBe(200);
+    await createMachine(server, access_token, { slug: 'oauth-write-ok' });
     expect((await form('/oauth/revoke', { token: refresh_token, client_id: clientId })).status).toBe(200);
     const after = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-write-2' } });
     expect(after.status).toBe(401);
@@ -132,7 +131,7 @@ describe('open streams follow the grant', () => {
 
   it('a stream opened with a token ends when its grant is revoked', async () => {
     const slug = 'oauth-stream-grant';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const { access_token, refresh_token, clientId } = await tokensFor('read');
     const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });
     expect(stream.res.status).toBe(200);
@@ -144,7 +143,7 @@ describe('open streams follow the grant', () => {
 
   it('a stream opened with a token granted by a machine key ends when that key is revoked', async () => {
     const slug = 'oauth-stream-key';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const created = await server.call('POST', `/api/chain/${slug}/api-keys`, { key, body: { name: 'reader', scope: 'read' } });
     const { access_token } = await tokensFor('read', created.body.api_key);
     const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });

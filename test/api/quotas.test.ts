@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, spinUp, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, spinUp, type TestServer } from '../helpers/server.js';
 import { serverForTest, useServer } from '../helpers/use-server.js';
 
 const LIMITS = 'machines=3,contracts_per_machine=2,devices_per_machine=2,api_keys_per_machine=2';
@@ -42,7 +42,7 @@ describe('machines per identity', () => {
     expect(refused.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { quota: 'machines', limit: 3, used: 3 } });
     expect(refused.body.error.message).toMatch(/at most 3 machines per identity.*CORE_QUOTAS/);
     const other = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: other.key, body: { slug: 'quota-m-other' } })).status).toBe(200);
+    await createMachine(server, other.key, { slug: 'quota-m-other' });
   });
 
   it('refuses the machine past the quota over MCP as an isError result', async () => {

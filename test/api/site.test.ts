@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
 import { openSse } from '../helpers/sse.js';
 import { storedDocText } from '../helpers/stored-docs.js';
@@ -9,8 +9,7 @@ import { storedDocText } from '../helpers/stored-docs.js';
 async function setup(isPublic = true) {
   const server = await serverForTest();
   const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: isPublic } });
-  expect(res.status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'site-demo', isPublic });
   /** Uploads as the owner, as another key, or anonymously with `null`. */
   const upload = (body: Record<string, unknown>, key: string | null = owner.key) =>
     server.call('POST', '/api/chain/site-demo/site/upload', { ...(key ? { key } : {}), body });
@@ -214,7 +213,7 @@ describe('site proxy: who a write is, and what it costs', () => {
     const clock = createFakeClock();
     const server = await serverForTest({ CORE_RATE_LIMIT: '1/8' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 8
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     expect((await server.call('POST', '/api/chain/site-demo/site/publish-key', { key: owner.key })).status).toBe(200);
     const a = await mintKey(server); // address bucket: 2
     const b = await mintKey(server); // address bucket: 3
@@ -241,7 +240,7 @@ describe('site proxy: who a write is, and what it costs', () => {
     const clock = createFakeClock();
     const server = await serverForTest({ CORE_RATE_LIMIT: '1/4' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 4
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     const reads: number[] = [];
     for (let i = 0; i < 4; i++) reads.push((await fetch(`${server.url}/s/site-demo/sdk/core/chain.getState`)).status);
     expect(reads).toEqual([200, 200, 200, 429]);
@@ -252,7 +251,7 @@ describe('site proxy streams', () => {
   it('counts a stream opened through the site against the same per-caller cap as the API', async () => {
     const server = await serverForTest({ CORE_SSE_MAX_PER_CALLER: '1' });
     const owner = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     const first = await openSse(`${server.url}/api/chain/site-demo/explore/sse`);
     expect(first.res.status).toBe(200);
     const second = await fetch(`${server.url}/s/site-demo/sdk/core/chain.streamExplore`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/templates/template-catalogue.service.js';
 import type { CuratedTemplate } from '../../src/domain/templates/template.types.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const T0 = 2_300_000_000;
@@ -16,8 +16,7 @@ const server = useServer({}, clock);
 async function machine(isPublic = false) {
   const owner = await mintKey(server);
   const slug = `tpl-${++slugN}-${Date.now().toString(36)}`;
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   return { slug, owner };
 }
 

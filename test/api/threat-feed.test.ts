@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { forensicScore } from '../../src/domain/edge/forensic.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
 
 async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof createFakeClock> } = {}) {
   const server = await serverForTest({}, opts.clock);
   const owner = await mintKey(server);
-  const made = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'av-lab', is_public: opts.isPublic ?? false } });
-  expect(made.status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'av-lab', isPublic: opts.isPublic ?? false });
   const device = await server.call('POST', '/api/av/devices', { key: owner.key, body: { slug: 'av-lab', name: 'laptop-1', os: 'linux' } });
   expect(device.status).toBe(200);
   const tick = () => Math.floor((opts.clock?.now() ?? Date.now()) / 777);
