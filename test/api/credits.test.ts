@@ -137,8 +137,8 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
     dir = await tempDir();
     // First start: create the users and their credits; then restart with their keys published.
     const first = await startServerOn(dir.dir, {}, fake);
-    user = (await first.call('POST', '/api/demo-key/mint', { body: {} })).body;
-    other = (await first.call('POST', '/api/demo-key/mint', { body: {} })).body;
+    user = await mintKey(first);
+    other = await mintKey(first);
     await first.call('POST', '/api/credits/claim', { key: user.key, body: {} });
     await first.stop(100);
     const keys = JSON.stringify([

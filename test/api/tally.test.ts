@@ -119,7 +119,7 @@ describe('supply and mint rate (tally.getSupply, tally.getMintRate, tally.setMin
     const compute = { operators: ['NM19'], inputs: { m: 2, a: 3 } };
     try {
       let node = await startServerOn(dir, {}, fake);
-      const { key } = (await node.call('POST', '/api/demo-key/mint', { body: {} })).body;
+      const { key } = await mintKey(node);
       const machineKey = (await node.call('POST', '/api/chain/state-machines', { key, body: { slug: 'ceiling', is_public: true } })).body.api_key;
       await node.call('POST', '/api/chain/ceiling/tally/token/genesis', { key, body: { name: 'C', symbol: 'C', max_supply: 12, mint_rate_per_tick: 1 } });
       fake.advance(5 * TICK_MS);

@@ -6,7 +6,7 @@ import { auth as modernAuth, Client, StreamableHTTPClientTransport } from '@mode
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { startHttpsFixture, type HttpsFixture } from '../helpers/https-fixture.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { serverForTest, useServer } from '../helpers/use-server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
 import { MemoryOAuthProvider } from '../helpers/oauth-client-provider.js';
@@ -204,7 +204,7 @@ describe('refusals', () => {
 
   it('a scope above the grant: above the granting key at consent, and widened at refresh', async () => {
     const slug = 'oauth-scoped-machine';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const created = await server.call('POST', `/api/chain/${slug}/api-keys`, { key, body: { name: 'reader', scope: 'read' } });
     expect(created.status).toBe(200);
     const consent = await answerConsent(authorizeUrl(clientId), { apiKey: created.body.api_key, scope: 'write' });
@@ -246,7 +246,7 @@ describe('expiry, on a fake clock', () => {
   it('an expired code is refused, and an access token is refused after its hour while a refresh still works', async () => {
     const clock = createFakeClock(Date.now());
     const timed = await serverForTest({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' }, clock);
-    const ownKey = (await timed.call('POST', '/api/demo-key/mint', { body: {} })).body.key as string;
+    const ownKey = (await mintKey(timed)).key;
     const url = (over: Record<string, string> = {}) =>
       authorizeUrl(clientId, over)
         .replace(server.url, timed.url)

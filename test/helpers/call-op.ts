@@ -1,9 +1,23 @@
+import type { Core } from '../../src/compose.js';
 import type { ErrorBody } from '../../src/errors.js';
 import type { OutputOf } from './operation-outputs.js';
-import type { TestServer } from './server.js';
+
+/**
+ * What `callOp` needs of a server: the registry of its core and its JSON client. A `TestServer` and a
+ * `DirServer` (`durable-server.ts`, which answers no headers) are both one.
+ */
+export interface OperationTarget {
+  core: Pick<Core, 'registry'>;
+  call(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: unknown; headers?: Headers }>;
+}
 
 /** An operation's answer: its output on a 2xx, the error envelope otherwise (`ok` tells which). */
-export type OpAnswer<T> = { ok: true; status: number; body: T; headers: Headers } | { ok: false; status: number; body: { error: ErrorBody }; headers: Headers };
+export type OpAnswer<T> =
+  { ok: true; status: number; body: T; headers?: Headers } | { ok: false; status: number; body: { error: ErrorBody }; headers?: Headers };
 
 export interface CallOpOptions {
   key?: string;
@@ -23,7 +37,7 @@ function queryValue(value: unknown): string {
  * The answer is typed by the operation's output schema for the ids of `operation-outputs.ts`.
  */
 export async function callOp<Id extends string>(
-  server: TestServer,
+  server: OperationTarget,
   id: Id,
   input: Record<string, unknown> = {},
   opts: CallOpOptions = {},
@@ -49,7 +63,7 @@ export async function callOp<Id extends string>(
 
 /** `callOp` for a call that must succeed: its typed output, or a throw naming the status and the error. */
 export async function callOpOk<Id extends string>(
-  server: TestServer,
+  server: OperationTarget,
   id: Id,
   input: Record<string, unknown> = {},
   opts: CallOpOptions = {},

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createHash } from 'node:crypto';
-import { callOpOk } from './call-op.js';
+import { callOpOk, type OperationTarget } from './call-op.js';
 
 /**
  * `CORE_TEST_BACKEND=postgres` (with `DATABASE_URL`) runs the test servers on PostgreSQL: each data
@@ -145,10 +145,10 @@ export async function signIn(server: TestServer, email: string): Promise<{ token
   return { token, cookie: `core_session=${token}`, uid: res.body.uid as string };
 }
 
-export async function mintKey(server: TestServer): Promise<{ key: string; uid: string }> {
-  const res = await server.call('POST', '/api/demo-key/mint', { body: {} });
-  if (res.status !== 200) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { key: res.body.key, uid: res.body.uid };
+/** A new identity: a demo key and its uid. */
+export async function mintKey(server: OperationTarget): Promise<{ key: string; uid: string }> {
+  const { key, uid } = await callOpOk(server, 'identity.mintDemoKey', {});
+  return { key, uid };
 }
 
 export interface MachineOptions {
@@ -159,7 +159,7 @@ export interface MachineOptions {
 }
 
 /** A machine created by `key`'s owner: its slug and record, the machine (admin) key and its id, the genesis tick. */
-export async function createMachine(server: TestServer, key: string, opts: MachineOptions = {}) {
+export async function createMachine(server: OperationTarget, key: string, opts: MachineOptions = {}) {
   const body = {
     ...(opts.slug === undefined ? {} : { slug: opts.slug }),
     ...(opts.isPublic === undefined ? {} : { is_public: opts.isPublic }),
@@ -177,7 +177,7 @@ export async function createMachine(server: TestServer, key: string, opts: Machi
 }
 
 /** A new identity and a machine it owns: its user key, uid, the machine key and the genesis tick. */
-export async function spinUp(server: TestServer, slug: string, isPublic = false) {
+export async function spinUp(server: OperationTarget, slug: string, isPublic = false) {
   const owner = await mintKey(server);
   const { machineKey, genesis } = await createMachine(server, owner.key, { slug, isPublic });
   return { ...owner, machineKey, genesis };

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
 import type { Operation } from '../../src/registry/registry.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { FIXTURE_SLUG, inputsFor } from './arbitraries.js';
 import { ACCEPTED_CODES, Tally, queryValue, requestOf, withTimeout } from './fuzz-harness.js';
@@ -26,8 +26,7 @@ const findings: string[] = [];
 async function freshFixture() {
   owner = await mintKey(server);
   slug = `fuzz-${++fixtures}`;
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: false } });
-  if (res.status !== 200) throw new Error(`fixture machine: ${res.status} ${JSON.stringify(res.body)}`);
+  await createMachine(server, owner.key, { slug, isPublic: false });
 }
 
 /** Destructive operations (key revocation, freezes) may take the fixture down: make a new one when they did. */

@@ -4,7 +4,7 @@ import { createRateLimiter, parseRateSpec } from '../../src/pipeline/rate-limit.
 import { createRateTiers, parseRateTiers } from '../../src/domain/identity/rate-tiers.js';
 import { ANONYMOUS, type Caller } from '../../src/domain/identity/caller.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
 
 const serve = (env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) => serverForTest(env, clock);
@@ -65,7 +65,7 @@ describe('rate-limit tiers', () => {
     const owner = await mintKey(server);
     const other = await mintKey(server);
     const slug = 'tiers-m';
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug });
     const devKey = async (rate_limit_tier?: string) =>
       server.call('POST', `/api/chain/${slug}/api-keys`, {
         key: owner.key,
@@ -96,7 +96,7 @@ describe('rate-limit tiers', () => {
     await server.core.store.docs.put('keys', record!.hash, { ...record, rate_limit_tier: 'fast' });
     const fastRun = await flood(other.key);
     expect(fastRun.ok).toBe(20);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: other.key, body: { slug: 'tiers-fast' } })).status).toBe(200);
+    await createMachine(server, other.key, { slug: 'tiers-fast' });
     const handedOn = await server.call('POST', '/api/chain/tiers-fast/api-keys', { key: other.key, body: { name: 'f', rate_limit_tier: 'fast' } });
     expect(handedOn.status).toBe(200);
   });
