@@ -10,8 +10,11 @@ const REST_CALL = new RegExp(`['"]${METHOD}['"]\\s*,\\s*[\`'"]((?:/api/|\\$\\{)[
 const ROUTE_LITERAL = new RegExp(`[\`'"]${METHOD} (/api/[^\`'"\\s]*)[\`'"]`, 'g');
 /** `fetch(\`${url}/api/…\`, { method: 'POST' … })`: the method, when given, follows the address. */
 const FETCH = /fetch\(`\$\{[^}]+\}(\/api\/[^`]*)`(?:\s*,\s*\{[^}]{0,200}?method:\s*['"](GET|POST|PUT|PATCH|DELETE)['"])?/g;
-/** `name: 'core_x'` of an MCP tool call, with the `action` that follows it within the same arguments. */
-const TOOL_CALL = /name:\s*['"](core_[a-z0-9_]+)['"](?:[^}]{0,120}?action:\s*['"]([a-z0-9_]+)['"])?/g;
+/**
+ * An MCP tool call, `name: 'core_x'` of a `tools/call` or `'core_x', { … }` of a helper taking the tool
+ * and its arguments, with the `action` that follows it within the same arguments.
+ */
+const TOOL_CALL = /(?:name:\s*['"](core_[a-z0-9_]+)['"]|['"](core_[a-z0-9_]+)['"],\s*(?=\{))(?:[^}]{0,120}?action:\s*['"]([a-z0-9_]+)['"])?/g;
 /** `const base = \`/api/chain/${slug}/contracts\``, `base: '/api/…'` or `contractBase = () => \`/api/…\``: a name for a path prefix. */
 const PREFIX_NAME = /\b([A-Za-z_]\w*)\s*[=:]\s*(?:\(\)\s*=>\s*)?[`'"](\/api\/[^`'"]*)[`'"]/g;
 /** An interpolation at the start of a path naming a prefix: `${base}`, `${t.base}`, `${contractBase()}`. */
@@ -69,8 +72,8 @@ export function operationsReachedIn(registry: Registry, source: string): Set<str
   for (const [, method, address] of source.matchAll(REST_CALL)) route(method!, address!);
   for (const [, method, address] of source.matchAll(ROUTE_LITERAL)) route(method!, address!);
   for (const [, address, method] of source.matchAll(FETCH)) route(method ?? 'GET', address!);
-  for (const [, name, action] of source.matchAll(TOOL_CALL)) {
-    const tool = registry.toolByName.get(name!);
+  for (const [, named, passed, action] of source.matchAll(TOOL_CALL)) {
+    const tool = registry.toolByName.get((named ?? passed)!);
     if (!tool) continue;
     const actions = registry.actionsOf(tool);
     const chosen = action ?? tool.defaultAction ?? (actions.size === 1 ? [...actions.keys()][0] : undefined);
