@@ -9,7 +9,7 @@ import { genesisSeed, verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 const run = promisify(execFile);
@@ -48,7 +48,7 @@ describe.skipIf(databaseUrl === undefined)('PostgreSQL backup: pg_dump -n SCHEMA
     // Rate limit off: the appenders go as fast as the machine lets them, and a 429 must not end the load early.
     const served = await startServerOn(dir, { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema, CORE_RATE_LIMIT: 'off' });
     onTestFinished(() => served.stop(1000));
-    const { key } = (await served.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const { key } = await mintKey(served);
     for (const slug of MACHINES) expect((await served.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
 
     const acked = new Map<string, Map<number, string>>(MACHINES.map((slug) => [slug, new Map()]));

@@ -10,10 +10,11 @@ import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { openSse } from '../helpers/sse.js';
 import { databaseUrl, SKIP_REASON } from '../store/postgres-harness.js';
 import { twoNodes } from '../helpers/pg-nodes.js';
+import { createMachine, mintKey } from '../helpers/server.js';
 
 async function machineOn(server: DirServer, slug: string, isPublic = false): Promise<string> {
-  const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-  expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  const { key } = await mintKey(server);
+  await createMachine(server, key, { slug, isPublic });
   return key;
 }
 

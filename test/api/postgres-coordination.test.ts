@@ -5,13 +5,14 @@ import { twoNodes } from '../helpers/pg-nodes.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
 import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { SHARE_CHANNEL } from '../../src/pipeline/rate-limit.js';
+import { mintKey } from '../helpers/server.js';
 
 if (databaseUrl === undefined) console.warn(SKIP_REASON);
 
 describe.skipIf(databaseUrl === undefined)('coordination between servers on one PostgreSQL database', () => {
   it('registers an operator promoted through one server in the other at once, without a restart', async () => {
     const { a, b } = await twoNodes('coord');
-    const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const { key } = await mintKey(a);
     const proposed = await a.call('POST', '/api/community-operators/propose', { key, body: kineticProposal('KE_ACROSS') });
     expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
     const id = proposed.body.proposal.id as string;
@@ -42,7 +43,7 @@ describe.skipIf(databaseUrl === undefined)('coordination between servers on one 
     });
     onTestFinished(off);
     await listeningNow(a.core.store.pubsub, b.core.store.pubsub);
-    const { key } = (await a.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const { key } = await mintKey(a);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await a.call('GET', '/api/constants/h', { key })).status);
     expect(statuses).toEqual([200, 200, 200, 200]);
@@ -52,7 +53,7 @@ describe.skipIf(databaseUrl === undefined)('coordination between servers on one 
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
     // Another key still gets through on either server.
-    const other = (await b.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const other = await mintKey(b);
     expect((await b.call('GET', '/api/constants/h', { key: other.key })).status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@ import { createMachineRepository } from '../../src/domain/chain/machine-reposito
 import { migrateFromLowdb, runMigrate } from '../../src/migrate-lowdb.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 if (databaseUrl === undefined) console.warn(SKIP_REASON);
@@ -18,8 +18,8 @@ describe.skipIf(databaseUrl === undefined)('core-server migrate --from-lowdb', (
       await cleanup();
     });
     const embedded = await startServerOn(dir);
-    const { key } = (await embedded.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-    expect((await embedded.call('POST', '/api/chain/state-machines', { key, body: { slug: 'moved' } })).status).toBe(200);
+    const { key } = await mintKey(embedded);
+    await createMachine(embedded, key, { slug: 'moved' });
     for (let i = 0; i < 5; i++) expect((await embedded.call('POST', '/api/chain/moved/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
     const before = await createChainLogRepository(embedded.core.store).read('moved');
     await embedded.stop(1000);

@@ -4,7 +4,7 @@ import { createSandboxService } from '../../src/domain/sandbox/sandbox.service.j
 import type { SandboxRunner } from '../../src/domain/sandbox/sandbox-runner.js';
 import type { MachineRecord } from '../../src/domain/chain/machine.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 /** Two servers on one fresh PostgreSQL schema: two processes, as far as the database can tell. */
@@ -30,8 +30,8 @@ async function twoServers(): Promise<[DirServer, DirServer]> {
 }
 
 async function ownerWithMachine(server: DirServer, slug: string): Promise<{ caller: Caller; uid: string }> {
-  const { key, uid } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string; uid: string };
-  expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+  const { key, uid } = await mintKey(server);
+  await createMachine(server, key, { slug });
   return { uid, caller: { uid, credential: 'user-key' } };
 }
 

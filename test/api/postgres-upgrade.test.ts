@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS, type Migration } from '../../src/storage/postgres/
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tablesIn } from '../../src/storage/postgres/sql.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -101,8 +101,8 @@ describe.skipIf(databaseUrl === undefined)('rolling upgrades on PostgreSQL: an o
     onTestFinished(cleanup);
     const older = await startServerOn(dir, { DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema });
     onTestFinished(() => older.stop(1000));
-    const { key } = (await older.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-    expect((await older.call('POST', '/api/chain/state-machines', { key, body: { slug: 'rolled' } })).status).toBe(200);
+    const { key } = await mintKey(older);
+    await createMachine(older, key, { slug: 'rolled' });
     for (let i = 0; i < 5; i++) expect((await older.call('POST', '/api/chain/rolled/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
     const validation = await older.call('GET', '/api/chain/rolled/pohc/validate', { key });
     expect(validation.body).toMatchObject({ valid: true });
