@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMachine, mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE, UNAUTHENTICATED_MESSAGE, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // The 401 sweep sends three refused requests for each of 100-odd operations from one address, past the
-  // anonymous rate limit: that limit is tested elsewhere (`test/reliability/limits.test.ts`).
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-});
-afterAll(async () => {
-  await server.close();
-});
+// The 401 sweep sends three refused requests for each of 100-odd operations from one address, past the
+// anonymous rate limit: that limit is tested elsewhere (`test/reliability/limits.test.ts`).
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
 /** A concrete path for a template, with placeholder values for its params. */
 function concrete(path: string): string {
