@@ -49,7 +49,7 @@ describe('sites', () => {
     const otherOrigin = await t.register({ origin_url: 'https://elsewhere.example.org' });
     expect(otherOrigin.status).toBe(409);
     const rival = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: rival.key, body: { slug: 'rival-lab' } });
+    await createMachine(t.server, rival.key, { slug: 'rival-lab' });
     const taken = await t.server.call('POST', '/api/cf/sites', {
       key: rival.key,
       body: { slug: 'rival-lab', hostname: 'www.example.org', origin_url: 'https://o.example.org' },

@@ -201,7 +201,7 @@ describe('site proxy: who a write is, and what it costs', () => {
       expect(row.actor_uid).not.toBe(t.owner.uid);
     }
     // The site's authority is operator on its own machine: it holds no role on the owner's other machines.
-    await t.server.call('POST', '/api/chain/state-machines', { key: t.owner.key, body: { slug: 'owner-private' } });
+    await createMachine(t.server, t.owner.key, { slug: 'owner-private' });
     const site = await t.server.core.services.site.siteAuthority('site-demo', { uid: null, credential: 'none' });
     expect(site).toMatchObject({ uid: 'site:site-demo', credential: 'site', machine: 'site-demo' });
     expect(await t.server.core.services.machines.roleOf('site-demo', site)).toBe('operator');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, spinUp, tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, spinUp, tempDir } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 const clock = createFakeClock();
@@ -120,7 +120,7 @@ describe('supply and mint rate (tally.getSupply, tally.getMintRate, tally.setMin
     try {
       let node = await startServerOn(dir, {}, fake);
       const { key } = await mintKey(node);
-      const machineKey = (await node.call('POST', '/api/chain/state-machines', { key, body: { slug: 'ceiling', is_public: true } })).body.api_key;
+      const machineKey = (await createMachine(node, key, { slug: 'ceiling', isPublic: true })).machineKey;
       await node.call('POST', '/api/chain/ceiling/tally/token/genesis', { key, body: { name: 'C', symbol: 'C', max_supply: 12, mint_rate_per_tick: 1 } });
       fake.advance(5 * TICK_MS);
       expect((await node.call('POST', '/api/compute', { key: machineKey, body: compute })).body.envelope.value).toBe(2);

@@ -162,7 +162,7 @@ describe('mesh feed', () => {
   it('notifies a machine that follows another through a contract, and counts it in its mesh feed', async () => {
     const t = await setup({ isPublic: true });
     const peer = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: peer.key, body: { slug: 'av-peer', is_public: true } });
+    await createMachine(t.server, peer.key, { slug: 'av-peer', isPublic: true });
     const follow = await t.server.call('POST', '/api/chain/av-peer/contracts', {
       key: peer.key,
       body: {
@@ -190,7 +190,7 @@ describe('mesh feed', () => {
   it('does not name a private follower to the publisher, nor a private publisher in a public feed', async () => {
     const t = await setup({ isPublic: true });
     const peer = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: peer.key, body: { slug: 'av-hidden', is_public: false } });
+    await createMachine(t.server, peer.key, { slug: 'av-hidden', isPublic: false });
     await t.server.call('POST', '/api/chain/av-hidden/contracts', {
       key: peer.key,
       body: {
