@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
 
 /** Servers on one PostgreSQL schema (as processes sharing a database would be), stopped and dropped after the test. */
@@ -29,8 +29,8 @@ async function onSharedSchema() {
 }
 
 async function ownerWithMachine(server: DirServer, slug: string): Promise<string> {
-  const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-  expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+  const { key } = await mintKey(server);
+  await createMachine(server, key, { slug });
   return key;
 }
 
