@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Registry, RouteMatch } from '../../src/registry/registry.js';
+import { sourceFiles } from './source-files.js';
 
 const METHOD = '(GET|POST|PUT|PATCH|DELETE)';
 /** `call('GET', '/api/…'` and `request('POST', \`/api/…\`` of the test clients. */
@@ -94,13 +95,8 @@ const DECLARING = [path.join('unit', 'registry') + path.sep, 'catalog.test.ts', 
 
 /** The text of every TypeScript file under test/ that exercises operations, with its path relative to test/. */
 export function exercisingTestSources(): Array<{ file: string; text: string }> {
-  const sources: Array<{ file: string; text: string }> = [];
-  for (const entry of readdirSync(TEST_ROOT, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    const file = path.relative(TEST_ROOT, full);
-    if (DECLARING.some((prefix) => file.startsWith(prefix))) continue;
-    sources.push({ file, text: readFileSync(full, 'utf8') });
-  }
-  return sources;
+  return sourceFiles(TEST_ROOT)
+    .map((full) => ({ full, file: path.relative(TEST_ROOT, full) }))
+    .filter(({ file }) => !DECLARING.some((prefix) => file.startsWith(prefix)))
+    .map(({ full, file }) => ({ file, text: readFileSync(full, 'utf8') }));
 }
