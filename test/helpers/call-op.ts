@@ -1,19 +1,23 @@
-import type { Core } from '../../src/compose.js';
 import type { ErrorBody } from '../../src/errors.js';
+import { buildRegistry, type Registry } from '../../src/registry/registry.js';
+import { allTools } from '../../tools/index.js';
 import type { OutputOf } from './operation-outputs.js';
 
 /**
- * What `callOp` needs of a server: the registry of its core and its JSON client. A `TestServer` and a
- * `DirServer` (`durable-server.ts`, which answers no headers) are both one.
+ * What `callOp` needs of a server: its JSON client. A `TestServer`, a `DirServer` (`durable-server.ts`,
+ * which answers no headers) and a test's own `{ call }` are all one.
  */
 export interface OperationTarget {
-  core: Pick<Core, 'registry'>;
   call(
     method: string,
     path: string,
     opts?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; body: unknown; headers?: Headers }>;
 }
+
+let registry: Registry | undefined;
+/** The registry every server builds from the same tools (`compose.ts`), built once per test file. */
+const registryOf = (): Registry => (registry ??= buildRegistry(allTools));
 
 /** An operation's answer: its output on a 2xx, the error envelope otherwise (`ok` tells which). */
 export type OpAnswer<T> =
@@ -32,7 +36,7 @@ function queryValue(value: unknown): string {
 }
 
 /**
- * Calls the operation `id` of the server's own registry over REST: the input's path params fill the
+ * Calls the operation `id` of the registry over REST: the input's path params fill the
  * path, the other fields go in the query string of a GET or DELETE and in the JSON body otherwise.
  * The answer is typed by the operation's output schema for the ids of `operation-outputs.ts`.
  */
@@ -42,7 +46,7 @@ export async function callOp<Id extends string>(
   input: Record<string, unknown> = {},
   opts: CallOpOptions = {},
 ): Promise<OpAnswer<OutputOf<Id>>> {
-  const op = server.core.registry.byId.get(id);
+  const op = registryOf().byId.get(id);
   if (!op) throw new Error(`no operation ${id} in the registry`);
   const rest: Record<string, unknown> = { ...input };
   const path = op.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
