@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Who may use an agent's store: the agent with its own user key or session, or the owner of a machine
@@ -9,15 +10,11 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  * which anyone can grant anyone, is never such a grant. (The walk over every agent operation and
  * surface is test/reliability/auth-cross-agent.test.ts.)
  */
-let server: TestServer;
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
+const server = useServer();
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await server.close();
 });
 
 async function connect(key: string): Promise<Client> {
@@ -41,7 +38,7 @@ const plan = { title: 'Forged', goal: "Lock a plan in the victim's name", steps:
 async function attackScene(slug: string) {
   const victim = await mintKey(server);
   const attacker = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: attacker.key, body: { slug } })).status).toBe(200);
+  await createMachine(server, attacker.key, { slug });
   // No consent is asked for a role: that is why a role cannot be a grant to act for the member.
   expect((await server.call('POST', `/api/chain/${slug}/admins`, { key: attacker.key, body: { uid: victim.uid, role: 'operator' } })).status).toBe(200);
   await server.call('POST', '/api/agent/files/write', { key: victim.key, body: { path: 'secret.txt', content: 'mine' } });
@@ -137,7 +134,7 @@ describe('delegations', () => {
     const owner = await mintKey(server);
     const agent = await mintKey(server);
     const slug = 'deleg-1';
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } });
+    await createMachine(server, owner.key, { slug });
     await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: agent.uid, role: 'operator' } });
     const delegate = (access: string) => server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: agent.key, body: { slug, access } });
 
@@ -186,7 +183,7 @@ describe('delegations', () => {
     const owner = await mintKey(server);
     const agent = await mintKey(server);
     const slug = 'deleg-2';
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: true } });
+    await createMachine(server, owner.key, { slug, isPublic: true });
     await server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: agent.key, body: { slug, access: 'read' } });
     // The delegate cannot widen its own grant, list the agent's grants or revoke them.
     const widen = await server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: owner.key, body: { slug, access: 'write' } });
@@ -203,11 +200,11 @@ describe('delegations', () => {
   it('refuses to delegate a private machine the agent cannot read, and one the agent owns', async () => {
     const owner = await mintKey(server);
     const agent = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'deleg-3' } });
+    await createMachine(server, owner.key, { slug: 'deleg-3' });
     const hidden = await server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: agent.key, body: { slug: 'deleg-3', access: 'read' } });
     expect(hidden.status).toBe(404);
     expect(hidden.body.error.message).toBe('No machine "deleg-3"');
-    await server.call('POST', '/api/chain/state-machines', { key: agent.key, body: { slug: 'deleg-3-own' } });
+    await createMachine(server, agent.key, { slug: 'deleg-3-own' });
     const own = await server.call('POST', `/api/agent/${agent.uid}/delegations`, { key: agent.key, body: { slug: 'deleg-3-own', access: 'read' } });
     expect(own.status).toBe(400);
   });

@@ -1,16 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const plan = (title: string) => ({ title, goal: `Goal of ${title}`, steps: [{ action: 'first' }, { action: 'second', tool: 'core_compute' }] });
 
@@ -19,11 +13,10 @@ async function team(slug: string, isPublic = false) {
   const owner = await mintKey(server);
   const agent = await mintKey(server);
   const stranger = await mintKey(server);
-  const created = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(created.status).toBe(200);
+  const created = await createMachine(server, owner.key, { slug, isPublic });
   const grant = await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: agent.uid, role: 'operator' } });
   expect(grant.status).toBe(200);
-  return { owner, agent, stranger, machineKey: created.body.api_key as string };
+  return { owner, agent, stranger, machineKey: created.machineKey };
 }
 
 /** The agent lets the owner of `slug` use its store (its own key is the only way to do so). */
@@ -52,8 +45,7 @@ describe('who may act for an agent', () => {
 
   it("lets the owner of a machine act for the agent only under the agent's delegation, and nobody else", async () => {
     const { owner, agent, stranger } = await team('who-2');
-    const mine = await server.call('POST', '/api/chain/state-machines', { key: stranger.key, body: { slug: 'who-2-other' } });
-    expect(mine.status).toBe(200);
+    await createMachine(server, stranger.key, { slug: 'who-2-other' });
     // The agent holds a role on who-2, but that is no grant to its owner.
     const undelegated = await server.call('PATCH', `/api/agent/${agent.uid}/state?slug=who-2`, { key: owner.key, body: { patch: { note: 'from owner' } } });
     expect(undelegated.status).toBe(403);
@@ -323,8 +315,8 @@ describe('state', () => {
 describe('agent directory', () => {
   it('shows display name, skills and public machines, never private ones, without a key', async () => {
     const { key, uid } = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'dir-public', is_public: true } });
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'dir-private' } });
+    await createMachine(server, key, { slug: 'dir-public', isPublic: true });
+    await createMachine(server, key, { slug: 'dir-private' });
     await server.call('PATCH', `/api/agent/${uid}/state`, { key, body: { patch: { display_name: 'Directory Dora', secret: 'hidden' } } });
     await server.call('POST', `/api/agent/${uid}/skills/attach`, { key, body: { name: 'getting-started' } });
     const one = await server.call('GET', `/api/agents/${uid}`);

@@ -1,20 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnchorRepository } from '../../src/domain/chain/anchor-repository.js';
 import { signAnchor, ANCHOR_ID_SECRET, anchorIdHash, legacyAnchorIdHash, newAnchorKey } from '../../src/domain/chain/anchor.js';
 import { storedSecret } from '../../src/domain/identity/stored-secret.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function setup() {
   const clock = createFakeClock();
-  const server = await startTestServer({}, clock);
-  servers.push(server);
+  const server = await serverForTest({}, clock);
   const owner = await mintKey(server);
   const child = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'secret-child' } });
   const mother = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'mother', is_public: true } });
@@ -64,7 +59,7 @@ describe('anchor configuration', () => {
     const stranger = await mintKey(t.server);
     expect((await t.server.call('GET', '/api/chain/state-machines/secret-child/anchor-config')).status).toBe(401);
     expect((await t.server.call('GET', '/api/chain/state-machines/secret-child/anchor-config', { key: stranger.key })).status).toBe(404);
-    await t.server.call('POST', '/api/chain/state-machines', { key: t.owner.key, body: { slug: 'private-mother' } });
+    await createMachine(t.server, t.owner.key, { slug: 'private-mother' });
     const privateMother = await t.configure({ mother_slug: 'private-mother' });
     expect(privateMother.status).toBe(422);
     expect(privateMother.body.error.message).toMatch(/private/);

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer } from '../../src/server.js';
-import { loginCodeSink, mintKey, signIn, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { createMachine, loginCodeSink, mintKey, signIn, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 
 const servers: TestServer[] = [];
@@ -17,8 +18,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}) {
-  const server = await startTestServer(env);
-  servers.push(server);
+  const server = await serverForTest(env);
   return server;
 }
 
@@ -181,9 +181,8 @@ describe('session tokens and discovery', () => {
     });
     expect(byCookie.status).toBe(200);
     expect(byCookie.body.machine.owner_uid).toBe(res.body.uid);
-    const byBearer = await server.call('POST', '/api/chain/state-machines', { key: token, body: { slug: 'ada-lab-2' } });
-    expect(byBearer.status).toBe(200);
-    expect(byBearer.body.machine.owner_uid).toBe(res.body.uid);
+    const byBearer = await createMachine(server, token, { slug: 'ada-lab-2' });
+    expect(byBearer.machine.owner_uid).toBe(res.body.uid);
     const mine = await server.call('GET', '/api/chain/state-machines/ada-lab', { headers: { cookie: `core_session=${token}` } });
     expect(mine.body.role).toBe('owner');
     expect(mine.status).toBe(200);

@@ -1,22 +1,19 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SOLVE_BODY_BYTES, solveBodyBytes } from '../../src/domain/solvers/body-bytes.js';
 import { SOLVERS } from '../../src/domain/solvers/catalog/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
+import { mintKey } from '../helpers/server.js';
 
 // A solver's declared inputs and the HTTP body limit must agree: linear-lu takes up to 400×400, which is
 // 3-4 MB of JSON, four times the node's default 1 MiB limit.
 
-let server: TestServer;
 // The larger declared limits are for callers with a key (a caller without one gets 1 MiB: mcp-body-bounds.test.ts).
 let key: string;
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
-});
-afterAll(async () => {
-  await server.close();
+  key = (await mintKey(server)).key;
 });
 
 /** linear-lu's largest declared input, each number written at full length (about 3.8 MB): diagonally dominant, x = all ones. */

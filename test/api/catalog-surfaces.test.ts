@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/index.js';
 import { keyRequired } from '../../src/registry/auth-rule.js';
 import { allEndpoints } from '../../src/registry/catalog.js';
 import { openApiOf } from '../../src/registry/openapi.js';
 import { buildRegistry } from '../../src/registry/registry.js';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const registry = buildRegistry(allTools);
 
@@ -40,14 +41,10 @@ describe('the auth every surface states', () => {
   });
 
   describe('over the wire', () => {
-    let server: TestServer;
     let key: string;
+    const server = useServer();
     beforeAll(async () => {
-      server = await startTestServer();
       ({ key } = await mintKey(server));
-    });
-    afterAll(async () => {
-      await server.close();
     });
 
     it('answers POST /api/chain/state-machines without a key with 401, over REST, MCP and core_http, as the catalogue states', async () => {
@@ -64,8 +61,7 @@ describe('the auth every surface states', () => {
         { surface: 'mcp-http' },
       );
       expect((relay.structuredContent as any).error.code).toBe('UNAUTHENTICATED');
-      const ok = await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'anon-try' } });
-      expect(ok.status).toBe(200);
+      await createMachine(server, key, { slug: 'anon-try' });
     });
 
     it('gives the map when core_api_catalog is called with no arguments, as GET /api/endpoints/map does', async () => {

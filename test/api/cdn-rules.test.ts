@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mintKey, signIn, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey, signIn } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 /** A machine `edge-lab` with pages and one CDN site; `rule` upserts a rule, `visit` fetches a page without following redirects. */
 async function setup(opts: { isPublic?: boolean; env?: Record<string, string> } = {}) {
-  const server = await startTestServer(opts.env ?? {});
-  servers.push(server);
+  const server = await serverForTest(opts.env ?? {});
   const owner = await mintKey(server);
-  await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'edge-lab', is_public: opts.isPublic ?? true } });
+  await createMachine(server, owner.key, { slug: 'edge-lab', isPublic: opts.isPublic ?? true });
   const site = await server.call('POST', '/api/cf/sites', {
     key: owner.key,
     body: { slug: 'edge-lab', hostname: 'www.example.org', origin_url: 'https://origin.example.org' },
@@ -212,12 +207,11 @@ describe('private machines and sessions', () => {
   });
 
   it('serves a private machine page to a browser logged in with the session cookie, not to the proxy writes', async () => {
-    const server = await startTestServer();
-    servers.push(server);
+    const server = await serverForTest();
     const login = await signIn(server, 'ada@example.org');
     const cookie = login.cookie;
     const owner = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'ada-lab', is_public: false } });
+    await createMachine(server, owner.key, { slug: 'ada-lab', isPublic: false });
     const member = await server.call('POST', '/api/chain/ada-lab/admins', { key: owner.key, body: { uid: login.uid, role: 'viewer' } });
     expect(member.status, JSON.stringify(member.body)).toBe(200);
     await server.call('POST', '/api/chain/ada-lab/site/upload', { key: owner.key, body: { path: 'index.html', content: 'members only' } });

@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { createMachine, mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof createFakeClock> } = {}) {
-  const server = await startTestServer({}, opts.clock);
-  servers.push(server);
+  const server = await serverForTest({}, opts.clock);
   const owner = await mintKey(server);
-  await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'cdn-lab', is_public: opts.isPublic ?? true } });
+  await createMachine(server, owner.key, { slug: 'cdn-lab', isPublic: opts.isPublic ?? true });
   const register = (body: Record<string, unknown> = {}, key: string | null = owner.key) =>
     server.call('POST', '/api/cf/sites', {
       ...(key ? { key } : {}),
@@ -54,7 +49,7 @@ describe('sites', () => {
     const otherOrigin = await t.register({ origin_url: 'https://elsewhere.example.org' });
     expect(otherOrigin.status).toBe(409);
     const rival = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: rival.key, body: { slug: 'rival-lab' } });
+    await createMachine(t.server, rival.key, { slug: 'rival-lab' });
     const taken = await t.server.call('POST', '/api/cf/sites', {
       key: rival.key,
       body: { slug: 'rival-lab', hostname: 'www.example.org', origin_url: 'https://o.example.org' },

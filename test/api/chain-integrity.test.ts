@@ -6,7 +6,7 @@ import { createFakeClock, type FakeClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { runVerify } from '../../src/verify-command.js';
-import { tempDir, testConfig } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir, testConfig } from '../helpers/server.js';
 
 /** A server over a data directory that outlives it, so a test can stop, edit files and start again. */
 async function serverOn(dir: string, clock: FakeClock) {
@@ -35,10 +35,9 @@ async function setup(opts: { isPublic?: boolean; events?: number } = {}) {
     await server.stop(500);
     await cleanup();
   });
-  const owner = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string; uid: string };
+  const owner = await mintKey(server);
   const slug = `m${Math.random().toString(36).slice(2, 10)}`;
-  const created = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: opts.isPublic ?? false } });
-  expect(created.status).toBe(200);
+  const created = await createMachine(server, owner.key, { slug, isPublic: opts.isPublic ?? false });
   for (let i = 0; i < (opts.events ?? 5); i++) {
     clock.advance(777);
     const res = await server.call('POST', `/api/chain/${slug}/event`, { key: owner.key, body: { type: 'reading', payload: { i } } });
@@ -54,7 +53,7 @@ async function setup(opts: { isPublic?: boolean; events?: number } = {}) {
     clock,
     owner,
     slug,
-    genesisTick: created.body.machine.genesis_tick as number,
+    genesisTick: created.genesis,
     logFile,
     restart,
     get server() {
@@ -94,7 +93,7 @@ describe('pohc/validate', () => {
 
   it('answers 404 for a private machine to a stranger and to an anonymous caller, and 400 for a bad tick', async () => {
     const t = await setup({ events: 1 });
-    const stranger = (await t.server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const stranger = await mintKey(t.server);
     expect((await t.server.call('GET', `/api/chain/${t.slug}/pohc/validate`, { key: stranger.key })).status).toBe(404);
     expect((await t.server.call('GET', `/api/chain/${t.slug}/pohc/validate`)).status).toBe(404);
     const bad = await t.server.call('GET', `/api/chain/${t.slug}/pohc/validate?from=-3`, { key: t.owner.key });
@@ -165,7 +164,7 @@ describe('seal and offline verify', () => {
 
   it('seals one private machine for its owner with the live head, and hides it from strangers', async () => {
     const t = await setup({ events: 3 });
-    const stranger = (await t.server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
+    const stranger = await mintKey(t.server);
     expect((await t.server.call('GET', `/api/chain/seal?slug=${t.slug}`, { key: stranger.key })).status).toBe(404);
     expect((await t.server.call('GET', `/api/chain/seal?slug=${t.slug}`)).status).toBe(404);
     const seal = await t.server.call('GET', `/api/chain/seal?slug=${t.slug}`, { key: t.owner.key });

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { digestOf } from '../../src/lib/hash.js';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const machine = (slug: string, isPublic = false) => spinUp(server, slug, isPublic);
 

@@ -2,18 +2,13 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 
 const NOON = Date.parse('2026-04-24T12:00:00.000Z');
-let server: TestServer;
 const clock = createFakeClock(NOON);
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const ask = (s: TestServer, key: string | undefined, content: string, extra: Record<string, unknown> = {}) =>
   s.call('POST', '/api/chat/free', { ...(key ? { key } : {}), body: { messages: [{ role: 'user', content }], ...extra } });
@@ -122,28 +117,24 @@ describe('free chat through an OpenAI-compatible upstream (CORE_CHAT_UPSTREAM)',
   });
 
   it('sends the conversation with the kernel prompt and the retrieved context, and returns the upstream answer', async () => {
-    const s = await startTestServer({ CORE_CHAT_UPSTREAM: url, CORE_CHAT_UPSTREAM_KEY: 'upstream-secret' }, createFakeClock(NOON));
-    try {
-      const { key } = await mintKey(s);
-      const res = await ask(s, key, 'How do I evaluate NM19?', { model: 'tiny' });
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ model: 'tiny-upstream', usage: { prompt_tokens: 42, completion_tokens: 6, total_tokens: 48 }, quota: { used: 1 } });
-      expect(res.body.choices[0].message.content).toBe('Use POST /api/compute.');
-      const sent = seen.at(-1)!;
-      expect(sent.auth).toBe('Bearer upstream-secret');
-      expect(sent.body).toMatchObject({ model: 'tiny', stream: false, temperature: 0.7, max_tokens: 4096 });
-      expect(sent.body.messages[0].role).toBe('system');
-      expect(sent.body.messages[0].content).toContain('Kernel prompt');
-      expect(sent.body.messages[0].content).toContain('NM19');
-      expect(sent.body.messages.at(-1)).toEqual({ role: 'user', content: 'How do I evaluate NM19?' });
+    const s = await serverForTest({ CORE_CHAT_UPSTREAM: url, CORE_CHAT_UPSTREAM_KEY: 'upstream-secret' }, createFakeClock(NOON));
+    const { key } = await mintKey(s);
+    const res = await ask(s, key, 'How do I evaluate NM19?', { model: 'tiny' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ model: 'tiny-upstream', usage: { prompt_tokens: 42, completion_tokens: 6, total_tokens: 48 }, quota: { used: 1 } });
+    expect(res.body.choices[0].message.content).toBe('Use POST /api/compute.');
+    const sent = seen.at(-1)!;
+    expect(sent.auth).toBe('Bearer upstream-secret');
+    expect(sent.body).toMatchObject({ model: 'tiny', stream: false, temperature: 0.7, max_tokens: 4096 });
+    expect(sent.body.messages[0].role).toBe('system');
+    expect(sent.body.messages[0].content).toContain('Kernel prompt');
+    expect(sent.body.messages[0].content).toContain('NM19');
+    expect(sent.body.messages.at(-1)).toEqual({ role: 'user', content: 'How do I evaluate NM19?' });
 
-      failNext = true;
-      const fallback = await ask(s, key, 'How do I evaluate NM19?');
-      expect(fallback.status).toBe(200);
-      expect(fallback.body.model).toBe('core-local');
-      expect(fallback.body.choices[0].message.content).toContain('NM19');
-    } finally {
-      await s.close();
-    }
+    failNext = true;
+    const fallback = await ask(s, key, 'How do I evaluate NM19?');
+    expect(fallback.status).toBe(200);
+    expect(fallback.body.model).toBe('core-local');
+    expect(fallback.body.choices[0].message.content).toContain('NM19');
   });
 });

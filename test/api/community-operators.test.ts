@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, signIn, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, signIn, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { signSession } from '../../src/domain/sessions/session-token.js';
 import { kineticProposal as proposal } from '../fixtures/community-operator.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A user with `count` envelopes (worth 2 each) from computes on their own machine. */
 async function holder(count: number, isPublic = true) {
   const user = await mintKey(server);
   const slug = `vote-${++n}`;
-  const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug, is_public: isPublic } })).body.api_key;
+  const machineKey = (await createMachine(server, user.key, { slug, isPublic })).machineKey;
   await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
     key: user.key,
     body: { name: 'V', symbol: 'V', max_supply: 10_000, mint_rate_per_tick: 100 },
@@ -259,7 +254,7 @@ describe('promote (communityOperator.promote)', () => {
     const res = await server.call('POST', `/api/community-operators/${id}/promote`, { key: user.key, body: { confirm: true } });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain('human session');
-    const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug: 'promote-mk' } })).body.api_key;
+    const machineKey = (await createMachine(server, user.key, { slug: 'promote-mk' })).machineKey;
     expect((await server.call('POST', `/api/community-operators/${id}/promote`, { key: machineKey, body: { confirm: true } })).status).toBe(403);
     expect((await server.call('POST', `/api/community-operators/${id}/promote`, { body: { confirm: true } })).status).toBe(401);
   });

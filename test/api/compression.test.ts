@@ -1,16 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCompressionService, MAX_INPUT_BYTES } from '../../src/domain/compression/compression.service.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const TEXT = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

@@ -1,19 +1,14 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/lib/canonical-json.js';
 import { createFakeClock, phaseOf, tickOf } from '../../src/lib/clock.js';
 import { substrateAt } from '../../src/domain/operators/substrate.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const NOW = 1_777_000_123_456;
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer({}, createFakeClock(NOW));
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, createFakeClock(NOW));
 
 const compute = (body: unknown, key?: string) => server.call('POST', '/api/compute', { body, ...(key ? { key } : {}) });
 const keyOf = (raw: string) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw }, format: 'jwk' });

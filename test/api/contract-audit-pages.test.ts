@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogQuery, LogRow } from '../../src/storage/port.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 /** Fired only by fire-now: its schedule is far away. */
 const manual = {
@@ -21,7 +16,7 @@ describe('contract audit pages', () => {
   it('reads about one page of transition rows per request, however long the history (the soak p99 drift)', async () => {
     const owner = await mintKey(server);
     const slug = `audit-pages-${Date.now().toString(36)}`;
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug });
     const created = await server.call('POST', `/api/chain/${slug}/contracts`, { key: owner.key, body: { definition: manual } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = (created.body as { contract: { id: string } }).contract.id;

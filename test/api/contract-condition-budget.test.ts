@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Finding 5 of issue 17: a condition cannot hold the event loop. `matches` runs on RE2 (linear), and
@@ -12,15 +13,9 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  */
 const T0 = 2_287_000_000;
 const clock = createFakeClock(tickStartMs(T0));
-let server: TestServer;
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const EVIL = 's.matches("^(a+)+$")';
 const NESTED = 'l.all(x, l.all(y, x + y >= 0))';
@@ -35,7 +30,7 @@ const gate = (condition: string, extra: Record<string, unknown> = {}) => ({
 async function setup() {
   const slug = `budget-${++n}`;
   const owner = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug });
   const create = async (definition: unknown) => {
     const res = await server.call('POST', `/api/chain/${slug}/contracts`, { key: owner.key, body: { definition } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Issue 27, findings 2 and 3: conditions whose cost is in their strings, not their syntax, are refused
@@ -12,15 +13,9 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  */
 const T0 = 2_287_100_000;
 const clock = createFakeClock(tickStartMs(T0));
-let server: TestServer;
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const list = (count: number) => Array.from({ length: count }, (_, i) => i);
 const FINDING_2 = { condition: 'l.all(x, size(s) > 0)', input: { l: list(3000), s: 'a'.repeat(150_000) } };
@@ -37,7 +32,7 @@ const gate = (condition: string, extra: Record<string, unknown> = {}) => ({
 async function setup() {
   const slug = `cost-${++n}`;
   const owner = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug });
   const create = async (definition: unknown) => {
     const res = await server.call('POST', `/api/chain/${slug}/contracts`, { key: owner.key, body: { definition } });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);

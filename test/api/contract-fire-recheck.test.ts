@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Re-check at every wait, for scheduled fires (issue 27): a contract fires for its principal (who set
@@ -8,13 +9,7 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  * machine, read at the fire, not only when the contract was created.
  */
 const clock = createFakeClock(tickStartMs(2_287_000_000));
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const nowTick = () => Math.floor(clock.now() / TICK_MS);
 async function runAt(tick: number) {
@@ -34,7 +29,7 @@ describe('a scheduled fire', () => {
     const owner = await mintKey(server);
     const member = await mintKey(server);
     const slug = 'fire-recheck';
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug });
     expect((await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: member.uid, role: 'operator' } })).status).toBe(200);
     const made = await server.call('POST', `/api/chain/${slug}/contracts`, { key: member.key, body: { definition: heartbeat } });
     expect(made.status, JSON.stringify(made.body)).toBe(200);

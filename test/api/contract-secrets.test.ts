@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Finding 4 of issue 17: a contract's `definition.secrets` is write-only. No read answers it (the
@@ -11,22 +12,16 @@ import { mintKey, startTestServer, type TestServer } from '../helpers/server.js'
  * answers of writes), over REST, MCP and core_http; the contract's conditions still use it.
  */
 const clock = createFakeClock(tickStartMs(2_287_000_000));
-let server: TestServer;
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A public machine with a viewer, and a contract whose condition compares a caller's token with a secret. */
 async function setup() {
   const slug = `sec-${++n}`;
   const owner = await mintKey(server);
   const viewer = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: true } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic: true });
   expect((await server.call('POST', `/api/chain/${slug}/admins`, { key: owner.key, body: { uid: viewer.uid, role: 'viewer' } })).status).toBe(200);
   const token = `tok-${randomBytes(12).toString('hex')}`;
   const definition = {

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMachineRepository } from '../../src/domain/chain/machine-repository.js';
 import { createContractRepository } from '../../src/domain/contracts/contract-repository.js';
 import { isEventTrigger, triggerEvents } from '../../src/domain/contracts/triggers.js';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const T0 = 2_287_100_000;
 const clock = createFakeClock(tickStartMs(T0));
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const nowTick = () => Math.floor(clock.now() / TICK_MS);
 const run = Date.now().toString(36);
@@ -23,7 +18,7 @@ const run = Date.now().toString(36);
 async function machine(name: string, isPublic: boolean) {
   const owner = await mintKey(server);
   const slug = `sub-${name}-${run}`;
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   const base = `/api/chain/${slug}/contracts`;
   return {
     slug,

@@ -1,25 +1,23 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/contracts/template-catalogue.js';
 import { createFakeClock, tickStartMs, TICK_MS } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { openSse as openStream } from '../helpers/sse.js';
+import { callOp } from '../helpers/call-op.js';
 
 const T0 = 2_287_000_000;
 const clock = createFakeClock(tickStartMs(T0));
-let server: TestServer;
 let slugN = 0;
 
+const server = useServer({}, clock);
 beforeAll(async () => {
-  server = await startTestServer({}, clock);
   // Deploy is tested against a fixture template; the curated catalogue is another area's files.
   const fixtures = createTemplateCatalogue(fileURLToPath(new URL('../fixtures/contract-templates', import.meta.url)));
   Object.assign(server.core.services.contracts.templates, fixtures);
-});
-afterAll(async () => {
-  await server.close();
 });
 
 const heartbeat = (every = 2) => ({
@@ -44,7 +42,7 @@ async function setup(isPublic = false) {
   const operator = await mintKey(server);
   const viewer = await mintKey(server);
   const stranger = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   for (const [who, role] of [
     [operator, 'operator'],
     [viewer, 'viewer'],
@@ -213,18 +211,29 @@ describe('scheduling controls and planning', () => {
     const t = await setup();
     const id = await t.create(heartbeat(3));
     const start = nowTick();
-    const path = (verb: string) => `${t.base}/${id}/${verb}`;
-    expect((await server.call('POST', path('pause'), { key: t.viewer.key })).status).toBe(403);
-    expect((await server.call('POST', path('pause'), { key: t.operator.key })).body).toMatchObject({ status: 'paused', next_fire: null });
-    expect((await server.call('POST', path('resume'), { key: t.operator.key })).body).toMatchObject({ status: 'active', next_fire: start + 3 });
-    expect((await server.call('POST', path('skip-next'), { key: t.operator.key })).body).toMatchObject({ skipped_tick: start + 3, next_fire: start + 6 });
-    const fired = await server.call('POST', path('fire-now'), { key: t.operator.key });
+    expect((await callOp(server, 'contracts.pauseContract', { slug: t.slug, id }, { key: t.viewer.key })).status).toBe(403);
+    expect((await callOp(server, 'contracts.pauseContract', { slug: t.slug, id }, { key: t.operator.key })).body).toMatchObject({
+      status: 'paused',
+      next_fire: null,
+    });
+    expect((await callOp(server, 'contracts.resumeContract', { slug: t.slug, id }, { key: t.operator.key })).body).toMatchObject({
+      status: 'active',
+      next_fire: start + 3,
+    });
+    expect((await callOp(server, 'contracts.skipNextFire', { slug: t.slug, id }, { key: t.operator.key })).body).toMatchObject({
+      skipped_tick: start + 3,
+      next_fire: start + 6,
+    });
+    const fired = await callOp(server, 'contracts.fireNow', { slug: t.slug, id }, { key: t.operator.key });
     expect(fired.body).toMatchObject({ fired: true, new_state: 'running', transition: { triggered_by: 'fire_now' } });
     await runAt(start + 6);
     const audit = await server.call('GET', `${t.base}/${id}/audit`, { key: t.viewer.key });
     expect(audit.body.transitions.map((r: any) => r.triggered_by)).toEqual(['fire_now', 'trigger']);
-    expect((await server.call('POST', path('freeze'), { key: t.operator.key })).body).toMatchObject({ status: 'frozen', next_fire: null });
-    expect((await server.call('POST', path('resume'), { key: t.operator.key })).status).toBe(409);
+    expect((await callOp(server, 'contracts.freezeContract', { slug: t.slug, id }, { key: t.operator.key })).body).toMatchObject({
+      status: 'frozen',
+      next_fire: null,
+    });
+    expect((await callOp(server, 'contracts.resumeContract', { slug: t.slug, id }, { key: t.operator.key })).status).toBe(409);
   });
 
   it('lets only the owner kill a contract, with a reason on the chain', async () => {
@@ -453,7 +462,7 @@ describe('public directory', () => {
     const hidden = await priv.create(heartbeat(3));
     const listener = await mintKey(server);
     const lslug = `listener-${slugN}`;
-    await server.call('POST', '/api/chain/state-machines', { key: listener.key, body: { slug: lslug, is_public: true } });
+    await createMachine(server, listener.key, { slug: lslug, isPublic: true });
     const sub = await server.call('POST', `/api/chain/${lslug}/contracts`, {
       key: listener.key,
       body: {

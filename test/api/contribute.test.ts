@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import type { NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 let n = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A user with a public machine whose token has supply, and `count` envelopes (worth 2 each) issued to the user. */
 async function holder(count: number) {
   const user = await mintKey(server);
   const slug = `seat-${++n}`;
-  const machineKey = (await server.call('POST', '/api/chain/state-machines', { key: user.key, body: { slug, is_public: true } })).body.api_key;
+  const machineKey = (await createMachine(server, user.key, { slug, isPublic: true })).machineKey;
   await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, {
     key: user.key,
     body: { name: 'S', symbol: 'S', max_supply: 10_000, mint_rate_per_tick: 100 },

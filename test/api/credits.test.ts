@@ -4,19 +4,14 @@ import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { verifyChain } from '../../src/domain/chain/hash-chain.js';
 import { nodeAuditSeed, type NodeAuditRow } from '../../src/domain/economy/node-audit-repository.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
-import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /** Mid-day UTC, so a test can advance a few hours without crossing midnight by accident. */
 const NOON = Date.parse('2026-04-24T12:00:00.000Z');
-let server: TestServer;
 const clock = createFakeClock(NOON);
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 async function creditsAudit(s: { core: TestServer['core'] }): Promise<NodeAuditRow[]> {
   return s.core.store.logs.read<NodeAuditRow>('node/credits');
@@ -75,7 +70,7 @@ describe('conversion (credits.getConversion, credits.convert)', () => {
       .toLowerCase()
       .replace(/[^a-z0-9]/g, '')
       .slice(-12)}`;
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug, is_public: true } });
+    await createMachine(server, key, { slug, isPublic: true });
     await server.call('POST', `/api/chain/${slug}/tally/token/genesis`, { key, body: { name: 'T', symbol: 'T', max_supply: 500, mint_rate_per_tick: 1 } });
     const supplyBefore = (await server.call('GET', `/api/chain/${slug}/tally/supply`)).body;
     const res = await server.call('POST', '/api/credits/convert', { key, body: { credits: 100, idempotency_key: 'convert-0001' } });
@@ -142,8 +137,8 @@ describe('peer calls (credits.readPeerConversion, credits.peerConvert)', () => {
     dir = await tempDir();
     // First start: create the users and their credits; then restart with their keys published.
     const first = await startServerOn(dir.dir, {}, fake);
-    user = (await first.call('POST', '/api/demo-key/mint', { body: {} })).body;
-    other = (await first.call('POST', '/api/demo-key/mint', { body: {} })).body;
+    user = await mintKey(first);
+    other = await mintKey(first);
     await first.call('POST', '/api/credits/claim', { key: user.key, body: {} });
     await first.stop(100);
     const keys = JSON.stringify([

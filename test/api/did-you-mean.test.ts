@@ -1,20 +1,19 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 let key: string;
 let client: Client;
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 beforeAll(async () => {
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
   key = (await mintKey(server)).key;
   client = new Client({ name: 'did-you-mean', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
 });
 afterAll(async () => {
   await client.close();
-  await server.close();
 });
 
 const text = (result: Awaited<ReturnType<Client['callTool']>>): string => (result.content as { text: string }[])[0]!.text;

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createContactRepository } from '../../src/domain/general/contact-repository.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { createMachine, mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function start() {
-  const server = await startTestServer();
-  servers.push(server);
+  const server = await serverForTest();
   return server;
 }
 
@@ -92,7 +87,7 @@ describe('apps/track', () => {
   it('refuses no key (401), no machine (400), a private machine of others (404), a viewer (403) and big properties (413)', async () => {
     const server = await start();
     const owner = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'app-lab' } });
+    await createMachine(server, owner.key, { slug: 'app-lab' });
     const viewer = await mintKey(server);
     await server.call('POST', '/api/chain/app-lab/admins', { key: owner.key, body: { uid: viewer.uid, role: 'viewer' } });
     const stranger = await mintKey(server);

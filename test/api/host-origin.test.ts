@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { spinUp, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 // DNS rebinding (a foreign name resolving to 127.0.0.1: its Host and Origin both carry that name) and
 // cross-site writes riding on the session cookie. The test servers listen on 127.0.0.1.
@@ -11,8 +12,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}): Promise<TestServer> {
-  const server = await startTestServer({ CORE_LOGIN_MODE: 'email', ...env });
-  servers.push(server);
+  const server = await serverForTest({ CORE_LOGIN_MODE: 'email', ...env });
   return server;
 }
 

@@ -1,18 +1,11 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
 // Request bodies take one of two readers (src/transports/http/json-body.ts): a lean one for plain
 // UTF-8 JSON with a length, body-parser for everything else. Both must give the same answers.
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 /** A POST sent with `Transfer-Encoding: chunked` (no Content-Length), as streaming clients do. */
 function postChunked(path: string, parts: string[], type = 'application/json'): Promise<{ status: number; body: any }> {

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
 // core_http refuses to run itself by the operation the router matched, not by the path as written:
 // each spelling below reaches the route of core_http.
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const SELF_SPELLINGS = ['/api/http', '/api/%68ttp', '/api/%68%74%74%70', '/api/http/', '/api/./http', '/api/pulse/../http', '/api/http/.', '/api/http?x=1'];
 /** Spellings the router matches to no route at all. */

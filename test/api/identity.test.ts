@@ -1,18 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE } from '../../src/errors.js';
 import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
 /** A key that looks right but was never minted here (an old key, or one from another server). */
 const STALE_KEY = `core_${'x'.repeat(43)}`;
@@ -30,7 +24,7 @@ async function mcp(bearer?: string): Promise<Client> {
 describe('who am I (identity.describeCaller)', () => {
   it('tells a user key its uid, key id and the machines it owns, over REST', async () => {
     const owner = await spinUp(server, 'whoami-one');
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'whoami-two' } });
+    await createMachine(server, owner.key, { slug: 'whoami-two' });
     const res = await server.call('GET', '/api/whoami', { key: owner.key });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-core-key-warning')).toBeNull();

@@ -2,10 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/lib/json-depth.js';
 import { createMcpServer } from '../../src/transports/mcp/stdio-server.js';
-import { spinUp, startTestCore, startTestServer, type TestServer } from '../helpers/server.js';
+import { spinUp, startTestCore } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Deeply nested JSON used to overflow the stack in canonical JSON (`/event`) and merge patch
 // (`PATCH .../state`) and answer 500. It is refused as VALIDATION_FAILED before anything walks it.
@@ -22,15 +23,11 @@ function nestedText(levels: number): string {
   return '{"a":'.repeat(levels - 1) + '{"a":1}' + '}'.repeat(levels - 1);
 }
 
-let server: TestServer;
 let owner: Awaited<ReturnType<typeof spinUp>>;
 
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   owner = await spinUp(server, 'deep-json');
-});
-afterAll(async () => {
-  await server.close();
 });
 
 function expectTooDeep(res: { status: number; body: any }): void {

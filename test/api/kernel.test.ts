@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKernelService } from '../../src/domain/kernel/kernel.service.js';
 import { createConstantsService } from '../../src/domain/constants/constants.service.js';
 import { resourcePath } from '../../src/lib/paths.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 describe('kernel.get (GET /api/kernel)', () => {
   it('returns timing and physical constants, equations, operator counts, the solvers, the mandate, rules and limits without a key', async () => {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { kineticProposal } from '../fixtures/community-operator.js';
 
-let server: TestServer;
 const clock = createFakeClock();
+const server = useServer({}, clock);
 
 /** Alice owns one private machine among other users' private ones, created interleaved with public ones. */
 let alice: { key: string; uid: string };
@@ -17,13 +18,11 @@ const definition = {
 };
 
 beforeAll(async () => {
-  server = await startTestServer({}, clock);
   alice = await mintKey(server);
   const bob = await mintKey(server);
   const carol = await mintKey(server);
   const machine = async (owner: { key: string }, slug: string, isPublic: boolean) => {
-    const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-    expect(res.status).toBe(200);
+    await createMachine(server, owner.key, { slug, isPublic });
     if (!isPublic && owner !== alice) privateOfOthers.push(slug);
   };
   for (let n = 0; n < 4; n++) {
@@ -46,9 +45,6 @@ beforeAll(async () => {
   for (let n = 0; n < 5; n++)
     expect((await server.call('POST', '/api/community-operators/propose', { key: alice.key, body: kineticProposal(`KS_OP${n}`) })).status).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await server.close();
-});
 
 interface List {
   name: string;

@@ -1,17 +1,13 @@
 import { decodeJwt } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
-import { mintKey, signIn, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey, signIn, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 /**
  * One rule for durable credentials (issue 27, findings 5 and 6): an operation declared `lastingAccess`
  * is refused to an unproven session (an e-mail address alone) on every surface, and still runs for a
  * proven session and for a key holder.
  */
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
-
 interface Call {
   name: string;
   tool: string;
@@ -81,15 +77,14 @@ async function everySurface(server: TestServer, call: Call, headers: Record<stri
 /** A machine `lab` owned by a demo key, with `uid` holding the admin role on it. */
 async function labWithAdmin(server: TestServer, uid: string) {
   const owner = await mintKey(server);
-  expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'lab' } })).status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'lab' });
   expect((await server.call('POST', '/api/chain/lab/admins', { key: owner.key, body: { uid, role: 'admin' } })).status).toBe(200);
   return owner;
 }
 
 describe('lasting access needs a proven identity', () => {
   it('refuses an unproven admin session every kind of lasting access, through REST, MCP and core_http', async () => {
-    const server = await startTestServer({ CORE_LOGIN_MODE: 'email' });
-    servers.push(server);
+    const server = await serverForTest({ CORE_LOGIN_MODE: 'email' });
     const login = await server.call('POST', '/api/auth/login', { body: { email: 'ada@example.org' } });
     const set = login.headers.getSetCookie().find((c) => c.startsWith('core_session='))!;
     const token = set.slice('core_session='.length, set.indexOf(';'));
@@ -117,8 +112,7 @@ describe('lasting access needs a proven identity', () => {
   });
 
   it('lets a proven session and a key holder create each kind of lasting access', async () => {
-    const server = await startTestServer();
-    servers.push(server);
+    const server = await serverForTest();
     const session = await signIn(server, 'ada@example.org');
     const owner = await labWithAdmin(server, session.uid);
     const proven = { cookie: session.cookie };

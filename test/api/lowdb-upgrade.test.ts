@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DATA_FORMAT, DATA_FORMAT_FILE } from '../../src/storage/lowdb/data-format.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { tempDir } from '../helpers/server.js';
+import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,8 +19,8 @@ async function dataDir(): Promise<string> {
 async function seed(dir: string): Promise<string> {
   const server = await startServerOn(dir);
   try {
-    const { key } = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body as { key: string };
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'kept' } })).status).toBe(200);
+    const { key } = await mintKey(server);
+    await createMachine(server, key, { slug: 'kept' });
     for (let i = 0; i < 3; i++) expect((await server.call('POST', '/api/chain/kept/event', { key, body: { type: 'x', payload: { i } } })).status).toBe(200);
     return key;
   } finally {

@@ -1,20 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const machine = (slug: string, isPublic = false) => spinUp(server, slug, isPublic);
 

@@ -7,18 +7,15 @@ import { checkManifest, pinnedKeysFrom } from '../../src/domain/manifest/manifes
 import { packageRoot } from '../../src/lib/paths.js';
 import { runVerifyManifest } from '../../src/manifest-command.js';
 import { NO_KEY_MESSAGE } from '../../src/errors.js';
-import { mintKey, startTestCore, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, startTestCore, tempDir, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-async function server(): Promise<TestServer> {
-  const s = await startTestServer();
-  cleanups.push(() => s.close());
-  return s;
-}
+const server = (): Promise<TestServer> => serverForTest();
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 

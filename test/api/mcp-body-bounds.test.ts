@@ -1,8 +1,9 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SOLVE_BODY_BYTES } from '../../src/domain/solvers/body-bytes.js';
 import { PROTOCOL_BODY_BYTES } from '../../src/transports/mcp/body-limits.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // "Bound before you parse" (issue 27, finding 4): the body limit of POST /api/mcp follows the JSON-RPC
 // method, the tool and the caller, and is applied before JSON.parse; the rate limiter runs before a byte
@@ -53,14 +54,10 @@ function post(url: string, path: string, body: string | undefined, opts: { key?:
 }
 
 describe('POST /api/mcp reads what the method, the tool and the caller allow, before parsing', () => {
-  let server: TestServer;
   let key: string;
+  const server = useServer();
   beforeAll(async () => {
-    server = await startTestServer();
-    key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
-  });
-  afterAll(async () => {
-    await server.close();
+    key = (await mintKey(server)).key;
   });
 
   it('refuses the anonymous 13 MB server/discover with 413 and a JSON-RPC error, without parsing it', async () => {
@@ -145,14 +142,8 @@ describe('POST /api/mcp reads what the method, the tool and the caller allow, be
 });
 
 describe('the rate limiter runs before the body is read', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // Two requests a burst and practically no refill: the third is over the rate however long the test takes.
-    server = await startTestServer({ CORE_RATE_LIMIT: '0.001/2' });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  // Two requests a burst and practically no refill: the third is over the rate however long the test takes.
+  const server = useServer({ CORE_RATE_LIMIT: '0.001/2' });
 
   it('answers 429 to anonymous MCP and REST requests over the rate without reading or parsing their bodies', async () => {
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ContractScheduler } from '../../src/domain/contracts/scheduler.js';
 import { countSandboxRuns, createMetrics } from '../../src/domain/platform/metrics.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 
 /** One sample of the exposition: metric name, labels, value. */
 interface Sample {
@@ -106,13 +107,7 @@ async function scrape(server: TestServer): Promise<Sample[]> {
   return parseExposition(await res.text());
 }
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 describe('GET /api/metrics', () => {
   it('serves the Prometheus text format, with process memory from the default metrics', async () => {
@@ -140,7 +135,7 @@ describe('GET /api/metrics', () => {
   it('counts appends per backend and stream kind, and the longest chain', async () => {
     const { key } = await mintKey(server);
     const slug = `metrics-${Date.now().toString(36)}`;
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const before = await scrape(server);
     for (let i = 0; i < 2; i++) expect((await server.call('POST', `/api/chain/${slug}/event`, { key, body: { type: 'm', payload: { i } } })).status).toBe(200);
     const after = await scrape(server);
@@ -152,7 +147,7 @@ describe('GET /api/metrics', () => {
   it('gauges open SSE subscribers and drops them when they leave', async () => {
     const { key } = await mintKey(server);
     const slug = `metrics-sse-${Date.now().toString(36)}`;
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug } });
+    await createMachine(server, key, { slug });
     const base = value(await scrape(server), 'core_sse_subscribers');
     const abort = new AbortController();
     const res = await fetch(`${server.url}/api/chain/${slug}/explore/sse`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal });
@@ -163,17 +158,13 @@ describe('GET /api/metrics', () => {
   });
 
   it('keeps a separate registry per core', async () => {
-    const other = await startTestServer();
-    try {
-      for (let i = 0; i < 2; i++) await other.call('GET', '/api/pulse');
-      const mine = await scrape(server);
-      const theirs = await scrape(other);
-      const pulse = theirs.find((s) => s.name === 'core_requests_total' && s.labels.status === '200' && s.labels.surface === 'rest');
-      expect(pulse?.value).toBe(2);
-      expect(value(mine, 'core_requests_total', pulse!.labels)).not.toBe(2);
-    } finally {
-      await other.close();
-    }
+    const other = await serverForTest();
+    for (let i = 0; i < 2; i++) await other.call('GET', '/api/pulse');
+    const mine = await scrape(server);
+    const theirs = await scrape(other);
+    const pulse = theirs.find((s) => s.name === 'core_requests_total' && s.labels.status === '200' && s.labels.surface === 'rest');
+    expect(pulse?.value).toBe(2);
+    expect(value(mine, 'core_requests_total', pulse!.labels)).not.toBe(2);
   });
 });
 

@@ -1,20 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { signIn, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, createMachine, signIn } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
 import { openSse, type OpenSse } from '../helpers/sse.js';
 
 /** The OAuth endpoints over HTTP with a registered (RFC 7591) client; the SDK clients and metadata documents are in test/e2e/mcp-oauth.test.ts. */
-let server: TestServer;
 let key: string;
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+const server = useServer({ CORE_OAUTH: 'on', CORE_RATE_LIMIT: 'off' });
 beforeAll(async () => {
-  server = await startTestServer({ CORE_OAUTH: 'on', CORE_RATE_LIMIT: 'off' });
-  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
+  key = (await mintKey(server)).key;
 });
-afterAll(() => server.close());
 
 const verifier = () => randomBytes(32).toString('base64url');
 const challengeOf = (v: string) => createHash('sha256').update(v).digest('base64url');
@@ -109,8 +108,7 @@ describe('tokens over REST', () => {
 
   it('a write token writes; revoking it makes it dead at once', async () => {
     const { access_token, refresh_token, clientId } = await tokensFor('write');
-    const made = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-write-ok' } });
-    expect(made.status).toBe(200);
+    await createMachine(server, access_token, { slug: 'oauth-write-ok' });
     expect((await form('/oauth/revoke', { token: refresh_token, client_id: clientId })).status).toBe(200);
     const after = await server.call('POST', '/api/chain/state-machines', { key: access_token, body: { slug: 'oauth-write-2' } });
     expect(after.status).toBe(401);
@@ -133,7 +131,7 @@ describe('open streams follow the grant', () => {
 
   it('a stream opened with a token ends when its grant is revoked', async () => {
     const slug = 'oauth-stream-grant';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const { access_token, refresh_token, clientId } = await tokensFor('read');
     const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });
     expect(stream.res.status).toBe(200);
@@ -145,7 +143,7 @@ describe('open streams follow the grant', () => {
 
   it('a stream opened with a token granted by a machine key ends when that key is revoked', async () => {
     const slug = 'oauth-stream-key';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const created = await server.call('POST', `/api/chain/${slug}/api-keys`, { key, body: { name: 'reader', scope: 'read' } });
     const { access_token } = await tokensFor('read', created.body.api_key);
     const stream = await openSse(`${server.url}/api/chain/${slug}/explore/sse`, { authorization: `Bearer ${access_token}` });
@@ -263,24 +261,20 @@ describe('bad input is an OAuth error, never a 500', () => {
 
 describe('with CORE_OAUTH off (the default)', () => {
   it('serves no OAuth endpoint, and /api/mcp answers without a credential as before', async () => {
-    const plain = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-    try {
-      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/api/mcp']) {
-        expect((await plain.call('GET', path)).status).toBe(404);
-      }
-      expect(
-        (await plain.call('POST', '/oauth/token', { body: 'grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
-      ).toBe(404);
-      const listed = await plain.call('POST', '/api/mcp', {
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        headers: { accept: 'application/json, text/event-stream' },
-      });
-      expect(listed.status).toBe(200);
-      const refused = await plain.call('POST', '/api/chain/state-machines', { body: { slug: 'nobody' } });
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    } finally {
-      await plain.close();
+    const plain = await serverForTest({ CORE_RATE_LIMIT: 'off' });
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/api/mcp']) {
+      expect((await plain.call('GET', path)).status).toBe(404);
     }
+    expect((await plain.call('POST', '/oauth/token', { body: 'grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(
+      404,
+    );
+    const listed = await plain.call('POST', '/api/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(listed.status).toBe(200);
+    const refused = await plain.call('POST', '/api/chain/state-machines', { body: { slug: 'nobody' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

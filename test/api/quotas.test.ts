@@ -1,24 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, spinUp, type TestServer } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 
 const LIMITS = 'machines=3,contracts_per_machine=2,devices_per_machine=2,api_keys_per_machine=2';
-let server: TestServer;
 const clock = createFakeClock();
 
-beforeAll(async () => {
-  server = await startTestServer({ CORE_QUOTAS: `${LIMITS},demo_keys_per_address=off` }, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
-const extra: TestServer[] = [];
-afterEach(async () => {
-  while (extra.length > 0) await extra.pop()!.close();
-});
-
+const server = useServer({ CORE_QUOTAS: `${LIMITS},demo_keys_per_address=off` }, clock);
 const definition = (name: string) => ({
   name,
   states: { clean: { initial: true }, quarantined: {} },
@@ -52,7 +42,7 @@ describe('machines per identity', () => {
     expect(refused.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { quota: 'machines', limit: 3, used: 3 } });
     expect(refused.body.error.message).toMatch(/at most 3 machines per identity.*CORE_QUOTAS/);
     const other = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: other.key, body: { slug: 'quota-m-other' } })).status).toBe(200);
+    await createMachine(server, other.key, { slug: 'quota-m-other' });
   });
 
   it('refuses the machine past the quota over MCP as an isError result', async () => {
@@ -132,8 +122,7 @@ describe('contracts, API keys and devices per machine', () => {
 describe('demo keys per client address', () => {
   it('mints at most the quota from one address in a rolling hour, REST and MCP together, and says when the next one can be minted', async () => {
     const fake = createFakeClock();
-    const node = await startTestServer({ CORE_QUOTAS: 'demo_keys_per_address=4' }, fake);
-    extra.push(node);
+    const node = await serverForTest({ CORE_QUOTAS: 'demo_keys_per_address=4' }, fake);
     const answers = await Promise.all(Array.from({ length: 10 }, () => node.call('POST', '/api/demo-key/mint', { body: {} })));
     expect(statuses(answers)).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
@@ -155,8 +144,7 @@ describe('demo keys per client address', () => {
 
 describe('CORE_QUOTAS=off', () => {
   it('turns every quota off for load tests', async () => {
-    const node = await startTestServer({ CORE_QUOTAS: 'off' });
-    extra.push(node);
+    const node = await serverForTest({ CORE_QUOTAS: 'off' });
     const keys = await Promise.all(Array.from({ length: 25 }, () => node.call('POST', '/api/demo-key/mint', { body: {} })));
     expect(keys.every((k) => k.status === 200)).toBe(true);
     const owner = await spinUp(node, 'no-quota');
@@ -166,8 +154,7 @@ describe('CORE_QUOTAS=off', () => {
   });
 
   it('holds the default quotas without it', async () => {
-    const node = await startTestServer({});
-    extra.push(node);
+    const node = await serverForTest({});
     const owner = await spinUp(node, 'default-quota');
     for (let i = 0; i < 20; i++) {
       expect((await node.call('POST', '/api/chain/default-quota/contracts', { key: owner.key, body: { definition: definition(`c${i}`) } })).status).toBe(200);

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allTools } from '../../tools/index.js';
 import { mcpToolsOf } from '../../src/registry/mcp-tools.js';
 import { buildRegistry } from '../../src/registry/registry.js';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const registry = buildRegistry(allTools);
 
@@ -48,15 +48,11 @@ describe('read-only mode (CORE_READ_ONLY)', () => {
   });
 
   describe('over MCP', () => {
-    let server: TestServer;
     let key: string;
+    const server = useServer({ CORE_READ_ONLY: '1' });
     beforeAll(async () => {
-      server = await startTestServer({ CORE_READ_ONLY: '1' });
       // Minting is a write, refused in read-only mode: the key comes from the identity service itself.
       ({ key } = await server.core.services.identity.mintDemoKey('read-only test'));
-    });
-    afterAll(async () => {
-      await server.close();
     });
 
     const call = (name: string, args: Record<string, unknown>) => callTool(server.core.surface, name, args, { bearer: key }, { surface: 'mcp-http' });

@@ -1,21 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { openSse } from '../helpers/sse.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
-
 async function setup(isPublic = true) {
-  const server = await startTestServer();
-  servers.push(server);
+  const server = await serverForTest();
   const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: isPublic } });
-  expect(res.status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'site-demo', isPublic });
   /** Uploads as the owner, as another key, or anonymously with `null`. */
   const upload = (body: Record<string, unknown>, key: string | null = owner.key) =>
     server.call('POST', '/api/chain/site-demo/site/upload', { ...(key ? { key } : {}), body });
@@ -207,7 +201,7 @@ describe('site proxy: who a write is, and what it costs', () => {
       expect(row.actor_uid).not.toBe(t.owner.uid);
     }
     // The site's authority is operator on its own machine: it holds no role on the owner's other machines.
-    await t.server.call('POST', '/api/chain/state-machines', { key: t.owner.key, body: { slug: 'owner-private' } });
+    await createMachine(t.server, t.owner.key, { slug: 'owner-private' });
     const site = await t.server.core.services.site.siteAuthority('site-demo', { uid: null, credential: 'none' });
     expect(site).toMatchObject({ uid: 'site:site-demo', credential: 'site', machine: 'site-demo' });
     expect(await t.server.core.services.machines.roleOf('site-demo', site)).toBe('operator');
@@ -217,10 +211,9 @@ describe('site proxy: who a write is, and what it costs', () => {
   it("limits writes through the site per visitor address and per site, apart from the owner's own budget", async () => {
     // The clock stands still, so no bucket refills during the test.
     const clock = createFakeClock();
-    const server = await startTestServer({ CORE_RATE_LIMIT: '1/8' }, clock);
-    servers.push(server);
+    const server = await serverForTest({ CORE_RATE_LIMIT: '1/8' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 8
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     expect((await server.call('POST', '/api/chain/site-demo/site/publish-key', { key: owner.key })).status).toBe(200);
     const a = await mintKey(server); // address bucket: 2
     const b = await mintKey(server); // address bucket: 3
@@ -245,10 +238,9 @@ describe('site proxy: who a write is, and what it costs', () => {
 
   it('limits reads through the site per visitor address', async () => {
     const clock = createFakeClock();
-    const server = await startTestServer({ CORE_RATE_LIMIT: '1/4' }, clock);
-    servers.push(server);
+    const server = await serverForTest({ CORE_RATE_LIMIT: '1/4' }, clock);
     const owner = await mintKey(server); // address bucket: 1 of 4
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     const reads: number[] = [];
     for (let i = 0; i < 4; i++) reads.push((await fetch(`${server.url}/s/site-demo/sdk/core/chain.getState`)).status);
     expect(reads).toEqual([200, 200, 200, 429]);
@@ -257,10 +249,9 @@ describe('site proxy: who a write is, and what it costs', () => {
 
 describe('site proxy streams', () => {
   it('counts a stream opened through the site against the same per-caller cap as the API', async () => {
-    const server = await startTestServer({ CORE_SSE_MAX_PER_CALLER: '1' });
-    servers.push(server);
+    const server = await serverForTest({ CORE_SSE_MAX_PER_CALLER: '1' });
     const owner = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'site-demo', is_public: true } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug: 'site-demo', isPublic: true });
     const first = await openSse(`${server.url}/api/chain/site-demo/explore/sse`);
     expect(first.res.status).toBe(200);
     const second = await fetch(`${server.url}/s/site-demo/sdk/core/chain.streamExplore`);

@@ -1,19 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { mintKey, tempDir, testConfig } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { startHttpServer } from '../../src/server.js';
 import { createLogger } from '../../src/log.js';
 import type { ProgressUpdate } from '../../src/lib/handler-results.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer();
 
 const BRENT = { inputs: { f: 'x^3 - 2*x - 5', a: 2, b: 3 } };
 

@@ -1,22 +1,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The spec names GET /api/chain/{slug}/analytics's window `windowTicks`; ours is `window_ticks`. Both are
 // accepted on every surface, and giving both is refused.
 
-let server: TestServer;
 let client: Client;
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   await spinUp(server, 'alias-m', true);
   client = new Client({ name: 'aliases', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`)));
 });
 afterAll(async () => {
   await client.close();
-  await server.close();
 });
 
 describe("the spec's parameter names", () => {

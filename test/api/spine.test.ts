@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { MALFORMED_KEY_MESSAGE, NO_KEY_MESSAGE, UNAUTHENTICATED_MESSAGE, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 import { MALFORMED_KEY_WARNING } from '../../src/pipeline/invoke.js';
 import { storedDocText } from '../helpers/stored-docs.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // The 401 sweep sends three refused requests for each of 100-odd operations from one address, past the
-  // anonymous rate limit: that limit is tested elsewhere (`test/reliability/limits.test.ts`).
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-});
-afterAll(async () => {
-  await server.close();
-});
+// The 401 sweep sends three refused requests for each of 100-odd operations from one address, past the
+// anonymous rate limit: that limit is tested elsewhere (`test/reliability/limits.test.ts`).
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
 /** A concrete path for a template, with placeholder values for its params. */
 function concrete(path: string): string {
@@ -79,7 +73,7 @@ describe('machines and the chain', () => {
   it('hides a private machine from strangers as not found, on reads and on writes', async () => {
     const owner = await mintKey(server);
     const stranger = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'hidden-one' } });
+    await createMachine(server, owner.key, { slug: 'hidden-one' });
     for (const key of [undefined, stranger.key]) {
       const get = await server.call('GET', '/api/chain/state-machines/hidden-one', key ? { key } : {});
       expect(get.status).toBe(404);
@@ -97,7 +91,7 @@ describe('machines and the chain', () => {
   it('lets anyone read a public machine but only members write to it', async () => {
     const owner = await mintKey(server);
     const stranger = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'open-one', is_public: true } });
+    await createMachine(server, owner.key, { slug: 'open-one', isPublic: true });
     expect((await server.call('GET', '/api/chain/open-one/activity')).status).toBe(200);
     const write = await server.call('POST', '/api/chain/open-one/event', { key: stranger.key, body: { type: 'x' } });
     expect(write.status).toBe(403);
@@ -106,7 +100,7 @@ describe('machines and the chain', () => {
 
   it('answers 409 for a slug that is taken and 400 for an invalid or reserved one', async () => {
     const { key } = await mintKey(server);
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'taken-slug' } })).status).toBe(200);
+    await createMachine(server, key, { slug: 'taken-slug' });
     const again = await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'taken-slug' } });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('CONFLICT');
@@ -116,7 +110,7 @@ describe('machines and the chain', () => {
 
   it('keeps the chain linear when many events are appended in parallel', async () => {
     const { key } = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'parallel' } });
+    await createMachine(server, key, { slug: 'parallel' });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => server.call('POST', '/api/chain/parallel/event', { key, body: { payload: { i } } })),
     );
@@ -129,7 +123,7 @@ describe('machines and the chain', () => {
 
   it('pages activity with an opaque cursor and rejects a forged one', async () => {
     const { key } = await mintKey(server);
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'paged' } });
+    await createMachine(server, key, { slug: 'paged' });
     for (let i = 0; i < 5; i++) await server.call('POST', '/api/chain/paged/event', { key, body: { payload: { i } } });
     const first = await server.call('GET', '/api/chain/paged/activity?limit=4', { key });
     expect(first.body.rows).toHaveLength(4);

@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, type Clock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { openSse, type OpenSse } from '../helpers/sse.js';
 
 /**
@@ -16,8 +17,7 @@ afterEach(async () => {
 });
 
 async function setup(clock?: Clock) {
-  const server = await startTestServer({}, clock);
-  cleanups.push(() => server.close());
+  const server = await serverForTest({}, clock);
   const owner = await mintKey(server);
   const make = async (slug: string, isPublic: boolean) => {
     const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });

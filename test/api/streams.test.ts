@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 import { openSse as openStream } from '../helpers/sse.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -10,12 +11,10 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const server = await startTestServer();
-  cleanups.push(() => server.close());
+  const server = await serverForTest();
   const owner = await mintKey(server);
   const make = async (slug: string, isPublic: boolean) => {
-    const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-    expect(res.status).toBe(200);
+    await createMachine(server, owner.key, { slug, isPublic });
   };
   const write = async (slug: string, n = 1) => {
     for (let i = 0; i < n; i++) {

@@ -1,13 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-});
-afterAll(() => server.close());
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
 async function connect(headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'surface-wording', version: '1.0.0' });

@@ -1,19 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock, TICK_MS } from '../../src/lib/clock.js';
 import { startServerOn } from '../helpers/durable-server.js';
-import { mintKey, spinUp, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey, spinUp, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 const clock = createFakeClock();
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 const machine = (slug: string, isPublic = true) => spinUp(server, slug, isPublic);
 
@@ -124,8 +119,8 @@ describe('supply and mint rate (tally.getSupply, tally.getMintRate, tally.setMin
     const compute = { operators: ['NM19'], inputs: { m: 2, a: 3 } };
     try {
       let node = await startServerOn(dir, {}, fake);
-      const { key } = (await node.call('POST', '/api/demo-key/mint', { body: {} })).body;
-      const machineKey = (await node.call('POST', '/api/chain/state-machines', { key, body: { slug: 'ceiling', is_public: true } })).body.api_key;
+      const { key } = await mintKey(node);
+      const machineKey = (await createMachine(node, key, { slug: 'ceiling', isPublic: true })).machineKey;
       await node.call('POST', '/api/chain/ceiling/tally/token/genesis', { key, body: { name: 'C', symbol: 'C', max_supply: 12, mint_rate_per_tick: 1 } });
       fake.advance(5 * TICK_MS);
       expect((await node.call('POST', '/api/compute', { key: machineKey, body: compute })).body.envelope.value).toBe(2);

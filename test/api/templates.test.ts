@@ -1,28 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTemplateCatalogue } from '../../src/domain/templates/template-catalogue.service.js';
 import type { CuratedTemplate } from '../../src/domain/templates/template.types.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const T0 = 2_300_000_000;
 const clock = createFakeClock(tickStartMs(T0));
 const catalogue = createTemplateCatalogue();
-let server: TestServer;
 let slugN = 0;
 
 // One server for the file (starting one per template would dominate the run); every test makes its own machines and keys.
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 async function machine(isPublic = false) {
   const owner = await mintKey(server);
   const slug = `tpl-${++slugN}-${Date.now().toString(36)}`;
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  expect(res.status).toBe(200);
+  await createMachine(server, owner.key, { slug, isPublic });
   return { slug, owner };
 }
 

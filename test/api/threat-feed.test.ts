@@ -1,19 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { forensicScore } from '../../src/domain/edge/forensic.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
+import { createMachine, mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 async function setup(opts: { isPublic?: boolean; clock?: ReturnType<typeof createFakeClock> } = {}) {
-  const server = await startTestServer({}, opts.clock);
-  servers.push(server);
+  const server = await serverForTest({}, opts.clock);
   const owner = await mintKey(server);
-  const made = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug: 'av-lab', is_public: opts.isPublic ?? false } });
-  expect(made.status).toBe(200);
+  await createMachine(server, owner.key, { slug: 'av-lab', isPublic: opts.isPublic ?? false });
   const device = await server.call('POST', '/api/av/devices', { key: owner.key, body: { slug: 'av-lab', name: 'laptop-1', os: 'linux' } });
   expect(device.status).toBe(200);
   const tick = () => Math.floor((opts.clock?.now() ?? Date.now()) / 777);
@@ -168,7 +162,7 @@ describe('mesh feed', () => {
   it('notifies a machine that follows another through a contract, and counts it in its mesh feed', async () => {
     const t = await setup({ isPublic: true });
     const peer = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: peer.key, body: { slug: 'av-peer', is_public: true } });
+    await createMachine(t.server, peer.key, { slug: 'av-peer', isPublic: true });
     const follow = await t.server.call('POST', '/api/chain/av-peer/contracts', {
       key: peer.key,
       body: {
@@ -196,7 +190,7 @@ describe('mesh feed', () => {
   it('does not name a private follower to the publisher, nor a private publisher in a public feed', async () => {
     const t = await setup({ isPublic: true });
     const peer = await mintKey(t.server);
-    await t.server.call('POST', '/api/chain/state-machines', { key: peer.key, body: { slug: 'av-hidden', is_public: false } });
+    await createMachine(t.server, peer.key, { slug: 'av-hidden', isPublic: false });
     await t.server.call('POST', '/api/chain/av-hidden/contracts', {
       key: peer.key,
       body: {

@@ -1,21 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { ANONYMOUS } from '../../src/domain/identity/caller.js';
 import { CoreError } from '../../src/errors.js';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 const PASSWORD = 'open sesame 42';
-let server: TestServer;
 const clock = createFakeClock();
 
-beforeAll(async () => {
-  server = await startTestServer({}, clock);
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useServer({}, clock);
 
 /** A private machine with a read password; its owner's key. */
 async function locked(slug: string) {

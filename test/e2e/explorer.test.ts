@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { allTools } from '../../tools/index.js';
 import { mintKey, startTestServer, tempDir, testConfig, type TestServer } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 // The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the
 // tree clean; otherwise they go to a temp folder and are still taken, which exercises rendering.
@@ -433,18 +434,14 @@ describe("the explorer's first screen (issue 30)", () => {
   });
 
   it('says an empty list in a sentence, not as a numbered item', async () => {
-    const empty = await startTestServer();
-    try {
-      const page = await open(`${empty.url}/`);
-      await expect.poll(() => page.locator('#newest-empty').textContent()).toBe('No public machine yet.');
-      expect(await page.locator('#newest').isHidden()).toBe(true);
-      expect(await page.locator('#newest li').count()).toBe(0);
-      await expect.poll(() => page.locator('#active-empty').textContent()).toBe('Nothing wrote in the last 60 ticks.');
-      expect(await page.locator('#active li').count()).toBe(0);
-      await page.close();
-    } finally {
-      await empty.close();
-    }
+    const empty = await serverForTest();
+    const page = await open(`${empty.url}/`);
+    await expect.poll(() => page.locator('#newest-empty').textContent()).toBe('No public machine yet.');
+    expect(await page.locator('#newest').isHidden()).toBe(true);
+    expect(await page.locator('#newest li').count()).toBe(0);
+    await expect.poll(() => page.locator('#active-empty').textContent()).toBe('Nothing wrote in the last 60 ticks.');
+    expect(await page.locator('#active li').count()).toBe(0);
+    await page.close();
   });
 
   it("lists the caller's own private machines once a key is saved", async () => {

@@ -1,18 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
 let key: string;
 
+const server = useServer();
 beforeAll(async () => {
-  server = await startTestServer();
   ({ key } = await mintKey(server));
-});
-afterAll(async () => {
-  await server.close();
 });
 
 async function connect(bearer?: string): Promise<Client> {
@@ -84,7 +81,7 @@ describe('MCP over POST /api/mcp', () => {
   });
 
   it('returns equal data for one operation through REST, its domain tool and core_http', async () => {
-    await server.call('POST', '/api/chain/state-machines', { key, body: { slug: 'same-data', is_public: true } });
+    await createMachine(server, key, { slug: 'same-data', isPublic: true });
     await server.call('POST', '/api/chain/same-data/event', { key, body: { type: 't', payload: { x: 1 } } });
     const client = await connect(key);
     try {

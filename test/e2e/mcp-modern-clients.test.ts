@@ -5,7 +5,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 /**
@@ -16,17 +17,15 @@ import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const config = stdioEntryOfCheckout();
 
-let server: TestServer;
 let dataDir: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
-  server = await startTestServer();
   dataDir = await tempDir('core-modern-stdio-');
 });
 afterAll(async () => {
-  await server.close();
   await dataDir.cleanup();
 });
+const server = useServer();
 
 const CALL = { name: 'core_constants', arguments: { action: 'get', key: 'h' } };
 

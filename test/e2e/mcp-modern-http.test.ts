@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
 /** Each MUST of revision 2026-07-28 on `POST /api/mcp`, one raw request at a time. */
-let server: TestServer;
-let narrowed: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  narrowed = await startTestServer({ CORE_TOOLSETS: 'compute' });
-});
-afterAll(async () => {
-  await server.close();
-  await narrowed.close();
-});
+const server = useServer();
+const narrowed = useServer({ CORE_TOOLSETS: 'compute' });
 
 const VERSION = '2026-07-28';
 const META = {

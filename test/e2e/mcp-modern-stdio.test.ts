@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Both MCP eras over stdio, by hand: `core-server mcp` serving on its own and relaying to a running
@@ -99,13 +100,7 @@ describe('core-server mcp serving on its own', () => {
 });
 
 describe.skipIf(onPostgres)('core-server mcp relaying to a running server', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
   it('relays both eras with the headers the modern one needs', async () => {
     const stdio = startStdio(server.dataDir);

@@ -6,7 +6,8 @@ import { auth as modernAuth, Client, StreamableHTTPClientTransport } from '@mode
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { startHttpsFixture, type HttpsFixture } from '../helpers/https-fixture.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { serverForTest, useServer } from '../helpers/use-server.js';
 import { answerConsent } from '../helpers/oauth-browser.js';
 import { MemoryOAuthProvider } from '../helpers/oauth-client-provider.js';
 
@@ -18,21 +19,21 @@ import { MemoryOAuthProvider } from '../helpers/oauth-client-provider.js';
  */
 const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
 let fixture: HttpsFixture;
-let server: TestServer;
 let key: string;
 let mcpUrl: URL;
 let clientId: string;
 
 beforeAll(async () => {
   fixture = await startHttpsFixture();
-  server = await startTestServer({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' });
-  key = (await server.call('POST', '/api/demo-key/mint', { body: {} })).body.key;
-  mcpUrl = new URL(`${server.url}/api/mcp`);
-  clientId = fixture.document('/sdk-client.json', { client_name: 'SDK Test Client', redirect_uris: [REDIRECT] });
 });
 afterAll(async () => {
-  await server.close();
   await fixture.close();
+});
+const server = useServer(() => ({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' }));
+beforeAll(async () => {
+  ({ key } = await mintKey(server));
+  mcpUrl = new URL(`${server.url}/api/mcp`);
+  clientId = fixture.document('/sdk-client.json', { client_name: 'SDK Test Client', redirect_uris: [REDIRECT] });
 });
 
 const WHOAMI = { name: 'core_account', arguments: { action: 'whoami' } };
@@ -203,7 +204,7 @@ describe('refusals', () => {
 
   it('a scope above the grant: above the granting key at consent, and widened at refresh', async () => {
     const slug = 'oauth-scoped-machine';
-    expect((await server.call('POST', '/api/chain/state-machines', { key, body: { slug } })).status).toBe(200);
+    await createMachine(server, key, { slug });
     const created = await server.call('POST', `/api/chain/${slug}/api-keys`, { key, body: { name: 'reader', scope: 'read' } });
     expect(created.status).toBe(200);
     const consent = await answerConsent(authorizeUrl(clientId), { apiKey: created.body.api_key, scope: 'write' });
@@ -244,44 +245,40 @@ describe('refusals', () => {
 describe('expiry, on a fake clock', () => {
   it('an expired code is refused, and an access token is refused after its hour while a refresh still works', async () => {
     const clock = createFakeClock(Date.now());
-    const timed = await startTestServer({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' }, clock);
-    try {
-      const ownKey = (await timed.call('POST', '/api/demo-key/mint', { body: {} })).body.key as string;
-      const url = (over: Record<string, string> = {}) =>
-        authorizeUrl(clientId, over)
-          .replace(server.url, timed.url)
-          .replace(encodeURIComponent(mcpUrl.href), encodeURIComponent(`${timed.url}/api/mcp`));
-      const metadata = OAuthMetadataSchema.parse(await (await fetch(`${timed.url}/.well-known/oauth-authorization-server`)).json());
-      const codeNow = async () => new URL((await answerConsent(url(), { apiKey: ownKey, scope: 'write' })).location!).searchParams.get('code')!;
-      const swap = (code: string) =>
-        exchangeAuthorization(timed.url, {
-          metadata,
-          clientInformation: { client_id: clientId },
-          authorizationCode: code,
-          codeVerifier: VERIFIER,
-          redirectUri: REDIRECT,
-        });
+    const timed = await serverForTest({ CORE_OAUTH: 'on', CORE_OAUTH_CIMD_TEST_TRUST: fixture.caFile, CORE_RATE_LIMIT: 'off' }, clock);
+    const ownKey = (await mintKey(timed)).key;
+    const url = (over: Record<string, string> = {}) =>
+      authorizeUrl(clientId, over)
+        .replace(server.url, timed.url)
+        .replace(encodeURIComponent(mcpUrl.href), encodeURIComponent(`${timed.url}/api/mcp`));
+    const metadata = OAuthMetadataSchema.parse(await (await fetch(`${timed.url}/.well-known/oauth-authorization-server`)).json());
+    const codeNow = async () => new URL((await answerConsent(url(), { apiKey: ownKey, scope: 'write' })).location!).searchParams.get('code')!;
+    const swap = (code: string) =>
+      exchangeAuthorization(timed.url, {
+        metadata,
+        clientInformation: { client_id: clientId },
+        authorizationCode: code,
+        codeVerifier: VERIFIER,
+        redirectUri: REDIRECT,
+      });
 
-      const stale = await codeNow();
-      clock.advance(60_001);
-      await expect(swap(stale)).rejects.toThrow(/expired/);
+    const stale = await codeNow();
+    clock.advance(60_001);
+    await expect(swap(stale)).rejects.toThrow(/expired/);
 
-      const tokens = await swap(await codeNow());
-      const list = (token: string) =>
-        fetch(`${timed.url}/api/mcp`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        });
-      expect((await list(tokens.access_token)).status).toBe(200);
-      clock.advance(3600_000);
-      const expired = await list(tokens.access_token);
-      expect(expired.status).toBe(401);
-      expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
-      const fresh = await refreshAuthorization(timed.url, { metadata, clientInformation: { client_id: clientId }, refreshToken: tokens.refresh_token! });
-      expect((await list(fresh.access_token)).status).toBe(200);
-    } finally {
-      await timed.close();
-    }
+    const tokens = await swap(await codeNow());
+    const list = (token: string) =>
+      fetch(`${timed.url}/api/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await list(tokens.access_token)).status).toBe(200);
+    clock.advance(3600_000);
+    const expired = await list(tokens.access_token);
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const fresh = await refreshAuthorization(timed.url, { metadata, clientInformation: { client_id: clientId }, refreshToken: tokens.refresh_token! });
+    expect((await list(fresh.access_token)).status).toBe(200);
   });
 });

@@ -2,11 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { allTools } from '../../tools/index.js';
 import { buildRegistry } from '../../src/registry/registry.js';
 import { readsWithShareToken } from '../../src/registry/share-reads.js';
-import { mintKey, spinUp, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { mintKey, spinUp, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // A share token (shr_) or an unlock token (unl_) read through MCP as an agent would use it: the
 // descriptors say where it goes, the reading tools and core_http take it, and one sent as the key is
@@ -28,20 +29,18 @@ const READS = (slug: string): Array<[string, Record<string, unknown>]> => [
 ];
 
 describe('share tokens over MCP HTTP', () => {
-  let server: TestServer;
   let share: string;
   let unlock: string;
   let outsider: string;
 
+  const server = useServer({ CORE_RATE_LIMIT: 'off' });
   beforeAll(async () => {
-    server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
     const { key } = await spinUp(server, 'shared-http');
     share = (await server.call('POST', '/api/chain/state-machines/shared-http/share/set', { key, body: {} })).body.share_token;
     await server.call('PATCH', '/api/chain/shared-http/settings', { key, body: { password: 'correct horse battery' } });
     unlock = (await server.call('POST', '/api/chain/shared-http/unlock', { body: { password: 'correct horse battery' } })).body.share_token;
     ({ key: outsider } = await mintKey(server));
   });
-  afterAll(() => server.close());
 
   async function connect(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'share-http', version: '1.0.0' });

@@ -5,8 +5,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { mintKey, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { mintKey, tempDir } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -79,16 +80,12 @@ async function closedPort(): Promise<number> {
 }
 
 describe.skipIf(onPostgres)('mcp over stdio on a data directory a running serve holds', () => {
-  let server: TestServer;
   let key: string;
   let uid: string;
 
+  const server = useServer({ CORE_RATE_LIMIT: 'off' });
   beforeAll(async () => {
-    server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
     ({ key, uid } = await mintKey(server));
-  });
-  afterAll(async () => {
-    await server.close();
   });
 
   it('records where the running server serves MCP, beside its lock', async () => {

@@ -5,7 +5,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startTestServer, tempDir } from '../helpers/server.js';
+import { tempDir } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -92,8 +93,7 @@ describe('a key minted over stdio', () => {
 
   it('is used at once through the relay to a running server too', async () => {
     const where = await folders();
-    const server = await startTestServer();
-    onTestFinished(() => server.close());
+    const server = await serverForTest();
     const client = await connect({ data: server.dataDir, state: where.state });
     const minted = (await call(client, 'core_account', { action: 'mint_demo_key' })).structuredContent;
     expect((await call(client, 'core_account', { action: 'whoami' })).structuredContent).toMatchObject({ authenticated: true, uid: minted.uid });
@@ -103,8 +103,7 @@ describe('a key minted over stdio', () => {
 
 describe('a key minted over MCP HTTP', () => {
   it('comes with the exact header to send, which then works', async () => {
-    const server = await startTestServer();
-    onTestFinished(() => server.close());
+    const server = await serverForTest();
     const connectHttp = async (headers: Record<string, string>) => {
       const client = new Client({ name: 'http-key', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers } }));

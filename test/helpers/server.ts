@@ -7,6 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createHash } from 'node:crypto';
+import { callOpOk, type OperationTarget } from './call-op.js';
 
 /**
  * `CORE_TEST_BACKEND=postgres` (with `DATABASE_URL`) runs the test servers on PostgreSQL: each data
@@ -144,16 +145,40 @@ export async function signIn(server: TestServer, email: string): Promise<{ token
   return { token, cookie: `core_session=${token}`, uid: res.body.uid as string };
 }
 
-export async function mintKey(server: TestServer): Promise<{ key: string; uid: string }> {
-  const res = await server.call('POST', '/api/demo-key/mint', { body: {} });
-  if (res.status !== 200) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { key: res.body.key, uid: res.body.uid };
+/** A new identity: a demo key and its uid. */
+export async function mintKey(server: OperationTarget): Promise<{ key: string; uid: string }> {
+  const { key, uid } = await callOpOk(server, 'identity.mintDemoKey', {});
+  return { key, uid };
+}
+
+export interface MachineOptions {
+  slug?: string;
+  isPublic?: boolean;
+  displayName?: string;
+  purpose?: string;
+}
+
+/** A machine created by `key`'s owner: its slug and record, the machine (admin) key and its id, the genesis tick. */
+export async function createMachine(server: OperationTarget, key: string, opts: MachineOptions = {}) {
+  const body = {
+    ...(opts.slug === undefined ? {} : { slug: opts.slug }),
+    ...(opts.isPublic === undefined ? {} : { is_public: opts.isPublic }),
+    ...(opts.displayName === undefined ? {} : { display_name: opts.displayName }),
+    ...(opts.purpose === undefined ? {} : { purpose: opts.purpose }),
+  };
+  const created = await callOpOk(server, 'chain.createMachine', body, { key });
+  return {
+    slug: created.machine.slug,
+    machine: created.machine,
+    machineKey: created.api_key,
+    machineKeyId: created.api_key_id,
+    genesis: created.machine.genesis_tick,
+  };
 }
 
 /** A new identity and a machine it owns: its user key, uid, the machine key and the genesis tick. */
-export async function spinUp(server: TestServer, slug: string, isPublic = false) {
+export async function spinUp(server: OperationTarget, slug: string, isPublic = false) {
   const owner = await mintKey(server);
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: isPublic } });
-  if (res.status !== 200) throw new Error(`spin-up of ${slug} failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { ...owner, machineKey: res.body.api_key as string, genesis: res.body.machine.genesis_tick as number };
+  const { machineKey, genesis } = await createMachine(server, owner.key, { slug, isPublic });
+  return { ...owner, machineKey, genesis };
 }

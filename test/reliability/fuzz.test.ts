@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../../src/transports/mcp/call-tool.js';
 import type { Operation } from '../../src/registry/registry.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { FIXTURE_SLUG, inputsFor } from './arbitraries.js';
 import { ACCEPTED_CODES, Tally, queryValue, requestOf, withTimeout } from './fuzz-harness.js';
 
@@ -15,7 +16,7 @@ import { ACCEPTED_CODES, Tally, queryValue, requestOf, withTimeout } from './fuz
 const SEED = 20261122;
 const RUNS = { rest: 20, mcp: 15, http: 15 };
 
-let server: TestServer;
+const server = useServer({ CORE_RATE_LIMIT: 'off' });
 let owner: { key: string; uid: string };
 let slug = '';
 let fixtures = 0;
@@ -25,8 +26,7 @@ const findings: string[] = [];
 async function freshFixture() {
   owner = await mintKey(server);
   slug = `fuzz-${++fixtures}`;
-  const res = await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug, is_public: false } });
-  if (res.status !== 200) throw new Error(`fixture machine: ${res.status} ${JSON.stringify(res.body)}`);
+  await createMachine(server, owner.key, { slug, isPublic: false });
 }
 
 /** Destructive operations (key revocation, freezes) may take the fixture down: make a new one when they did. */
@@ -35,13 +35,9 @@ async function ensureFixture() {
   if (res.status !== 200) await freshFixture();
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-  await freshFixture();
-});
+beforeAll(freshFixture);
 
 afterAll(async () => {
-  await server?.close();
   const lines = [...tally.rows.entries()].map(([id, r]) => {
     const refused = [...r.refused.entries()]
       .sort((a, b) => b[1] - a[1])

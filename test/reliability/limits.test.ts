@@ -1,20 +1,13 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRateLimiter, parseRateSpec } from '../../src/pipeline/rate-limit.js';
 import { createRateTiers, parseRateTiers } from '../../src/domain/identity/rate-tiers.js';
 import { ANONYMOUS, type Caller } from '../../src/domain/identity/caller.js';
 import { createFakeClock } from '../../src/lib/clock.js';
-import { mintKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { createMachine, mintKey } from '../helpers/server.js';
+import { serverForTest } from '../helpers/use-server.js';
 
-const servers: TestServer[] = [];
-async function serve(env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) {
-  const s = await startTestServer(env, clock);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = (env: Record<string, string>, clock?: ReturnType<typeof createFakeClock>) => serverForTest(env, clock);
 
 describe('per-key token bucket', () => {
   it('allows the burst, refuses the next call with a retry delay, and refills with time', () => {
@@ -72,7 +65,7 @@ describe('rate-limit tiers', () => {
     const owner = await mintKey(server);
     const other = await mintKey(server);
     const slug = 'tiers-m';
-    expect((await server.call('POST', '/api/chain/state-machines', { key: owner.key, body: { slug } })).status).toBe(200);
+    await createMachine(server, owner.key, { slug });
     const devKey = async (rate_limit_tier?: string) =>
       server.call('POST', `/api/chain/${slug}/api-keys`, {
         key: owner.key,
@@ -103,7 +96,7 @@ describe('rate-limit tiers', () => {
     await server.core.store.docs.put('keys', record!.hash, { ...record, rate_limit_tier: 'fast' });
     const fastRun = await flood(other.key);
     expect(fastRun.ok).toBe(20);
-    expect((await server.call('POST', '/api/chain/state-machines', { key: other.key, body: { slug: 'tiers-fast' } })).status).toBe(200);
+    await createMachine(server, other.key, { slug: 'tiers-fast' });
     const handedOn = await server.call('POST', '/api/chain/tiers-fast/api-keys', { key: other.key, body: { name: 'f', rate_limit_tier: 'fast' } });
     expect(handedOn.status).toBe(200);
   });

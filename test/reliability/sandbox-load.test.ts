@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it, vi } from 'vitest';
+import { mintKey, spinUp } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Sandbox containment under load: 10 hostile Python runs sent at once through the API (network,
@@ -10,17 +11,11 @@ import { mintKey, spinUp, startTestServer, type TestServer } from '../helpers/se
  * caller keeps using the server. Every run must be contained (its output and exit code say so), the
  * other caller must be served throughout, and nothing of the host may show in any run's output.
  */
-let server: TestServer;
 const MARKER = `hostile${process.pid}`;
 /** The largest time limit a run may ask for: runs meant to end by themselves only reach it if they hang. */
 const HANG_MS = 30_000;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useServer();
 
 interface Hostile {
   name: string;

@@ -69,141 +69,136 @@ function fire(store: Store, due: number, by: string, pause?: { entered: () => vo
   });
 }
 
-if (databaseUrl === undefined) {
-  console.warn(SKIP_REASON);
-  describe.skip(SKIP_REASON, () => {
-    it('runs the PostgreSQL fencing tests', () => undefined);
+if (databaseUrl === undefined) console.warn(SKIP_REASON);
+
+describe.skipIf(databaseUrl === undefined)('postgres: locked writes commit only while the lock is held', () => {
+  it('rolls back the work of a holder whose connection died, and lets the next holder write alone', async () => {
+    const { a, b, schema } = await twoStores();
+    const db = await admin();
+    const entered = gate();
+    const held = gate();
+    const first = a.locks.run('k', async () => {
+      await a.logs.append('s', () => ({ tick: 1, type: 'a' }));
+      await a.docs.put('c', 'x', { by: 'a' });
+      a.pubsub.publish('ch', { by: 'a' });
+      entered.open();
+      await held.wait;
+      await a.docs.put('c', 'y', { by: 'a' });
+      return 'a';
+    });
+    await entered.wait;
+    await cutHolder(db, schema, 'k');
+    // The other process takes the freed lock and writes while the first holder still runs.
+    await b.locks.run('k', async () => {
+      await b.logs.append('s', () => ({ tick: 2, type: 'b' }));
+      await b.docs.put('c', 'x', { by: 'b' });
+    });
+    held.open();
+    await expect(first).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect((await b.logs.read('s')).map((row) => row.type)).toEqual(['b']);
+    expect(await b.docs.get('c', 'x')).toEqual({ by: 'b' });
+    expect(await b.docs.get('c', 'y')).toBeUndefined();
+    // The store that lost its connection works on: its next lock commits.
+    expect(await a.locks.run('k', async () => a.logs.append('s', () => ({ tick: 3, type: 'a' })))).toMatchObject({ seq: 1 });
   });
-} else {
-  describe('postgres: locked writes commit only while the lock is held', () => {
-    it('rolls back the work of a holder whose connection died, and lets the next holder write alone', async () => {
-      const { a, b, schema } = await twoStores();
-      const db = await admin();
+
+  it('fires each due tick once from two stores whose claim holders are cut mid-fire', async () => {
+    const { a, b, schema } = await twoStores();
+    const db = await admin();
+    const outcomes: string[] = [];
+    for (let due = 1; due <= 8; due++) {
+      const [cut, other] = due % 2 === 0 ? [a, b] : [b, a];
       const entered = gate();
       const held = gate();
-      const first = a.locks.run('k', async () => {
-        await a.logs.append('s', () => ({ tick: 1, type: 'a' }));
-        await a.docs.put('c', 'x', { by: 'a' });
-        a.pubsub.publish('ch', { by: 'a' });
-        entered.open();
-        await held.wait;
-        await a.docs.put('c', 'y', { by: 'a' });
-        return 'a';
-      });
+      const first = fire(cut, due, 'cut', { entered: entered.open, wait: held.wait });
       await entered.wait;
-      await cutHolder(db, schema, 'k');
-      // The other process takes the freed lock and writes while the first holder still runs.
-      await b.locks.run('k', async () => {
-        await b.logs.append('s', () => ({ tick: 2, type: 'b' }));
-        await b.docs.put('c', 'x', { by: 'b' });
-      });
+      await cutHolder(db, schema, 'fire');
+      const second = await fire(other, due, 'other');
+      expect(second).toEqual({ ran: true, value: 'fired' });
       held.open();
-      await expect(first).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect((await b.logs.read('s')).map((row) => row.type)).toEqual(['b']);
-      expect(await b.docs.get('c', 'x')).toEqual({ by: 'b' });
-      expect(await b.docs.get('c', 'y')).toBeUndefined();
-      // The store that lost its connection works on: its next lock commits.
-      expect(await a.locks.run('k', async () => a.logs.append('s', () => ({ tick: 3, type: 'a' })))).toMatchObject({ seq: 1 });
-    });
-
-    it('fires each due tick once from two stores whose claim holders are cut mid-fire', async () => {
-      const { a, b, schema } = await twoStores();
-      const db = await admin();
-      const outcomes: string[] = [];
-      for (let due = 1; due <= 8; due++) {
-        const [cut, other] = due % 2 === 0 ? [a, b] : [b, a];
-        const entered = gate();
-        const held = gate();
-        const first = fire(cut, due, 'cut', { entered: entered.open, wait: held.wait });
-        await entered.wait;
-        await cutHolder(db, schema, 'fire');
-        const second = await fire(other, due, 'other');
-        expect(second).toEqual({ ran: true, value: 'fired' });
-        held.open();
-        await first.then(
-          () => outcomes.push('committed'),
-          (error: unknown) => outcomes.push(error instanceof StoreUnavailableError ? 'unavailable' : String(error)),
-        );
-        // Both try again: the due tick has fired, neither writes it twice.
-        expect(await fire(cut, due, 'again')).toEqual({ ran: true, value: 'fired already' });
-        expect(await fire(other, due, 'again')).toEqual({ ran: true, value: 'fired already' });
-      }
-      expect(outcomes).toEqual(Array(8).fill('unavailable'));
-      const rows = await a.logs.read<Fire>('fires');
-      const dues = rows.map((row) => row.due);
-      expect(dues).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(rows.every((row) => row.by === 'other')).toBe(true);
-      // One linear chain: each row links to the one before it.
-      expect(rows.map((row) => row.prev)).toEqual([null, 0, 1, 2, 3, 4, 5, 6]);
-      expect(await a.docs.get('fired', 'last')).toEqual({ due: 8, by: 'other' });
-    });
-
-    it('takes a nested lock on the same transaction, and rolls back an inner failure only to its savepoint', async () => {
-      const { a, b } = await twoStores();
-      const value = await a.locks.run('outer', async () => {
-        await a.docs.insert('c', 'one', { n: 1 });
-        // A duplicate insert fails alone; the transaction goes on.
-        await expect(a.docs.insert('c', 'one', { n: 2 })).rejects.toThrow(/already exists/);
-        const inner = await a.locks.run('inner', async () => {
-          // Re-entrant: the transaction holds `outer` already.
-          const again = await a.locks.tryRun('outer', async () => 'again');
-          // Another store cannot take a key this transaction holds.
-          const elsewhere = await b.locks.tryRun('inner', async () => 'b');
-          await a.logs.append('s', () => ({ tick: 1, type: 'inner' }));
-          return { again, elsewhere };
-        });
-        // A build that throws rejects its own append only.
-        await expect(
-          a.logs.append('s', () => {
-            throw new Error('refused');
-          }),
-        ).rejects.toThrow('refused');
-        // Reads inside see the transaction's own writes.
-        expect(await a.docs.get('c', 'one')).toEqual({ n: 1 });
-        return inner;
-      });
-      expect(value).toEqual({ again: { ran: true, value: 'again' }, elsewhere: { ran: false } });
-      expect(await b.docs.get('c', 'one')).toEqual({ n: 1 });
-      expect((await b.logs.read('s')).map((row) => row.type)).toEqual(['inner']);
-    });
-
-    it('stores nothing of a holder that throws, and announces none of its messages', async () => {
-      const { a, b } = await twoStores();
-      const heard: unknown[] = [];
-      b.pubsub.subscribe('ch', (message) => void heard.push(message));
-      await expect(
-        a.locks.run('k', async () => {
-          await a.logs.append('s', () => ({ tick: 1, type: 'x' }));
-          a.pubsub.publish('ch', { n: 1 });
-          throw new Error('boom');
-        }),
-      ).rejects.toThrow('boom');
-      await a.locks.run('k', async () => {
-        a.pubsub.publish('ch', { n: 2 });
-      });
-      await eventually(() => expect(heard).toEqual([{ n: 2 }]));
-      expect(await b.logs.read('s')).toEqual([]);
-    });
-
-    it('keeps lock holders below the pool size, so reads outside locks never wait for a holder', async () => {
-      const harness = await makePostgresHarness({ maxConnections: 4 });
-      onTestFinished(() => harness.cleanup());
-      const store = harness.store;
-      const held = gate();
-      let inside = 0;
-      const holders = Array.from({ length: 6 }, (_, i) =>
-        store.locks.run(`k${i}`, async () => {
-          inside += 1;
-          await held.wait;
-        }),
+      await first.then(
+        () => outcomes.push('committed'),
+        (error: unknown) => outcomes.push(error instanceof StoreUnavailableError ? 'unavailable' : String(error)),
       );
-      // Three of four connections may hold locks: the fourth serves reads while all three wait.
-      await eventually(() => expect(inside).toBe(3));
-      expect(await store.docs.get('c', 'missing')).toBeUndefined();
-      expect(inside).toBe(3);
-      held.open();
-      await Promise.all(holders);
-      expect(inside).toBe(6);
-    });
+      // Both try again: the due tick has fired, neither writes it twice.
+      expect(await fire(cut, due, 'again')).toEqual({ ran: true, value: 'fired already' });
+      expect(await fire(other, due, 'again')).toEqual({ ran: true, value: 'fired already' });
+    }
+    expect(outcomes).toEqual(Array(8).fill('unavailable'));
+    const rows = await a.logs.read<Fire>('fires');
+    const dues = rows.map((row) => row.due);
+    expect(dues).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(rows.every((row) => row.by === 'other')).toBe(true);
+    // One linear chain: each row links to the one before it.
+    expect(rows.map((row) => row.prev)).toEqual([null, 0, 1, 2, 3, 4, 5, 6]);
+    expect(await a.docs.get('fired', 'last')).toEqual({ due: 8, by: 'other' });
   });
-}
+
+  it('takes a nested lock on the same transaction, and rolls back an inner failure only to its savepoint', async () => {
+    const { a, b } = await twoStores();
+    const value = await a.locks.run('outer', async () => {
+      await a.docs.insert('c', 'one', { n: 1 });
+      // A duplicate insert fails alone; the transaction goes on.
+      await expect(a.docs.insert('c', 'one', { n: 2 })).rejects.toThrow(/already exists/);
+      const inner = await a.locks.run('inner', async () => {
+        // Re-entrant: the transaction holds `outer` already.
+        const again = await a.locks.tryRun('outer', async () => 'again');
+        // Another store cannot take a key this transaction holds.
+        const elsewhere = await b.locks.tryRun('inner', async () => 'b');
+        await a.logs.append('s', () => ({ tick: 1, type: 'inner' }));
+        return { again, elsewhere };
+      });
+      // A build that throws rejects its own append only.
+      await expect(
+        a.logs.append('s', () => {
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      // Reads inside see the transaction's own writes.
+      expect(await a.docs.get('c', 'one')).toEqual({ n: 1 });
+      return inner;
+    });
+    expect(value).toEqual({ again: { ran: true, value: 'again' }, elsewhere: { ran: false } });
+    expect(await b.docs.get('c', 'one')).toEqual({ n: 1 });
+    expect((await b.logs.read('s')).map((row) => row.type)).toEqual(['inner']);
+  });
+
+  it('stores nothing of a holder that throws, and announces none of its messages', async () => {
+    const { a, b } = await twoStores();
+    const heard: unknown[] = [];
+    b.pubsub.subscribe('ch', (message) => void heard.push(message));
+    await expect(
+      a.locks.run('k', async () => {
+        await a.logs.append('s', () => ({ tick: 1, type: 'x' }));
+        a.pubsub.publish('ch', { n: 1 });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await a.locks.run('k', async () => {
+      a.pubsub.publish('ch', { n: 2 });
+    });
+    await eventually(() => expect(heard).toEqual([{ n: 2 }]));
+    expect(await b.logs.read('s')).toEqual([]);
+  });
+
+  it('keeps lock holders below the pool size, so reads outside locks never wait for a holder', async () => {
+    const harness = await makePostgresHarness({ maxConnections: 4 });
+    onTestFinished(() => harness.cleanup());
+    const store = harness.store;
+    const held = gate();
+    let inside = 0;
+    const holders = Array.from({ length: 6 }, (_, i) =>
+      store.locks.run(`k${i}`, async () => {
+        inside += 1;
+        await held.wait;
+      }),
+    );
+    // Three of four connections may hold locks: the fourth serves reads while all three wait.
+    await eventually(() => expect(inside).toBe(3));
+    expect(await store.docs.get('c', 'missing')).toBeUndefined();
+    expect(inside).toBe(3);
+    held.open();
+    await Promise.all(holders);
+    expect(inside).toBe(6);
+  });
+});

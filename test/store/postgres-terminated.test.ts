@@ -87,76 +87,71 @@ async function openStore() {
   return { db, store, errors, events, adminCodes, cutPooled, serves };
 }
 
-if (databaseUrl === undefined) {
-  console.warn(SKIP_REASON);
-  describe.skip(SKIP_REASON, () => {
-    it('runs the terminated-backend tests', () => undefined);
+if (databaseUrl === undefined) console.warn(SKIP_REASON);
+
+describe.skipIf(databaseUrl === undefined)('postgres: a terminated backend of any kind never takes the process down', () => {
+  it('an idle pooled connection: the pool discards it, reports it, and the next call gets a new one', async () => {
+    const { store, cutPooled, serves } = await openStore();
+    await serves('a');
+    expect(await cutPooled()).toBeGreaterThan(0);
+    await serves('b');
+    expect(store.status().ready).toBe(true);
   });
-} else {
-  describe('postgres: a terminated backend of any kind never takes the process down', () => {
-    it('an idle pooled connection: the pool discards it, reports it, and the next call gets a new one', async () => {
-      const { store, cutPooled, serves } = await openStore();
-      await serves('a');
-      expect(await cutPooled()).toBeGreaterThan(0);
-      await serves('b');
-      expect(store.status().ready).toBe(true);
-    });
 
-    it('a new pooled connection terminated as it becomes ready (error in the same chunk as ReadyForQuery)', async () => {
-      const { store, errors, cutPooled, adminCodes, serves } = await openStore();
-      await cutPooled();
-      const before = adminCodes();
-      // The pool is empty: the lock's connect opens a new connection, which the hook terminates.
-      armed = { application: 'core-server', adminUrl: databaseUrl! };
-      const atStart = terminatedAtStart;
-      await expect(store.locks.run('k', () => Promise.resolve(1))).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(terminatedAtStart).toBe(atStart + 1);
-      // Reported once, by the listener every pooled client has from its first moment.
-      expect(adminCodes()).toBe(before + 1);
-      expect(errors.at(-1)?.message).toMatch(/administrator command/);
-      await serves('c');
-    });
-
-    it('a checked-out connection cut between statements: the holder fails as unavailable, nothing of it commits', async () => {
-      const { db, store, serves } = await openStore();
-      await serves('a');
-      let told: AbortSignal | undefined;
-      await expect(
-        store.locks.run('k', async (lost) => {
-          told = lost;
-          await store.docs.put('things', 'inside', { id: 'inside' });
-          expect(await db.terminate('core-server', "state = 'idle in transaction'")).toBe(1);
-          await store.docs.put('things', 'after', { id: 'after' });
-        }),
-      ).rejects.toBeInstanceOf(StoreUnavailableError);
-      // The holder was told its lock is gone (a long holder listens to this).
-      expect(told?.aborted).toBe(true);
-      expect(await store.docs.get('things', 'inside')).toBeUndefined();
-      await serves('b');
-    });
-
-    it('the session (LISTEN) connection: reported lost, reconnected, ready again', async () => {
-      const { db, store, events, serves } = await openStore();
-      expect(await db.terminate('core-server session')).toBe(1);
-      await eventually(() => expect(events.map((e) => e.kind)).toContain('resumed'));
-      expect(events.find((e) => e.kind === 'lost')).toMatchObject({ error: { code: ADMIN_SHUTDOWN } });
-      await eventually(() => expect(store.status().ready).toBe(true));
-      await serves('a');
-    });
-
-    it("the database probe's connection terminated as it connects: the probe tries again and the check comes back", async () => {
-      const { store, cutPooled } = await openStore();
-      await cutPooled();
-      // A call on a connection cut as it became ready: the database check goes down, the probe starts.
-      armed = { application: 'core-server', adminUrl: databaseUrl! };
-      await expect(store.locks.run('k', () => Promise.resolve(1))).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(store.status().checks.database!.ok).toBe(false);
-      // No call is made from here on: only the probe opens connections; its first is cut as it connects.
-      const atStart = terminatedAtStart;
-      armed = { application: 'core-server', adminUrl: databaseUrl! };
-      await eventually(() => expect(terminatedAtStart).toBe(atStart + 1));
-      await eventually(() => expect(store.status().checks.database!.ok).toBe(true));
-      expect(store.status().ready).toBe(true);
-    });
+  it('a new pooled connection terminated as it becomes ready (error in the same chunk as ReadyForQuery)', async () => {
+    const { store, errors, cutPooled, adminCodes, serves } = await openStore();
+    await cutPooled();
+    const before = adminCodes();
+    // The pool is empty: the lock's connect opens a new connection, which the hook terminates.
+    armed = { application: 'core-server', adminUrl: databaseUrl! };
+    const atStart = terminatedAtStart;
+    await expect(store.locks.run('k', () => Promise.resolve(1))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(terminatedAtStart).toBe(atStart + 1);
+    // Reported once, by the listener every pooled client has from its first moment.
+    expect(adminCodes()).toBe(before + 1);
+    expect(errors.at(-1)?.message).toMatch(/administrator command/);
+    await serves('c');
   });
-}
+
+  it('a checked-out connection cut between statements: the holder fails as unavailable, nothing of it commits', async () => {
+    const { db, store, serves } = await openStore();
+    await serves('a');
+    let told: AbortSignal | undefined;
+    await expect(
+      store.locks.run('k', async (lost) => {
+        told = lost;
+        await store.docs.put('things', 'inside', { id: 'inside' });
+        expect(await db.terminate('core-server', "state = 'idle in transaction'")).toBe(1);
+        await store.docs.put('things', 'after', { id: 'after' });
+      }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    // The holder was told its lock is gone (a long holder listens to this).
+    expect(told?.aborted).toBe(true);
+    expect(await store.docs.get('things', 'inside')).toBeUndefined();
+    await serves('b');
+  });
+
+  it('the session (LISTEN) connection: reported lost, reconnected, ready again', async () => {
+    const { db, store, events, serves } = await openStore();
+    expect(await db.terminate('core-server session')).toBe(1);
+    await eventually(() => expect(events.map((e) => e.kind)).toContain('resumed'));
+    expect(events.find((e) => e.kind === 'lost')).toMatchObject({ error: { code: ADMIN_SHUTDOWN } });
+    await eventually(() => expect(store.status().ready).toBe(true));
+    await serves('a');
+  });
+
+  it("the database probe's connection terminated as it connects: the probe tries again and the check comes back", async () => {
+    const { store, cutPooled } = await openStore();
+    await cutPooled();
+    // A call on a connection cut as it became ready: the database check goes down, the probe starts.
+    armed = { application: 'core-server', adminUrl: databaseUrl! };
+    await expect(store.locks.run('k', () => Promise.resolve(1))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(store.status().checks.database!.ok).toBe(false);
+    // No call is made from here on: only the probe opens connections; its first is cut as it connects.
+    const atStart = terminatedAtStart;
+    armed = { application: 'core-server', adminUrl: databaseUrl! };
+    await eventually(() => expect(terminatedAtStart).toBe(atStart + 1));
+    await eventually(() => expect(store.status().checks.database!.ok).toBe(true));
+    expect(store.status().ready).toBe(true);
+  });
+});

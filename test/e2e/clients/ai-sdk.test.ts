@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE22_VERSION } from '../../helpers/node22.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useServer } from '../../helpers/use-server.js';
 import { agentStory, httpEntry } from './agent-story.js';
 import { startNode22Runner, type Node22Runner } from './node22-runner.js';
 
@@ -29,13 +29,7 @@ agentStory({
 });
 
 describe('AI SDK tool conversion for an OpenAI model', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ CORE_RATE_LIMIT: 'off' });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useServer({ CORE_RATE_LIMIT: 'off' });
 
   it('connects in the modern era: its server/discover probe is answered and it never falls back to initialize', async () => {
     const sent = await runner.request<string[]>('methodsSent', {
