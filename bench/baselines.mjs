@@ -1,4 +1,4 @@
-// Baselines measured in the same run as the workloads they compare with (issue 9).
+// Baselines measured in the same run as the workloads they compare with.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 27, finding 4: the latency of a cheap read (`GET /api/health`) alone, and while six anonymous
+// The latency of a cheap read (`GET /api/health`) alone, and while six anonymous
 // clients keep posting 13 MB `server/discover` requests to POST /api/mcp. Each flooder sends one body
 // at a time, on a fresh connection, as fast as the server lets it. The server is the built CLI (`cli`
 // lets a run point at another build, e.g. the code before the change).

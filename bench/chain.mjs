@@ -1,4 +1,4 @@
-// Chain benchmark (issue 3): audited appends through `POST /api/chain/{slug}/event`, 50 concurrent
+// Chain benchmark: audited appends through `POST /api/chain/{slug}/event`, 50 concurrent
 // clients, on a machine whose chain already holds 1,000,000 rows. The rows are pre-filled through the
 // store port (not over HTTP), hash-chained like real rows, while no server runs; the server then opens
 // the data dir as it would after a restart.

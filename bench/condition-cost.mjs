@@ -1,4 +1,4 @@
-// Issue 27, findings 2 and 3: the latency of a cheap read (`GET /api/health`) alone, and while a demo
+// The latency of a cheap read (`GET /api/health`) alone, and while a demo
 // key runs each condition-cost attack beside it. Standalone, for a before/after on another build:
 //   node bench/condition-cost.mjs [--cli /work/main/dist/src/cli.js] [--seconds 6]
 import { pathToFileURL } from 'node:url';

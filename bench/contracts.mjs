@@ -1,4 +1,4 @@
-// Contracts benchmark (issues 5 and 31): recurring contracts spread over many machines, with mixed
+// Contracts benchmark: recurring contracts spread over many machines, with mixed
 // triggers (`every`, `cron` and `on_event`), on the lowdb default (fsync on) or PostgreSQL
 // (BENCH_DATABASE_URL), for `seconds` of wall time. Fire lag of a scheduled fire is the time from the
 // start of its due tick to the moment its transition row was built (`created_at`); of an event fire,

@@ -1,4 +1,4 @@
-// Dense linear algebra against LAPACK (issue 21): eigen-symmetric on a 150×150 and linear-lu on a 200×200
+// Dense linear algebra against LAPACK: eigen-symmetric on a 150×150 and linear-lu on a 200×200
 // matrix through the solvers service, beside numpy/SciPy on the same matrices in the same run, CPU time on
 // both sides, both single-threaded (OPENBLAS_NUM_THREADS=1): the solvers use one core.
 import { execFileSync } from 'node:child_process';

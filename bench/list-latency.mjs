@@ -1,4 +1,4 @@
-// List and lookup latency with a full store (issue 20 item 2): fills one `serve` with `keys` demo keys
+// List and lookup latency with a full store: fills one `serve` with `keys` demo keys
 // and one machine per key (even ones public), then times, one request at a time, listing a user's
 // machines, the public lists (aggregate/list, newest, active, recent, seal) and a key lookup.
 // Target: p50 under 50 ms each with 10,000 machines and 10,000 keys, on lowdb and on PostgreSQL.

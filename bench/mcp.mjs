@@ -1,4 +1,4 @@
-// MCP over HTTP (issue 9): `tools/call` of the cheap read against the REST call of the same read, and
+// MCP over HTTP: `tools/call` of the cheap read against the REST call of the same read, and
 // `core_http` running that read against the domain tool, each as a raw JSON-RPC POST loop (autocannon).
 import { readFileSync } from 'node:fs';
 import { load } from './lib.mjs';

@@ -1,4 +1,4 @@
-// Operator registry benchmark (issue 4): registry load time, search latency in-process and over HTTP,
+// Operator registry benchmark: registry load time, search latency in-process and over HTTP,
 // and the throughput of `POST /api/compute` with one operator.
 import { load, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 

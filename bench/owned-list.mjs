@@ -1,4 +1,4 @@
-// A caller's own machines (issue 31 item 3): one key owns `owned` private machines (and, every tenth
+// A caller's own machines: one key owns `owned` private machines (and, every tenth
 // machine stored, another key's public one sits between them); then the caller's first page and a page
 // deep in its list are timed, one request at a time. Target: p50 under 10 ms at 10,000 owned, on lowdb
 // and on PostgreSQL (BENCH_DATABASE_URL=postgres://...: a fresh schema, dropped after).

@@ -1,4 +1,4 @@
-// Cost of a store lock on PostgreSQL (issue 26: locks moved from a session connection into the writing
+// Cost of a store lock on PostgreSQL (locks moved from a session connection into the writing
 // transaction). Built store from `dist/` of the given root (default: this checkout), a schema of its own:
 // - serial: one holder after another, each appending one row under its lock;
 // - fanout: 100 keys claimed at once with tryRun (a tick with 100 contracts due), each appending a row.

@@ -1,4 +1,4 @@
-// PostgreSQL benchmarks (issue 8), against real server processes (`node dist/src/cli.js serve`) sharing
+// PostgreSQL benchmarks, against real server processes (`node dist/src/cli.js serve`) sharing
 // one database schema:
 // - pgFireLag: scheduler fire lag and missed fires with many recurring contracts across two processes;
 // - pgAppends: audited appends (`POST /api/chain/{slug}/event`) per second and p99 with one or two

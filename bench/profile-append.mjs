@@ -1,4 +1,4 @@
-// Where one `POST /api/chain/{slug}/event` spends the server's CPU, for profiling work on issue 9.
+// Where one `POST /api/chain/{slug}/event` spends the server's CPU, for profiling the write path.
 //   node bench/profile-append.mjs [--pg] [--seconds 10] [--connections 50] [--prof]
 // Prints requests/s, server CPU per append (from /proc: user+system ticks, not wall time) and, with
 // --prof, the top self-time entries of a V8 CPU profile grouped by function and by package.

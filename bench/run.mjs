@@ -39,7 +39,7 @@ const suites = {
   operators: () => operatorsBench(),
   contracts: () => contractsFireLag(),
   storage: () => storageAppends(),
-  // List and lookup p50 with 10,000 keys and machines stored (issue 20); BENCH_DATABASE_URL: on PostgreSQL.
+  // List and lookup p50 with 10,000 keys and machines stored; BENCH_DATABASE_URL: on PostgreSQL.
   lists: () => listLatency(),
   async postgres() {
     return {

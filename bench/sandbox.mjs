@@ -1,4 +1,4 @@
-// Sandbox benchmark (issue 6): `print(1)` through `POST /api/agent/{uid}/sandbox/run` (HTTP, auth,
+// Sandbox benchmark: `print(1)` through `POST /api/agent/{uid}/sandbox/run` (HTTP, auth,
 // quota check, bwrap + prlimit + the bootstrap, the run row written) against a bare spawn of the same
 // interpreter, `/usr/bin/python3 -c 'print(1)'`, measured one after the other in alternating rounds.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Solver benchmarks (issue 4): each sealed solver on its own example, in-process through the solvers
+// Solver benchmarks: each sealed solver on its own example, in-process through the solvers
 // service (validation, run, receipt), median and p99; then HTTP throughput of one cheap solve.
 import { createHmac } from 'node:crypto';
 import { load, percentile, startProcess, stop, tempDataDir } from './lib.mjs';

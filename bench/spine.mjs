@@ -1,4 +1,4 @@
-// Spine benchmarks (issue 2): MCP stdio start-up to initialize, and a cheap read through the whole
+// Spine benchmarks: MCP stdio start-up to initialize, and a cheap read through the whole
 // pipeline against a bare Express 5 app returning the same JSON, side by side in one run.
 import { spawn } from 'node:child_process';
 import { BENCH_ENV, load, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';

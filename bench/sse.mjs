@@ -1,4 +1,4 @@
-// SSE fan-out (issue 9): `subscribers` HTTP connections opened from the bench process on one machine's
+// SSE fan-out: `subscribers` HTTP connections opened from the bench process on one machine's
 // `GET /api/chain/{slug}/explore/sse`, parsed with eventsource-parser; then events are appended one at a
 // time and each subscriber's delivery latency is measured from just before the append's POST to the
 // moment that row (matched by seq) is parsed on the connection.

@@ -1,4 +1,4 @@
-// Storage benchmark (issue 8): hash-chained appends to one stream through the store port (no HTTP),
+// Storage benchmark: hash-chained appends to one stream through the store port (no HTTP),
 // 50 concurrent appenders, on lowdb (fsync on) and, when DATABASE_URL is set, on PostgreSQL with one
 // store and with two stores (two pools, as two server processes would have) sharing the stream.
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Write rates as the embedded store fills (issue 20): mints demo keys, then creates one machine per key,
+// Write rates as the embedded store fills: mints demo keys, then creates one machine per key,
 // over HTTP against one `serve` on lowdb (fsync on, quotas off), and reports the rate and p50 of every
 // block of 1,000. The issue's target: the block at 10,000 runs at least 0.75 of the first block's rate.
 //   node bench/store-growth.mjs [keys=10000] [machines=10000]

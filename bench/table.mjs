@@ -47,13 +47,13 @@ export const QUICK = {
   idleSettleMs: 300,
   linalgRuns: 5,
 };
-// Write rates and list latencies as the store grows (issue 20): users stored (seeded in-process), then measured blocks over HTTP.
+// Write rates and list latencies as the store grows: users stored (seeded in-process), then measured blocks over HTTP.
 Object.assign(FULL, { growthSizes: [1000, 10_000, 100_000], growthMints: 1000, growthCreates: 500 });
 Object.assign(QUICK, { growthSizes: [100, 1000], growthMints: 100, growthCreates: 50 });
-// Condition-cost attacks (issue 27): seconds of health reads alone and beside each attack.
+// Condition-cost attacks: seconds of health reads alone and beside each attack.
 Object.assign(FULL, { conditionSeconds: 10 });
 Object.assign(QUICK, { conditionSeconds: 2 });
-// PostgreSQL across processes (issue 8): the fire-lag workload's contracts, period and window.
+// PostgreSQL across processes: the fire-lag workload's contracts, period and window.
 Object.assign(FULL, { pgContracts: 1000, pgEveryTicks: 10, pgContractSeconds: 60 });
 Object.assign(QUICK, { pgContracts: 50, pgEveryTicks: 2, pgContractSeconds: 4 });
 
@@ -438,7 +438,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
     );
   }
 
-  // Write rates at each store size, on each backend (issue 20 item 6): the row's figure is the rate at the
+  // Write rates at each store size, on each backend: the row's figure is the rate at the
   // second size (10,000), its baseline the rate at the first (1,000); the detail gives the largest size.
   const sizeText = (n) => n.toLocaleString('en-US');
   const [small, middle] = sizes.growthSizes;
@@ -709,7 +709,7 @@ export async function runTable(sizes, log = (m) => process.stderr.write(`${m}\n`
           `\`tools/list\` of the ${r.tools} default tools, tokens (o200k_base)`,
           r.tokens,
           'tokens',
-          '42,831 before issue 18',
+          '42,831 before the compact descriptors',
           +(r.tokens / 42831).toFixed(3),
           '≤ 15,000, no tool > 2,000',
           r.tokens <= 15000 && r.largest_tool.tokens <= 2000,

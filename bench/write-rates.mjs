@@ -1,4 +1,4 @@
-// Write rates at a given store size (issue 20 item 6): the store is seeded to each size in-process, through
+// Write rates at a given store size: the store is seeded to each size in-process, through
 // the project's own services over its own store adapter (so every record and index is what the server
 // writes: a user, its demo key, one machine per user with its genesis row and machine key, even ones
 // public), then one `serve` is started on it and times a block of demo-key mints and a block of machine

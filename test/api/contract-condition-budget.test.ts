@@ -6,7 +6,7 @@ import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
- * Finding 5 of issue 17: a condition cannot hold the event loop. `matches` runs on RE2 (linear), and
+ * A condition cannot hold the event loop. `matches` runs on RE2 (linear), and
  * an evaluation that needs more than its step budget is refused with 422 on simulate, dry-run and
  * transition, and recorded as a failed row on a scheduled fire. Nothing here measures time: the
  * test timeout only catches a hang (the old code spent ~1 s per 29 characters of this input, doubling).

@@ -6,7 +6,7 @@ import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
- * Issue 27, findings 2 and 3: conditions whose cost is in their strings, not their syntax, are refused
+ * Conditions whose cost is in their strings, not their syntax, are refused
  * with 422 on every surface, on a transition and on a scheduled fire; and a demo key's parallel
  * simulations beyond its concurrency get 429. Nothing here measures time: the old code answered these
  * after seconds (the test timeout only catches a hang) and with 200, and let every parallel call through.

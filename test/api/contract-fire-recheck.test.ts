@@ -4,7 +4,7 @@ import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
- * Re-check at every wait, for scheduled fires (issue 27): a contract fires for its principal (who set
+ * Re-check at every wait, for scheduled fires: a contract fires for its principal (who set
  * its definition), so a fire is made only while that principal still holds the operator role on the
  * machine, read at the fire, not only when the contract was created.
  */

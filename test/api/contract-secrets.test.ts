@@ -7,7 +7,7 @@ import { createMachine, mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
 /**
- * Finding 4 of issue 17: a contract's `definition.secrets` is write-only. No read answers it (the
+ * A contract's `definition.secrets` is write-only. No read answers it (the
  * public directory to anonymous callers, contract, list, version and export reads to members, the
  * answers of writes), over REST, MCP and core_http; the contract's conditions still use it.
  */

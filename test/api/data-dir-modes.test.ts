@@ -8,7 +8,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 
 /**
- * Secrets at rest are private (issue 27, finding 1): the data directory holds the key that signs
+ * Secrets at rest are private: the data directory holds the key that signs
  * session JWTs, so nothing in it may be readable by another local user, whichever code path made it.
  */
 const onPostgres = process.env.CORE_TEST_BACKEND === 'postgres';

@@ -4,7 +4,7 @@ import { createMachine, mintKey, signIn, type TestServer } from '../helpers/serv
 import { serverForTest } from '../helpers/use-server.js';
 
 /**
- * One rule for durable credentials (issue 27, findings 5 and 6): an operation declared `lastingAccess`
+ * One rule for durable credentials: an operation declared `lastingAccess`
  * is refused to an unproven session (an e-mail address alone) on every surface, and still runs for a
  * proven session and for a key holder.
  */

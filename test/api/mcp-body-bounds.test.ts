@@ -5,7 +5,7 @@ import { PROTOCOL_BODY_BYTES } from '../../src/transports/mcp/body-limits.js';
 import { mintKey } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
-// "Bound before you parse" (issue 27, finding 4): the body limit of POST /api/mcp follows the JSON-RPC
+// "Bound before you parse": the body limit of POST /api/mcp follows the JSON-RPC
 // method, the tool and the caller, and is applied before JSON.parse; the rate limiter runs before a byte
 // of the body is read. A body that would fail the parse or the depth check past its limit is refused
 // 413, never 400: that is how these tests show it was not parsed.

@@ -6,7 +6,7 @@ import { createSandboxService } from '../../src/domain/sandbox/sandbox.service.j
 import { tempDir, testConfig } from '../helpers/server.js';
 
 /**
- * Re-check at every wait (issue 27, finding 7): a sandbox run accepted under a delegation or a key, then
+ * Re-check at every wait: a sandbox run accepted under a delegation or a key, then
  * made to wait for a slot, re-checks that right when the slot frees. Revoked meanwhile: 403, not run,
  * not charged. The slots are held by runs the test ends itself (no timing).
  */

@@ -97,7 +97,7 @@ describe('chaos: three serve processes on one PostgreSQL schema of their own clu
   /**
    * Injects `fault` while load runs, waits for the system to settle (every process answers writes again,
    * fires resume, streams catch up: each wait ends on the event, its limit only catches a hang), then
-   * counts what every promise of issue 26 says must be zero.
+   * counts what every promise of fault tolerance says must be zero (forks, duplicate fires, lost writes).
    */
   async function faultAndCheck(name: string, fault: (window: Tally) => Promise<void>, opts: { outage: boolean; readinessDrop: boolean }) {
     const window = tally.window();

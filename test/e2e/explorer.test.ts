@@ -417,7 +417,7 @@ describe('explorer', () => {
   });
 });
 
-describe("the explorer's first screen (issue 30)", () => {
+describe("the explorer's first screen", () => {
   it('explains machines and ticks, gives the MCP URL and a client entry to copy, and links the catalogue', async () => {
     const page = await open(`${server.url}/`);
     const intro = page.locator('#intro');

@@ -8,7 +8,7 @@ import { startHttpServer } from '../../src/server.js';
 import { tempDir, testConfig } from '../helpers/server.js';
 import { stdioEntryOfCheckout } from '../helpers/mcp-json.js';
 
-// "Narrowing is a boundary" (issue 27, finding 8): CORE_TOOLSETS and CORE_READ_ONLY narrow what the
+// "Narrowing is a boundary": CORE_TOOLSETS and CORE_READ_ONLY narrow what the
 // tools can reach, not only what they list. core_http reaching a hidden operation is refused and writes
 // nothing; a visible one works; core_api_catalog lists only what is reachable. Over stdio (the built CLI,
 // started as mcp.json says) and over POST /api/mcp (the SDK's Streamable HTTP client).

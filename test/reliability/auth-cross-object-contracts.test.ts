@@ -4,7 +4,7 @@ import { CALLER_KINDS, validInput } from './auth-harness.js';
 import { startAuthFixture, type AuthFixture, type Creds, type World } from './auth-world.js';
 
 /**
- * Cross-object cases of the auth matrix for contracts (issue 17): authorization follows the data, not
+ * Cross-object cases of the auth matrix for contracts: authorization follows the data, not
  * only the first check. A contract on one machine listening to another machine receives what its
  * principal may read there at each delivery (findings 2 and 3); a contract's secrets come back from no
  * read of any caller kind (finding 4). Values that must never show are registered with the fixture's

@@ -34,7 +34,7 @@ function machine(n: number): MachineRecord {
 }
 
 /**
- * Issue 31 item 3: a caller with many machines of its own lists a page by reading about a page of
+ * A caller with many machines of its own lists a page by reading about a page of
  * machine records (the owner index answers "does it own a private one" with one record), not every
  * machine it owns. Counted reads, not time.
  */

@@ -6,7 +6,7 @@ import { createConditionAllowance } from '../../../src/domain/contracts/conditio
 import { createFakeClock } from '../../../src/lib/clock.js';
 
 /**
- * Issue 27, findings 2 and 3: a condition is charged by what it costs (characters, elements), not by
+ * A condition is charged by what it costs (characters, elements), not by
  * its syntax nodes, and is refused long before that cost is paid. Nothing here measures time: the
  * assertions are on the meter's counted units, and the deadline runs on a fake clock.
  */

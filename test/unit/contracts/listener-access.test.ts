@@ -5,7 +5,7 @@ import { listenerOf } from '../../../src/domain/contracts/listener-access.js';
 import { harness, OWNER, type Harness } from './harness.js';
 
 /**
- * Findings 2 and 3 of issue 17: a listening contract receives what the identity that set its
+ * A listening contract receives what the identity that set its
  * definition may read of the source machine at the moment of delivery. A chain row's (encrypted)
  * payload only when that identity owns the source (as `audit/decrypt`); a contract event's payload
  * when it is a member; otherwise the event without its payload; nothing once it may not read the

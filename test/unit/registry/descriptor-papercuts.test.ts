@@ -8,7 +8,7 @@ const tools = mcpToolsOf(buildRegistry(allTools));
 const tool = (name: string) => tools.find((t) => t.name === name)!;
 const field = (name: string, key: string) => (tool(name).inputSchema.properties as Record<string, { description?: string }>)[key]!;
 
-describe('what an agent reads before its first call (issue 30)', () => {
+describe('what an agent reads before its first call', () => {
   it('says that verify_receipt with recompute needs inputs and output, in the description and the fields', () => {
     expect(tool('core_verify').description).toMatch(/^[^\n]*recompute: true[^\n]*needs its inputs and output/);
     expect(field('core_verify', 'recompute').description).toMatch(/needs `inputs` and `output`/);

@@ -1,5 +1,5 @@
 /**
- * Test reference: eigen-symmetric's kernel as it was before the row-oriented rewrite (session 10), kept
+ * Test reference: eigen-symmetric's kernel as it was before the row-oriented rewrite, kept
  * verbatim so the tests can assert the fast kernel gives the same bits.
  *
  * Eigenvalues (and optionally eigenvectors) of a real symmetric matrix: Householder reduction to
