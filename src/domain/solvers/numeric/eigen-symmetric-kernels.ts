@@ -1,7 +1,8 @@
 /**
- * The inner loops of eigen-symmetric (`eigen-symmetric.ts`), row-oriented for row-major storage. Each keeps
- * the order of every sum and the expression of every element of the EISPACK/JAMA loops it replaces, so the
- * results are the same bits; only loads, stores and loop overhead go (test/unit/solvers/eigen-symmetric-kernel.test.ts).
+ * The inner loops of eigen-symmetric (`eigen-symmetric.ts`), row-oriented for row-major storage. The reduction
+ * keeps the order of every sum and the expression of every element of EISPACK/JAMA's tred2, so the tridiagonal
+ * (and so the eigenvalues) are its bits; only loads, stores and loop overhead go
+ * (test/unit/solvers/eigen-symmetric-kernel.test.ts).
  */
 
 /**
@@ -83,103 +84,55 @@ export function reflectorStep(v: Float64Array, n: number, i: number, d: Float64A
 }
 
 /**
- * Applies reflector i of the accumulation to the leading (i+1)×(i+1) block of v: g = uᵀV with u = column i+1,
- * then V ← V − d·gᵀ. Four rows per pass keep g_j in a register across four terms, added in the same k order,
- * and share the loads of g_j in the update: the same bits as one row at a time, with fewer loads and stores.
+ * Rows of `x` (each a vector in the tridiagonal basis) ← Q·row, Q = P_{n-1}···P_1 the tred2 reflectors:
+ * P_i = I − u·uᵀ/h_i with u = row i of `u` (entries 0..i−1), h_i = h[i] (0: P_i = I). Applied to four rows
+ * at once: they share the loads of u and give four independent dot products to hide the adds' latency.
  */
-export function accumulateReflector(v: Float64Array, n: number, i: number, d: Float64Array, g: Float64Array): void {
-  const len = i + 1;
-  g.fill(0, 0, len);
-  let k = 0;
-  for (; k + 3 < len; k += 4) {
-    const r0 = k * n,
-      r1 = r0 + n,
-      r2 = r1 + n,
-      r3 = r2 + n;
-    const u0 = v[r0 + i + 1]!,
-      u1 = v[r1 + i + 1]!,
-      u2 = v[r2 + i + 1]!,
-      u3 = v[r3 + i + 1]!;
-    for (let j = 0; j < len; j++) g[j] = g[j]! + u0 * v[r0 + j]! + u1 * v[r1 + j]! + u2 * v[r2 + j]! + u3 * v[r3 + j]!;
-  }
-  for (; k < len; k++) {
-    const u = v[k * n + i + 1]!,
-      ro = k * n;
-    for (let j = 0; j < len; j++) g[j] = g[j]! + u * v[ro + j]!;
-  }
-  k = 0;
-  for (; k + 3 < len; k += 4) {
-    const r0 = k * n,
-      r1 = r0 + n,
-      r2 = r1 + n,
-      r3 = r2 + n;
-    const d0 = d[k]!,
-      d1 = d[k + 1]!,
-      d2 = d[k + 2]!,
-      d3 = d[k + 3]!;
-    for (let j = 0; j < len; j++) {
-      const gj = g[j]!;
-      v[r0 + j] = v[r0 + j]! - gj * d0;
-      v[r1 + j] = v[r1 + j]! - gj * d1;
-      v[r2 + j] = v[r2 + j]! - gj * d2;
-      v[r3 + j] = v[r3 + j]! - gj * d3;
-    }
-  }
-  for (; k < len; k++) {
-    const dk = d[k]!,
-      ro = k * n;
-    for (let j = 0; j < len; j++) v[ro + j] = v[ro + j]! - g[j]! * dk;
-  }
-}
-
-/**
- * Applies the rotations of one QL sweep, i = m-1 down to l, each mixing columns i and i+1 of z (LAPACK's
- * dlasr, variable pivot, backward). Column i+1 is final once rotation i is applied, so along a row the
- * running value of column i+1 stays in a local: one load and one store per rotation and row, against two of
- * each when every rotation sweeps whole columns. Same arithmetic per element, so the same bits.
- */
-export function rotateColumns(z: Float64Array, n: number, l: number, m: number, cs: Float64Array, sn: Float64Array): void {
+export function backTransformRows(x: Float64Array, rows: number, n: number, u: Float64Array, h: Float64Array): void {
   let r = 0;
-  // Four rows at a time: they share the loads of c and s, and four independent chains hide the latency of
-  // the running value's multiply-subtract (measured 15% faster than two rows on the 150×150 bench matrix).
-  for (; r + 3 < n; r += 4) {
+  for (; r + 3 < rows; r += 4) {
     const o0 = r * n,
       o1 = o0 + n,
       o2 = o1 + n,
       o3 = o2 + n;
-    let v0 = z[o0 + m]!,
-      v1 = z[o1 + m]!,
-      v2 = z[o2 + m]!,
-      v3 = z[o3 + m]!;
-    for (let i = m - 1; i >= l; i--) {
-      const c = cs[i]!,
-        s = sn[i]!;
-      const a0 = z[o0 + i]!,
-        a1 = z[o1 + i]!,
-        a2 = z[o2 + i]!,
-        a3 = z[o3 + i]!;
-      z[o0 + i + 1] = s * a0 + c * v0;
-      z[o1 + i + 1] = s * a1 + c * v1;
-      z[o2 + i + 1] = s * a2 + c * v2;
-      z[o3 + i + 1] = s * a3 + c * v3;
-      v0 = c * a0 - s * v0;
-      v1 = c * a1 - s * v1;
-      v2 = c * a2 - s * v2;
-      v3 = c * a3 - s * v3;
+    for (let i = 1; i < n; i++) {
+      const hi = h[i]!;
+      if (hi === 0) continue;
+      const ui = i * n;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
+      for (let k = 0; k < i; k++) {
+        const uk = u[ui + k]!;
+        s0 += uk * x[o0 + k]!;
+        s1 += uk * x[o1 + k]!;
+        s2 += uk * x[o2 + k]!;
+        s3 += uk * x[o3 + k]!;
+      }
+      s0 /= hi;
+      s1 /= hi;
+      s2 /= hi;
+      s3 /= hi;
+      for (let k = 0; k < i; k++) {
+        const uk = u[ui + k]!;
+        x[o0 + k] = x[o0 + k]! - s0 * uk;
+        x[o1 + k] = x[o1 + k]! - s1 * uk;
+        x[o2 + k] = x[o2 + k]! - s2 * uk;
+        x[o3 + k] = x[o3 + k]! - s3 * uk;
+      }
     }
-    z[o0 + l] = v0;
-    z[o1 + l] = v1;
-    z[o2 + l] = v2;
-    z[o3 + l] = v3;
   }
-  for (; r < n; r++) {
+  for (; r < rows; r++) {
     const o = r * n;
-    let v = z[o + m]!;
-    for (let i = m - 1; i >= l; i--) {
-      const a0 = z[o + i]!;
-      z[o + i + 1] = sn[i]! * a0 + cs[i]! * v;
-      v = cs[i]! * a0 - sn[i]! * v;
+    for (let i = 1; i < n; i++) {
+      const hi = h[i]!;
+      if (hi === 0) continue;
+      const ui = i * n;
+      let s = 0;
+      for (let k = 0; k < i; k++) s += u[ui + k]! * x[o + k]!;
+      s /= hi;
+      for (let k = 0; k < i; k++) x[o + k] = x[o + k]! - s * u[ui + k]!;
     }
-    z[o + l] = v;
   }
 }

@@ -1,10 +1,13 @@
 /**
  * Eigenvalues (and optionally eigenvectors) of a real symmetric matrix: Householder reduction to
- * tridiagonal form, then the implicit QL algorithm with Wilkinson-style shifts (EISPACK tred2/tql2,
- * as in JAMA; tred1/tql1 when no vectors are wanted). O(n³) with a small constant, against the
- * O(n³) per sweep of cyclic Jacobi. Row-major Float64Arrays, a fixed loop order: bit-reproducible.
+ * tridiagonal form (EISPACK tred2's arithmetic), the implicit QL algorithm with Wilkinson-style shifts for
+ * the eigenvalues (tql1, as in JAMA), then, when vectors are wanted, inverse iteration on the tridiagonal
+ * (LAPACK dstein) and one pass through the Householder reflectors. tql2 would rotate the whole n×n basis on
+ * every QL step (about 6n³ flops with tred2's accumulation); this takes O(n²) plus the 2n³ of the back
+ * transform. Row-major Float64Arrays, fixed start vectors, a fixed loop order: bit-reproducible.
  */
-import { accumulateReflector, reflectorStep, rotateColumns } from './eigen-symmetric-kernels.js';
+import { blockEigenvectors, inverseIterationWork } from './eigen-inverse-iteration.js';
+import { backTransformRows, reflectorStep } from './eigen-symmetric-kernels.js';
 
 export interface SymmetricEigen {
   /** Ascending. */
@@ -28,37 +31,91 @@ export class EigenNoConvergence extends Error {
 
 /**
  * `a` (n×n, row-major, symmetric; overwritten) → eigen-decomposition. `tol` is the relative deflation
- * threshold (an off-diagonal element is dropped when below tol × the largest |d|+|e| seen);
- * `maxIterations` bounds the QL iterations per eigenvalue.
+ * threshold (an off-diagonal element is dropped when below tol × the largest |d|+|e| seen, or split off
+ * beforehand when below tol × √|d_i d_{i+1}| of its neighbours); `maxIterations` bounds the QL iterations per
+ * eigenvalue.
  */
 export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean, tol: number, maxIterations: number): SymmetricEigen {
   const d = new Float64Array(n),
-    e = new Float64Array(n);
-  tridiagonalize(a, n, d, e, withVectors);
-  // After accumulation `a` holds Q with the vectors as columns; QL rotates those columns in place.
-  const z = withVectors ? a : undefined;
-  const { iterations, neglected } = implicitQl(d, e, n, z, tol, maxIterations);
+    e = new Float64Array(n),
+    h = new Float64Array(n);
+  tridiagonalize(a, n, d, e, h);
+  for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
+  e[n - 1] = 0;
+  // Blocks of the tridiagonal, split where a coupling is negligible against both its neighbours (LAPACK
+  // dsteqr's test): each block's eigenvalues and vectors are its own, so no vector leaks across a split.
+  const starts = [0];
+  let neglected = 0;
+  for (let i = 0; i < n - 1; i++) {
+    const c = Math.abs(e[i]!);
+    if (c <= tol * Math.sqrt(Math.abs(d[i]!)) * Math.sqrt(Math.abs(d[i + 1]!))) {
+      neglected = Math.max(neglected, c);
+      e[i] = 0;
+      starts.push(i + 1);
+    }
+  }
+  starts.push(n);
+  const t = withVectors ? { d: Float64Array.from(d), e: Float64Array.from(e) } : undefined;
+  let iterations = 0;
+  for (let b = 0; b + 1 < starts.length; b++) {
+    const r = implicitQl(d, e, starts[b]!, starts[b + 1]!, tol, maxIterations);
+    iterations += r.iterations;
+    neglected = Math.max(neglected, r.neglected);
+  }
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
   const values = order.map((i) => d[i]!);
-  if (!z) return { values, iterations, neglected };
-  const vectors = order.map((i) => {
-    const row = new Array<number>(n);
-    for (let k = 0; k < n; k++) row[k] = z[k * n + i]!;
+  if (!t) return { values, iterations, neglected };
+  const x = tridiagonalVectors(t.d, t.e, starts, d, order, n);
+  // Row i of a's lower triangle is free after the reduction: it takes reflector i, stored in column i.
+  for (let i = 1; i < n; i++) for (let k = 0; k < i; k++) a[i * n + k] = a[k * n + i]!;
+  backTransformRows(x, n, n, a, h);
+  const vectors = new Array<number[]>(n);
+  for (let r = 0; r < n; r++) {
+    const o = r * n;
     let big = 0;
-    for (let k = 1; k < n; k++) if (Math.abs(row[k]!) > Math.abs(row[big]!)) big = k;
-    return row[big]! < 0 ? row.map((x) => -x) : row;
-  });
+    for (let k = 1; k < n; k++) if (Math.abs(x[o + k]!) > Math.abs(x[o + big]!)) big = k;
+    const sign = x[o + big]! < 0 ? -1 : 1;
+    const row = new Array<number>(n);
+    for (let k = 0; k < n; k++) row[k] = sign * x[o + k]!;
+    vectors[r] = row;
+  }
   return { values, vectors, iterations, neglected };
 }
 
 /**
- * Householder tridiagonalisation (tred2): diagonal in `d`, subdiagonal in e[1..n-1]; with `accumulate`, `v`
- * ends as Q. EISPACK's loops walk columns of the lower triangle (stride n in row-major); here every inner
- * loop walks a row instead, with each sum still taken over the same terms in the same order, so the
- * results are bit for bit those of tred2 as JAMA has it.
+ * The eigenvectors of the tridiagonal (diagonal d, couplings e, blocks from `starts`) for the eigenvalues
+ * `values` (by index, in `order` ascending), as rows of an n×n array in that order, block by block.
  */
-function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, accumulate: boolean): void {
-  const g = new Float64Array(n);
+function tridiagonalVectors(d: Float64Array, e: Float64Array, starts: number[], values: Float64Array, order: number[], n: number): Float64Array {
+  const x = new Float64Array(n * n);
+  const work = inverseIterationWork(n);
+  const block = new Int32Array(n);
+  for (let b = 0; b + 1 < starts.length; b++) block.fill(b, starts[b]!, starts[b + 1]!);
+  // Each block's eigenvalues ascending, with the row (its rank overall) its vector goes to.
+  const lambdas = new Float64Array(n),
+    rows = new Int32Array(n),
+    filled = Int32Array.from(starts);
+  for (let r = 0; r < n; r++) {
+    const at = filled[block[order[r]!]!]!++;
+    lambdas[at] = values[order[r]!]!;
+    rows[at] = r;
+  }
+  for (let b = 0; b + 1 < starts.length; b++) {
+    const lo = starts[b]!,
+      hi = starts[b + 1]!;
+    blockEigenvectors(d, e, lo, hi - lo, lambdas.subarray(lo, hi), rows.subarray(lo, hi), x, n, work);
+  }
+  return x;
+}
+
+/**
+ * Householder tridiagonalisation (tred2's reduction, tred1's layout): diagonal in `d`, subdiagonal in
+ * e[1..n-1], reflector i (I − u·uᵀ/h[i], u in column i above the diagonal, h[i] = 0 for none) left in `v`.
+ * EISPACK's loops walk columns of the lower triangle (stride n in row-major); here every inner loop walks a
+ * row instead, with each sum still taken over the same terms in the same order, so the results are bit for
+ * bit those of tred2 as JAMA has it.
+ */
+function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, hs: Float64Array): void {
   for (let j = 0; j < n; j++) d[j] = v[(n - 1) * n + j]!;
   for (let i = n - 1; i > 0; i--) {
     let scale = 0;
@@ -84,56 +141,25 @@ function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64A
       d[i - 1] = f0 - g0;
       reflectorStep(v, n, i, d, e, h);
     }
-    d[i] = h;
+    hs[i] = h;
   }
-  if (accumulate) {
-    for (let i = 0; i < n - 1; i++) {
-      v[(n - 1) * n + i] = v[i * n + i]!;
-      v[i * n + i] = 1;
-      const h = d[i + 1]!;
-      if (h !== 0) {
-        for (let k = 0; k <= i; k++) d[k] = v[k * n + i + 1]! / h;
-        // g_j = Σ_k v[k][i+1]·v[k][j] (k ascending), then v[k][j] −= g_j·d_k: by rows of v.
-        accumulateReflector(v, n, i, d, g);
-      }
-      for (let k = 0; k <= i; k++) v[k * n + i + 1] = 0;
-    }
-    for (let j = 0; j < n; j++) {
-      d[j] = v[(n - 1) * n + j]!;
-      v[(n - 1) * n + j] = 0;
-    }
-    v[(n - 1) * n + n - 1] = 1;
-  } else {
-    // Without accumulation the diagonal sits on the diagonal of the working array (tred1's layout).
-    for (let j = 0; j < n; j++) d[j] = v[j * n + j]!;
-  }
+  for (let j = 0; j < n; j++) d[j] = v[j * n + j]!;
   e[0] = 0;
 }
 
 /**
- * Implicit QL (tql2) on diagonal d and subdiagonal e[1..n-1]; with `z` (n×n, the vectors as columns) the
- * rotations of each sweep are stored and then applied together by `rotateColumns`.
+ * Implicit QL (tql1) on the block lo..hi−1 of diagonal d and couplings e (e[i] between i and i+1, e[hi−1] = 0):
+ * the eigenvalues, in place in d. On the whole matrix as one block, tql2's arithmetic for d to the bit.
  */
-function implicitQl(
-  d: Float64Array,
-  e: Float64Array,
-  n: number,
-  z: Float64Array | undefined,
-  tol: number,
-  maxIterations: number,
-): { iterations: number; neglected: number } {
-  const cs = z ? new Float64Array(n) : undefined,
-    sn = z ? new Float64Array(n) : undefined;
-  for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
-  e[n - 1] = 0;
+function implicitQl(d: Float64Array, e: Float64Array, lo: number, hi: number, tol: number, maxIterations: number): { iterations: number; neglected: number } {
   let f = 0;
   let tst1 = 0;
   let iterations = 0;
   let neglected = 0;
-  for (let l = 0; l < n; l++) {
+  for (let l = lo; l < hi; l++) {
     tst1 = Math.max(tst1, Math.abs(d[l]!) + Math.abs(e[l]!));
     let m = l;
-    while (m < n - 1 && Math.abs(e[m]!) > tol * tst1) m++;
+    while (m < hi - 1 && Math.abs(e[m]!) > tol * tst1) m++;
     if (m > l) {
       let iter = 0;
       do {
@@ -147,7 +173,7 @@ function implicitQl(
         d[l + 1] = e[l]! * (p + r);
         const dl1 = d[l + 1]!;
         let h = g - d[l]!;
-        for (let i = l + 2; i < n; i++) d[i] = d[i]! - h;
+        for (let i = l + 2; i < hi; i++) d[i] = d[i]! - h;
         f += h;
         p = d[m]!;
         let c = 1,
@@ -168,12 +194,7 @@ function implicitQl(
           c = p / r;
           p = c * d[i]! - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]!);
-          if (cs) {
-            cs[i] = c;
-            sn![i] = s;
-          }
         }
-        if (z) rotateColumns(z, n, l, m, cs!, sn!);
         p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
         e[l] = s * p;
         d[l] = c * p;
