@@ -194,8 +194,7 @@ export const eigenSymmetric: SolverDef = {
   id: 'eigen-symmetric',
   name: 'Eigenvalues of a symmetric matrix, Householder and QL',
   domain: 'linear_algebra',
-  method:
-    'Householder tridiagonalisation (EISPACK tred2), the implicit QL algorithm with shifts for the eigenvalues (tql1), inverse iteration on the tridiagonal for the eigenvectors (LAPACK dstein)',
+  method: 'Householder tridiagonalisation (tred2), implicit QL with shifts for the eigenvalues (tql1), inverse iteration for the eigenvectors (dstein)',
   operator_chain: ['KO42', 'QM22'],
   unit: '',
   version: '3.0.0',
