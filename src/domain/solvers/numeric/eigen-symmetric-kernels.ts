@@ -85,54 +85,95 @@ export function reflectorStep(v: Float64Array, n: number, i: number, d: Float64A
 
 /**
  * Rows of `x` (each a vector in the tridiagonal basis) ← Q·row, Q = P_{n-1}···P_1 the tred2 reflectors:
- * P_i = I − u·uᵀ/h_i with u = row i of `u` (entries 0..i−1), h_i = h[i] (0: P_i = I). Applied to four rows
- * at once: they share the loads of u and give four independent dot products to hide the adds' latency.
+ * P_i = I − u·uᵀ/h_i with u = row i of `u` (entries 0..i−1), h_i = h[i] (0: P_i = I). Reflectors go in pairs
+ * (i, i+1): both dot products in one pass over the row, the second corrected by u_{i+1}·u_i, then one rank-2
+ * update, so each element of x is loaded twice and stored once per two reflectors instead of per one; and
+ * four rows at once share the loads of u and give independent sums to hide the adds' latency.
  */
 export function backTransformRows(x: Float64Array, rows: number, n: number, u: Float64Array, h: Float64Array): void {
+  const coupling = new Float64Array(n);
+  for (let i = 1; i + 1 < n; i += 2) {
+    const a = i * n,
+      b = a + n;
+    let c = 0;
+    for (let k = 0; k < i; k++) c += u[a + k]! * u[b + k]!;
+    coupling[i] = c;
+  }
   let r = 0;
   for (; r + 3 < rows; r += 4) {
     const o0 = r * n,
       o1 = o0 + n,
       o2 = o1 + n,
       o3 = o2 + n;
-    for (let i = 1; i < n; i++) {
-      const hi = h[i]!;
-      if (hi === 0) continue;
-      const ui = i * n;
-      let s0 = 0,
-        s1 = 0,
-        s2 = 0,
-        s3 = 0;
+    let i = 1;
+    for (; i + 1 < n; i += 2) {
+      const ha = h[i]!,
+        hb = h[i + 1]!,
+        a = i * n,
+        b = a + n;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0,
+        b0 = 0,
+        b1 = 0,
+        b2 = 0,
+        b3 = 0;
       for (let k = 0; k < i; k++) {
-        const uk = u[ui + k]!;
-        s0 += uk * x[o0 + k]!;
-        s1 += uk * x[o1 + k]!;
-        s2 += uk * x[o2 + k]!;
-        s3 += uk * x[o3 + k]!;
+        const ua = u[a + k]!,
+          ub = u[b + k]!,
+          x0 = x[o0 + k]!,
+          x1 = x[o1 + k]!,
+          x2 = x[o2 + k]!,
+          x3 = x[o3 + k]!;
+        a0 += ua * x0;
+        a1 += ua * x1;
+        a2 += ua * x2;
+        a3 += ua * x3;
+        b0 += ub * x0;
+        b1 += ub * x1;
+        b2 += ub * x2;
+        b3 += ub * x3;
       }
-      s0 /= hi;
-      s1 /= hi;
-      s2 /= hi;
-      s3 /= hi;
+      const ubi = u[b + i]!,
+        c = coupling[i]!;
+      if (ha === 0) a0 = a1 = a2 = a3 = 0;
+      else {
+        a0 /= ha;
+        a1 /= ha;
+        a2 /= ha;
+        a3 /= ha;
+      }
+      if (hb === 0) b0 = b1 = b2 = b3 = 0;
+      else {
+        b0 = (b0 + ubi * x[o0 + i]! - a0 * c) / hb;
+        b1 = (b1 + ubi * x[o1 + i]! - a1 * c) / hb;
+        b2 = (b2 + ubi * x[o2 + i]! - a2 * c) / hb;
+        b3 = (b3 + ubi * x[o3 + i]! - a3 * c) / hb;
+      }
       for (let k = 0; k < i; k++) {
-        const uk = u[ui + k]!;
-        x[o0 + k] = x[o0 + k]! - s0 * uk;
-        x[o1 + k] = x[o1 + k]! - s1 * uk;
-        x[o2 + k] = x[o2 + k]! - s2 * uk;
-        x[o3 + k] = x[o3 + k]! - s3 * uk;
+        const ua = u[a + k]!,
+          ub = u[b + k]!;
+        x[o0 + k] = x[o0 + k]! - (a0 * ua + b0 * ub);
+        x[o1 + k] = x[o1 + k]! - (a1 * ua + b1 * ub);
+        x[o2 + k] = x[o2 + k]! - (a2 * ua + b2 * ub);
+        x[o3 + k] = x[o3 + k]! - (a3 * ua + b3 * ub);
       }
+      x[o0 + i] = x[o0 + i]! - b0 * ubi;
+      x[o1 + i] = x[o1 + i]! - b1 * ubi;
+      x[o2 + i] = x[o2 + i]! - b2 * ubi;
+      x[o3 + i] = x[o3 + i]! - b3 * ubi;
     }
+    for (; i < n; i++) for (const o of [o0, o1, o2, o3]) reflectRow(x, o, u, i * n, i, h[i]!);
   }
-  for (; r < rows; r++) {
-    const o = r * n;
-    for (let i = 1; i < n; i++) {
-      const hi = h[i]!;
-      if (hi === 0) continue;
-      const ui = i * n;
-      let s = 0;
-      for (let k = 0; k < i; k++) s += u[ui + k]! * x[o + k]!;
-      s /= hi;
-      for (let k = 0; k < i; k++) x[o + k] = x[o + k]! - s * u[ui + k]!;
-    }
-  }
+  for (; r < rows; r++) for (let i = 1; i < n; i++) reflectRow(x, r * n, u, i * n, i, h[i]!);
+}
+
+/** One row at x[o..o+len−1] ← P·row, P = I − u·uᵀ/h with u at u[a..a+len−1]. */
+function reflectRow(x: Float64Array, o: number, u: Float64Array, a: number, len: number, h: number): void {
+  if (h === 0) return;
+  let s = 0;
+  for (let k = 0; k < len; k++) s += u[a + k]! * x[o + k]!;
+  s /= h;
+  for (let k = 0; k < len; k++) x[o + k] = x[o + k]! - s * u[a + k]!;
 }
