@@ -80,26 +80,31 @@ export function blockEigenvectors(
       const perturbation = 10 * Math.abs(ULP * shift);
       if (shift - previous < perturbation) shift = previous + perturbation;
     }
-    for (let k = 0; k < size; k++) x[k] = nextRandom(seed);
-    for (let k = 0; k < size; k++) diag[k] = d[lo + k]!;
-    for (let k = 0; k < size - 1; k++) upper[k] = lower[k] = e[lo + k]!;
-    factorShifted(diag, upper, lower, upper2, swapped, size, shift);
+    // The start vector, its largest magnitude carried along: each pass below also yields the next one's.
+    let big = 0;
+    for (let k = 0; k < size; k++) {
+      x[k] = nextRandom(seed);
+      big = Math.max(big, Math.abs(x[k]!));
+    }
+    factorShifted(d, e, lo, diag, upper, lower, upper2, swapped, size, shift);
     const tol = solveTolerance(diag, upper, upper2, size);
     if (j > 0 && Math.abs(shift - previous) > clusterGap) clusterStart = j;
     let iterations = 0;
     let settled = 0;
     for (;;) {
       if (++iterations > MAX_ITERATIONS) throw new InverseIterationNoConvergence(rows[j]!);
-      const scale = (size * norm * Math.max(ULP, Math.abs(diag[size - 1]!))) / Math.abs(x[largest(x, size)]!);
-      for (let k = 0; k < size; k++) x[k] = x[k]! * scale;
-      solveShifted(diag, upper, lower, upper2, swapped, size, x, tol);
-      for (let i = clusterStart; i < j; i++) {
-        const o = rows[i]! * stride + lo;
-        let dot = 0;
-        for (let k = 0; k < size; k++) dot += x[k]! * out[o + k]!;
-        for (let k = 0; k < size; k++) x[k] = x[k]! - dot * out[o + k]!;
+      const scale = (size * norm * Math.max(ULP, Math.abs(diag[size - 1]!))) / big;
+      big = solveShifted(diag, upper, lower, upper2, swapped, size, x, scale, tol);
+      if (clusterStart < j) {
+        for (let i = clusterStart; i < j; i++) {
+          const o = rows[i]! * stride + lo;
+          let dot = 0;
+          for (let k = 0; k < size; k++) dot += x[k]! * out[o + k]!;
+          for (let k = 0; k < size; k++) x[k] = x[k]! - dot * out[o + k]!;
+        }
+        big = Math.abs(x[largest(x, size)]!);
       }
-      if (Math.abs(x[largest(x, size)]!) < stopAt) continue;
+      if (big < stopAt) continue;
       if (++settled < EXTRA_ITERATIONS + 1) continue;
       break;
     }
@@ -138,11 +143,14 @@ function largest(x: Float64Array, n: number): number {
 }
 
 /**
- * dlagtf: T − λI = P·L·U in place. `diag`, `upper` and `lower` hold T's diagonal, super- and subdiagonal on
- * entry; on exit U's diagonal, first and second superdiagonals are in diag, upper and upper2, L's multipliers
- * in lower, and swapped[k] says whether rows k and k+1 were interchanged.
+ * dlagtf: T − λI = P·L·U, T the block of d and e from lo (read as the factorisation reaches it, so no copy
+ * first). On exit U's diagonal, first and second superdiagonals are in diag, upper and upper2, L's
+ * multipliers in lower, and swapped[k] says whether rows k and k+1 were interchanged.
  */
 function factorShifted(
+  d: Float64Array,
+  e: Float64Array,
+  lo: number,
   diag: Float64Array,
   upper: Float64Array,
   lower: Float64Array,
@@ -151,10 +159,13 @@ function factorShifted(
   n: number,
   lambda: number,
 ): void {
-  diag[0] = diag[0]! - lambda;
-  let scale1 = Math.abs(diag[0]) + Math.abs(upper[0]!);
+  diag[0] = d[lo]! - lambda;
+  upper[0] = e[lo]!;
+  let scale1 = Math.abs(diag[0]) + Math.abs(upper[0]);
   for (let k = 0; k < n - 1; k++) {
-    diag[k + 1] = diag[k + 1]! - lambda;
+    diag[k + 1] = d[lo + k + 1]! - lambda;
+    lower[k] = e[lo + k]!;
+    if (k < n - 2) upper[k + 1] = e[lo + k + 1]!;
     let scale2 = Math.abs(lower[k]!) + Math.abs(diag[k + 1]!);
     if (k < n - 2) scale2 += Math.abs(upper[k + 1]!);
     const pivot1 = diag[k] === 0 ? 0 : Math.abs(diag[k]!) / scale1;
@@ -194,9 +205,9 @@ function solveTolerance(diag: Float64Array, upper: Float64Array, upper2: Float64
 }
 
 /**
- * dlagts, job −1: y ← (T − λI)⁻¹y from the factors of `factorShifted`, a pivot too small for the quotient to
+ * dlagts, job −1: y ← (T − λI)⁻¹(scale·y) from the factors of `factorShifted`, a pivot too small for the quotient to
  * stay finite being moved away from zero by tol, 2·tol, 4·tol… (that is what makes inverse iteration at an
- * exact eigenvalue work).
+ * exact eigenvalue work). Returns the largest |y| of the result.
  */
 function solveShifted(
   diag: Float64Array,
@@ -206,16 +217,20 @@ function solveShifted(
   swapped: Uint8Array,
   n: number,
   y: Float64Array,
+  scale: number,
   tol: number,
-): void {
+): number {
+  y[0] = y[0]! * scale;
   for (let k = 1; k < n; k++) {
-    if (swapped[k - 1] === 0) y[k] = y[k]! - lower[k - 1]! * y[k - 1]!;
+    const yk = y[k]! * scale;
+    if (swapped[k - 1] === 0) y[k] = yk - lower[k - 1]! * y[k - 1]!;
     else {
       const t = y[k - 1]!;
-      y[k - 1] = y[k]!;
-      y[k] = t - lower[k - 1]! * y[k]!;
+      y[k - 1] = yk;
+      y[k] = t - lower[k - 1]! * yk;
     }
   }
+  let big = 0;
   for (let k = n - 1; k >= 0; k--) {
     let t = y[k]!;
     if (k <= n - 3) t = t - upper[k]! * y[k + 1]! - upper2[k]! * y[k + 2]!;
@@ -242,5 +257,7 @@ function solveShifted(
       break;
     }
     y[k] = t / ak;
+    big = Math.max(big, Math.abs(y[k]!));
   }
+  return big;
 }
