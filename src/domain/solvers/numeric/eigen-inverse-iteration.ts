@@ -193,6 +193,9 @@ function factorShifted(
       lower[k] = multiplier;
     }
   }
+  upper[n - 1] = 0;
+  upper2[n - 1] = 0;
+  if (n > 1) upper2[n - 2] = 0;
 }
 
 /** dlagts' default perturbation for job −1: eps × the largest element of U. */
@@ -221,20 +224,23 @@ function solveShifted(
   tol: number,
 ): number {
   y[0] = y[0]! * scale;
+  let prev = y[0];
   for (let k = 1; k < n; k++) {
     const yk = y[k]! * scale;
-    if (swapped[k - 1] === 0) y[k] = yk - lower[k - 1]! * y[k - 1]!;
-    else {
-      const t = y[k - 1]!;
-      y[k - 1] = yk;
-      y[k] = t - lower[k - 1]! * yk;
-    }
+    const sw = swapped[k - 1] === 1;
+    const top = sw ? yk : prev;
+    const bot = sw ? prev : yk;
+    y[k - 1] = top;
+    prev = bot - lower[k - 1]! * top;
+    y[k] = prev;
   }
   let big = 0;
+  // y[k+1] and y[k+2] ride in locals; U's entries past its end are zero (factorShifted), so the last two rows
+  // take the same expression and the same bits.
+  let y1 = 0,
+    y2 = 0;
   for (let k = n - 1; k >= 0; k--) {
-    let t = y[k]!;
-    if (k <= n - 3) t = t - upper[k]! * y[k + 1]! - upper2[k]! * y[k + 2]!;
-    else if (k === n - 2) t = t - upper[k]! * y[k + 1]!;
+    let t = y[k]! - upper[k]! * y1 - upper2[k]! * y2;
     let ak = diag[k]!;
     let perturbation = ak < 0 ? -tol : tol;
     for (;;) {
@@ -256,8 +262,11 @@ function solveShifted(
       }
       break;
     }
-    y[k] = t / ak;
-    big = Math.max(big, Math.abs(y[k]!));
+    const yk = t / ak;
+    y[k] = yk;
+    y2 = y1;
+    y1 = yk;
+    big = Math.max(big, Math.abs(yk));
   }
   return big;
 }
