@@ -6,80 +6,130 @@
  */
 
 /**
- * One reflector of tred2 (u = d[0..i-1], H = h): p = A·u / h over the lower triangle of rows 0..i-1, K = uᵀp / 2h,
- * q = p − K·u in e[0..i-1], then A ← A − u·qᵀ − q·uᵀ; u is kept in column i for the accumulation.
+ * out[0..m−1] = A·u, A the symmetric matrix held in the lower triangle of rows 0..m−1 of v. tred2 takes
+ * out[j] = (Σ_{k<j} A[j][k]·u_k + A[j][j]·u_j) + Σ_{k>j} A[k][j]·u_k, the second sum by k ascending. Row k of
+ * the lower triangle holds A[k][0..k]: it completes out[k]'s first part and adds to out[j<k]'s second. Rows go
+ * in pairs (k, k+1) so out[j] takes both rows' terms in one load and store, still row k's first.
  */
-export function reflectorStep(v: Float64Array, n: number, i: number, d: Float64Array, e: Float64Array, h: number): void {
-  for (let j = 0; j < i; j++) v[j * n + i] = d[j]!;
-  // tred2 takes e[j] = (Σ_{k<j} A[j][k]·u_k + A[j][j]·u_j) + Σ_{k>j} A[k][j]·u_k, the second sum by k ascending.
-  // Row k of the lower triangle holds A[k][0..k]: it completes e[k]'s first part and adds to e[j<k]'s second.
-  // Rows go in pairs (k, k+1) so e[j] takes both rows' terms in one load and store, still row k's first.
+export function symmetricProduct(v: Float64Array, n: number, m: number, u: Float64Array, out: Float64Array): void {
   let k = 0;
-  for (; k + 1 < i; k += 2) {
+  for (; k + 1 < m; k += 2) {
     const r0 = k * n,
       r1 = r0 + n,
-      d0 = d[k]!,
-      d1 = d[k + 1]!;
+      u0 = u[k]!,
+      u1 = u[k + 1]!;
     let t0 = 0,
       t1 = 0;
     for (let j = 0; j < k; j++) {
       const x0 = v[r0 + j]!,
         x1 = v[r1 + j]!,
-        dj = d[j]!;
-      t0 += x0 * dj;
-      t1 += x1 * dj;
-      e[j] = e[j]! + x0 * d0 + x1 * d1;
+        uj = u[j]!;
+      t0 += x0 * uj;
+      t1 += x1 * uj;
+      out[j] = out[j]! + x0 * u0 + x1 * u1;
     }
-    e[k] = t0 + v[r0 + k]! * d0;
+    out[k] = t0 + v[r0 + k]! * u0;
     const x = v[r1 + k]!;
-    t1 += x * d0;
-    e[k] = e[k]! + x * d1;
-    e[k + 1] = t1 + v[r1 + k + 1]! * d1;
+    t1 += x * u0;
+    out[k] = out[k]! + x * u1;
+    out[k + 1] = t1 + v[r1 + k + 1]! * u1;
   }
-  for (; k < i; k++) {
+  for (; k < m; k++) {
     const ro = k * n,
-      dk = d[k]!;
+      uk = u[k]!;
     let t = 0;
     for (let j = 0; j < k; j++) {
       const x = v[ro + j]!;
-      t += x * d[j]!;
-      e[j] = e[j]! + x * dk;
+      t += x * u[j]!;
+      out[j] = out[j]! + x * uk;
     }
-    e[k] = t + v[ro + k]! * dk;
+    out[k] = t + v[ro + k]! * uk;
   }
-  let f = 0;
-  for (let j = 0; j < i; j++) {
-    e[j] = e[j]! / h;
-    f += e[j]! * d[j]!;
-  }
-  const hh = f / (h + h);
-  for (let j = 0; j < i; j++) e[j] = e[j]! - hh * d[j]!;
-  // A ← A − u·qᵀ − q·uᵀ on the lower triangle, two rows per pass sharing the loads of u_j and q_j (elementwise: same bits).
-  k = 0;
-  for (; k + 1 < i; k += 2) {
+}
+
+/** A ← A − d·qᵀ − q·dᵀ on the lower triangle of row k alone (elementwise, as in `rank2Update`). */
+export function rank2UpdateRow(v: Float64Array, n: number, k: number, d: Float64Array, q: Float64Array): void {
+  const ro = k * n,
+    qk = q[k]!,
+    dk = d[k]!;
+  for (let j = 0; j <= k; j++) v[ro + j] = v[ro + j]! - (d[j]! * qk + q[j]! * dk);
+}
+
+/** A ← A − d·qᵀ − q·dᵀ on the lower triangle of rows 0..m−1, two rows per pass sharing the loads of d_j and q_j. */
+export function rank2Update(v: Float64Array, n: number, m: number, d: Float64Array, q: Float64Array): void {
+  let k = 0;
+  for (; k + 1 < m; k += 2) {
     const r0 = k * n,
       r1 = r0 + n,
-      e0 = e[k]!,
+      q0 = q[k]!,
       d0 = d[k]!,
-      e1 = e[k + 1]!,
+      q1 = q[k + 1]!,
       d1 = d[k + 1]!;
     for (let j = 0; j <= k; j++) {
       const dj = d[j]!,
-        ej = e[j]!;
-      v[r0 + j] = v[r0 + j]! - (dj * e0 + ej * d0);
-      v[r1 + j] = v[r1 + j]! - (dj * e1 + ej * d1);
+        qj = q[j]!;
+      v[r0 + j] = v[r0 + j]! - (dj * q0 + qj * d0);
+      v[r1 + j] = v[r1 + j]! - (dj * q1 + qj * d1);
     }
-    v[r1 + k + 1] = v[r1 + k + 1]! - (d1 * e1 + e1 * d1);
+    v[r1 + k + 1] = v[r1 + k + 1]! - (d1 * q1 + q1 * d1);
   }
-  for (; k < i; k++) {
+  for (; k < m; k++) rank2UpdateRow(v, n, k, d, q);
+}
+
+/**
+ * `rank2Update` of rows 0..m−1 and then `symmetricProduct` of the updated rows with u, in one pass: each element
+ * is loaded and stored once instead of loaded again for the product. Rows pair as in both, every element and
+ * every sum is formed as there, so the results are their bits.
+ */
+export function rank2UpdateAndProduct(v: Float64Array, n: number, m: number, d: Float64Array, q: Float64Array, u: Float64Array, out: Float64Array): void {
+  let k = 0;
+  for (; k + 1 < m; k += 2) {
+    const r0 = k * n,
+      r1 = r0 + n,
+      q0 = q[k]!,
+      d0 = d[k]!,
+      q1 = q[k + 1]!,
+      d1 = d[k + 1]!,
+      u0 = u[k]!,
+      u1 = u[k + 1]!;
+    let t0 = 0,
+      t1 = 0;
+    for (let j = 0; j < k; j++) {
+      const dj = d[j]!,
+        qj = q[j]!,
+        uj = u[j]!;
+      const x0 = v[r0 + j]! - (dj * q0 + qj * d0),
+        x1 = v[r1 + j]! - (dj * q1 + qj * d1);
+      v[r0 + j] = x0;
+      v[r1 + j] = x1;
+      t0 += x0 * uj;
+      t1 += x1 * uj;
+      out[j] = out[j]! + x0 * u0 + x1 * u1;
+    }
+    const dk = d[k]!,
+      qk = q[k]!;
+    const y0 = v[r0 + k]! - (dk * q0 + qk * d0),
+      x = v[r1 + k]! - (dk * q1 + qk * d1),
+      y1 = v[r1 + k + 1]! - (d1 * q1 + q1 * d1);
+    v[r0 + k] = y0;
+    v[r1 + k] = x;
+    v[r1 + k + 1] = y1;
+    out[k] = t0 + y0 * u0;
+    t1 += x * u0;
+    out[k] = out[k]! + x * u1;
+    out[k + 1] = t1 + y1 * u1;
+  }
+  for (; k < m; k++) {
+    rank2UpdateRow(v, n, k, d, q);
     const ro = k * n,
-      ek = e[k]!,
-      dk = d[k]!;
-    for (let j = 0; j <= k; j++) v[ro + j] = v[ro + j]! - (d[j]! * ek + e[j]! * dk);
-  }
-  for (let j = 0; j < i; j++) {
-    d[j] = v[(i - 1) * n + j]!;
-    v[i * n + j] = 0;
+      uk = u[k]!;
+    let t = 0;
+    for (let j = 0; j < k; j++) {
+      const x = v[ro + j]!;
+      t += x * u[j]!;
+      out[j] = out[j]! + x * uk;
+    }
+    out[k] = t + v[ro + k]! * uk;
   }
 }
 

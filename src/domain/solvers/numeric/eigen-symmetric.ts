@@ -7,7 +7,7 @@
  * transform. Row-major Float64Arrays, fixed start vectors, a fixed loop order: bit-reproducible.
  */
 import { blockEigenvectors, inverseIterationWork } from './eigen-inverse-iteration.js';
-import { backTransformRows, reflectorStep } from './eigen-symmetric-kernels.js';
+import { backTransformRows, rank2Update, rank2UpdateAndProduct, rank2UpdateRow, symmetricProduct } from './eigen-symmetric-kernels.js';
 
 export interface SymmetricEigen {
   /** Ascending. */
@@ -113,38 +113,89 @@ function tridiagonalVectors(d: Float64Array, e: Float64Array, starts: number[], 
  * e[1..n-1], reflector i (I − u·uᵀ/h[i], u in column i above the diagonal, h[i] = 0 for none) left in `v`.
  * EISPACK's loops walk columns of the lower triangle (stride n in row-major); here every inner loop walks a
  * row instead, with each sum still taken over the same terms in the same order, so the results are bit for
- * bit those of tred2 as JAMA has it.
+ * bit those of tred2 as JAMA has it. Step i's update finishes row i−1 first, which gives step i−1's reflector,
+ * so the rest of the update can form step i−1's product A·u in the same pass.
  */
 function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, hs: Float64Array): void {
+  const next = new Float64Array(n),
+    product = new Float64Array(n);
   for (let j = 0; j < n; j++) d[j] = v[(n - 1) * n + j]!;
+  let h = 0;
+  // Whether the previous step already left this one's reflector in d, its h in h and A·u in e.
+  let ready = false;
   for (let i = n - 1; i > 0; i--) {
-    let scale = 0;
-    let h = 0;
-    for (let k = 0; k < i; k++) scale += Math.abs(d[k]!);
-    if (scale === 0) {
-      e[i] = d[i - 1]!;
-      for (let j = 0; j < i; j++) {
-        d[j] = v[(i - 1) * n + j]!;
-        v[i * n + j] = 0;
-        v[j * n + i] = 0;
+    if (!ready) {
+      h = householderVector(d, e, i);
+      if (h === 0) {
+        for (let j = 0; j < i; j++) {
+          d[j] = v[(i - 1) * n + j]!;
+          v[i * n + j] = 0;
+          v[j * n + i] = 0;
+        }
+        hs[i] = 0;
+        continue;
       }
-    } else {
-      for (let k = 0; k < i; k++) {
-        d[k] = d[k]! / scale;
-        h += d[k]! * d[k]!;
-      }
-      const f0 = d[i - 1]!;
-      let g0 = Math.sqrt(h);
-      if (f0 > 0) g0 = -g0;
-      e[i] = scale * g0;
-      h -= f0 * g0;
-      d[i - 1] = f0 - g0;
-      reflectorStep(v, n, i, d, e, h);
+      for (let j = 0; j < i; j++) v[j * n + i] = d[j]!;
+      symmetricProduct(v, n, i, d, e);
     }
+    ready = false;
+    // q = p − K·u with p = A·u / h and K = uᵀp / 2h, in e.
+    let f = 0;
+    for (let j = 0; j < i; j++) {
+      e[j] = e[j]! / h;
+      f += e[j]! * d[j]!;
+    }
+    const hh = f / (h + h);
+    for (let j = 0; j < i; j++) e[j] = e[j]! - hh * d[j]!;
     hs[i] = h;
+    for (let j = 0; j < i; j++) v[i * n + j] = 0;
+    rank2UpdateRow(v, n, i - 1, d, e);
+    if (i > 1) {
+      for (let j = 0; j < i - 1; j++) next[j] = v[(i - 1) * n + j]!;
+      // e[i−1] (q's last entry) is spent once row i−1 is updated: it can take the next subdiagonal.
+      const h1 = householderVector(next, e, i - 1);
+      if (h1 !== 0) {
+        for (let j = 0; j < i - 1; j++) v[j * n + i - 1] = next[j]!;
+        rank2UpdateAndProduct(v, n, i - 1, d, e, next, product);
+        for (let j = 0; j < i - 1; j++) {
+          d[j] = next[j]!;
+          e[j] = product[j]!;
+        }
+        h = h1;
+        ready = true;
+        continue;
+      }
+      rank2Update(v, n, i - 1, d, e);
+    }
+    for (let j = 0; j < i; j++) d[j] = v[(i - 1) * n + j]!;
   }
   for (let j = 0; j < n; j++) d[j] = v[j * n + j]!;
   e[0] = 0;
+}
+
+/**
+ * tred2's reflector for row i (its lower part in u[0..i−1], overwritten by the scaled Householder vector):
+ * sets e[i] to the subdiagonal and returns h = uᵀu / 2, or 0 when the row is zero (nothing to reflect).
+ */
+function householderVector(u: Float64Array, e: Float64Array, i: number): number {
+  let scale = 0;
+  for (let k = 0; k < i; k++) scale += Math.abs(u[k]!);
+  if (scale === 0) {
+    e[i] = u[i - 1]!;
+    return 0;
+  }
+  let h = 0;
+  for (let k = 0; k < i; k++) {
+    u[k] = u[k]! / scale;
+    h += u[k]! * u[k]!;
+  }
+  const f0 = u[i - 1]!;
+  let g0 = Math.sqrt(h);
+  if (f0 > 0) g0 = -g0;
+  e[i] = scale * g0;
+  h -= f0 * g0;
+  u[i - 1] = f0 - g0;
+  return h;
 }
 
 /**
