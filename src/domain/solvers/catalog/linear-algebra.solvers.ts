@@ -232,8 +232,7 @@ export const eigenSymmetric: SolverDef = {
     try {
       r = symmetricEigen(A, n, o.bool('eigenvectors'), o.num('tolerance'), o.int('max_iterations'));
     } catch (err) {
-      if (err instanceof EigenNoConvergence)
-        unprocessable(`The QL iteration did not converge for eigenvalue ${err.index} within ${err.iterations} iterations; raise max_iterations`);
+      if (err instanceof EigenNoConvergence) unprocessable(err.message);
       throw err;
     }
     const result = r.vectors

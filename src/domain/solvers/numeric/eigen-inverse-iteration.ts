@@ -17,6 +17,7 @@ const MAX_ITERATIONS = 5;
 const EXTRA_ITERATIONS = 2;
 
 export class InverseIterationNoConvergence extends Error {
+  readonly iterations = MAX_ITERATIONS;
   constructor(readonly index: number) {
     super(`inverse iteration did not converge for eigenvector ${index} within ${MAX_ITERATIONS} iterations`);
   }

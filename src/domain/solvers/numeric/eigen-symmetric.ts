@@ -6,7 +6,7 @@
  * every QL step (about 6n³ flops with tred2's accumulation); this takes O(n²) plus the 2n³ of the back
  * transform. Row-major Float64Arrays, fixed start vectors, a fixed loop order: bit-reproducible.
  */
-import { blockEigenvectors, inverseIterationWork } from './eigen-inverse-iteration.js';
+import { blockEigenvectors, InverseIterationNoConvergence, inverseIterationWork } from './eigen-inverse-iteration.js';
 import { backTransformRows, rank2Update, rank2UpdateAndProduct, rank2UpdateRow, symmetricProduct } from './eigen-symmetric-kernels.js';
 
 export interface SymmetricEigen {
@@ -20,12 +20,18 @@ export interface SymmetricEigen {
   neglected: number;
 }
 
+/** The solve's refusal when an iteration runs out; the message is the one to show the caller. */
 export class EigenNoConvergence extends Error {
   constructor(
     readonly index: number,
     readonly iterations: number,
+    readonly stage: 'eigenvalue' | 'eigenvector' = 'eigenvalue',
   ) {
-    super(`the QL iteration did not converge for eigenvalue ${index} within ${iterations} iterations`);
+    super(
+      stage === 'eigenvalue'
+        ? `The QL iteration did not converge for eigenvalue ${index} within ${iterations} iterations; raise max_iterations`
+        : `Inverse iteration did not converge for eigenvector ${index} within ${iterations} iterations; eigenvectors: false still gives the eigenvalues`,
+    );
   }
 }
 
@@ -65,7 +71,13 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
   const values = order.map((i) => d[i]!);
   if (!t) return { values, iterations, neglected };
-  const x = tridiagonalVectors(t.d, t.e, starts, d, order, n);
+  let x: Float64Array;
+  try {
+    x = tridiagonalVectors(t.d, t.e, starts, d, order, n);
+  } catch (err) {
+    if (err instanceof InverseIterationNoConvergence) throw new EigenNoConvergence(err.index, err.iterations, 'eigenvector');
+    throw err;
+  }
   // Row i of a's lower triangle is free after the reduction: it takes reflector i, stored in column i.
   for (let i = 1; i < n; i++) for (let k = 0; k < i; k++) a[i * n + k] = a[k * n + i]!;
   backTransformRows(x, n, n, a, h);
