@@ -1,9 +1,9 @@
 /**
  * Eigenvectors of a symmetric tridiagonal block from its eigenvalues by inverse iteration, as LAPACK's dstein
- * does it (the routine dsyevx and dstebz pair with): LU of T − λI with partial pivoting (dlagtf), a few solves
- * with tiny pivots perturbed (dlagts, job −1), modified Gram-Schmidt against the earlier vectors of a cluster
- * (eigenvalues closer than 1e-3 of the block's norm), then two more iterations past the stopping test. O(n)
- * per solve, so O(n²) for all vectors of an n×n block, against tql2's O(n³) of rotations.
+ * does it (dsyevx's vector routine, after dstebz's eigenvalues): LU of T − λI with partial pivoting (dlagtf),
+ * a few solves with tiny pivots perturbed (dlagts, job −1), modified Gram-Schmidt against the earlier vectors
+ * of a cluster (eigenvalues closer than 1e-3 of the block's norm), then two more iterations past the stopping
+ * test. O(n) per solve, so O(n²) for all vectors of an n×n block, against tql2's O(n³) of rotations.
  */
 
 /** dstein's machine precision (LAPACK's 'Precision': ulp). */

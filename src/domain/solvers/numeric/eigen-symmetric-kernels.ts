@@ -1,8 +1,8 @@
 /**
  * The inner loops of eigen-symmetric (`eigen-symmetric.ts`), row-oriented for row-major storage. The reduction
  * keeps the order of every sum and the expression of every element of EISPACK/JAMA's tred2, so the tridiagonal
- * (and so the eigenvalues) are its bits; only loads, stores and loop overhead go
- * (test/unit/solvers/eigen-symmetric-kernel.test.ts).
+ * is its bits; only loads, stores and loop overhead go. The back transform applies tred2's reflectors to the
+ * tridiagonal's eigenvectors (test/unit/solvers/eigen-symmetric-kernel.test.ts).
  */
 
 /**
