@@ -128,7 +128,7 @@ function tridiagonalVectors(d: Float64Array, e: Float64Array, starts: number[], 
  * bit those of tred2 as JAMA has it. Step i's update finishes row i−1 first, which gives step i−1's reflector,
  * so the rest of the update can form step i−1's product A·u in the same pass.
  */
-function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, hs: Float64Array): void {
+export function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, hs: Float64Array): void {
   const next = new Float64Array(n),
     product = new Float64Array(n);
   for (let j = 0; j < n; j++) d[j] = v[(n - 1) * n + j]!;
