@@ -109,9 +109,14 @@ export function blockEigenvectors(
       if (++settled < EXTRA_ITERATIONS + 1) continue;
       break;
     }
+    // The 2-norm by way of x / max|x|, so a large iterate cannot overflow the sum of squares.
+    const peak = Math.abs(x[largest(x, size)]!);
     let sum = 0;
-    for (let k = 0; k < size; k++) sum += x[k]! * x[k]!;
-    const unit = 1 / Math.sqrt(sum);
+    for (let k = 0; k < size; k++) {
+      const y = x[k]! / peak;
+      sum += y * y;
+    }
+    const unit = 1 / (peak * Math.sqrt(sum));
     const o = rows[j]! * stride + lo;
     for (let k = 0; k < size; k++) out[o + k] = x[k]! * unit;
     previous = shift;

@@ -45,16 +45,22 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
   const d = new Float64Array(n),
     e = new Float64Array(n),
     h = new Float64Array(n);
+  const sigma = rangeScale(a);
+  if (sigma !== 1) for (let i = 0; i < n * n; i++) a[i] = a[i]! * sigma;
   tridiagonalize(a, n, d, e, h);
   for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
   e[n - 1] = 0;
+  let norm = 0;
+  for (let i = 0; i < n; i++) norm = Math.max(norm, Math.abs(d[i]!) + Math.abs(e[i]!));
   // Blocks of the tridiagonal, split where a coupling is negligible against both its neighbours (LAPACK
-  // dsteqr's test): each block's eigenvalues and vectors are its own, so no vector leaks across a split.
+  // dsteqr's test) or against the whole (what the QL would drop anyway): each block's eigenvalues and vectors
+  // are its own, so no vector leaks across a split, and inverse iteration never meets a run of couplings
+  // fading to nothing (a rank-one matrix reduces to one), whose solves would overflow.
   const starts = [0];
   let neglected = 0;
   for (let i = 0; i < n - 1; i++) {
     const c = Math.abs(e[i]!);
-    if (c <= tol * Math.sqrt(Math.abs(d[i]!)) * Math.sqrt(Math.abs(d[i + 1]!))) {
+    if (c <= tol * norm || c <= tol * Math.sqrt(Math.abs(d[i]!)) * Math.sqrt(Math.abs(d[i + 1]!))) {
       neglected = Math.max(neglected, c);
       e[i] = 0;
       starts.push(i + 1);
@@ -69,7 +75,8 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
     neglected = Math.max(neglected, r.neglected);
   }
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
-  const values = order.map((i) => d[i]!);
+  const values = order.map((i) => d[i]! / sigma);
+  neglected /= sigma;
   if (!t) return { values, iterations, neglected };
   let x: Float64Array;
   try {
@@ -92,6 +99,19 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
     vectors[r] = row;
   }
   return { values, vectors, iterations, neglected };
+}
+
+/**
+ * A power of two that brings max|a| into [2^-486, 2^485] (LAPACK dsyev's rmin and rmax, about 1e±146), or 1
+ * when it is there already or a is zero: far outside, the reduction's sums and the solves of inverse
+ * iteration under- or overflow. A power of two scales without rounding, so the eigenvalues come back exactly.
+ */
+function rangeScale(a: Float64Array): number {
+  let big = 0;
+  for (let i = 0; i < a.length; i++) big = Math.max(big, Math.abs(a[i]!));
+  if (big === 0 || (big >= 2 ** -486 && big <= 2 ** 485)) return 1;
+  // At most 2^1023: a largest element that is subnormal still lands well inside the range.
+  return 2 ** Math.min(1023, -Math.round(Math.log2(big)));
 }
 
 /**
