@@ -189,7 +189,13 @@ function nonFinitePath(value: unknown, path: string): string | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const bad = nonFinitePath(value[i], `${path}[${i}]`);
+      const item: unknown = value[i];
+      // A number's path is only spelled out when it is bad: a 150×150 answer would otherwise build 22,500 strings.
+      if (typeof item === 'number') {
+        if (!Number.isFinite(item)) return `${path}[${i}]`;
+        continue;
+      }
+      const bad = nonFinitePath(item, `${path}[${i}]`);
       if (bad) return bad;
     }
     return undefined;

@@ -1,135 +1,231 @@
 /**
- * The inner loops of eigen-symmetric (`eigen-symmetric.ts`), row-oriented for row-major storage. Each keeps
- * the order of every sum and the expression of every element of the EISPACK/JAMA loops it replaces, so the
- * results are the same bits; only loads, stores and loop overhead go (test/unit/solvers/eigen-symmetric-kernel.test.ts).
+ * The inner loops of eigen-symmetric (`eigen-symmetric.ts`), row-oriented for row-major storage. The reduction
+ * keeps the order of every sum and the expression of every element of EISPACK/JAMA's tred2, so the tridiagonal
+ * is its bits; only loads, stores and loop overhead go. The back transform applies tred2's reflectors to the
+ * tridiagonal's eigenvectors (test/unit/solvers/eigen-symmetric-kernel.test.ts).
  */
 
 /**
- * One reflector of tred2 (u = d[0..i-1], H = h): p = A·u / h over the lower triangle of rows 0..i-1, K = uᵀp / 2h,
- * q = p − K·u in e[0..i-1], then A ← A − u·qᵀ − q·uᵀ; u is kept in column i for the accumulation.
+ * out[0..m−1] = A·u, A the symmetric matrix held in the lower triangle of rows 0..m−1 of v. tred2 takes
+ * out[j] = (Σ_{k<j} A[j][k]·u_k + A[j][j]·u_j) + Σ_{k>j} A[k][j]·u_k, the second sum by k ascending. Row k of
+ * the lower triangle holds A[k][0..k]: it completes out[k]'s first part and adds to out[j<k]'s second. Rows go
+ * in pairs (k, k+1) so out[j] takes both rows' terms in one load and store, still row k's first.
  */
-export function reflectorStep(v: Float64Array, n: number, i: number, d: Float64Array, e: Float64Array, h: number): void {
-  for (let j = 0; j < i; j++) v[j * n + i] = d[j]!;
-  // tred2 takes e[j] = (Σ_{k<j} A[j][k]·u_k + A[j][j]·u_j) + Σ_{k>j} A[k][j]·u_k, the second sum by k ascending.
-  // Row k of the lower triangle holds A[k][0..k]: it completes e[k]'s first part and adds to e[j<k]'s second.
-  // Rows go in pairs (k, k+1) so e[j] takes both rows' terms in one load and store, still row k's first.
+export function symmetricProduct(v: Float64Array, n: number, m: number, u: Float64Array, out: Float64Array): void {
   let k = 0;
-  for (; k + 1 < i; k += 2) {
+  for (; k + 1 < m; k += 2) {
     const r0 = k * n,
       r1 = r0 + n,
-      d0 = d[k]!,
-      d1 = d[k + 1]!;
+      u0 = u[k]!,
+      u1 = u[k + 1]!;
     let t0 = 0,
       t1 = 0;
     for (let j = 0; j < k; j++) {
       const x0 = v[r0 + j]!,
         x1 = v[r1 + j]!,
-        dj = d[j]!;
-      t0 += x0 * dj;
-      t1 += x1 * dj;
-      e[j] = e[j]! + x0 * d0 + x1 * d1;
+        uj = u[j]!;
+      t0 += x0 * uj;
+      t1 += x1 * uj;
+      out[j] = out[j]! + x0 * u0 + x1 * u1;
     }
-    e[k] = t0 + v[r0 + k]! * d0;
+    out[k] = t0 + v[r0 + k]! * u0;
     const x = v[r1 + k]!;
-    t1 += x * d0;
-    e[k] = e[k]! + x * d1;
-    e[k + 1] = t1 + v[r1 + k + 1]! * d1;
+    t1 += x * u0;
+    out[k] = out[k]! + x * u1;
+    out[k + 1] = t1 + v[r1 + k + 1]! * u1;
   }
-  for (; k < i; k++) {
+  for (; k < m; k++) {
     const ro = k * n,
-      dk = d[k]!;
+      uk = u[k]!;
     let t = 0;
     for (let j = 0; j < k; j++) {
       const x = v[ro + j]!;
-      t += x * d[j]!;
-      e[j] = e[j]! + x * dk;
+      t += x * u[j]!;
+      out[j] = out[j]! + x * uk;
     }
-    e[k] = t + v[ro + k]! * dk;
+    out[k] = t + v[ro + k]! * uk;
   }
-  let f = 0;
-  for (let j = 0; j < i; j++) {
-    e[j] = e[j]! / h;
-    f += e[j]! * d[j]!;
-  }
-  const hh = f / (h + h);
-  for (let j = 0; j < i; j++) e[j] = e[j]! - hh * d[j]!;
-  // A ← A − u·qᵀ − q·uᵀ on the lower triangle, two rows per pass sharing the loads of u_j and q_j (elementwise: same bits).
-  k = 0;
-  for (; k + 1 < i; k += 2) {
+}
+
+/** A ← A − d·qᵀ − q·dᵀ on the lower triangle of row k alone (elementwise, as in `rank2Update`). */
+export function rank2UpdateRow(v: Float64Array, n: number, k: number, d: Float64Array, q: Float64Array): void {
+  const ro = k * n,
+    qk = q[k]!,
+    dk = d[k]!;
+  for (let j = 0; j <= k; j++) v[ro + j] = v[ro + j]! - (d[j]! * qk + q[j]! * dk);
+}
+
+/** A ← A − d·qᵀ − q·dᵀ on the lower triangle of rows 0..m−1, two rows per pass sharing the loads of d_j and q_j. */
+export function rank2Update(v: Float64Array, n: number, m: number, d: Float64Array, q: Float64Array): void {
+  let k = 0;
+  for (; k + 1 < m; k += 2) {
     const r0 = k * n,
       r1 = r0 + n,
-      e0 = e[k]!,
+      q0 = q[k]!,
       d0 = d[k]!,
-      e1 = e[k + 1]!,
+      q1 = q[k + 1]!,
       d1 = d[k + 1]!;
     for (let j = 0; j <= k; j++) {
       const dj = d[j]!,
-        ej = e[j]!;
-      v[r0 + j] = v[r0 + j]! - (dj * e0 + ej * d0);
-      v[r1 + j] = v[r1 + j]! - (dj * e1 + ej * d1);
+        qj = q[j]!;
+      v[r0 + j] = v[r0 + j]! - (dj * q0 + qj * d0);
+      v[r1 + j] = v[r1 + j]! - (dj * q1 + qj * d1);
     }
-    v[r1 + k + 1] = v[r1 + k + 1]! - (d1 * e1 + e1 * d1);
+    v[r1 + k + 1] = v[r1 + k + 1]! - (d1 * q1 + q1 * d1);
   }
-  for (; k < i; k++) {
+  for (; k < m; k++) rank2UpdateRow(v, n, k, d, q);
+}
+
+/**
+ * `rank2Update` of rows 0..m−1 and then `symmetricProduct` of the updated rows with u, in one pass: each element
+ * is loaded and stored once instead of loaded again for the product. Rows pair as in both, every element and
+ * every sum is formed as there, so the results are their bits.
+ */
+export function rank2UpdateAndProduct(v: Float64Array, n: number, m: number, d: Float64Array, q: Float64Array, u: Float64Array, out: Float64Array): void {
+  let k = 0;
+  for (; k + 1 < m; k += 2) {
+    const r0 = k * n,
+      r1 = r0 + n,
+      q0 = q[k]!,
+      d0 = d[k]!,
+      q1 = q[k + 1]!,
+      d1 = d[k + 1]!,
+      u0 = u[k]!,
+      u1 = u[k + 1]!;
+    let t0 = 0,
+      t1 = 0;
+    for (let j = 0; j < k; j++) {
+      const dj = d[j]!,
+        qj = q[j]!,
+        uj = u[j]!;
+      const x0 = v[r0 + j]! - (dj * q0 + qj * d0),
+        x1 = v[r1 + j]! - (dj * q1 + qj * d1);
+      v[r0 + j] = x0;
+      v[r1 + j] = x1;
+      t0 += x0 * uj;
+      t1 += x1 * uj;
+      out[j] = out[j]! + x0 * u0 + x1 * u1;
+    }
+    const dk = d[k]!,
+      qk = q[k]!;
+    const y0 = v[r0 + k]! - (dk * q0 + qk * d0),
+      x = v[r1 + k]! - (dk * q1 + qk * d1),
+      y1 = v[r1 + k + 1]! - (d1 * q1 + q1 * d1);
+    v[r0 + k] = y0;
+    v[r1 + k] = x;
+    v[r1 + k + 1] = y1;
+    out[k] = t0 + y0 * u0;
+    t1 += x * u0;
+    out[k] = out[k]! + x * u1;
+    out[k + 1] = t1 + y1 * u1;
+  }
+  for (; k < m; k++) {
+    rank2UpdateRow(v, n, k, d, q);
     const ro = k * n,
-      ek = e[k]!,
-      dk = d[k]!;
-    for (let j = 0; j <= k; j++) v[ro + j] = v[ro + j]! - (d[j]! * ek + e[j]! * dk);
-  }
-  for (let j = 0; j < i; j++) {
-    d[j] = v[(i - 1) * n + j]!;
-    v[i * n + j] = 0;
+      uk = u[k]!;
+    let t = 0;
+    for (let j = 0; j < k; j++) {
+      const x = v[ro + j]!;
+      t += x * u[j]!;
+      out[j] = out[j]! + x * uk;
+    }
+    out[k] = t + v[ro + k]! * uk;
   }
 }
 
 /**
- * Applies reflector i of the accumulation to the leading (i+1)×(i+1) block of v: g = uᵀV with u = column i+1,
- * then V ← V − d·gᵀ. Four rows per pass keep g_j in a register across four terms, added in the same k order,
- * and share the loads of g_j in the update: the same bits as one row at a time, with fewer loads and stores.
+ * Rows of `x` (each a vector in the tridiagonal basis) ← Q·row, Q = P_{n-1}···P_1 the tred2 reflectors:
+ * P_i = I − u·uᵀ/h_i with u = row i of `u` (entries 0..i−1), h_i = h[i] (0: P_i = I). Reflectors go in pairs
+ * (i, i+1): both dot products in one pass over the row, the second corrected by u_{i+1}·u_i, then one rank-2
+ * update, so each element of x is loaded twice and stored once per two reflectors instead of per one; and
+ * four rows at once share the loads of u and give independent sums to hide the adds' latency.
  */
-export function accumulateReflector(v: Float64Array, n: number, i: number, d: Float64Array, g: Float64Array): void {
-  const len = i + 1;
-  g.fill(0, 0, len);
-  let k = 0;
-  for (; k + 3 < len; k += 4) {
-    const r0 = k * n,
-      r1 = r0 + n,
-      r2 = r1 + n,
-      r3 = r2 + n;
-    const u0 = v[r0 + i + 1]!,
-      u1 = v[r1 + i + 1]!,
-      u2 = v[r2 + i + 1]!,
-      u3 = v[r3 + i + 1]!;
-    for (let j = 0; j < len; j++) g[j] = g[j]! + u0 * v[r0 + j]! + u1 * v[r1 + j]! + u2 * v[r2 + j]! + u3 * v[r3 + j]!;
+export function backTransformRows(x: Float64Array, rows: number, n: number, u: Float64Array, h: Float64Array): void {
+  const coupling = new Float64Array(n);
+  for (let i = 1; i + 1 < n; i += 2) {
+    const a = i * n,
+      b = a + n;
+    let c = 0;
+    for (let k = 0; k < i; k++) c += u[a + k]! * u[b + k]!;
+    coupling[i] = c;
   }
-  for (; k < len; k++) {
-    const u = v[k * n + i + 1]!,
-      ro = k * n;
-    for (let j = 0; j < len; j++) g[j] = g[j]! + u * v[ro + j]!;
-  }
-  k = 0;
-  for (; k + 3 < len; k += 4) {
-    const r0 = k * n,
-      r1 = r0 + n,
-      r2 = r1 + n,
-      r3 = r2 + n;
-    const d0 = d[k]!,
-      d1 = d[k + 1]!,
-      d2 = d[k + 2]!,
-      d3 = d[k + 3]!;
-    for (let j = 0; j < len; j++) {
-      const gj = g[j]!;
-      v[r0 + j] = v[r0 + j]! - gj * d0;
-      v[r1 + j] = v[r1 + j]! - gj * d1;
-      v[r2 + j] = v[r2 + j]! - gj * d2;
-      v[r3 + j] = v[r3 + j]! - gj * d3;
+  let r = 0;
+  for (; r + 3 < rows; r += 4) {
+    const o0 = r * n,
+      o1 = o0 + n,
+      o2 = o1 + n,
+      o3 = o2 + n;
+    let i = 1;
+    for (; i + 1 < n; i += 2) {
+      const ha = h[i]!,
+        hb = h[i + 1]!,
+        a = i * n,
+        b = a + n;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0,
+        b0 = 0,
+        b1 = 0,
+        b2 = 0,
+        b3 = 0;
+      for (let k = 0; k < i; k++) {
+        const ua = u[a + k]!,
+          ub = u[b + k]!,
+          x0 = x[o0 + k]!,
+          x1 = x[o1 + k]!,
+          x2 = x[o2 + k]!,
+          x3 = x[o3 + k]!;
+        a0 += ua * x0;
+        a1 += ua * x1;
+        a2 += ua * x2;
+        a3 += ua * x3;
+        b0 += ub * x0;
+        b1 += ub * x1;
+        b2 += ub * x2;
+        b3 += ub * x3;
+      }
+      const ubi = u[b + i]!,
+        c = coupling[i]!;
+      if (ha === 0) a0 = a1 = a2 = a3 = 0;
+      else {
+        a0 /= ha;
+        a1 /= ha;
+        a2 /= ha;
+        a3 /= ha;
+      }
+      if (hb === 0) b0 = b1 = b2 = b3 = 0;
+      else {
+        b0 = (b0 + ubi * x[o0 + i]! - a0 * c) / hb;
+        b1 = (b1 + ubi * x[o1 + i]! - a1 * c) / hb;
+        b2 = (b2 + ubi * x[o2 + i]! - a2 * c) / hb;
+        b3 = (b3 + ubi * x[o3 + i]! - a3 * c) / hb;
+      }
+      for (let k = 0; k < i; k++) {
+        const ua = u[a + k]!,
+          ub = u[b + k]!;
+        x[o0 + k] = x[o0 + k]! - (a0 * ua + b0 * ub);
+        x[o1 + k] = x[o1 + k]! - (a1 * ua + b1 * ub);
+        x[o2 + k] = x[o2 + k]! - (a2 * ua + b2 * ub);
+        x[o3 + k] = x[o3 + k]! - (a3 * ua + b3 * ub);
+      }
+      x[o0 + i] = x[o0 + i]! - b0 * ubi;
+      x[o1 + i] = x[o1 + i]! - b1 * ubi;
+      x[o2 + i] = x[o2 + i]! - b2 * ubi;
+      x[o3 + i] = x[o3 + i]! - b3 * ubi;
     }
+    for (; i < n; i++) for (const o of [o0, o1, o2, o3]) reflectRow(x, o, u, i * n, i, h[i]!);
   }
-  for (; k < len; k++) {
-    const dk = d[k]!,
-      ro = k * n;
-    for (let j = 0; j < len; j++) v[ro + j] = v[ro + j]! - g[j]! * dk;
-  }
+  for (; r < rows; r++) for (let i = 1; i < n; i++) reflectRow(x, r * n, u, i * n, i, h[i]!);
+}
+
+/** One row at x[o..o+len−1] ← P·row, P = I − u·uᵀ/h with u at u[a..a+len−1]. */
+function reflectRow(x: Float64Array, o: number, u: Float64Array, a: number, len: number, h: number): void {
+  if (h === 0) return;
+  let s = 0;
+  for (let k = 0; k < len; k++) s += u[a + k]! * x[o + k]!;
+  s /= h;
+  for (let k = 0; k < len; k++) x[o + k] = x[o + k]! - s * u[a + k]!;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Test reference: eigen-symmetric's kernel as it was before the row-oriented rewrite, kept
- * verbatim so the tests can assert the fast kernel gives the same bits.
+ * verbatim (only `tridiagonalize` is now exported) so the tests can assert the fast kernel gives the same bits.
  *
  * Eigenvalues (and optionally eigenvectors) of a real symmetric matrix: Householder reduction to
  * tridiagonal form, then the implicit QL algorithm with Wilkinson-style shifts (EISPACK tred2/tql2,
@@ -56,7 +56,7 @@ export function symmetricEigen(a: Float64Array, n: number, withVectors: boolean,
 }
 
 /** Householder tridiagonalisation (tred2): diagonal in `d`, subdiagonal in e[1..n-1]; with `accumulate`, `v` ends as Q. */
-function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, accumulate: boolean): void {
+export function tridiagonalize(v: Float64Array, n: number, d: Float64Array, e: Float64Array, accumulate: boolean): void {
   for (let j = 0; j < n; j++) d[j] = v[(n - 1) * n + j]!;
   for (let i = n - 1; i > 0; i--) {
     let scale = 0;
