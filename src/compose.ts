@@ -46,10 +46,9 @@ import type { AppServices } from './registry/app-ports.js';
 import { createHttpRelay } from './application/http-relay.js';
 import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
-import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
-import { createPostgresStore } from './storage/postgres/postgres.store.js';
-import { logSessionEvents } from './storage/postgres/pg-session-log.js';
 import type { Store } from './storage/port.js';
+import { createStoreFor } from './compose-store.js';
+import { createStorageDeps } from './compose-repositories.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources, createApiDescription } from './application/api-description.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
@@ -116,23 +115,24 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
   const store = observeAppends(opts.store ?? createStoreFor(config, log), metrics.appended);
   await store.open();
+  const storage = createStorageDeps(store, clock);
 
-  const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
-  const quotas = createQuotasService({ store, clock, settings: config.quotas });
+  const nodeKeys = await loadNodeKeys({ ...storage, receiptKey: config.receiptKey, now: clock.now });
+  const quotas = createQuotasService({ ...storage, clock, settings: config.quotas });
   const { identity, oauth } = createIdentityAndOAuth({ store, clock, bus, quotas, config, sessions: () => sessions });
-  const chain = createChainService({ store, clock, bus });
-  const machines = createMachinesService({ store, clock, chain, identity, quotas });
-  const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
-  const members = createMembersService({ store, clock, chain, machines, identity });
+  const chain = createChainService({ ...storage, clock, bus });
+  const machines = createMachinesService({ ...storage, clock, chain, identity, quotas });
+  const machineSettings = createMachineSettingsService({ ...storage, clock, chain, machines });
+  const members = createMembersService({ ...storage, clock, chain, machines, identity });
   const apiKeys = createApiKeysService({ clock, chain, machines, identity, quotas });
   const rateTiers = createRateTiers(config.rateLimit, config.rateTiers);
-  const chainWrites = createChainWritesService({ store, clock, chain });
-  const chainReads = createChainReadsService({ store, clock, origin: `node-${nodeKeys.keyId}` });
-  const publicFeed = createPublicFeedService({ store, clock, bus, machines });
-  const checkpoints = createCheckpointsService({ store, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
-  const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
-  const anchors = createAnchorsService({ store, clock, chain, machines });
-  const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ store, bus, clock, chain, machines, identity, log });
+  const chainWrites = createChainWritesService({ ...storage, clock, chain });
+  const chainReads = createChainReadsService({ ...storage, clock, origin: `node-${nodeKeys.keyId}` });
+  const publicFeed = createPublicFeedService({ ...storage, clock, bus, machines });
+  const checkpoints = createCheckpointsService({ ...storage, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
+  const integrity = createIntegrityService({ ...storage, clock, chain, machines, checkpoints, nodeKeys });
+  const anchors = createAnchorsService({ ...storage, clock, chain, machines });
+  const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ ...storage, bus, clock, chain, machines, identity, log });
   const site = createSiteService({ store, clock, chain, machines });
   // The registry is the tools' declarations alone: built before the services that describe it.
   const registry = buildRegistry(allTools);
@@ -182,7 +182,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const templates = createTemplatesService({ operators });
   const nodeAudit = createNodeAuditRepository(store, clock);
   const tally = createTallyService({
-    store,
+    ...storage,
     clock,
     chain,
     machines,
@@ -248,7 +248,6 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
   const services: Services = {
     clock,
-    store,
     bus,
     nodeKeys,
     constants,
@@ -307,6 +306,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     app,
     log,
     readOnly: config.readOnly,
+    storeStatus: () => store.status(),
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
     ...(config.rateLimit
       ? {
@@ -378,20 +378,4 @@ async function openThrowawayCore(): Promise<Core> {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-function createStoreFor(config: Config, log: Logger): Store {
-  if (config.databaseUrl) {
-    return createPostgresStore({
-      connectionString: config.databaseUrl,
-      schema: config.databaseSchema,
-      onError: (err) => log.error('database connection failed', { err }),
-      onSessionEvent: logSessionEvents(log),
-    });
-  }
-  return createLowdbStore({
-    ...config.lowdb,
-    dataDir: config.dataDir,
-    onWarning: (w) => log.warn('storage repaired at open', { ...w }),
-  });
 }

@@ -1,9 +1,9 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
-import { createAvatarRepository } from './avatar-repository.js';
 import type { AvatarContentType, AvatarRef } from './tally-token.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
+import type { AvatarRepository } from './avatar-repository.js';
 
 const VAULT_KEY_ID = 'tally-avatar';
 
@@ -19,12 +19,11 @@ export interface AvatarVault {
   get(slug: string, genesisTick: number, ref: AvatarRef): Promise<Buffer>;
 }
 
-export function createAvatarVault(deps: { store: Store; now: () => number }): AvatarVault {
-  const { store } = deps;
-  const rows = createAvatarRepository(store);
+export function createAvatarVault(deps: { avatars: AvatarRepository; nodeKeyRecords: NodeKeyRepository; now: () => number }): AvatarVault {
+  const rows = deps.avatars;
   let master: Promise<Buffer> | undefined;
 
-  const load = () => storedSecret(store, VAULT_KEY_ID, deps.now);
+  const load = () => storedSecret(deps.nodeKeyRecords, VAULT_KEY_ID, deps.now);
   const keyFor = async (slug: string, genesisTick: number) =>
     Buffer.from(hkdfSync('sha256', await (master ??= load()), 'core-tally-avatar-v1', `machine|${slug}|${genesisTick}`, 32));
   const aad = (slug: string, sha256: string) => Buffer.from(`core-avatar|${slug}|${sha256}`);

@@ -5,6 +5,7 @@ import { createChainService } from '../../../src/domain/chain/chain.service.js';
 import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import type { Store } from '../../../src/storage/port.js';
 import { startTestCore } from '../../helpers/server.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const plan = (title: string) => ({ title, goal: 'g', steps: [{ action: 'a' }] });
 
@@ -66,7 +67,7 @@ describe('plan locking after a crash', () => {
       await core.services.agents.plans.lock(uid, machine, plan('v1'), uid);
 
       const store = crashAfter(core.store, n);
-      const chain = createChainService({ store, clock: core.clock, bus: core.bus });
+      const chain = createChainService({ ...storageOf(store), clock: core.clock, bus: core.bus });
       const doomed = createAgentsService({ store, clock: core.clock, chain, machines: core.services.machines });
       const outcome = await doomed.plans.lock(uid, machine, plan('v2'), uid).then(
         () => 'done',
