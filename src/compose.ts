@@ -165,7 +165,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   });
   const compression = createCompressionService();
   const contracts = createContractsService({
-    store,
+    ...storage,
     clock,
     bus,
     chain,
@@ -191,7 +191,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     writer: () => auditRecovery.writer,
   });
   const auditRecovery = createAuditRecovery({
-    store,
+    ...storage,
     clock,
     chain,
     lockContract: (id, fn) => contracts.core.locked(id, fn),

@@ -2,7 +2,6 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
 import { contractGenesis, initialState, transitionHash } from './contract-runtime.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { receiptInput } from './operator-run.js';
 import type { ContractsCore } from './contracts-core.js';
 import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
@@ -53,8 +52,7 @@ export const eventView = (slug: string, row: EventRecord): EventView => ({
 
 export function createContractAudit(core: ContractsCore): ContractAudit {
   const { contracts } = core;
-  const { clock, store, nodeKeys } = core.deps;
-  const events = createContractEventRepository(store);
+  const { clock, contractEvents: events, nodeKeys } = core.deps;
 
   /** Every row of a contract, oldest first, a page at a time. */
   async function* allRows(record: ContractRecord): AsyncGenerator<TransitionRecord> {

@@ -3,7 +3,6 @@ import { createOrderedRelay } from '../chain/ordered-relay.js';
 import { seqOfEventId } from '../chain/streams.service.js';
 import { eventView } from './contract-audit.service.js';
 import type { ContractsCore } from './contracts-core.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
 
 /** At most this many missed rows are replayed on resume. */
@@ -17,7 +16,7 @@ export interface ContractStreams {
 }
 
 export function createContractStreams(core: ContractsCore): ContractStreams {
-  const events = createContractEventRepository(core.deps.store);
+  const events = core.deps.contractEvents;
   const onError = core.deps.onError;
 
   return {
