@@ -71,7 +71,6 @@ import { createSessionsService } from './domain/sessions/sessions.service.js';
 import { createManifestService } from './domain/manifest/manifest.service.js';
 import { createGeneralService } from './domain/general/general.service.js';
 import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
-import { createCdnSiteRepository } from './domain/edge/cdn-site-repository.js';
 import { createCdnSitesService } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
@@ -237,15 +236,15 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
   const general = createGeneralService({ store, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
-    store,
+    ...storage,
     clock,
-    trackedSlugs: () => createCdnSiteRepository(store).siteMachineSlugs(),
+    trackedSlugs: () => storage.cdnSiteRecords.siteMachineSlugs(),
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
-  const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
-  const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
-  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
+  const cdnEdge = createCdnEdge({ ...storage, clock, machines, publicUrl: config.publicUrl });
+  const cdnSites = createCdnSitesService({ ...storage, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
+  const threatFeed = createThreatFeedService({ ...storage, clock, chain, machines, quotas, contracts });
   const services: Services = {
     clock,
     bus,

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import type { RowInput, Store } from '../../storage/port.js';
-import { createCdnTrafficRepository, type CountsRow } from './cdn-traffic-repository.js';
+import type { RowInput } from '../../storage/port.js';
+import { type CountsRow, type CdnTrafficRepository } from './cdn-traffic-repository.js';
 
 export type AnalyticsWindow = '60z' | '24h' | '7d';
 
@@ -40,14 +40,14 @@ const MAX_CACHED_PATHS = 10_000;
 const SITE_PATH = /^\/s\/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(\/.*)?$/;
 
 export function createCdnTraffic(deps: {
-  store: Store;
+  cdnTrafficRecords: CdnTrafficRepository;
   clock: Clock;
   /** Slugs of machines that have at least one site (re-read at every flush: another process may add one). */
   trackedSlugs: () => Promise<string[]>;
   onError: (err: unknown) => void;
 }): CdnTraffic {
   const { clock } = deps;
-  const rows = createCdnTrafficRepository(deps.store);
+  const rows = deps.cdnTrafficRecords;
   const tracked = new Set<string>();
   const pending = new Map<string, Map<number, Map<number, number>>>();
   const cached = new Map<string, Set<string>>();
