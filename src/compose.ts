@@ -145,7 +145,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const receipts = createReceiptsService({ nodeKeys, clock });
   const usage = createUsageService({ store, clock });
   const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
-  const agents = createAgentsService({ store, clock, chain, machines });
+  const agents = createAgentsService({ ...storage, clock, chain, machines });
   const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
   const proof = createProofService({ receipts, solvers, compute });

@@ -79,13 +79,14 @@ const numbered = (n: number): ProposalRecord => ({
 function lists(store: Store) {
   const clock = createFakeClock();
   const bus = createEventBus();
-  const chain = createChainService({ ...storageOf(store), clock, bus });
-  const machines = createMachinesService({ ...storageOf(store), clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
-  const feed = createPublicFeedService({ ...storageOf(store), clock, bus, machines: { view: async (m: MachineRecord) => m } as unknown as MachinesService });
-  const directory = createDirectoryService({ store });
-  const core = { contracts: createContractRepository(store), deps: { store, clock }, nextFire: () => null } as unknown as ContractsCore;
+  const storage = storageOf(store, clock);
+  const chain = createChainService({ ...storage, clock, bus });
+  const machines = createMachinesService({ ...storage, clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
+  const feed = createPublicFeedService({ ...storage, clock, bus, machines: { view: async (m: MachineRecord) => m } as unknown as MachinesService });
+  const directory = createDirectoryService(storage);
+  const core = { contracts: storage.contractRecords, deps: { ...storage, clock }, nextFire: () => null } as unknown as ContractsCore;
   const contracts = createPublicDirectory(core, {} as ContractPlanning);
-  const community = createCommunityOperatorsService({ store, clock } as unknown as CommunityDeps);
+  const community = createCommunityOperatorsService({ ...storage, store, clock } as unknown as CommunityDeps);
   const alice: Caller = { uid: 'alice', credential: 'user-key' };
   type Page = (limit: number, cursor?: string) => Promise<{ ids: string[]; next_cursor: string | null }>;
   const page: Record<string, { collection: string; page: Page }> = {

@@ -68,7 +68,7 @@ describe('plan locking after a crash', () => {
 
       const store = crashAfter(core.store, n);
       const chain = createChainService({ ...storageOf(store), clock: core.clock, bus: core.bus });
-      const doomed = createAgentsService({ store, clock: core.clock, chain, machines: core.services.machines });
+      const doomed = createAgentsService({ ...storageOf(store), clock: core.clock, chain, machines: core.services.machines });
       const outcome = await doomed.plans.lock(uid, machine, plan('v2'), uid).then(
         () => 'done',
         () => 'crashed',
@@ -79,7 +79,7 @@ describe('plan locking after a crash', () => {
       }
 
       // Restart: fresh services over what reached the store.
-      const restarted = createAgentsService({ store: core.store, clock: core.clock, chain: core.services.chain, machines: core.services.machines });
+      const restarted = createAgentsService({ ...storageOf(core.store), clock: core.clock, chain: core.services.chain, machines: core.services.machines });
       const current = await restarted.plans.current(uid, 'crash');
       const v2 = await createPlanRepository(core.store).version(uid, 'crash', 2);
       const audits = (await core.services.chain.activity(machine, { type: 'plan_locked', limit: 10 })).rows;
