@@ -118,7 +118,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
 
   const nodeKeys = await loadNodeKeys({ ...storage, receiptKey: config.receiptKey, now: clock.now });
   const quotas = createQuotasService({ ...storage, clock, settings: config.quotas });
-  const { identity, oauth } = createIdentityAndOAuth({ store, clock, bus, quotas, config, sessions: () => sessions });
+  const { identity, oauth } = createIdentityAndOAuth({ storage, clock, bus, quotas, config, sessions: () => sessions });
   const chain = createChainService({ ...storage, clock, bus });
   const machines = createMachinesService({ ...storage, clock, chain, identity, quotas });
   const machineSettings = createMachineSettingsService({ ...storage, clock, chain, machines });
@@ -143,10 +143,10 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
   const receipts = createReceiptsService({ nodeKeys, clock });
-  const usage = createUsageService({ store, clock });
+  const usage = createUsageService({ ...storage, clock });
   const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
   const agents = createAgentsService({ ...storage, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
+  const sandbox = createSandboxService({ ...storage, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
   const proof = createProofService({ receipts, solvers, compute });
   const constants = createConstantsService();
@@ -216,14 +216,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onError: (err) => log.error('community operator step failed', { err }),
   });
   const chat = createChatService({
-    store,
+    ...storage,
     clock,
     sources: createChatSources({ endpoints: () => description.searchEndpoints({}).endpoints, operators }),
     upstream: config.chatUpstream ? { url: config.chatUpstream, key: config.chatUpstreamKey } : undefined,
     onUpstreamError: (err) => log.warn('chat upstream failed; the local assistant answered', { err }),
   });
   const sessions = createSessionsService({
-    store,
+    ...storage,
     clock,
     nodeKeys,
     identity,
@@ -234,7 +234,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
   const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
-  const general = createGeneralService({ store, clock, chain, machines });
+  const general = createGeneralService({ ...storage, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
     ...storage,
     clock,
