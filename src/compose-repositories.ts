@@ -66,7 +66,7 @@ export interface Repositories {
   avatars: AvatarRepository;
   creditRecords: CreditRepository;
   nodeAudit: NodeAudit;
-  seats: SeatRepository;
+  seatRecords: SeatRepository;
   tallyRecords: TallyRepository;
   peerReplays: PeerReplayRepository;
   envelopeLocks: EnvelopeLockRepository;
@@ -117,7 +117,7 @@ export function createRepositories(store: Store, clock: Clock): Repositories {
     avatars: createAvatarRepository(store),
     creditRecords: createCreditRepository(store),
     nodeAudit: createNodeAuditRepository(store, clock),
-    seats: createSeatRepository(store),
+    seatRecords: createSeatRepository(store),
     tallyRecords: createTallyRepository(store),
     peerReplays: createPeerReplayRepository(store),
     envelopeLocks: createEnvelopeLockRepository(store),

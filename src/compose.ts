@@ -54,7 +54,6 @@ import { catalogResources, createApiDescription } from './application/api-descri
 import { solverResources } from './domain/solvers/solver-resources.js';
 import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
-import { createNodeAuditRepository } from './domain/economy/node-audit-repository.js';
 import { createTallyService } from './domain/economy/tally.service.js';
 import { createCreditsService } from './domain/economy/credits.service.js';
 import { createContributeService } from './domain/economy/contribute.service.js';
@@ -137,7 +136,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const registry = buildRegistry(allTools);
   // The surface controls: what the tools list, and what the relay and the catalogue reach.
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
-  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt });
+  const platform = createPlatformService({ clock, storeHealth: store, metrics, version: config.version, startedAt });
   const description = createApiDescription({ registry, version: config.version, filter });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
@@ -179,7 +178,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     quotas,
   });
   const templates = createTemplatesService({ operators });
-  const nodeAudit = createNodeAuditRepository(store, clock);
+  const { nodeAudit } = storage;
   const tally = createTallyService({
     ...storage,
     clock,
@@ -199,16 +198,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onDone: (report) => log.info('audit recovery done', { ...report }),
   });
   const credits = createCreditsService({
-    store,
+    ...storage,
     clock,
     identity,
     audit: nodeAudit,
     peerKeys: loadPeerKeys(config.peerKeys),
     authority: config.creditsAuthority,
   });
-  const contribute = createContributeService({ store, clock, ledger: tally.ledger, audit: nodeAudit });
+  const contribute = createContributeService({ ...storage, clock, ledger: tally.ledger, audit: nodeAudit });
   const communityOperators = createCommunityOperatorsService({
-    store,
+    ...storage,
     clock,
     operators,
     ledger: tally.ledger,
@@ -233,7 +232,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     redirectOrigins: config.ssoRedirectOrigins,
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
-  const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
+  const updateManifest = createManifestService({ ...storage, clock, nodeKeys, root: packageRoot() });
   const general = createGeneralService({ ...storage, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
     ...storage,

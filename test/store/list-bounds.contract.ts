@@ -86,7 +86,7 @@ function lists(store: Store) {
   const directory = createDirectoryService(storage);
   const core = { contracts: storage.contractRecords, deps: { ...storage, clock }, nextFire: () => null } as unknown as ContractsCore;
   const contracts = createPublicDirectory(core, {} as ContractPlanning);
-  const community = createCommunityOperatorsService({ ...storage, store, clock } as unknown as CommunityDeps);
+  const community = createCommunityOperatorsService({ ...storage, clock } as unknown as CommunityDeps);
   const alice: Caller = { uid: 'alice', credential: 'user-key' };
   type Page = (limit: number, cursor?: string) => Promise<{ ids: string[]; next_cursor: string | null }>;
   const page: Record<string, { collection: string; page: Page }> = {
