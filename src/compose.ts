@@ -131,7 +131,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const integrity = createIntegrityService({ ...storage, clock, chain, machines, checkpoints, nodeKeys });
   const anchors = createAnchorsService({ ...storage, clock, chain, machines });
   const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ ...storage, bus, clock, chain, machines, identity, log });
-  const site = createSiteService({ store, clock, chain, machines });
+  const site = createSiteService({ ...storage, clock, chain, machines });
   // The registry is the tools' declarations alone: built before the services that describe it.
   const registry = buildRegistry(allTools);
   // The surface controls: what the tools list, and what the relay and the catalogue reach.
