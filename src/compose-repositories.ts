@@ -40,8 +40,9 @@ import { createContractEventRepository, type ContractEventRepository } from './d
 
 /**
  * Every repository of the node, one of each, each under the one name services know it by. A name
- * ends in `Records` where the plain plural is already a service's (`machines`, `contracts`, ...), so a
- * factory can take both without renaming either.
+ * ends in `Records` where the plain plural already names a service or what one builds over the
+ * repository (`machines`, `contracts`, the tally's `avatars` vault), so a factory can take both
+ * without renaming either.
  */
 export interface Repositories {
   oauthRecords: OAuthRepository;
@@ -63,7 +64,7 @@ export interface Repositories {
   demoKeyWindows: RollingWindowRepository;
   unlockGuessWindows: RollingWindowRepository;
   usageRecords: UsageRepository;
-  avatars: AvatarRepository;
+  avatarRecords: AvatarRepository;
   creditRecords: CreditRepository;
   nodeAudit: NodeAudit;
   seatRecords: SeatRepository;
@@ -114,7 +115,7 @@ export function createRepositories(store: Store, clock: Clock): Repositories {
     demoKeyWindows: createRollingWindowRepository(store, 'quota-demo-keys'),
     unlockGuessWindows: createRollingWindowRepository(store, 'unlock-guesses'),
     usageRecords: createUsageRepository(store),
-    avatars: createAvatarRepository(store),
+    avatarRecords: createAvatarRepository(store),
     creditRecords: createCreditRepository(store),
     nodeAudit: createNodeAuditRepository(store, clock),
     seatRecords: createSeatRepository(store),

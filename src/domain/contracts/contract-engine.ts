@@ -74,13 +74,13 @@ export interface EngineDeps extends OperatorRunDeps {
 }
 
 export function createContractEngine(deps: EngineDeps): ContractEngine {
-  const { contractRecords, contractEvents: events, machineRecords, chain, clock, hub } = deps;
+  const { contractRecords, contractEvents, machineRecords, chain, clock, hub } = deps;
 
   async function emit(record: ContractRecord, transition: TransitionSpec, row: TransitionRecord, scope: Record<string, unknown>, depth: number) {
     for (const action of transition.post_actions ?? []) {
       if (action.type !== 'emit' || !action.event) continue;
       const payload = { ...(action.payload ?? {}), transition_id: row.id, from_state: row.from_state, to_state: row.to_state, input: scope };
-      const event = await events.appendEvent(
+      const event = await contractEvents.appendEvent(
         record.slug,
         (head) =>
           ({

@@ -33,7 +33,7 @@ export function createContractRowsRelay(deps: {
   hub: ContractHub;
   onError: (err: unknown) => void;
 }) {
-  const { contractEvents: events, contractRecords, pubsub, hub: local } = deps;
+  const { contractEvents, contractRecords, pubsub, hub: local } = deps;
   const origin = randomUUID();
   const positions = createRelayPositions();
   const key = (log: Log, slug: string) => `${log === 'events' ? 'e' : 't'}:${slug}`;
@@ -74,7 +74,7 @@ export function createContractRowsRelay(deps: {
   async function publish(log: Log, slug: string, fromSeq: number, toSeq?: number): Promise<{ published: number; last: boolean }> {
     const query = { fromSeq, limit: PAGE, ...(toSeq !== undefined ? { toSeq } : {}) };
     const rows: Array<EventRecord | TransitionRecord> =
-      log === 'events' ? await events.events(slug, query) : await contractRecords.machineTransitions(slug, query);
+      log === 'events' ? await contractEvents.events(slug, query) : await contractRecords.machineTransitions(slug, query);
     const k = key(log, slug);
     let n = 0;
     for (const row of rows) {

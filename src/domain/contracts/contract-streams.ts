@@ -16,7 +16,7 @@ export interface ContractStreams {
 }
 
 export function createContractStreams(core: ContractsCore): ContractStreams {
-  const events = core.deps.contractEvents;
+  const { contractEvents } = core.deps;
   const onError = core.deps.onError;
 
   return {
@@ -26,8 +26,8 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
           const resumeAfter = seqOfEventId(lastEventId, slug);
           const relay = createOrderedRelay<EventRecord>({
             seqOf: (row) => row.seq,
-            fetch: (from, to, limit) => events.events(slug, { fromSeq: from, toSeq: to, limit }),
-            start: events.eventCount(slug).then((count) => {
+            fetch: (from, to, limit) => contractEvents.events(slug, { fromSeq: from, toSeq: to, limit }),
+            start: contractEvents.eventCount(slug).then((count) => {
               const headSeq = count - 1;
               // Rows after the head are this stream's live ones: from here on they are caught up after an outage.
               core.hub.started('events', slug, headSeq);

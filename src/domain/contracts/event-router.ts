@@ -54,7 +54,7 @@ export interface RouterDeps {
  * at the moment of delivery (see `listener-access.ts`): revoking a right stops flows already set up.
  */
 export function createEventRouter(deps: RouterDeps): EventRouter {
-  const { contractEvents: events, machineRecords, chain } = deps;
+  const { contractEvents, machineRecords, chain } = deps;
   /** source slug → event name → listening contract ids. */
   const listeners = new Map<string, Map<string, Set<string>>>();
   /** contract id → what it is indexed under, for re-indexing. */
@@ -136,7 +136,7 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
       const here = targets.filter((id) => entries.get(id)?.slug === slug && entries.get(id)?.aggregates.includes(type)).map((id) => reaches.get(id)!);
       if (!here.some((r) => r !== 'none')) continue;
       const payload = await payloadFor(here.every((r) => r === 'payload') ? 'payload' : 'event');
-      await events.appendInbox(
+      await contractEvents.appendInbox(
         slug,
         (head) =>
           ({

@@ -19,8 +19,8 @@ export interface AvatarVault {
   get(slug: string, genesisTick: number, ref: AvatarRef): Promise<Buffer>;
 }
 
-export function createAvatarVault(deps: { avatars: AvatarRepository; nodeKeyRecords: NodeKeyRepository; now: () => number }): AvatarVault {
-  const rows = deps.avatars;
+export function createAvatarVault(deps: { avatarRecords: AvatarRepository; nodeKeyRecords: NodeKeyRepository; now: () => number }): AvatarVault {
+  const { avatarRecords } = deps;
   let master: Promise<Buffer> | undefined;
 
   const load = () => storedSecret(deps.nodeKeyRecords, VAULT_KEY_ID, deps.now);
@@ -36,7 +36,7 @@ export function createAvatarVault(deps: { avatars: AvatarRepository; nodeKeyReco
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad(slug, sha256));
       const ct = Buffer.concat([cipher.update(image), cipher.final()]);
-      const row = await rows.append(slug, {
+      const row = await avatarRecords.append(slug, {
         type: 'avatar',
         tick,
         alg: 'A256GCM',
@@ -47,7 +47,7 @@ export function createAvatarVault(deps: { avatars: AvatarRepository; nodeKeyReco
       return { seq: row.seq, sha256, size_bytes: image.length, content_type: contentType };
     },
     async get(slug, genesisTick, ref) {
-      const row = await rows.get(slug, ref.seq);
+      const row = await avatarRecords.get(slug, ref.seq);
       if (!row) throw new Error(`avatar row ${ref.seq} of ${slug} is missing`);
       const decipher = createDecipheriv('aes-256-gcm', await keyFor(slug, genesisTick), Buffer.from(row.iv, 'base64'));
       decipher.setAAD(aad(slug, ref.sha256));

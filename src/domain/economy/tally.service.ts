@@ -42,7 +42,7 @@ export type TallyService = ReturnType<typeof createTallyService>;
 /** The minter's deps (the token's rows, locks, chain, machines, node keys and writer id), and what the ledger and avatars keep. */
 export interface TallyDeps extends EnvelopeMinterDeps {
   envelopeLocks: EnvelopeLockRepository;
-  avatars: AvatarRepository;
+  avatarRecords: AvatarRepository;
   nodeKeyRecords: NodeKeyRepository;
 }
 
@@ -50,7 +50,7 @@ export interface TallyDeps extends EnvelopeMinterDeps {
 export function createTallyService(deps: TallyDeps) {
   const { tallyRecords, clock, chain, machines, nodeKeys } = deps;
   const ledger: EnvelopeLedger = createEnvelopeLedger(deps);
-  const avatars = createAvatarVault({ avatars: deps.avatars, nodeKeyRecords: deps.nodeKeyRecords, now: clock.now });
+  const avatars = createAvatarVault({ ...deps, now: clock.now });
   const mintEnvelope = createEnvelopeMinter(deps);
 
   const tokenOf = async (slug: string): Promise<TokenRecord> => {

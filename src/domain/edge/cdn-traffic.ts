@@ -47,7 +47,7 @@ export function createCdnTraffic(deps: {
   onError: (err: unknown) => void;
 }): CdnTraffic {
   const { clock } = deps;
-  const rows = deps.cdnTrafficRecords;
+  const { cdnTrafficRecords } = deps;
   const tracked = new Set<string>();
   const pending = new Map<string, Map<number, Map<number, number>>>();
   const cached = new Map<string, Set<string>>();
@@ -60,7 +60,7 @@ export function createCdnTraffic(deps: {
     for (const [slug, byTick] of batch) {
       const counts: CountsRow['counts'] = [];
       for (const [tick, byStatus] of byTick) for (const [status, n] of byStatus) counts.push([tick, status, n]);
-      await rows.append(
+      await cdnTrafficRecords.append(
         slug,
         (head) =>
           ({
@@ -111,7 +111,7 @@ export function createCdnTraffic(deps: {
         by_status[String(status)] = (by_status[String(status)] ?? 0) + count;
         total += count;
       };
-      for (const row of await rows.since(slug, start)) for (const [t, s, c] of row.counts) add(t, s, c);
+      for (const row of await cdnTrafficRecords.since(slug, start)) for (const [t, s, c] of row.counts) add(t, s, c);
       for (const [t, byStatus] of pending.get(slug) ?? []) for (const [s, c] of byStatus) add(t, s, c);
       return { total_requests: total, buckets, by_status };
     },
