@@ -113,7 +113,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
   const store = observeAppends(opts.store ?? createStoreFor(config, log), metrics.appended);
   await store.open();
-  // Spread into each factory's deps: its type names the repositories it takes, and it sees no other.
+  // Spread into each factory's deps: its parameter type names the repositories it uses, and only those type-check.
   const storage = createStorageDeps(store, clock);
 
   const nodeKeys = await loadNodeKeys({ ...storage, receiptKey: config.receiptKey, now: clock.now });
