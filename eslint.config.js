@@ -38,7 +38,7 @@ export default defineConfig(
   },
   // Over the cap, counted as `npm run format` lays them out: to be split, not to grow.
   ...Object.entries({
-    'src/compose.ts': 374,
+    'src/compose.ts': 357,
     'src/domain/chain/anchors.service.ts': 345,
     'src/domain/solvers/catalog/linear-algebra.solvers.ts': 310,
     'src/storage/postgres/pg-log-append.ts': 310,

@@ -1,12 +1,11 @@
 import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
 import type { EventBus } from './domain/events.js';
-import type { Store } from './storage/port.js';
+import type { StorageDeps } from './compose-repositories.js';
 import type { QuotasService } from './domain/quotas/quotas.service.js';
 import type { SessionsService } from './domain/sessions/sessions.service.js';
 import { createIdentityService, type IdentityService } from './domain/identity/identity.service.js';
 import { createOAuthService, type OAuthService } from './domain/oauth/oauth.service.js';
-import { createOAuthRepository } from './domain/oauth/oauth-repository.js';
 import { createClientMetadataFetcher } from './domain/oauth/cimd/client-metadata-fetcher.js';
 import { createGrantRevocations } from './domain/oauth/grant-revocations.js';
 
@@ -16,7 +15,7 @@ import { createGrantRevocations } from './domain/oauth/grant-revocations.js';
  * asks OAuth). Sessions are built later by the composition root: reached only when a call comes.
  */
 export function createIdentityAndOAuth(deps: {
-  store: Store;
+  storage: StorageDeps;
   clock: Clock;
   bus: EventBus;
   quotas: QuotasService;
@@ -26,16 +25,16 @@ export function createIdentityAndOAuth(deps: {
   identity: IdentityService;
   oauth: OAuthService;
 } {
-  const { store, clock, quotas, config } = deps;
+  const { storage, clock, quotas, config } = deps;
   let oauth: OAuthService | undefined;
-  const identity = createIdentityService({ store, clock, quotas, oauthGrantLive: (caller) => oauth!.grantLive(caller) });
+  const identity = createIdentityService({ ...storage, clock, quotas, oauthGrantLive: (caller) => oauth!.grantLive(caller) });
   const fetcher = createClientMetadataFetcher({
     ...(config.oauthCimdTestTrust ? { testTrust: config.oauthCimdTestTrust } : {}),
     userAgent: `core-server/${config.version} (OAuth client metadata fetcher)`,
   });
-  const revocations = createGrantRevocations(store.pubsub, deps.bus);
+  const revocations = createGrantRevocations(storage.pubsub, deps.bus);
   oauth = createOAuthService({
-    repo: createOAuthRepository(store),
+    repo: storage.oauthRecords,
     clock,
     issuer: () => deps.sessions().baseUrl(),
     fetchClientDocument: (url) => fetcher.fetchClient(url),

@@ -46,16 +46,14 @@ import type { AppServices } from './registry/app-ports.js';
 import { createHttpRelay } from './application/http-relay.js';
 import { createSelfCheck } from './application/self-check.js';
 import type { SurfaceFilter } from './registry/mcp-tools.js';
-import { createLowdbStore } from './storage/lowdb/lowdb.store.js';
-import { createPostgresStore } from './storage/postgres/postgres.store.js';
-import { logSessionEvents } from './storage/postgres/pg-session-log.js';
 import type { Store } from './storage/port.js';
+import { createStoreFor } from './compose-store.js';
+import { createStorageDeps } from './compose-repositories.js';
 import { createMcpContent } from './domain/platform/mcp-content.js';
 import { catalogResources, createApiDescription } from './application/api-description.js';
 import { solverResources } from './domain/solvers/solver-resources.js';
 import { operatorResources } from './domain/operators/operator-resources.js';
 import type { ToolSurface } from './transports/mcp/call-tool.js';
-import { createNodeAuditRepository } from './domain/economy/node-audit-repository.js';
 import { createTallyService } from './domain/economy/tally.service.js';
 import { createCreditsService } from './domain/economy/credits.service.js';
 import { createContributeService } from './domain/economy/contribute.service.js';
@@ -72,7 +70,6 @@ import { createSessionsService } from './domain/sessions/sessions.service.js';
 import { createManifestService } from './domain/manifest/manifest.service.js';
 import { createGeneralService } from './domain/general/general.service.js';
 import { createThreatFeedService } from './domain/edge/threat-feed.service.js';
-import { createCdnSiteRepository } from './domain/edge/cdn-site-repository.js';
 import { createCdnSitesService } from './domain/edge/cdn-sites.service.js';
 import { createCdnTraffic } from './domain/edge/cdn-traffic.js';
 import { createCdnEdge } from './domain/edge/cdn-edge.service.js';
@@ -116,38 +113,40 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   const metrics = createMetrics({ gauges: () => ({ core_uptime_seconds: Math.round((Date.now() - startedAt) / 1000), core_tick: clock.tick() }) });
   const store = observeAppends(opts.store ?? createStoreFor(config, log), metrics.appended);
   await store.open();
+  // Spread into each factory's deps: its parameter type names the repositories it uses, and only those type-check.
+  const storage = createStorageDeps(store, clock);
 
-  const nodeKeys = await loadNodeKeys({ store, receiptKey: config.receiptKey, now: clock.now });
-  const quotas = createQuotasService({ store, clock, settings: config.quotas });
-  const { identity, oauth } = createIdentityAndOAuth({ store, clock, bus, quotas, config, sessions: () => sessions });
-  const chain = createChainService({ store, clock, bus });
-  const machines = createMachinesService({ store, clock, chain, identity, quotas });
-  const machineSettings = createMachineSettingsService({ store, clock, chain, machines });
-  const members = createMembersService({ store, clock, chain, machines, identity });
+  const nodeKeys = await loadNodeKeys({ ...storage, receiptKey: config.receiptKey, now: clock.now });
+  const quotas = createQuotasService({ ...storage, clock, settings: config.quotas });
+  const { identity, oauth } = createIdentityAndOAuth({ storage, clock, bus, quotas, config, sessions: () => sessions });
+  const chain = createChainService({ ...storage, clock, bus });
+  const machines = createMachinesService({ ...storage, clock, chain, identity, quotas });
+  const machineSettings = createMachineSettingsService({ ...storage, clock, chain, machines });
+  const members = createMembersService({ ...storage, clock, chain, machines, identity });
   const apiKeys = createApiKeysService({ clock, chain, machines, identity, quotas });
   const rateTiers = createRateTiers(config.rateLimit, config.rateTiers);
-  const chainWrites = createChainWritesService({ store, clock, chain });
-  const chainReads = createChainReadsService({ store, clock, origin: `node-${nodeKeys.keyId}` });
-  const publicFeed = createPublicFeedService({ store, clock, bus, machines });
-  const checkpoints = createCheckpointsService({ store, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
-  const integrity = createIntegrityService({ store, clock, chain, machines, checkpoints, nodeKeys });
-  const anchors = createAnchorsService({ store, clock, chain, machines });
-  const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ store, bus, clock, chain, machines, identity, log });
-  const site = createSiteService({ store, clock, chain, machines });
+  const chainWrites = createChainWritesService({ ...storage, clock, chain });
+  const chainReads = createChainReadsService({ ...storage, clock, origin: `node-${nodeKeys.keyId}` });
+  const publicFeed = createPublicFeedService({ ...storage, clock, bus, machines });
+  const checkpoints = createCheckpointsService({ ...storage, clock, chain, nodeKeys, onError: (err) => log.error('checkpoint pass failed', { err }) });
+  const integrity = createIntegrityService({ ...storage, clock, chain, machines, checkpoints, nodeKeys });
+  const anchors = createAnchorsService({ ...storage, clock, chain, machines });
+  const { streams, deliveryGuard, appendRelay } = createStreamDelivery({ ...storage, bus, clock, chain, machines, identity, log });
+  const site = createSiteService({ ...storage, clock, chain, machines });
   // The registry is the tools' declarations alone: built before the services that describe it.
   const registry = buildRegistry(allTools);
   // The surface controls: what the tools list, and what the relay and the catalogue reach.
   const filter: SurfaceFilter = { ...(config.toolsets ? { toolsets: config.toolsets } : {}), readOnly: config.readOnly };
-  const platform = createPlatformService({ clock, store, metrics, version: config.version, startedAt });
+  const platform = createPlatformService({ clock, storeHealth: store, metrics, version: config.version, startedAt });
   const description = createApiDescription({ registry, version: config.version, filter });
   const operators = createOperatorsService({ clock });
   log.info('operator registry loaded', { operators: operators.stats.count, ms: Math.round(operators.stats.loadMs * 10) / 10 });
   for (const problem of operators.stats.problems) log.warn('operator data skipped', { problem });
   const receipts = createReceiptsService({ nodeKeys, clock });
-  const usage = createUsageService({ store, clock });
+  const usage = createUsageService({ ...storage, clock });
   const compute = createComputeService({ clock, nodeKeys, operators, receipts, usage });
-  const agents = createAgentsService({ store, clock, chain, machines });
-  const sandbox = createSandboxService({ store, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
+  const agents = createAgentsService({ ...storage, clock, chain, machines });
+  const sandbox = createSandboxService({ ...storage, clock, runner: countSandboxRuns(createBwrapRunner(), metrics) });
   const solvers = createSolversService({ receipts, usage });
   const proof = createProofService({ receipts, solvers, compute });
   const constants = createConstantsService();
@@ -165,7 +164,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
   });
   const compression = createCompressionService();
   const contracts = createContractsService({
-    store,
+    ...storage,
     clock,
     bus,
     chain,
@@ -180,9 +179,9 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     quotas,
   });
   const templates = createTemplatesService({ operators });
-  const nodeAudit = createNodeAuditRepository(store, clock);
+  const { nodeAudit } = storage;
   const tally = createTallyService({
-    store,
+    ...storage,
     clock,
     chain,
     machines,
@@ -191,7 +190,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     writer: () => auditRecovery.writer,
   });
   const auditRecovery = createAuditRecovery({
-    store,
+    ...storage,
     clock,
     chain,
     lockContract: (id, fn) => contracts.core.locked(id, fn),
@@ -200,16 +199,16 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onDone: (report) => log.info('audit recovery done', { ...report }),
   });
   const credits = createCreditsService({
-    store,
+    ...storage,
     clock,
     identity,
     audit: nodeAudit,
     peerKeys: loadPeerKeys(config.peerKeys),
     authority: config.creditsAuthority,
   });
-  const contribute = createContributeService({ store, clock, ledger: tally.ledger, audit: nodeAudit });
+  const contribute = createContributeService({ ...storage, clock, ledger: tally.ledger, audit: nodeAudit });
   const communityOperators = createCommunityOperatorsService({
-    store,
+    ...storage,
     clock,
     operators,
     ledger: tally.ledger,
@@ -217,14 +216,14 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     onError: (err) => log.error('community operator step failed', { err }),
   });
   const chat = createChatService({
-    store,
+    ...storage,
     clock,
     sources: createChatSources({ endpoints: () => description.searchEndpoints({}).endpoints, operators }),
     upstream: config.chatUpstream ? { url: config.chatUpstream, key: config.chatUpstreamKey } : undefined,
     onUpstreamError: (err) => log.warn('chat upstream failed; the local assistant answered', { err }),
   });
   const sessions = createSessionsService({
-    store,
+    ...storage,
     clock,
     nodeKeys,
     identity,
@@ -234,21 +233,20 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     redirectOrigins: config.ssoRedirectOrigins,
     defaultUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
   });
-  const updateManifest = createManifestService({ store, clock, nodeKeys, root: packageRoot() });
-  const general = createGeneralService({ store, clock, chain, machines });
+  const updateManifest = createManifestService({ ...storage, clock, nodeKeys, root: packageRoot() });
+  const general = createGeneralService({ ...storage, clock, chain, machines });
   const cdnTraffic = createCdnTraffic({
-    store,
+    ...storage,
     clock,
-    trackedSlugs: () => createCdnSiteRepository(store).siteMachineSlugs(),
+    trackedSlugs: () => storage.cdnSiteRecords.siteMachineSlugs(),
     onError: (err) => log.error('CDN request counts not saved', { err }),
   });
   const edgeDomain = config.publicUrl ? `edge.${new URL(config.publicUrl).hostname}` : 'edge.localhost';
-  const cdnEdge = createCdnEdge({ store, clock, machines, publicUrl: config.publicUrl });
-  const cdnSites = createCdnSitesService({ store, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
-  const threatFeed = createThreatFeedService({ store, clock, chain, machines, quotas, contracts });
+  const cdnEdge = createCdnEdge({ ...storage, clock, machines, publicUrl: config.publicUrl });
+  const cdnSites = createCdnSitesService({ ...storage, clock, chain, machines, traffic: cdnTraffic, edge: cdnEdge, edgeDomain: () => edgeDomain });
+  const threatFeed = createThreatFeedService({ ...storage, clock, chain, machines, quotas, contracts });
   const services: Services = {
     clock,
-    store,
     bus,
     nodeKeys,
     constants,
@@ -307,6 +305,7 @@ export async function createCore(opts: CoreOptions): Promise<Core> {
     app,
     log,
     readOnly: config.readOnly,
+    storeStatus: () => store.status(),
     observe: (op, status, ms, surface) => metrics.observe(op.id, status, ms, surface),
     ...(config.rateLimit
       ? {
@@ -378,20 +377,4 @@ async function openThrowawayCore(): Promise<Core> {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-function createStoreFor(config: Config, log: Logger): Store {
-  if (config.databaseUrl) {
-    return createPostgresStore({
-      connectionString: config.databaseUrl,
-      schema: config.databaseSchema,
-      onError: (err) => log.error('database connection failed', { err }),
-      onSessionEvent: logSessionEvents(log),
-    });
-  }
-  return createLowdbStore({
-    ...config.lowdb,
-    dataDir: config.dataDir,
-    onWarning: (w) => log.warn('storage repaired at open', { ...w }),
-  });
 }

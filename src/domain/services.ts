@@ -1,5 +1,4 @@
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../storage/port.js';
 import type { ConstantsService } from './constants/constants.service.js';
 import type { IdentityService } from './identity/identity.service.js';
 import type { MachinesService } from './chain/machines.service.js';
@@ -48,11 +47,11 @@ import type { AuditRecovery } from './chain/audit-recovery.service.js';
 import type { OAuthService } from './oauth/oauth.service.js';
 /**
  * The domain services handlers call. Built once by `compose` over an explicit set of dependencies;
- * domain code imports neither Express nor the MCP SDK.
+ * domain code imports neither Express nor the MCP SDK. No service here holds the raw store: each was
+ * handed the repositories it uses.
  */
 export interface Services {
   clock: Clock;
-  store: Store;
   bus: EventBus;
   /** The node's Ed25519 signing key and receipt HMAC key. */
   nodeKeys: NodeKeys;

@@ -18,6 +18,7 @@ import { applyAliases } from '../registry/aliases.js';
 import { LIMITED_CALLERS, createConditionAllowance, type ConditionAllowance } from '../domain/contracts/condition-allowance.js';
 import { isFreeCaller } from '../domain/identity/rate-tiers.js';
 import { notReadyRefusal } from '../storage/store-refusal.js';
+import type { StoreStatus } from '../storage/port.js';
 import { validationError } from './validation-error.js';
 import { operationName } from '../registry/surface-wording.js';
 import { assertOAuthScope } from './oauth-scope.js';
@@ -89,6 +90,8 @@ export interface PipelineDeps {
   app: AppServices;
   log: Logger;
   readOnly: boolean;
+  /** The store's health without I/O (`Store.status`): writes are refused while it is not ready. */
+  storeStatus: () => StoreStatus;
   /** Called once per finished call, for metrics. */
   observe?: (op: Operation, status: number, ms: number, surface: string) => void;
   /** Per-key request rate (RATE_LIMITED when exceeded); absent: unlimited. Not applied again inside `core_http`. */
@@ -139,7 +142,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // go on. A write admitted now has the store's reserve to finish in (lowdb's disk headroom), so it is
     // never cut in half by a refusal between two of its own writes.
     if (op.method !== 'GET' && op.response.kind !== 'relay') {
-      const refused = notReadyRefusal(services.store.status());
+      const refused = notReadyRefusal(deps.storeStatus());
       if (refused) throw refused;
     }
     // The machine the role was checked on is the handler's: it is handed on, not read again.

@@ -7,7 +7,7 @@
  * - logs: append-only streams of rows (audit chains, transitions, events, runs), never updated or deleted.
  */
 export interface Store {
-  readonly backend: 'lowdb' | 'postgres';
+  readonly backend: StoreBackend;
   readonly docs: DocStore;
   readonly logs: LogStore;
   /** Named locks held across every process sharing this store (one process for lowdb). */
@@ -27,6 +27,11 @@ export interface Store {
    */
   status(): StoreStatus;
 }
+
+export type StoreBackend = 'lowdb' | 'postgres';
+
+/** What readiness, health and metrics read of a store: no documents, logs, locks or messages. */
+export type StoreHealth = Pick<Store, 'backend' | 'isOpen' | 'status'>;
 
 /** A dependency of a store and its state, as `Store.status` reports it. */
 export interface StoreCheck {

@@ -6,6 +6,7 @@ import { storedSecret } from '../../src/domain/identity/stored-secret.js';
 import { createFakeClock } from '../../src/lib/clock.js';
 import { createMachine, mintKey, type TestServer } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
+import { storageOf } from '../helpers/repositories.js';
 
 async function setup() {
   const clock = createFakeClock();
@@ -17,7 +18,7 @@ async function setup() {
   expect(mother.status).toBe(200);
   const genesis = child.body.machine.genesis_hash as string;
   // The pseudonym is keyed by a node secret: only the node (holding it in its store) can compute it.
-  const idHash = anchorIdHash(await storedSecret(server.core.store, ANCHOR_ID_SECRET, clock.now), 'secret-child', genesis);
+  const idHash = anchorIdHash(await storedSecret(storageOf(server.core.store).nodeKeyRecords, ANCHOR_ID_SECRET, clock.now), 'secret-child', genesis);
   const configure = (body: Record<string, unknown> = {}) =>
     server.call('PUT', '/api/chain/state-machines/secret-child/anchor-config', {
       key: owner.key,

@@ -321,7 +321,7 @@ describe('headers that act beyond the page', () => {
     const t = await setup();
     await t.rule({ kind: 'header', match_pattern: '*', action_json: { name: 'X-Edge', value: 'ok' }, priority: 1 });
     // Rules are stored by site and priority.
-    const stored = await t.server.core.services.store.docs.update<Record<string, unknown>>('cdn-rules', `${t.id}|1`, (current) =>
+    const stored = await t.server.core.store.docs.update<Record<string, unknown>>('cdn-rules', `${t.id}|1`, (current) =>
       current ? { ...current, action_json: { name: 'NEL', value: '{"report_to":"default","max_age":31536000}' } } : undefined,
     );
     expect(stored).toMatchObject({ action_json: { name: 'NEL' } });

@@ -9,6 +9,7 @@ import { runVerifyManifest } from '../../src/manifest-command.js';
 import { NO_KEY_MESSAGE } from '../../src/errors.js';
 import { mintKey, startTestCore, tempDir, type TestServer } from '../helpers/server.js';
 import { serverForTest } from '../helpers/use-server.js';
+import { storageOf } from '../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -80,7 +81,7 @@ describe('registry versions', () => {
     await writeFile(path.join(root, 'catalog/tools.json'), '{"tools":[]}');
     await writeFile(path.join(root, 'resources/skills/a.md'), '# a');
     await writeFile(path.join(root, 'resources/skills/b.md'), '# b');
-    const deps = { store: core.store, clock: core.clock, nodeKeys: core.services.nodeKeys, root };
+    const deps = { ...storageOf(core.store), clock: core.clock, nodeKeys: core.services.nodeKeys, root };
 
     const first = await createManifestService(deps).get();
     expect(first.manifest.registry_version).toBe('r1');

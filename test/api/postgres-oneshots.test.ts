@@ -6,6 +6,7 @@ import type { MachineRecord } from '../../src/domain/chain/machine.js';
 import { startServerOn, type DirServer } from '../helpers/durable-server.js';
 import { createMachine, mintKey, tempDir } from '../helpers/server.js';
 import { databaseUrl, dropSchema, SKIP_REASON, uniqueSchema } from '../store/postgres-harness.js';
+import { storageOf } from '../helpers/repositories.js';
 
 /** Two servers on one fresh PostgreSQL schema: two processes, as far as the database can tell. */
 async function twoServers(): Promise<[DirServer, DirServer]> {
@@ -155,7 +156,7 @@ describe.skipIf(databaseUrl === undefined)('one-shot operations across two serve
       },
     };
     const limits = { windowMs: 24 * 3600_000, runs: 1, unitsMz: 60_000, minRunMs: 100 };
-    const on = (server: DirServer) => createSandboxService({ store: server.core.store, clock: server.core.clock, runner, limits });
+    const on = (server: DirServer) => createSandboxService({ ...storageOf(server.core.store), clock: server.core.clock, runner, limits });
     const input = { code: 'true', timeout_ms: 1000, slug: null, actor_uid: 'u_race_sandbox' };
     const call = (server: DirServer) =>
       on(server)

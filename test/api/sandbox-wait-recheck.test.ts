@@ -4,6 +4,7 @@ import { startHttpServer, type RunningServer } from '../../src/server.js';
 import type { RunOutcome, SandboxRunner } from '../../src/domain/sandbox/sandbox-runner.js';
 import { createSandboxService } from '../../src/domain/sandbox/sandbox.service.js';
 import { tempDir, testConfig } from '../helpers/server.js';
+import { storageOf } from '../helpers/repositories.js';
 
 /**
  * Re-check at every wait: a sandbox run accepted under a delegation or a key, then
@@ -38,7 +39,7 @@ async function start() {
   const running: RunningServer = await startHttpServer({ config: testConfig(dir), log: createLogger('silent') });
   // The sandbox with runs the test ends itself (bubblewrap is not needed, and no run ends by a timer).
   const { core } = running;
-  core.services.sandbox = createSandboxService({ store: core.store, clock: core.clock, runner });
+  core.services.sandbox = createSandboxService({ ...storageOf(core.store), clock: core.clock, runner });
   stops.push(async () => {
     for (const s of started) s.finish();
     await running.stop(1000);

@@ -17,6 +17,7 @@ import type { Store } from '../../src/storage/port.js';
 import { eventually } from '../helpers/pg-wait.js';
 import { tempDir, testConfig } from '../helpers/server.js';
 import { databaseUrl, dropSchema, uniqueSchema } from '../store/postgres-harness.js';
+import { storageOf } from '../helpers/repositories.js';
 
 const SLUG = 'recovery-box';
 const CONTRACT = 'ctr_recovery';
@@ -52,7 +53,7 @@ async function writeCrashLeftovers(
   clock: FakeClock,
 ): Promise<{ fireId: string; envelopeId: string; auditedFire: string; auditedEnvelope: string; paidFire: string; refusedFire: string }> {
   const machine = (await createMachineRepository(store).get(SLUG))!;
-  const chain = createChainService({ store, clock, bus: createEventBus() });
+  const chain = createChainService({ ...storageOf(store), clock, bus: createEventBus() });
   const fire = (n: number, envelopeFor?: string) =>
     // Raw rows as a crashed writer left them, outside the repository that would hash-link them.
     store.logs.append(`contracts/${SLUG}/transitions`, (head) => ({

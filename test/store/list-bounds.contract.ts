@@ -23,6 +23,7 @@ import type { Store } from '../../src/storage/port.js';
 import { proposal } from './proposal-repository.contract.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
+import { storageOf } from '../helpers/repositories.js';
 
 /** Records of each kind stored: a page of `LIMIT` that deep read `DEPTH` records before keyset cursors. */
 const RECORDS = 180;
@@ -78,13 +79,14 @@ const numbered = (n: number): ProposalRecord => ({
 function lists(store: Store) {
   const clock = createFakeClock();
   const bus = createEventBus();
-  const chain = createChainService({ store, clock, bus });
-  const machines = createMachinesService({ store, clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
-  const feed = createPublicFeedService({ store, clock, bus, machines: { view: async (m: MachineRecord) => m } as unknown as MachinesService });
-  const directory = createDirectoryService({ store });
-  const core = { contracts: createContractRepository(store), deps: { store, clock }, nextFire: () => null } as unknown as ContractsCore;
+  const storage = storageOf(store, clock);
+  const chain = createChainService({ ...storage, clock, bus });
+  const machines = createMachinesService({ ...storage, clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
+  const feed = createPublicFeedService({ ...storage, clock, bus, machines: { view: async (m: MachineRecord) => m } as unknown as MachinesService });
+  const directory = createDirectoryService(storage);
+  const core = { contracts: storage.contractRecords, deps: { ...storage, clock }, nextFire: () => null } as unknown as ContractsCore;
   const contracts = createPublicDirectory(core, {} as ContractPlanning);
-  const community = createCommunityOperatorsService({ store, clock } as unknown as CommunityDeps);
+  const community = createCommunityOperatorsService({ ...storage, clock } as unknown as CommunityDeps);
   const alice: Caller = { uid: 'alice', credential: 'user-key' };
   type Page = (limit: number, cursor?: string) => Promise<{ ids: string[]; next_cursor: string | null }>;
   const page: Record<string, { collection: string; page: Page }> = {
@@ -143,7 +145,7 @@ export function runListBoundsContract(name: string, makeStore: MakeStore): void 
         await proposals.insert(numbered(n));
       }
       // One-time backfills (the feed's activity index, the proposals' order field) run here, outside the counted reads.
-      await createPublicFeedService({ store, clock: createFakeClock(), bus: createEventBus(), machines: {} as MachinesService }).fleet();
+      await createPublicFeedService({ ...storageOf(store), clock: createFakeClock(), bus: createEventBus(), machines: {} as MachinesService }).fleet();
       await proposals.newestAfter({}, undefined, 1);
       const { store: counted, reads } = countingReads(store);
       for (const [list, { collection, page }] of Object.entries(lists(counted))) {

@@ -10,6 +10,7 @@ import { createFakeClock } from '../../src/lib/clock.js';
 import { createEventBus } from '../../src/domain/events.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
+import { storageOf } from '../helpers/repositories.js';
 
 /** Alice owns most of the machines (867 private ones); every sixth machine stored is carol's public one, every ninth bob's private one. */
 const STORED = 1_200;
@@ -50,8 +51,8 @@ export function runOwnedListContract(name: string, makeStore: MakeStore): void {
 
       const { store: counted, reads } = countingReads(store);
       const clock = createFakeClock();
-      const chain = createChainService({ store: counted, clock, bus: createEventBus() });
-      const machines = createMachinesService({ store: counted, clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
+      const chain = createChainService({ ...storageOf(counted), clock, bus: createEventBus() });
+      const machines = createMachinesService({ ...storageOf(counted), clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
       const alice: Caller = { uid: 'alice', credential: 'user-key' };
 
       const expected = all.filter((m) => m.owner_uid !== 'bob').map((m) => m.slug);
@@ -77,8 +78,8 @@ export function runOwnedListContract(name: string, makeStore: MakeStore): void {
       const records = createMachineRepository(store);
       for (let n = 0; n < 60; n++) await records.insert(machine(n));
       const clock = createFakeClock();
-      const chain = createChainService({ store, clock, bus: createEventBus() });
-      const machines = createMachinesService({ store, clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
+      const chain = createChainService({ ...storageOf(store), clock, bus: createEventBus() });
+      const machines = createMachinesService({ ...storageOf(store), clock, chain, identity: {} as IdentityService, quotas: {} as QuotasService });
       const slugs = async (caller: Caller) => (await machines.list(caller, { limit: 100 })).machines.map((m) => m.slug);
       const publicOnes = Array.from({ length: 60 }, (_, n) => machine(n))
         .filter((m) => m.is_public)

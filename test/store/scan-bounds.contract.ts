@@ -6,6 +6,7 @@ import type { SeatRecord } from '../../src/domain/economy/contribute-policy.js';
 import { createSeatRepository } from '../../src/domain/economy/seat-repository.js';
 import { countingReads } from './reads-counter.js';
 import { freshStore, type MakeStore } from './store-harness.js';
+import { storageOf } from '../helpers/repositories.js';
 
 /** Request paths that used to read whole collections now read about a page: checked on every adapter. */
 export function runScanBoundsContract(name: string, makeStore: MakeStore): void {
@@ -19,7 +20,7 @@ export function runScanBoundsContract(name: string, makeStore: MakeStore): void 
         await createStateRepository(store).updateProfile(uid, () => ({ uid, display_name: `Needle ${uid}`, updated_at: '2026-01-01T00:00:00.000Z' }));
       }
       const { store: counted, reads } = countingReads(store);
-      const directory = createDirectoryService({ store: counted });
+      const directory = createDirectoryService({ ...storageOf(counted) });
 
       const first = await directory.list({ limit: 2 });
       expect(first.agents.map((a) => a.uid)).toEqual(['u00', 'u01']);

@@ -1,8 +1,7 @@
 import { CoreError, errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { MachineRecord } from '../chain/machine.js';
-import { createDelegationRepository, type DelegatedAccess, type Delegation, type DelegationEvent } from './delegation-repository.js';
+import { type DelegatedAccess, type Delegation, type DelegationEvent, type DelegationRepository } from './delegation-repository.js';
 
 export type { DelegatedAccess, Delegation, DelegationEvent } from './delegation-repository.js';
 
@@ -21,13 +20,12 @@ export interface DelegationsService {
   find(uid: string, slug: string): Promise<Delegation | undefined>;
 }
 
-export function createDelegationsService(deps: { store: Store; clock: Clock }): DelegationsService {
-  const { clock } = deps;
-  const delegations = createDelegationRepository(deps.store);
+export function createDelegationsService(deps: { delegationRecords: DelegationRepository; clock: Clock }): DelegationsService {
+  const { delegationRecords, clock } = deps;
 
   async function audit(uid: string, type: DelegationEvent['type'], d: Delegation): Promise<void> {
     const nowMs = clock.now();
-    await delegations.appendEvent(uid, {
+    await delegationRecords.appendEvent(uid, {
       type,
       tick: clock.tick(),
       slug: d.slug,
@@ -47,7 +45,7 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
       }
       const delegation: Delegation = { slug: machine.slug, grantee_uid: machine.owner_uid, access, created_at: new Date(clock.now()).toISOString() };
       let changed = false;
-      const stored = await delegations.update(uid, (current) => {
+      const stored = await delegationRecords.update(uid, (current) => {
         changed = false;
         const grants = current?.grants ?? {};
         const before = grants[machine.slug];
@@ -65,7 +63,7 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
 
     async revoke(uid, slug) {
       let removed: Delegation | undefined;
-      await delegations.update(uid, (current) => {
+      await delegationRecords.update(uid, (current) => {
         removed = current?.grants[slug];
         if (!current || !removed) return undefined;
         const { [slug]: _gone, ...rest } = current.grants;
@@ -76,17 +74,17 @@ export function createDelegationsService(deps: { store: Store; clock: Clock }): 
     },
 
     async list(uid) {
-      const doc = await delegations.byUid(uid);
+      const doc = await delegationRecords.byUid(uid);
       return Object.values(doc?.grants ?? {}).sort((a, b) => a.slug.localeCompare(b.slug));
     },
 
     async history(uid, limit) {
-      const rows = await delegations.recentEvents(uid, limit);
+      const rows = await delegationRecords.recentEvents(uid, limit);
       return rows.map(({ type, slug, grantee_uid, access, at }) => ({ type, slug, grantee_uid, access, at }));
     },
 
     async find(uid, slug) {
-      return (await delegations.byUid(uid))?.grants[slug];
+      return (await delegationRecords.byUid(uid))?.grants[slug];
     },
   };
 }

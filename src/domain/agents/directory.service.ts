@@ -1,10 +1,9 @@
 import { errors } from '../../errors.js';
 import { keysetPage } from '../../lib/keyset-page.js';
-import type { Store } from '../../storage/port.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
-import { createUserRepository, type UserRecord } from '../identity/user-repository.js';
-import { createSkillRepository } from './skill-repository.js';
-import { createStateRepository } from './state-repository.js';
+import { type UserRecord, type UserRepository } from '../identity/user-repository.js';
+import type { SkillRepository } from './skill-repository.js';
+import type { StateRepository } from './state-repository.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
 
 /** An agent's public directory entry: nothing that is not already public elsewhere or meant to be. */
 export interface AgentEntry {
@@ -25,12 +24,13 @@ export interface DirectoryService {
  * its state (public by design), its skills are those attached, and its machines are the public ones it
  * owns or holds a role on. Private machines never appear, not even as a count.
  */
-export function createDirectoryService(deps: { store: Store }): DirectoryService {
-  const { store } = deps;
-  const attached = createSkillRepository(store);
-  const states = createStateRepository(store);
-  const machineRecords = createMachineRepository(store);
-  const userRecords = createUserRepository(store);
+export function createDirectoryService(deps: {
+  skillRecords: SkillRepository;
+  stateRecords: StateRepository;
+  machineRecords: MachineRepository;
+  users: UserRepository;
+}): DirectoryService {
+  const { skillRecords, stateRecords, machineRecords } = deps;
 
   /**
    * Which of `users` match `q` (absent: all): their uid or display name contains it. No index answers
@@ -40,14 +40,14 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
    */
   async function matching(users: UserRecord[], q: string | undefined): Promise<Array<UserRecord | undefined>> {
     if (!q) return users;
-    const names = new Map((await states.profilesOf(users.map((u) => u.uid))).map((p) => [p.uid, p.display_name ?? '']));
+    const names = new Map((await stateRecords.profilesOf(users.map((u) => u.uid))).map((p) => [p.uid, p.display_name ?? '']));
     return users.map((user) => (user.uid.toLowerCase().includes(q) || (names.get(user.uid) ?? '').toLowerCase().includes(q) ? user : undefined));
   }
 
   async function entries(users: UserRecord[]): Promise<AgentEntry[]> {
     const [profiles, skills, publicMachines] = await Promise.all([
-      states.profilesOf(users.map((u) => u.uid)),
-      attached.attachedTo(users.map((u) => u.uid)),
+      stateRecords.profilesOf(users.map((u) => u.uid)),
+      skillRecords.attachedTo(users.map((u) => u.uid)),
       // Per user, from the owner and grant indexes: the public machines are never all read.
       Promise.all(users.map(async (u) => [u.uid, await machineRecords.publicSlugsOf(u.uid)] as const)),
     ]);
@@ -79,7 +79,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
         kind: 'agents',
         cursor: query.cursor || undefined,
         limit: query.limit,
-        fetch: (after, size) => userRecords.page({ limit: size, positions: true, ...(after === undefined ? {} : { after }) }),
+        fetch: (after, size) => deps.users.page({ limit: size, positions: true, ...(after === undefined ? {} : { after }) }),
         keep: (users) => matching(users, q),
       });
       // Entries (skills, public machines: reads per agent) only for the page asked for.
@@ -87,7 +87,7 @@ export function createDirectoryService(deps: { store: Store }): DirectoryService
     },
 
     async get(uid) {
-      const user = await userRecords.byUid(uid);
+      const user = await deps.users.byUid(uid);
       if (!user) throw errors.notFound(`No agent "${uid}"`, { uid });
       return (await entries([user]))[0]!;
     },

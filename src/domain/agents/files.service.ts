@@ -2,10 +2,9 @@ import { CoreError, errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import type { BlobRepository } from './blob-repository.js';
 import { normalizeFilePath, normalizePrefix } from './file-path.js';
-import { createFileRepository, type FileEncoding, type StoredFileVersion } from './file-repository.js';
+import { type FileEncoding, type StoredFileVersion, type FileRepository } from './file-repository.js';
 
 export type { FileEncoding } from './file-repository.js';
 
@@ -41,9 +40,8 @@ export interface FilesService {
   ): Promise<{ path: string; versions: FileVersionView[]; next_cursor: string | null }>;
 }
 
-export function createFilesService(deps: { store: Store; clock: Clock; blobs: BlobRepository }): FilesService {
-  const { clock, blobs } = deps;
-  const files = createFileRepository(deps.store);
+export function createFilesService(deps: { fileRecords: FileRepository; clock: Clock; blobs: BlobRepository }): FilesService {
+  const { fileRecords, clock, blobs } = deps;
 
   const viewOf = (path: string, v: StoredFileVersion): FileVersionView => ({
     path,
@@ -56,7 +54,7 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
   });
 
   async function recordOf(uid: string, path: string) {
-    const record = await files.byPath(uid, path);
+    const record = await fileRecords.byPath(uid, path);
     if (!record || record.versions.length === 0) throw errors.notFound(`No file "${path}" in the store of ${uid}`, { path });
     return record;
   }
@@ -69,13 +67,13 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
         throw new CoreError('PAYLOAD_TOO_LARGE', `The file is ${content.length} bytes once decoded; the limit is ${MAX_FILE_BYTES} bytes (1 MiB)`);
       }
       const sha256 = sha256Hex(content);
-      const existing = await files.byPath(uid, path);
+      const existing = await fileRecords.byPath(uid, path);
       const known = existing?.versions.find((v) => v.sha256 === sha256);
       // Content already stored for this path is referenced, not stored again.
       const blobSeq = known?.blob_seq ?? (await blobs.put(uid, content, clock.tick())).seq;
       const now = clock.now();
       let written: StoredFileVersion | undefined;
-      await files.update(uid, path, (current) => {
+      await fileRecords.update(uid, path, (current) => {
         const versions = current?.versions ?? [];
         written = {
           version: (versions[versions.length - 1]?.version ?? 0) + 1,
@@ -105,7 +103,7 @@ export function createFilesService(deps: { store: Store; clock: Clock; blobs: Bl
 
     async list(uid, input) {
       const prefix = normalizePrefix(input.prefix);
-      const records = (await files.listByUid(uid)).filter((r) => r.path.startsWith(prefix) && r.versions.length > 0);
+      const records = (await fileRecords.listByUid(uid)).filter((r) => r.path.startsWith(prefix) && r.versions.length > 0);
       records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       const { page, next_cursor } = pageOf(records, input.limit, input.cursor);
       const listed = page.map((r) => {

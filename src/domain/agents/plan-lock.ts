@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { StateService } from './state.service.js';
 import { versionDocId, versionPlanId, type LockIntent, type PlanDoc } from './plan-records.js';
-import { createPlanRepository } from './plan-repository.js';
+import type { PlanRepository } from './plan-repository.js';
 
 export interface LockSource {
   plan_sha256: string;
@@ -41,20 +41,19 @@ const MAX_ATTEMPTS = 5;
  * intent, which recovery drops: all or nothing.
  */
 export function createPlanLocker(deps: {
-  store: Store;
+  planRecords: PlanRepository;
   clock: Clock;
   chain: ChainService;
   state: StateService;
   loadMachine: (slug: string) => Promise<MachineRecord | undefined>;
 }): PlanLocker {
-  const { clock, chain, state } = deps;
-  const plans = createPlanRepository(deps.store);
+  const { planRecords, clock, chain, state } = deps;
 
   async function nextVersion(uid: string, slug: string): Promise<number> {
-    const head = await plans.head(uid, slug);
+    const head = await planRecords.head(uid, slug);
     let version = (head?.latest_version ?? 0) + 1;
     // The head may lag the rows after a crash; the rows decide.
-    while (await plans.version(uid, slug, version)) version++;
+    while (await planRecords.version(uid, slug, version)) version++;
     return version;
   }
 
@@ -85,28 +84,28 @@ export function createPlanLocker(deps: {
     const iso = new Date(intent.locked_ms).toISOString();
     const superseded: string[] = [];
     for (let v = version - 1; v >= 1; v--) {
-      const before = await plans.version(uid, slug, v);
+      const before = await planRecords.version(uid, slug, v);
       if (!before || before.status !== 'locked') break;
-      await plans.updateVersion(uid, slug, v, (doc) =>
+      await planRecords.updateVersion(uid, slug, v, (doc) =>
         doc.status === 'locked' ? { ...doc, status: 'superseded', superseded_by: plan_id, updated_at: iso } : undefined,
       );
       superseded.push(before.plan_id);
     }
-    await plans.raiseHead(uid, slug, version);
+    await planRecords.raiseHead(uid, slug, version);
     await state.setCurrentPlan(uid, { plan_id, slug, locked_ms: intent.locked_ms });
-    if (intent.from_draft) await plans.deleteDraftIf(uid, slug, intent.plan_sha256);
-    await plans.deleteIntent(uid, slug);
-    const doc = (await plans.byRowId(intent.row_id))!;
+    if (intent.from_draft) await planRecords.deleteDraftIf(uid, slug, intent.plan_sha256);
+    await planRecords.deleteIntent(uid, slug);
+    const doc = (await planRecords.byRowId(intent.row_id))!;
     return { doc, superseded, audit_row_id: audit.id };
   }
 
   async function recover(uid: string, slug: string): Promise<void> {
-    const intent = await plans.intent(uid, slug);
+    const intent = await planRecords.intent(uid, slug);
     if (!intent) return;
-    const row = await plans.byRowId(intent.row_id);
+    const row = await planRecords.byRowId(intent.row_id);
     const machine = await deps.loadMachine(slug);
     if (!row || row.lock_id !== intent.lock_id || !machine) {
-      await plans.deleteIntent(uid, slug);
+      await planRecords.deleteIntent(uid, slug);
       return;
     }
     await complete(intent, machine, true);
@@ -151,16 +150,16 @@ export function createPlanLocker(deps: {
           locked_ms: nowMs,
         };
         try {
-          await plans.insertIntent(intent);
+          await planRecords.insertIntent(intent);
         } catch (error) {
           // Another process is locking this pair right now; try again after its intent resolves.
           if (error instanceof DuplicateKeyError) continue;
           throw error;
         }
         try {
-          await plans.insertVersion(row);
+          await planRecords.insertVersion(row);
         } catch (error) {
-          await plans.deleteIntent(uid, slug);
+          await planRecords.deleteIntent(uid, slug);
           if (error instanceof DuplicateKeyError) continue;
           throw error;
         }

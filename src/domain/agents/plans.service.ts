@@ -1,14 +1,14 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import type { Store } from '../../storage/port.js';
+import type { LockStore } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { BlobRepository } from './blob-repository.js';
 import { createPlanLocker } from './plan-lock.js';
 import { draftPlanId, normalizePlan, pairKey, parsePlanId, planBytes, type PlanBody, type PlanDoc } from './plan-records.js';
-import { createPlanRepository } from './plan-repository.js';
 import type { StateService } from './state.service.js';
+import type { PlanRepository } from './plan-repository.js';
 
 /** A plan as shown to callers. */
 export interface PlanView extends Omit<PlanDoc, 'blob_seq' | 'lock_id' | 'locked_ms'> {
@@ -34,21 +34,21 @@ export interface PlansService {
 }
 
 export function createPlansService(deps: {
-  store: Store;
+  planRecords: PlanRepository;
+  locks: LockStore;
   clock: Clock;
   chain: ChainService;
   state: StateService;
   blobs: BlobRepository;
   loadMachine: (slug: string) => Promise<MachineRecord | undefined>;
 }): PlansService {
-  const { store, clock, chain, blobs } = deps;
+  const { planRecords, locks, clock, chain, blobs } = deps;
   const locker = createPlanLocker(deps);
-  const plans = createPlanRepository(store);
   // Every read and write of a pair runs after the pair's earlier ones, in every process sharing the
   // store, so readers see a lock whole and recovery never mistakes another process's lock in progress
   // for a crashed one.
   const serial = <T>(uid: string, slug: string, section: () => Promise<T>) =>
-    store.locks.run(`plan-pair:${pairKey(uid, slug)}`, async () => {
+    locks.run(`plan-pair:${pairKey(uid, slug)}`, async () => {
       await locker.recover(uid, slug);
       return section();
     });
@@ -72,7 +72,7 @@ export function createPlansService(deps: {
       return serial(uid, machine.slug, async () => {
         const body = await storeBody(uid, plan);
         const iso = new Date(clock.now()).toISOString();
-        const saved = await plans.updateDraft(uid, machine.slug, (current) => ({
+        const saved = await planRecords.updateDraft(uid, machine.slug, (current) => ({
           plan_id: draftPlanId(machine.slug),
           uid,
           slug: machine.slug,
@@ -97,7 +97,7 @@ export function createPlansService(deps: {
           const body = await storeBody(uid, plan);
           source = { plan_sha256: body.sha256, blob_seq: body.seq, from_draft: false };
         } else {
-          const draft = await plans.draft(uid, machine.slug);
+          const draft = await planRecords.draft(uid, machine.slug);
           if (!draft) {
             throw errors.unprocessable(`There is no draft plan for "${machine.slug}" to lock: save a draft first or pass \`plan\``, { slug: machine.slug });
           }
@@ -110,22 +110,22 @@ export function createPlansService(deps: {
 
     current(uid, slug) {
       return serial(uid, slug, async () => {
-        const head = await plans.head(uid, slug);
+        const head = await planRecords.head(uid, slug);
         if (!head) return null;
-        const doc = await plans.version(uid, slug, head.latest_version);
+        const doc = await planRecords.version(uid, slug, head.latest_version);
         return doc?.status === 'locked' ? viewOf(doc) : null;
       });
     },
 
-    draft: (uid, slug) => serial(uid, slug, async () => viewOrNull(await plans.draft(uid, slug))),
+    draft: (uid, slug) => serial(uid, slug, async () => viewOrNull(await planRecords.draft(uid, slug))),
 
     history(uid, slug, page) {
       return serial(uid, slug, async () => {
-        const head = await plans.head(uid, slug);
+        const head = await planRecords.head(uid, slug);
         const top = page.cursor === undefined ? (head?.latest_version ?? 0) : decodeCursor('before', page.cursor) - 1;
         const views: PlanView[] = [];
         for (let v = top; v >= 1 && views.length < page.limit; v--) {
-          const view = await viewOrNull(await plans.version(uid, slug, v));
+          const view = await viewOrNull(await planRecords.version(uid, slug, v));
           if (view) views.push(view);
         }
         const last = views[views.length - 1];
@@ -137,14 +137,15 @@ export function createPlansService(deps: {
     get(uid, slug, planId) {
       return serial(uid, slug, async () => {
         const which = parsePlanId(slug, planId);
-        const view = which === undefined ? null : await viewOrNull(await (which === 'draft' ? plans.draft(uid, slug) : plans.version(uid, slug, which)));
+        const view =
+          which === undefined ? null : await viewOrNull(await (which === 'draft' ? planRecords.draft(uid, slug) : planRecords.version(uid, slug, which)));
         if (!view) throw errors.notFound(`No plan "${planId}" of ${uid} for "${slug}"`, { plan_id: planId });
         return view;
       });
     },
 
     async recoverAgent(uid) {
-      const pending = await plans.intentsOf(uid);
+      const pending = await planRecords.intentsOf(uid);
       for (const intent of pending) await serial(uid, intent.slug, async () => undefined);
     },
   };

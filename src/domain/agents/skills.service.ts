@@ -1,9 +1,8 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { BlobRepository } from './blob-repository.js';
 import { loadCatalogue, type CatalogueSkill } from './skill-catalogue.js';
-import { createSkillRepository, type AttachedSkill, type AttachedSkillRecord as AttachedDoc } from './skill-repository.js';
+import { type AttachedSkill, type AttachedSkillRecord as AttachedDoc, type SkillRepository } from './skill-repository.js';
 
 export type { AttachedSkill } from './skill-repository.js';
 
@@ -20,9 +19,8 @@ export interface SkillsService {
   body(uid: string, name: string): Promise<string>;
 }
 
-export function createSkillsService(deps: { store: Store; clock: Clock; blobs: BlobRepository; dir: string }): SkillsService {
-  const { clock, blobs } = deps;
-  const attached = createSkillRepository(deps.store);
+export function createSkillsService(deps: { skillRecords: SkillRepository; clock: Clock; blobs: BlobRepository; dir: string }): SkillsService {
+  const { skillRecords, clock, blobs } = deps;
   let loading: Promise<CatalogueSkill[]> | undefined;
   const catalogue = () => (loading ??= loadCatalogue(deps.dir));
   const publicOf = ({ name, description, bytes, sha256, attached_at }: AttachedDoc): AttachedSkill => ({ name, description, bytes, sha256, attached_at });
@@ -40,7 +38,7 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
 
     async attach(uid, name) {
       const skill = await find(name);
-      const existing = await attached.byName(uid, name);
+      const existing = await skillRecords.byName(uid, name);
       if (existing?.sha256 === skill.sha256) return { skill: publicOf(existing), changed: false };
       const ref = await blobs.put(uid, Buffer.from(skill.body, 'utf8'), clock.tick());
       const doc: AttachedDoc = {
@@ -53,7 +51,7 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
         blob_seq: ref.seq,
       };
       let changed = true;
-      const stored = await attached.update(uid, name, (current) => {
+      const stored = await skillRecords.update(uid, name, (current) => {
         // A concurrent attach of the same body got there first: keep its record.
         if (current?.sha256 === skill.sha256) {
           changed = false;
@@ -65,16 +63,16 @@ export function createSkillsService(deps: { store: Store; clock: Clock; blobs: B
     },
 
     async detach(uid, name) {
-      return { changed: await attached.delete(uid, name) };
+      return { changed: await skillRecords.delete(uid, name) };
     },
 
     async list(uid) {
-      const docs = await attached.listByUid(uid);
+      const docs = await skillRecords.listByUid(uid);
       return docs.map(publicOf).sort((a, b) => (a.name < b.name ? -1 : 1));
     },
 
     async body(uid, name) {
-      const doc = await attached.byName(uid, name);
+      const doc = await skillRecords.byName(uid, name);
       if (!doc) throw errors.notFound(`Skill "${name}" is not attached to ${uid}`, { name });
       return (await blobs.get(uid, { seq: doc.blob_seq, sha256: doc.sha256 })).toString('utf8');
     },

@@ -1,9 +1,9 @@
 import { CoreError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Clock } from '../../lib/clock.js';
-import type { JsonObject, Store } from '../../storage/port.js';
+import type { JsonObject } from '../../storage/port.js';
 import { mergePatch } from './merge-patch.js';
-import { createStateRepository, type ProtocolState, type StateRow } from './state-repository.js';
+import { type ProtocolState, type StateRow, type StateRepository } from './state-repository.js';
 
 export type { AgentProfile, ProtocolState } from './state-repository.js';
 
@@ -34,9 +34,8 @@ export interface StateService {
   setCurrentPlan(uid: string, plan: { plan_id: string; slug: string; locked_ms: number }): Promise<void>;
 }
 
-export function createStateService(deps: { store: Store; clock: Clock }): StateService {
-  const { clock } = deps;
-  const states = createStateRepository(deps.store);
+export function createStateService(deps: { stateRecords: StateRepository; clock: Clock }): StateService {
+  const { stateRecords, clock } = deps;
 
   const view = (uid: string, row: StateRow | undefined): StateView => {
     const { locked_ms: _ignored, ...protocol } = row?.protocol ?? EMPTY_PROTOCOL;
@@ -61,14 +60,14 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
   async function syncProfile(uid: string, row: StateRow): Promise<void> {
     const name = row.state['display_name'];
     const display_name = typeof name === 'string' ? name : null;
-    await states.updateProfile(uid, (current) =>
+    await stateRecords.updateProfile(uid, (current) =>
       (current?.display_name ?? null) === display_name ? undefined : { uid, display_name, updated_at: row.updated_at },
     );
   }
 
   return {
     async get(uid) {
-      return view(uid, await states.head(uid));
+      return view(uid, await stateRecords.head(uid));
     },
 
     async patch(uid, patch) {
@@ -83,7 +82,7 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
           issues: [{ path: 'patch.display_name', message: 'invalid display name', code: 'custom' }],
         });
       }
-      const row = await states.append(uid, (head) => {
+      const row = await stateRecords.append(uid, (head) => {
         const next = mergePatch(head?.state ?? {}, patch) as JsonObject;
         const size = Buffer.byteLength(canonicalJson(next));
         if (size > MAX_STATE_BYTES) {
@@ -99,9 +98,9 @@ export function createStateService(deps: { store: Store; clock: Clock }): StateS
     },
 
     async setCurrentPlan(uid, plan) {
-      const head = await states.head(uid);
+      const head = await stateRecords.head(uid);
       if (!needsMove(head, plan)) return;
-      await states
+      await stateRecords
         .append(uid, (current) => {
           // Checked again under the stream's lock: the head may have moved since.
           if (!needsMove(current, plan)) throw new UnchangedError();

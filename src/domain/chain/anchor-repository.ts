@@ -53,3 +53,5 @@ export function createAnchorRepository(store: Store) {
     readAnchors: (mother: string, query: LogQuery): Promise<AnchorRow[]> => logs.read<AnchorRow>(anchorStream(mother), query),
   };
 }
+
+export type AnchorRepository = ReturnType<typeof createAnchorRepository>;

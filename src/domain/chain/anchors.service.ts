@@ -4,7 +4,6 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import {
   ANCHOR_ID_SECRET,
   anchorIdHash,
@@ -20,11 +19,12 @@ import {
 } from './anchor.js';
 import type { ChainService, WriteResult } from './chain.service.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
-import { createMachineRepository } from './machine-repository.js';
-import { createAnchorRepository, type AnchorRow } from './anchor-repository.js';
+import { type AnchorRow, type AnchorRepository } from './anchor-repository.js';
 import type { MachinesService } from './machines.service.js';
 import { storedSecret } from '../identity/stored-secret.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** How often due anchors are looked for. */
 const POLL_MS = 5_000;
@@ -65,11 +65,16 @@ export interface AnchorsService {
   stop(): Promise<void>;
 }
 
-export function createAnchorsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): AnchorsService {
-  const { store, clock, chain, machines } = deps;
-  const chainLog = createChainLogRepository(store);
-  const machineRecords = createMachineRepository(store);
-  const anchors = createAnchorRepository(store);
+export function createAnchorsService(deps: {
+  chainLog: ChainLogRepository;
+  machineRecords: MachineRepository;
+  anchorRecords: AnchorRepository;
+  nodeKeyRecords: NodeKeyRepository;
+  clock: Clock;
+  chain: ChainService;
+  machines: MachinesService;
+}): AnchorsService {
+  const { chainLog, machineRecords, anchorRecords, clock, chain, machines } = deps;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
@@ -85,11 +90,11 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     last_sent_seq: null,
     last_error: null,
   });
-  const configOf = async (slug: string) => (await anchors.config(slug)) ?? emptyConfig(slug);
+  const configOf = async (slug: string) => (await anchorRecords.config(slug)) ?? emptyConfig(slug);
 
   async function view(config: AnchorConfigRecord): Promise<ConfigView> {
     const { last_sent_seq: _internal, ...rest } = config;
-    const key = config.key_id ? await anchors.key(config.key_id) : undefined;
+    const key = config.key_id ? await anchorRecords.key(config.key_id) : undefined;
     return { ...rest, public_key: key?.public_key ?? null, id_hash: key?.id_hash ?? null };
   }
 
@@ -97,7 +102,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
   /** The machine's pseudonym under the node's anchor secret (made once, kept in the store). */
   async function pseudonymOf(slug: string, genesisHash: string): Promise<string> {
     if (secret === undefined) {
-      secret = storedSecret(store, ANCHOR_ID_SECRET, clock.now);
+      secret = storedSecret(deps.nodeKeyRecords, ANCHOR_ID_SECRET, clock.now);
       // A failed read is not kept: the next call tries again.
       secret.catch(() => (secret = undefined));
     }
@@ -111,15 +116,15 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
    */
   async function currentKey(machine: MachineRecord): Promise<AnchorKeyRecord> {
     const config = await configOf(machine.slug);
-    const existing = config.key_id ? await anchors.key(config.key_id) : undefined;
+    const existing = config.key_id ? await anchorRecords.key(config.key_id) : undefined;
     const idHash = await pseudonymOf(machine.slug, machine.genesis_hash);
     if (existing && existing.retired_tick === null && existing.id_hash === idHash) return existing;
     const tick = clock.tick();
     const upgraded = existing !== undefined && existing.retired_tick === null;
-    if (upgraded) await anchors.retireKey(existing.key_id, tick);
+    if (upgraded) await anchorRecords.retireKey(existing.key_id, tick);
     const key = newAnchorKey(machine.slug, idHash, tick);
-    await anchors.insertKey(key);
-    await anchors.updateConfig(machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
+    await anchorRecords.insertKey(key);
+    await anchorRecords.updateConfig(machine.slug, (c) => ({ ...(c ?? emptyConfig(machine.slug)), key_id: key.key_id }));
     if (upgraded) {
       const payload = { key_id: key.key_id, previous_key_id: existing.key_id, reason: 'keyed pseudonym' };
       await chain.append(machine, { type: 'anchor.key.rotated', actor_uid: null, payload_digest: digestOf(payload) });
@@ -131,7 +136,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     async anchor(motherSlug, claim) {
       const mother = await machineDoc(motherSlug);
       if (!mother || !mother.is_public) throw errors.notFound(`No public machine "${motherSlug}" to anchor into`, { slug: motherSlug });
-      const key = await anchors.key(claim.key_id);
+      const key = await anchorRecords.key(claim.key_id);
       if (!key || key.id_hash !== claim.id_hash.toLowerCase() || key.retired_tick !== null) {
         throw errors.forbidden(`Key "${claim.key_id}" is not the current anchor key of machine ${claim.id_hash}; rotate or use the current key`);
       }
@@ -148,7 +153,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       if (!row || row.state_hash !== full.head_hash || row.tick !== full.head_tick) {
         throw errors.unprocessable(`seq ${full.head_seq} of machine ${key.id_hash} does not have that hash and tick: anchor an existing head`);
       }
-      const previous = await anchors.anchored(motherSlug, full.id_hash);
+      const previous = await anchorRecords.anchored(motherSlug, full.id_hash);
       // Also refuses a replayed request: each anchor must move the anchored head forward.
       if (previous && previous.last.head_seq >= full.head_seq) {
         throw errors.conflict(`seq ${previous.last.head_seq} of machine ${full.id_hash} is already anchored in "${motherSlug}"; anchor a newer head`);
@@ -174,8 +179,8 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         mother_seq: motherRow.seq,
       };
       // The row type carries the id hash so one child's anchors are read through the log's type index.
-      await anchors.appendAnchor(motherSlug, { ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` });
-      await anchors.updateAnchored(motherSlug, full.id_hash, (cur) => ({
+      await anchorRecords.appendAnchor(motherSlug, { ...anchorView, tick: motherRow.tick, type: `anchor:${full.id_hash}` });
+      await anchorRecords.updateAnchored(motherSlug, full.id_hash, (cur) => ({
         mother_slug: motherSlug,
         id_hash: full.id_hash,
         anchor_count: (cur?.anchor_count ?? 0) + 1,
@@ -191,7 +196,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
         payload: sentPayload,
         transition_id: anchorId,
       });
-      await anchors.updateConfig(child.slug, (c) => ({
+      await anchorRecords.updateConfig(child.slug, (c) => ({
         ...(c ?? emptyConfig(child.slug)),
         last_anchor_tick: motherRow.tick,
         last_anchor_seq: full.head_seq,
@@ -204,7 +209,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
     async list(motherSlug, caller, q) {
       await machines.readable(motherSlug, caller);
       const before = q.cursor === undefined ? undefined : decodeCursor('before', q.cursor);
-      const rows = await anchors.readAnchors(motherSlug, {
+      const rows = await anchorRecords.readAnchors(motherSlug, {
         reverse: true,
         limit: q.limit + 1,
         ...(before !== undefined ? { toSeq: before - 1 } : {}),
@@ -217,7 +222,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
     async anchored(motherSlug, caller) {
       await machines.readable(motherSlug, caller);
-      const records = await anchors.anchoredIn(motherSlug);
+      const records = await anchorRecords.anchoredIn(motherSlug);
       return records
         .sort((a, b) => b.last_tick - a.last_tick)
         .map((r) => ({ id_hash: r.id_hash, anchor_count: r.anchor_count, first_tick: r.first_tick, last_tick: r.last_tick, last_head_seq: r.last.head_seq }));
@@ -234,7 +239,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const { machine: mother } = await machines.readable(input.mother_slug, caller);
       if (!mother.is_public) throw errors.unprocessable(`The mother "${mother.slug}" is private; anchors go into a public machine`);
       await currentKey(machine);
-      const config = await anchors.updateConfig(slug, (c) => ({
+      const config = await anchorRecords.updateConfig(slug, (c) => ({
         ...(c ?? emptyConfig(slug)),
         enabled: input.enabled,
         mother_slug: mother.slug,
@@ -243,14 +248,14 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       await chain.append(machine, { type: 'anchor.config.set', actor_uid: caller.uid, payload_digest: digestOf(input), payload: { ...input } });
       // Enabling anchors at once, so the first anchor does not wait a whole period.
       if (input.enabled) await anchorNow(slug).catch((err: unknown) => recordError(slug, err));
-      return view((await anchors.config(slug)) ?? config!);
+      return view((await anchorRecords.config(slug)) ?? config!);
     },
 
     async rotateKey(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
       const config = await configOf(slug);
       const tick = clock.tick();
-      if (config.key_id) await anchors.retireKey(config.key_id, tick);
+      if (config.key_id) await anchorRecords.retireKey(config.key_id, tick);
       const key = await currentKey(machine);
       await chain.append(machine, {
         type: 'anchor.key.rotated',
@@ -287,7 +292,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
       const own = child === undefined ? [] : [await pseudonymOf(child.slug, child.genesis_hash), legacyAnchorIdHash(child.slug, child.genesis_hash)];
       const wanted = new Set(recomputed ?? [idHash]);
       const found = [];
-      for (const rec of await anchors.anchoredOf(wanted)) {
+      for (const rec of await anchorRecords.anchoredOf(wanted)) {
         const readable = await machines.readable(rec.mother_slug, caller).then(
           () => true,
           () => false,
@@ -315,7 +320,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
     async runDue() {
       const now = clock.tick();
-      const due = (await anchors.enabledConfigs()).filter(
+      const due = (await anchorRecords.enabledConfigs()).filter(
         (c) => c.mother_slug !== null && (c.last_anchor_tick === null || now - c.last_anchor_tick >= c.every_ticks),
       );
       let written = 0;
@@ -367,7 +372,7 @@ export function createAnchorsService(deps: { store: Store; clock: Clock; chain: 
 
   async function recordError(slug: string, err: unknown): Promise<false> {
     const message = err instanceof Error ? err.message : String(err);
-    await anchors.updateConfig(slug, (c) => (c ? { ...c, last_error: message } : undefined));
+    await anchorRecords.updateConfig(slug, (c) => (c ? { ...c, last_error: message } : undefined));
     return false;
   }
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../events.js';
-import type { Json, Store } from '../../storage/port.js';
-import { createChainLogRepository } from './chain-log-repository.js';
+import type { Json, PubSub } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
-import { createMachineRepository } from './machine-repository.js';
 import { createRelayPositions } from './relay-positions.js';
 import type { StreamInterest } from './stream-interest.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** The store channel chain appends are announced on. */
 export const APPENDED_CHANNEL = 'chain.appended';
@@ -52,7 +52,9 @@ export interface AppendRelay {
  * watermark to its head: rows appended elsewhere during the outage reach the subscribers, in order.
  */
 export function createAppendRelay(deps: {
-  store: Store;
+  chainLog: ChainLogRepository;
+  machineRecords: MachineRepository;
+  pubsub: PubSub;
   bus: EventBus;
   onError: (err: unknown) => void;
   /** The machines live streams here deliver; without it a resume catches up nothing. */
@@ -60,9 +62,7 @@ export function createAppendRelay(deps: {
   /** Told after each catch-up that followed a resume. */
   onResumed?: (report: ResumeReport) => void;
 }): AppendRelay {
-  const { store, bus } = deps;
-  const chainLog = createChainLogRepository(store);
-  const machineRecords = createMachineRepository(store);
+  const { chainLog, machineRecords, pubsub, bus } = deps;
   const origin = randomUUID();
   const positions = createRelayPositions();
   let pending = new Map<string, Announcement>();
@@ -77,7 +77,7 @@ export function createAppendRelay(deps: {
     const batch = [...pending.values()];
     pending = new Map();
     for (let i = 0; i < batch.length; i += MAX_PER_MESSAGE) {
-      store.pubsub.publish(APPENDED_CHANNEL, { o: origin, a: batch.slice(i, i + MAX_PER_MESSAGE) as unknown as Json });
+      pubsub.publish(APPENDED_CHANNEL, { o: origin, a: batch.slice(i, i + MAX_PER_MESSAGE) as unknown as Json });
     }
   }
 
@@ -172,7 +172,7 @@ export function createAppendRelay(deps: {
     if (!stopped) deps.onResumed?.(report);
   }
 
-  const offRemote = store.pubsub.subscribe(APPENDED_CHANNEL, (message) => {
+  const offRemote = pubsub.subscribe(APPENDED_CHANNEL, (message) => {
     const { o, a } = (message ?? {}) as { o?: unknown; a?: unknown };
     if (o === origin || !Array.isArray(a)) return;
     for (const item of a as Announcement[]) {
@@ -182,7 +182,7 @@ export function createAppendRelay(deps: {
   });
 
   let resuming: Promise<void> | undefined;
-  const offResume = store.pubsub.onResume(() => {
+  const offResume = pubsub.onResume(() => {
     resuming = (resuming ?? Promise.resolve()).then(resume).catch(deps.onError);
   });
 

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { LogQuery, Store } from '../../storage/port.js';
-import { createContractRepository } from '../contracts/contract-repository.js';
+import type { LockStore, LogQuery } from '../../storage/port.js';
 import type { TransitionRecord } from '../contracts/contract.types.js';
-import { createTallyRepository } from '../economy/tally-repository.js';
 import type { EnvelopeRow } from '../economy/tally-token.js';
 import { fireAuditPayload, fireEnvelopeRequest } from '../contracts/fire-records.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { ChainService } from './chain.service.js';
-import { createChainLogRepository } from './chain-log-repository.js';
-import { createRecoveryMarkRepository, type Mark } from './recovery-mark-repository.js';
-import { createMachineRepository } from './machine-repository.js';
+import { type Mark, type RecoveryMarkRepository } from './recovery-mark-repository.js';
+import type { TallyRepository } from '../economy/tally-repository.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
+import type { ContractRepository } from '../contracts/contract-repository.js';
 
 /** Per machine: how far its transitions and envelopes are known to have their chain rows (see `Mark`). */
 /** Rows of each stream a first pass over a store without marks looks at (a crash leaves gaps only at the end). */
@@ -40,7 +40,12 @@ export interface RecoveryReport {
 }
 
 export interface AuditRecoveryDeps {
-  store: Store;
+  contractRecords: ContractRepository;
+  tallyRecords: TallyRepository;
+  chainLog: ChainLogRepository;
+  machineRecords: MachineRepository;
+  recoveryMarks: RecoveryMarkRepository;
+  locks: LockStore;
   clock: Pick<Clock, 'tick'>;
   chain: ChainService;
   /** Runs `fn` under the contract's store-wide lock, the one every fire holds from its row to its chain row. */
@@ -82,12 +87,7 @@ export interface AuditRecovery {
 }
 
 export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
-  const { store, chain } = deps;
-  const contracts = createContractRepository(store);
-  const tally = createTallyRepository(store);
-  const chainLog = createChainLogRepository(store);
-  const machineRecords = createMachineRepository(store);
-  const marks = createRecoveryMarkRepository(store);
+  const { contractRecords, tallyRecords, chainLog, machineRecords, recoveryMarks, locks, chain } = deps;
   const writer = randomUUID();
   let release: (() => void) | undefined;
   /** Ends the pause before the claim is taken again (stop). */
@@ -112,7 +112,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const ids = new Set<string>();
     let query = from;
     for (;;) {
-      const rows = await tally.envelopes(slug, { ...query, limit: PAGE });
+      const rows = await tallyRecords.envelopes(slug, { ...query, limit: PAGE });
       for (const r of rows) if (r.transition_id !== undefined) ids.add(r.transition_id);
       if (rows.length < PAGE) return ids;
       query = { fromSeq: rows[rows.length - 1]!.seq + 1 };
@@ -135,18 +135,18 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   async function machinePass(slug: string, report: RecoveryReport): Promise<void> {
     const machine = await machineRecords.get(slug);
     if (!machine || stopped) return;
-    const mark = await marks.get(slug);
+    const mark = await recoveryMarks.get(slug);
     // Read before the stream counts: a row past a count is written after this, so its chain row is after `chainAt`.
     const chainAt = await chainLog.count(slug);
     // Read before the transitions' count too: a fire's envelope is minted after its row.
-    const eCount = await tally.envelopeCount(slug);
-    const tCount = await contracts.transitionCount(slug);
+    const eCount = await tallyRecords.envelopeCount(slug);
+    const tCount = await contractRecords.transitionCount(slug);
     // Nothing written since the last pass: the common case at start, three counts per machine.
     if (mark && mark.t === tCount && mark.e === eCount) return;
     const tFrom = mark?.t ?? Math.max(0, tCount - FIRST_PASS_TAIL);
     const eFrom = mark?.e ?? Math.max(0, eCount - FIRST_PASS_TAIL);
-    const fires = (await readAll<TransitionRecord>((q) => contracts.machineTransitions(slug, q), tFrom, tCount)).filter((r) => r.success);
-    const envelopes = await readAll<EnvelopeRow>((q) => tally.envelopes(slug, q), eFrom, eCount);
+    const fires = (await readAll<TransitionRecord>((q) => contractRecords.machineTransitions(slug, q), tFrom, tCount)).filter((r) => r.success);
+    const envelopes = await readAll<EnvelopeRow>((q) => tallyRecords.envelopes(slug, q), eFrom, eCount);
 
     const chainFrom = (from: number, markSeq: number | undefined, firstTick: number | undefined) =>
       markSeq !== undefined ? { fromSeq: markSeq } : from === 0 || firstTick === undefined ? { fromSeq: 0 } : { fromTick: firstTick - FIRST_PASS_TICK_MARGIN };
@@ -184,7 +184,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
       const outcome =
         owner === writer || (e.writer === undefined && e.tick > deps.clock.tick() - LEGACY_GRACE_TICKS)
           ? { ran: false as const }
-          : await store.locks.tryRun(`core-writer:${owner}`, async () => {
+          : await locks.tryRun(`core-writer:${owner}`, async () => {
               if (await hasRow(slug, 'tally.minted', e.token_id, chainAt)) return;
               await chain.append(machine, { type: 'tally.minted', actor_uid: null, transition_id: e.token_id, payload_digest: e.token_hash, recovered: true });
               report.envelopes += 1;
@@ -196,7 +196,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     }
 
     const next: Mark = { slug, t: tCount, tc: chainAt, te: eCount, e: eDone, ec: chainAt };
-    await marks.update(slug, (cur) => {
+    await recoveryMarks.update(slug, (cur) => {
       if (!cur) return next;
       const fire = next.t > cur.t ? { t: next.t, tc: next.tc, te: next.te } : { t: cur.t, tc: cur.tc, te: cur.te };
       const env = next.e > cur.e ? { e: next.e, ec: next.ec } : { e: cur.e, ec: cur.ec };
@@ -209,8 +209,8 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
     const started = Date.now();
     const report: RecoveryReport = { machines: 0, fires: 0, envelopes: 0, minted: 0, deferred: 0 };
     const slugs = new Set<string>();
-    for (const slug of await contracts.slugsWithTransitions()) slugs.add(slug);
-    for (const slug of await tally.slugsWithEnvelopes()) slugs.add(slug);
+    for (const slug of await contractRecords.slugsWithTransitions()) slugs.add(slug);
+    for (const slug of await tallyRecords.slugsWithEnvelopes()) slugs.add(slug);
     for (const slug of slugs) {
       if (stopped) break;
       await machinePass(slug, report);
@@ -238,7 +238,7 @@ export function createAuditRecovery(deps: AuditRecoveryDeps): AuditRecovery {
   async function holdClaim(held: () => void): Promise<void> {
     for (let attempt = 0; !stopped; attempt++) {
       try {
-        await store.locks.run(`core-writer:${writer}`, (lost) => {
+        await locks.run(`core-writer:${writer}`, (lost) => {
           attempt = 0;
           held();
           return new Promise<void>((resolve) => {

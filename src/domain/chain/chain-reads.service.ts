@@ -1,13 +1,12 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import type { Store } from '../../storage/port.js';
-import { createContractRepository } from '../contracts/contract-repository.js';
-import { createKeyRepository } from '../identity/key-repository.js';
 import { createChainSummaries, type SpanCount } from './chain-summary.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
+import type { KeyRepository } from '../identity/key-repository.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { ContractRepository } from '../contracts/contract-repository.js';
 
 /** Format version of the explore answer; `rows` stays its member for older clients. */
 export const EXPLORE_VERSION = '2';
@@ -79,11 +78,15 @@ export function groupOf(type: string): string {
   return dot > 0 ? type.slice(0, dot) : type;
 }
 
-export function createChainReadsService(deps: { store: Store; clock: Clock; origin: string }): ChainReadsService {
-  const { store, clock, origin } = deps;
-  const chainLog = createChainLogRepository(store);
-  const summaries = createChainSummaries(store);
-  const contractRecords = createContractRepository(store);
+export function createChainReadsService(deps: {
+  chainLog: ChainLogRepository;
+  contractRecords: ContractRepository;
+  keys: KeyRepository;
+  clock: Clock;
+  origin: string;
+}): ChainReadsService {
+  const { chainLog, contractRecords, clock, origin } = deps;
+  const summaries = createChainSummaries(chainLog);
 
   /**
    * First seq whose tick is >= `tick`, or `count` when none: chain ticks never decrease, so counts over
@@ -154,7 +157,7 @@ export function createChainReadsService(deps: { store: Store; clock: Clock; orig
 
     async sources(m) {
       const summary = await summaries.of(m);
-      const keys = new Map((await createKeyRepository(store).byMachine(m.slug)).map((k) => [k.uid, k]));
+      const keys = new Map((await deps.keys.byMachine(m.slug)).map((k) => [k.uid, k]));
       const now = clock.tick();
       return [...summary.bySource]
         .map(([uid, span]) => {

@@ -1,7 +1,6 @@
-import type { Store } from '../../storage/port.js';
 import { genesisSeed, stateHashOf } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
 
 export interface SpanCount {
   count: number;
@@ -45,9 +44,8 @@ function bump(map: Map<string, SpanCount>, key: string, tick: number): void {
   } else map.set(key, { count: 1, first_tick: tick, last_tick: tick });
 }
 
-export function createChainSummaries(store: Store): ChainSummaries {
+export function createChainSummaries(chainLog: ChainLogRepository): ChainSummaries {
   const cache = new Map<string, ChainSummary>();
-  const chainLog = createChainLogRepository(store);
   const folding = new Map<string, Promise<ChainSummary>>();
 
   async function fold(machine: MachineRecord, summary: ChainSummary): Promise<ChainSummary> {

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import { writeResult, type ChainService, type RowPayload, type WriteResult } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
 import { createRejectionBudget } from './rejection-budget.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
 
 export interface FileRecordInput {
   name: string;
@@ -58,9 +57,8 @@ export interface ChainWritesService {
 /** Rows read per page when looking rows up by transition id (newest first). */
 const SCAN_PAGE = 5000;
 
-export function createChainWritesService(deps: { store: Store; clock: Clock; chain: ChainService }): ChainWritesService {
-  const { store, clock, chain } = deps;
-  const chainLog = createChainLogRepository(store);
+export function createChainWritesService(deps: { chainLog: ChainLogRepository; clock: Clock; chain: ChainService }): ChainWritesService {
+  const { chainLog, clock, chain } = deps;
   // The endpoint is public and writes to disk: per-reporter and node-wide budgets (rejection-budget.ts).
   const rejections = createRejectionBudget();
 

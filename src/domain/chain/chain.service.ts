@@ -3,15 +3,15 @@ import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../events.js';
 import { errors } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import { digestOf, sameDigest, sha256Hex } from '../../lib/hash.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
 import { genesisSeed, seal, type ChainRow } from './hash-chain.js';
 import { createPayloadVault } from './payload-vault.js';
-import { createMachineRepository } from './machine-repository.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 export interface AppendInput {
   type: string;
@@ -68,11 +68,15 @@ export interface ChainService {
   assertWritable(machine: MachineRecord): void;
 }
 
-export function createChainService(deps: { store: Store; clock: Clock; bus: EventBus }): ChainService {
-  const { store, clock, bus } = deps;
-  const vault = createPayloadVault({ store, now: clock.now });
-  const machines = createMachineRepository(store);
-  const chainLog = createChainLogRepository(store);
+export function createChainService(deps: {
+  machineRecords: MachineRepository;
+  chainLog: ChainLogRepository;
+  nodeKeyRecords: NodeKeyRepository;
+  clock: Clock;
+  bus: EventBus;
+}): ChainService {
+  const { machineRecords, chainLog, clock, bus } = deps;
+  const vault = createPayloadVault({ chainLog, nodeKeyRecords: deps.nodeKeyRecords, now: clock.now });
   /**
    * The machines this process already recorded as active in the current tick: one activity write per
    * machine per tick. Only the current tick is kept, so the set holds the machines written to in one
@@ -88,7 +92,7 @@ export function createChainService(deps: { store: Store; clock: Clock; bus: Even
     }
     // An older tick (a clock step back) is written through: the repository keeps the newest anyway.
     if (tick === touchedTick && touchedNow.has(slug)) return;
-    await machines.touched(slug, tick);
+    await machineRecords.touched(slug, tick);
     if (tick === touchedTick) touchedNow.add(slug);
   }
 

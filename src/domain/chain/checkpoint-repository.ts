@@ -67,3 +67,5 @@ export function createCheckpointRepository(store: Store) {
     },
   };
 }
+
+export type CheckpointRepository = ReturnType<typeof createCheckpointRepository>;

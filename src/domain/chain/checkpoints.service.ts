@@ -1,11 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
 import { TICK_MS } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { ChainService } from './chain.service.js';
 import { checkpointMessage, type Checkpoint, type UnsignedCheckpoint } from './checkpoint.js';
-import { createCheckpointRepository } from './checkpoint-repository.js';
-import { createMachineRepository } from './machine-repository.js';
+import type { CheckpointRepository } from './checkpoint-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** Heads are signed every 1,287 ticks (about 16.7 minutes), the seal cadence of the public service. */
 export const CHECKPOINT_EVERY_TICKS = 1287;
@@ -34,36 +33,35 @@ export interface CheckpointsService {
  * each machine's head every `everyTicks` ticks, in a log kept apart from the chain it vouches for.
  */
 export function createCheckpointsService(deps: {
-  store: Store;
+  checkpointRecords: CheckpointRepository;
+  machineRecords: MachineRepository;
   clock: Clock;
   chain: ChainService;
   nodeKeys: NodeKeys;
   everyTicks?: number;
   onError?: (err: unknown) => void;
 }): CheckpointsService {
-  const { store, clock, chain, nodeKeys } = deps;
+  const { checkpointRecords, machineRecords, clock, chain, nodeKeys } = deps;
   const everyTicks = deps.everyTicks ?? CHECKPOINT_EVERY_TICKS;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
-  const checkpoints = createCheckpointRepository(store);
-  const machines = createMachineRepository(store);
 
   const sign = (unsigned: UnsignedCheckpoint): Checkpoint => ({ ...unsigned, signature: nodeKeys.sign(checkpointMessage(unsigned)) });
 
   async function checkpoint(slug: string): Promise<Checkpoint | undefined> {
     const head = await chain.head(slug);
     if (!head) return undefined;
-    const last = await checkpoints.latest(slug);
+    const last = await checkpointRecords.latest(slug);
     if (last && last.seq === head.seq && last.head_hash === head.state_hash) return last;
     const signed = sign({ slug, seq: head.seq, tick: head.tick, head_hash: head.state_hash, signed_tick: clock.tick() });
-    await checkpoints.record(signed, nodeKeys.keyId);
+    await checkpointRecords.record(signed, nodeKeys.keyId);
     return signed;
   }
 
   async function checkpointAll(): Promise<number> {
     let signed = 0;
-    for await (const machine of machines.each()) {
-      const before = await checkpoints.latest(machine.slug);
+    for await (const machine of machineRecords.each()) {
+      const before = await checkpointRecords.latest(machine.slug);
       const after = await checkpoint(machine.slug);
       if (after && after.signed_tick !== before?.signed_tick) signed += 1;
     }
@@ -89,14 +87,14 @@ export function createCheckpointsService(deps: {
     sign,
     checkpoint,
     checkpointAll,
-    latest: (slug) => checkpoints.latest(slug),
+    latest: (slug) => checkpointRecords.latest(slug),
     async newestPublic(limit) {
-      return checkpoints.newest(limit, async (found) => {
-        const pub = await machines.publicAmong(found.map((c) => c.slug));
+      return checkpointRecords.newest(limit, async (found) => {
+        const pub = await machineRecords.publicAmong(found.map((c) => c.slug));
         return found.map((c) => pub.has(c.slug));
       });
     },
-    history: (slug, limit) => checkpoints.history(slug, limit),
+    history: (slug, limit) => checkpointRecords.history(slug, limit),
     start() {
       if (timer === undefined) arm();
     },

@@ -1,14 +1,13 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import type { ChainService } from './chain.service.js';
 import { CHECKPOINT_MESSAGE_TEMPLATE, SEAL_FORMAT, sealSigningInput, type Checkpoint, type SealArtifact } from './checkpoint.js';
 import type { CheckpointsService } from './checkpoints.service.js';
 import { verifyChain, type ChainRow } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
 import type { MachinesService } from './machines.service.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
 
 /** Rows read per step of a walk: memory stays flat whatever the chain's length. */
 export const WALK_BATCH = 1000;
@@ -36,15 +35,14 @@ export interface IntegrityService {
 }
 
 export function createIntegrityService(deps: {
-  store: Store;
+  chainLog: ChainLogRepository;
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
   checkpoints: CheckpointsService;
   nodeKeys: NodeKeys;
 }): IntegrityService {
-  const { store, clock, chain, machines, checkpoints, nodeKeys } = deps;
-  const chainLog = createChainLogRepository(store);
+  const { chainLog, clock, chain, machines, checkpoints, nodeKeys } = deps;
 
   async function validate(machine: MachineRecord, window: { from?: number | undefined; to?: number | undefined }): Promise<ValidateResult> {
     const head = await chain.head(machine.slug);

@@ -1,14 +1,14 @@
 import { errors } from '../../errors.js';
 import { TICK_MS, type Clock } from '../../lib/clock.js';
 import { digestOf, randomToken, sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService, MachineView } from './machines.service.js';
 import { shareActive, type MachineRecord, type MachineStatus, type ReadTokenRecord } from './machine.js';
-import { createMachineRepository } from './machine-repository.js';
 import { checkPassword, hashPassword } from './read-password.js';
 import { createUnlockThrottle } from './unlock-throttle.js';
+import type { RollingWindowRepository } from '../quotas/rolling-window-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 export interface SettingsPatch {
   is_public?: boolean | undefined;
@@ -45,16 +45,21 @@ export interface MachineSettingsService {
   disableShare(slug: string, caller: Caller): Promise<boolean>;
 }
 
-export function createMachineSettingsService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): MachineSettingsService {
-  const { store, clock, chain, machines } = deps;
-  const throttle = createUnlockThrottle({ store, clock });
-  const repository = createMachineRepository(store);
+export function createMachineSettingsService(deps: {
+  machineRecords: MachineRepository;
+  unlockGuessWindows: RollingWindowRepository;
+  clock: Clock;
+  chain: ChainService;
+  machines: MachinesService;
+}): MachineSettingsService {
+  const { machineRecords, clock, chain, machines } = deps;
+  const throttle = createUnlockThrottle({ windows: deps.unlockGuessWindows, clock });
   const iso = (ms = clock.now()): string => new Date(ms).toISOString();
 
   /** Read-modify-write of a machine record; `fn` returns the next record or undefined for no change. */
   async function change(slug: string, fn: (m: MachineRecord) => MachineRecord | undefined): Promise<{ before: MachineRecord; after: MachineRecord }> {
     let before: MachineRecord | undefined;
-    const after = await repository.update(slug, (current) => {
+    const after = await machineRecords.update(slug, (current) => {
       before = current;
       if (!current) return undefined;
       const next = fn(current);
@@ -67,10 +72,10 @@ export function createMachineSettingsService(deps: { store: Store; clock: Clock;
   /** Deletes the live unlock tokens of `slug` (none when undefined) and every expired one; counts the live ones dropped. */
   async function dropReadTokens(slug: string | undefined): Promise<number> {
     const now = clock.now();
-    const stale = await repository.staleReadTokens(slug, now);
+    const stale = await machineRecords.staleReadTokens(slug, now);
     let dropped = 0;
     for (const token of stale) {
-      if ((await repository.deleteReadToken(token.token_hash)) && token.expires_ms > now) dropped++;
+      if ((await machineRecords.deleteReadToken(token.token_hash)) && token.expires_ms > now) dropped++;
     }
     return dropped;
   }
@@ -107,7 +112,7 @@ export function createMachineSettingsService(deps: { store: Store; clock: Clock;
     },
 
     async unlock(slug, caller, password, ttlTicks, clientIp) {
-      const machine = await repository.get(slug);
+      const machine = await machineRecords.get(slug);
       // A machine without a password and a missing machine answer alike: unlock never confirms a slug.
       if (!machine?.password_hash) throw errors.notFound(`No password-protected machine "${slug}"`, { slug });
       const role = await machines.roleOf(slug, caller);
@@ -124,7 +129,7 @@ export function createMachineSettingsService(deps: { store: Store; clock: Clock;
         created_at: iso(),
         token_hash: hash,
       };
-      await repository.putReadToken(record);
+      await machineRecords.putReadToken(record);
       const payload = { ttl_ticks: ttlTicks, expires_at: iso(expiresMs) };
       await chain.append(machine, { type: 'machine.unlocked', actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
       return { share_token: token, expires_tick: clock.tick() + ttlTicks, expires_at: iso(expiresMs) };

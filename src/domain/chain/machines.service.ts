@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.js';
 import { digestOf, sha256Hex } from '../../lib/hash.js';
 import { errors } from '../../errors.js';
 import { keysetPage } from '../../lib/keyset-page.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { minRole, roleOfScope } from '../identity/roles.js';
@@ -11,7 +11,7 @@ import type { ChainService } from './chain.service.js';
 import { genesisSeed } from './hash-chain.js';
 import { isSiteUid } from '../site/site-proxy.js';
 import { checkSlug, shareActive, type MachineRecord } from './machine.js';
-import { createMachineRepository } from './machine-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 export interface CreateMachineInput {
   slug?: string;
@@ -73,14 +73,13 @@ export interface MachinesService {
 }
 
 export function createMachinesService(deps: {
-  store: Store;
+  machineRecords: MachineRepository;
   clock: Clock;
   chain: ChainService;
   identity: IdentityService;
   quotas: QuotasService;
 }): MachinesService {
-  const { store, clock, chain, identity, quotas } = deps;
-  const machines = createMachineRepository(store);
+  const { machineRecords, clock, chain, identity, quotas } = deps;
 
   /**
    * The machine and the caller's role when the caller may read it, with when a read right that lapses by
@@ -89,7 +88,7 @@ export function createMachinesService(deps: {
   async function access(
     slug: string,
     caller: Caller,
-    record: Promise<MachineRecord | undefined> = machines.get(slug),
+    record: Promise<MachineRecord | undefined> = machineRecords.get(slug),
   ): Promise<{ machine: MachineRecord; role: Role | 'none'; untilMs: number | null } | undefined> {
     const machine = await record;
     if (!machine) return undefined;
@@ -109,7 +108,7 @@ export function createMachinesService(deps: {
       return machine.share_token_expires_at ? Date.parse(machine.share_token_expires_at) : null;
     }
     if (!machine.password_hash) return false;
-    const unlocked = await machines.readToken(hash);
+    const unlocked = await machineRecords.readToken(hash);
     const live =
       unlocked !== undefined && unlocked.slug === machine.slug && unlocked.password_hash === machine.password_hash && unlocked.expires_ms > clock.now();
     return live ? unlocked.expires_ms : false;
@@ -119,7 +118,7 @@ export function createMachinesService(deps: {
   async function roleFor(
     machine: MachineRecord,
     caller: Caller,
-    granted: (slug: string, uid: string) => Promise<Role | undefined> = async (slug, uid) => (await machines.grantOf(slug, uid))?.role,
+    granted: (slug: string, uid: string) => Promise<Role | undefined> = async (slug, uid) => (await machineRecords.grantOf(slug, uid))?.role,
   ): Promise<Role | 'none'> {
     if (caller.uid === null) return 'none';
     // A key bound to one machine carries no authority on any other.
@@ -149,7 +148,7 @@ export function createMachinesService(deps: {
   async function freeSlugFrom(base: string): Promise<string> {
     for (let n = 1; n < 1000; n++) {
       const candidate = n === 1 ? base : `${base.slice(0, 60)}-${n}`;
-      if (!(await machines.get(candidate))) return candidate;
+      if (!(await machineRecords.get(candidate))) return candidate;
     }
     throw errors.conflict(`No free slug derived from "${base}"; pass a slug`);
   }
@@ -180,7 +179,7 @@ export function createMachinesService(deps: {
         share_token_hash: null,
       };
       try {
-        await quotas.within('machines', caller.uid, () => machines.insert(machine));
+        await quotas.within('machines', caller.uid, () => machineRecords.insert(machine));
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw errors.conflict(`The slug "${slug}" is taken; choose another`, { slug });
         throw err;
@@ -199,13 +198,13 @@ export function createMachinesService(deps: {
       const roles = new Map<string, Role>();
       let seesPrivate = false;
       if (caller.uid !== null) {
-        const grants = await machines.grantsOf(caller.uid);
+        const grants = await machineRecords.grantsOf(caller.uid);
         for (const g of grants) roles.set(g.slug, g.role);
         const bound = caller.machine === undefined ? [] : [caller.machine];
         // One owned private machine stands for all of them: the probe reads one record from the owner index.
         const candidates = [
-          ...(await machines.ownedPrivate(caller.uid, 1)),
-          ...(await Promise.all([...grants.map((g) => g.slug), ...bound].map(machines.get))),
+          ...(await machineRecords.ownedPrivate(caller.uid, 1)),
+          ...(await Promise.all([...grants.map((g) => g.slug), ...bound].map(machineRecords.get))),
         ];
         for (const machine of candidates) {
           if (machine && !machine.is_public && (await roleFor(machine, caller, async (slug) => roles.get(slug))) !== 'none') seesPrivate = true;
@@ -219,7 +218,7 @@ export function createMachinesService(deps: {
         kind: 'machines',
         cursor: page.cursor || undefined,
         limit: page.limit ?? 100,
-        fetch: (after, size) => machines.after(!seesPrivate, after, size),
+        fetch: (after, size) => machineRecords.after(!seesPrivate, after, size),
         keep: (found) => Promise.all(found.map(async (m) => ((await visible(m)) ? m : undefined))),
       });
       return { machines: await Promise.all(items.map(view)), next_cursor };
@@ -247,7 +246,7 @@ export function createMachinesService(deps: {
     },
 
     prefetch(slug) {
-      const record = machines.get(slug);
+      const record = machineRecords.get(slug);
       // Not awaited when authentication fails first: never an unhandled rejection.
       record.catch(() => undefined);
       return record;
@@ -256,7 +255,7 @@ export function createMachinesService(deps: {
     view,
 
     async ownedBy(uid, limit) {
-      const [owned, total] = await Promise.all([limit >= 1 ? machines.ownedFirst(uid, Math.floor(limit)) : [], machines.countOwnedBy(uid)]);
+      const [owned, total] = await Promise.all([limit >= 1 ? machineRecords.ownedFirst(uid, Math.floor(limit)) : [], machineRecords.countOwnedBy(uid)]);
       return { slugs: owned.map((m) => m.slug), total };
     },
   };

@@ -1,14 +1,13 @@
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import type { Caller, Role } from '../identity/caller.js';
 import { isDeveloperUid, type IdentityService } from '../identity/identity.service.js';
 import { canManageRole } from '../identity/roles.js';
 import type { ChainService } from './chain.service.js';
 import type { MachinesService } from './machines.service.js';
 import type { MachineRecord, RoleGrant } from './machine.js';
-import { createMachineRepository } from './machine-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 type MemberRole = RoleGrant['role'];
 
@@ -35,14 +34,13 @@ export interface MembersService {
 const view = (g: RoleGrant): MemberView => ({ uid: g.uid, role: g.role, granted_by: g.granted_by ?? null, granted_at: g.granted_at });
 
 export function createMembersService(deps: {
-  store: Store;
+  machineRecords: MachineRepository;
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
   identity: IdentityService;
 }): MembersService {
-  const { store, clock, chain, machines, identity } = deps;
-  const repository = createMachineRepository(store);
+  const { machineRecords, clock, chain, machines, identity } = deps;
 
   /** The machine and the caller's role on it (the pipeline has already checked it is at least admin). */
   const actorOn = (slug: string, caller: Caller): Promise<{ machine: MachineRecord; role: Role | 'none' }> => machines.readable(slug, caller);
@@ -55,7 +53,7 @@ export function createMembersService(deps: {
   }
 
   const currentRole = async (machine: MachineRecord, uid: string): Promise<Role | 'none'> =>
-    uid === machine.owner_uid ? 'owner' : ((await repository.grantOf(machine.slug, uid))?.role ?? 'none');
+    uid === machine.owner_uid ? 'owner' : ((await machineRecords.grantOf(machine.slug, uid))?.role ?? 'none');
 
   async function audit(machine: MachineRecord, caller: Caller, type: string, payload: Record<string, unknown>): Promise<void> {
     await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload });
@@ -64,7 +62,7 @@ export function createMembersService(deps: {
   return {
     async list(slug, caller) {
       const { machine } = await machines.readable(slug, caller);
-      const grants = await repository.grantsOn(slug);
+      const grants = await machineRecords.grantsOn(slug);
       return { owner_uid: machine.owner_uid, admins: grants.map(view) };
     },
 
@@ -76,7 +74,7 @@ export function createMembersService(deps: {
       if (!(await identity.isUser(uid))) throw errors.notFound(`No identity "${uid}" on this node`, { uid });
       const grant: RoleGrant = { slug, uid, role, granted_by: caller.uid!, granted_at: new Date(clock.now()).toISOString() };
       let existed = false;
-      await repository.updateGrant(slug, uid, (current) => {
+      await machineRecords.updateGrant(slug, uid, (current) => {
         existed = current !== undefined;
         return existed ? undefined : grant;
       });
@@ -90,7 +88,7 @@ export function createMembersService(deps: {
       const target = await currentRole(machine, uid);
       if (target === 'none') throw errors.notFound(`${uid} has no role on "${slug}"; grant one with POST /api/chain/${slug}/admins`, { uid });
       if (!canManageRole(actor, target, role)) refuse(actor, target, role, uid);
-      const updated = await repository.updateGrant(slug, uid, (current) =>
+      const updated = await machineRecords.updateGrant(slug, uid, (current) =>
         current ? { ...current, role, granted_by: caller.uid!, granted_at: new Date(clock.now()).toISOString() } : undefined,
       );
       if (!updated) throw errors.notFound(`${uid} has no role on "${slug}"`, { uid });
@@ -103,7 +101,7 @@ export function createMembersService(deps: {
       const target = await currentRole(machine, uid);
       if (target === 'none') return false;
       if (!canManageRole(actor, target, 'none')) refuse(actor, target, 'none', uid);
-      const removed = await repository.deleteGrant(slug, uid);
+      const removed = await machineRecords.deleteGrant(slug, uid);
       if (removed) await audit(machine, caller, 'admin.revoked', { uid, role: target });
       return removed;
     },

@@ -1,9 +1,10 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../lib/canonical-json.js';
-import type { RowInput, Store } from '../../storage/port.js';
+import type { RowInput } from '../../storage/port.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
 import { storedSecret } from '../identity/stored-secret.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository, type PayloadRow } from './chain-log-repository.js';
+import { type PayloadRow, type ChainLogRepository } from './chain-log-repository.js';
 import { onceUnlessFailed } from '../../lib/once.js';
 
 /** One encrypted payload, stored in `payloads/<slug>` in the order of the chain rows it belongs to. */
@@ -37,15 +38,14 @@ export interface PayloadVault {
   open(machine: MachineRecord, stored: PayloadRow, binding: PayloadBinding): unknown;
 }
 
-export function createPayloadVault(deps: { store: Store; now: () => number }): PayloadVault {
-  const { store } = deps;
-  const chainLog = createChainLogRepository(store);
+export function createPayloadVault(deps: { chainLog: ChainLogRepository; nodeKeyRecords: NodeKeyRepository; now: () => number }): PayloadVault {
+  const { chainLog } = deps;
   let master: Buffer | undefined;
   const loading = onceUnlessFailed(() => load());
   const machineKeys = new Map<string, Buffer>();
 
   async function load(): Promise<void> {
-    master = await storedSecret(store, VAULT_KEY_ID, deps.now);
+    master = await storedSecret(deps.nodeKeyRecords, VAULT_KEY_ID, deps.now);
   }
 
   function keyOf(machine: MachineRecord): Buffer {

@@ -1,13 +1,12 @@
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../events.js';
 import { keysetPage } from '../../lib/keyset-page.js';
-import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachinesService, MachineView } from './machines.service.js';
-import { createChainLogRepository } from './chain-log-repository.js';
-import { createMachineRepository } from './machine-repository.js';
 import { createRecentRing } from './recent-ring.js';
 import { onceUnlessFailed } from '../../lib/once.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** A public machine as anonymous readers see it: no owner identity, no access settings. */
 export type PublicMachineView = Omit<MachineView, 'owner_uid' | 'has_password' | 'share_enabled'>;
@@ -54,30 +53,34 @@ export function publicView(view: MachineView): PublicMachineView {
 /** Machine records `active` reads at once, at least, while walking down its ranking. */
 const ACTIVE_BATCH = 32;
 
-export function createPublicFeedService(deps: { store: Store; clock: Clock; bus: EventBus; machines: MachinesService }): PublicFeedService {
-  const { store, clock, bus, machines } = deps;
-  const repository = createMachineRepository(store);
-  const chainLog = createChainLogRepository(store);
-  const isPublic = async (slug: string): Promise<boolean> => (await repository.get(slug))?.is_public === true;
+export function createPublicFeedService(deps: {
+  machineRecords: MachineRepository;
+  chainLog: ChainLogRepository;
+  clock: Clock;
+  bus: EventBus;
+  machines: MachinesService;
+}): PublicFeedService {
+  const { machineRecords, chainLog, clock, bus, machines } = deps;
+  const isPublic = async (slug: string): Promise<boolean> => (await machineRecords.get(slug))?.is_public === true;
   /**
    * Data written before the activity index existed is entered in it once (each machine's head tick), in
    * the background from start; the reads that use the index wait for it. Idempotent, so processes
    * sharing a store may both run it.
    */
   const activityReady = onceUnlessFailed(async () => {
-    if (await repository.activityBackfilled()) return;
-    for await (const m of repository.each()) {
+    if (await machineRecords.activityBackfilled()) return;
+    for await (const m of machineRecords.each()) {
       const head = await chainLog.head(m.slug);
-      if (head !== undefined) await repository.touched(m.slug, head.tick);
+      if (head !== undefined) await machineRecords.touched(m.slug, head.tick);
     }
-    await repository.markActivityBackfilled();
+    await machineRecords.markActivityBackfilled();
   });
   activityReady().catch(() => undefined);
   async function* activeSince(tick: number) {
     await activityReady();
-    yield* repository.activeSince(tick);
+    yield* machineRecords.activeSince(tick);
   }
-  const ring = createRecentRing({ store, activeFirst: () => activeSince(0), isPublic });
+  const ring = createRecentRing({ chainLog, activeFirst: () => activeSince(0), isPublic });
   let cache = new Map<string, { tick: number; value: unknown }>();
 
   bus.on('audit.appended', ({ slug, isPublic: pub, row: chainRow }) => {
@@ -106,10 +109,10 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
           kind: 'public-machines',
           cursor: page.cursor || undefined,
           limit: page.limit ?? 100,
-          fetch: (after, size) => repository.after(true, after, size),
+          fetch: (after, size) => machineRecords.after(true, after, size),
           keep: async (found) => found,
         }),
-        repository.countPublic(),
+        machineRecords.countPublic(),
       ]);
       const views = await Promise.all(items.map(async (m) => publicView(await machines.view(m))));
       return { count: total, machines: views, next_cursor };
@@ -129,7 +132,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         const batch = Math.max(limit, ACTIVE_BATCH);
         for (let i = 0; i < ranked.length && shown.length < limit; i += batch) {
           const slice = ranked.slice(i, i + batch);
-          const records = await Promise.all(slice.map((a) => repository.get(a.slug)));
+          const records = await Promise.all(slice.map((a) => machineRecords.get(a.slug)));
           slice.forEach((a, j) => {
             const m = records[j];
             if (m?.is_public === true && shown.length < limit)
@@ -140,7 +143,7 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
       }),
 
     async newest(limit) {
-      const newest = await repository.newestPublic(limit);
+      const newest = await machineRecords.newestPublic(limit);
       return Promise.all(newest.map(async (m) => publicView(await machines.view(m))));
     },
 
@@ -165,11 +168,11 @@ export function createPublicFeedService(deps: { store: Store; clock: Clock; bus:
         const tick = clock.tick();
         // Counts come from the indexes; the row total from the log heads (one read, cached for the tick).
         const [total, pub, active, paused, archived, rows] = await Promise.all([
-          repository.count(),
-          repository.countPublic(),
-          repository.countWithStatus('active'),
-          repository.countWithStatus('paused'),
-          repository.countWithStatus('archived'),
+          machineRecords.count(),
+          machineRecords.countPublic(),
+          machineRecords.countWithStatus('active'),
+          machineRecords.countWithStatus('paused'),
+          machineRecords.countWithStatus('archived'),
           chainLog.totalRows(),
         ]);
         let recent = 0;

@@ -1,8 +1,7 @@
-import type { Store } from '../../storage/port.js';
 import type { ChainRow } from './hash-chain.js';
-import { createChainLogRepository } from './chain-log-repository.js';
 import type { MachineActivity } from './machine-repository.js';
 import { onceUnlessFailed } from '../../lib/once.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
 
 export interface RingEntry {
   slug: string;
@@ -31,7 +30,7 @@ const order = (a: RingEntry, b: RingEntry): number =>
   a.row.tick - b.row.tick || a.row.created_at.localeCompare(b.row.created_at) || a.slug.localeCompare(b.slug) || a.row.seq - b.row.seq;
 
 export function createRecentRing(deps: {
-  store: Store;
+  chainLog: ChainLogRepository;
   /** Every machine with rows, the one with the newest row first. */
   activeFirst: () => AsyncIterable<MachineActivity>;
   isPublic: (slug: string) => Promise<boolean>;
@@ -73,7 +72,7 @@ export function createRecentRing(deps: {
   }
 
   async function newestOf(slug: string): Promise<RingEntry[]> {
-    const rows = await createChainLogRepository(deps.store).read(slug, { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
+    const rows = await deps.chainLog.read(slug, { reverse: true, limit: Math.min(PER_MACHINE, capacity) });
     return rows.map((row) => ({ slug, row }));
   }
 

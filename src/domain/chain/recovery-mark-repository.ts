@@ -26,3 +26,5 @@ export function createRecoveryMarkRepository(store: Store) {
     update: (slug: string, fn: (current: Mark | undefined) => Mark | undefined): Promise<Mark | undefined> => store.docs.update<Mark>(MARKS, slug, fn),
   };
 }
+
+export type RecoveryMarkRepository = ReturnType<typeof createRecoveryMarkRepository>;

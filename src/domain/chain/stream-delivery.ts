@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../events.js';
-import type { Store } from '../../storage/port.js';
+import type { PubSub, StoreBackend } from '../../storage/port.js';
 import type { IdentityService } from '../identity/identity.service.js';
 import { createAppendRelay, type AppendRelay } from './append-relay.js';
 import type { ChainService } from './chain.service.js';
@@ -8,6 +8,8 @@ import { createDeliveryGuard, type DeliveryGuard } from './delivery-guard.js';
 import type { MachinesService } from './machines.service.js';
 import { createStreamInterest } from './stream-interest.js';
 import { createStreamsService, type StreamsService } from './streams.service.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** Where stream delivery reports failures and catch-ups (the composition root's logger). */
 export interface StreamDeliveryLog {
@@ -22,7 +24,10 @@ export interface StreamDeliveryLog {
  * relay catches up exactly the machines the open streams deliver and the guard re-checks every flow.
  */
 export function createStreamDelivery(deps: {
-  store: Store;
+  chainLog: ChainLogRepository;
+  machineRecords: MachineRepository;
+  pubsub: PubSub;
+  backend: StoreBackend;
   bus: EventBus;
   clock: Clock;
   chain: ChainService;
@@ -30,23 +35,25 @@ export function createStreamDelivery(deps: {
   identity: IdentityService;
   log: StreamDeliveryLog;
 }): { streams: StreamsService; deliveryGuard: DeliveryGuard; appendRelay: AppendRelay | undefined } {
-  const { store, bus, clock, chain, machines, identity, log } = deps;
+  const { chainLog, machineRecords, pubsub, bus, clock, chain, machines, identity, log } = deps;
   const interest = createStreamInterest();
-  const streams = createStreamsService({ store, bus, chain, interest, onError: (err) => log.error('stream delivery failed', { err }) });
+  const streams = createStreamsService({ chainLog, machineRecords, bus, chain, interest, onError: (err) => log.error('stream delivery failed', { err }) });
   const deliveryGuard = createDeliveryGuard({
     bus,
     clock,
     machines,
     identity,
-    onResume: (cb) => store.pubsub.onResume(cb),
+    onResume: (cb) => pubsub.onResume(cb),
     onError: (err) => log.error('stream access check failed', { err }),
   });
   // Only a shared store has other processes to hear appends from.
   const appendRelay =
-    store.backend === 'lowdb'
+    deps.backend === 'lowdb'
       ? undefined
       : createAppendRelay({
-          store,
+          chainLog,
+          machineRecords,
+          pubsub,
           bus,
           interest,
           onResumed: (report) => log.info('streams caught up after the messaging connection came back', { ...report }),

@@ -1,13 +1,12 @@
 import type { EventBus } from '../events.js';
 import type { SseEvent, SseSource } from '../../lib/handler-results.js';
-import type { Store } from '../../storage/port.js';
 import type { ChainService } from './chain.service.js';
 import type { ChainRow } from './hash-chain.js';
 import type { MachineRecord } from './machine.js';
-import { createChainLogRepository } from './chain-log-repository.js';
-import { createMachineRepository } from './machine-repository.js';
 import { createOrderedRelay } from './ordered-relay.js';
 import type { StreamInterest } from './stream-interest.js';
+import type { ChainLogRepository } from './chain-log-repository.js';
+import type { MachineRepository } from './machine-repository.js';
 
 /** At most this many missed rows are replayed on resume; older ones are announced by a `replay.skipped` event. */
 export const MAX_REPLAY = 10_000;
@@ -35,16 +34,15 @@ interface Entry {
 }
 
 export function createStreamsService(deps: {
-  store: Store;
+  chainLog: ChainLogRepository;
+  machineRecords: MachineRepository;
   bus: EventBus;
   chain: ChainService;
   onError?: (err: unknown) => void;
   /** Told which machines the open streams deliver, so rows missed while messaging was down are caught up. */
   interest?: StreamInterest;
 }): StreamsService {
-  const { store, bus, chain } = deps;
-  const chainLog = createChainLogRepository(store);
-  const machineRecords = createMachineRepository(store);
+  const { chainLog, machineRecords, bus, chain } = deps;
   const backlog: Entry[] = [];
   let counter = 0;
   const listeners = new Set<(entry: Entry) => void>();

@@ -1,8 +1,8 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import { createRollingWindows } from '../quotas/rolling-window.js';
+import type { RollingWindowRepository } from '../quotas/rolling-window-repository.js';
 
 /** Password guesses one guesser may make on one machine per window. */
 export const UNLOCK_GUESSES = 5;
@@ -21,8 +21,8 @@ export interface UnlockThrottle {
   take(slug: string, caller: Caller, clientIp: string | undefined): Promise<void>;
 }
 
-export function createUnlockThrottle(deps: { store: Store; clock: Clock }): UnlockThrottle {
-  const windows = createRollingWindows({ store: deps.store, collection: 'unlock-guesses', windowMs: UNLOCK_WINDOW_MS, now: deps.clock.now });
+export function createUnlockThrottle(deps: { windows: RollingWindowRepository; clock: Clock }): UnlockThrottle {
+  const windows = createRollingWindows({ windows: deps.windows, windowMs: UNLOCK_WINDOW_MS, now: deps.clock.now });
 
   function refuse(slug: string, retryMs: number, who: string): never {
     const retry = Math.ceil(retryMs / 1000);

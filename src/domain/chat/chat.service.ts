@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
-import { createChatQuotaRepository } from './chat-quota-repository.js';
 import { composeAnswer, retrieve, type ChatSources, type Grounding } from './chat-retrieval.js';
 import { askUpstream, type ChatMessage, type UpstreamConfig } from './chat-upstream.js';
+import type { ChatQuotaRepository } from './chat-quota-repository.js';
 
 /** Chats per caller per UTC day. */
 export const DAILY_CHATS = 10;
@@ -20,7 +19,7 @@ export interface ChatRequest {
 }
 
 export interface ChatDeps {
-  store: Store;
+  chatQuotas: ChatQuotaRepository;
   clock: Clock;
   sources: ChatSources;
   upstream?: UpstreamConfig | undefined;
@@ -43,7 +42,7 @@ const tokensOf = (text: string) => Math.ceil(text.length / 4);
  */
 export function createChatService(deps: ChatDeps) {
   const { clock, sources } = deps;
-  const quotas = createChatQuotaRepository(deps.store);
+  const { chatQuotas } = deps;
   const limit = deps.dailyLimit ?? DAILY_CHATS;
 
   const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -51,7 +50,7 @@ export function createChatService(deps: ChatDeps) {
   const quotaView = (used: number, ms: number) => ({ used, limit, remaining: Math.max(0, limit - used), resets_at: resetsAt(ms) });
 
   async function take(uid: string, ms: number): Promise<number> {
-    const used = await quotas.take(uid, dayOf(ms), limit);
+    const used = await chatQuotas.take(uid, dayOf(ms), limit);
     if (used === undefined) {
       throw new CoreError('QUOTA_EXCEEDED', `The free chat allows ${limit} answers a day; the quota resets at ${resetsAt(ms)}`, quotaView(limit, ms));
     }
@@ -80,7 +79,7 @@ export function createChatService(deps: ChatDeps) {
   return {
     async quota(uid: string) {
       const ms = clock.now();
-      return { ok: true as const, ...quotaView(await quotas.usedOn(uid, dayOf(ms)), ms) };
+      return { ok: true as const, ...quotaView(await chatQuotas.usedOn(uid, dayOf(ms)), ms) };
     },
 
     async complete(uid: string, req: ChatRequest, signal: AbortSignal) {
@@ -100,7 +99,7 @@ export function createChatService(deps: ChatDeps) {
           }
         }
       } catch (err) {
-        await quotas.giveBack(uid, dayOf(ms));
+        await chatQuotas.giveBack(uid, dayOf(ms));
         throw err;
       }
       const prompt = answer.usage?.prompt_tokens ?? messages.reduce((n, m) => n + tokensOf(m.content), 0);

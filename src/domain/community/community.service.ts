@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { keysetPage } from '../../lib/keyset-page.js';
 import { randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { DuplicateKeyError, type PubSub } from '../../storage/port.js';
 import type { EnvelopeLedger } from '../economy/envelope-ledger.js';
 import { lockedError } from '../economy/envelope-ledger.js';
 import type { NodeAudit } from '../economy/node-audit-repository.js';
@@ -20,8 +20,8 @@ import {
   type Side,
   type VotePolicy,
 } from './community-policy.js';
-import { createProposalRepository } from './proposal-repository.js';
 import { operatorDefOf, verifyProposal, type OperatorDraft, type TestCaseInput } from './proposal-verify.js';
+import type { ProposalRepository } from './proposal-repository.js';
 
 export interface ProposeInput extends OperatorDraft {
   source: { citation: string; url?: string | undefined };
@@ -29,7 +29,8 @@ export interface ProposeInput extends OperatorDraft {
 }
 
 export interface CommunityDeps {
-  store: Store;
+  proposals: ProposalRepository;
+  pubsub: PubSub;
   clock: Clock;
   operators: OperatorsService;
   ledger: EnvelopeLedger;
@@ -51,9 +52,8 @@ export const PROMOTED_CHANNEL = 'community.promoted';
  * `node/community-operators`.
  */
 export function createCommunityOperatorsService(deps: CommunityDeps) {
-  const { store, clock, operators, ledger, audit } = deps;
+  const { proposals, pubsub, clock, operators, ledger, audit } = deps;
   const policy = deps.policy ?? DEFAULT_VOTE_POLICY;
-  const proposals = createProposalRepository(store);
 
   const find = async (id: string): Promise<ProposalRecord> => {
     const p = await proposals.byId(id);
@@ -121,7 +121,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
       // Processes sharing the store hear of a promotion at once; the message names the operator, whose
       // definition is read from the store (a message is never trusted for it). Best effort, like the
       // pubsub: what was promoted while this process could not hear is read again when it can.
-      store.pubsub.subscribe(PROMOTED_CHANNEL, (message) => {
+      pubsub.subscribe(PROMOTED_CHANNEL, (message) => {
         const id = (message as { operator_id?: unknown } | null)?.operator_id;
         if (typeof id !== 'string' || operators.get(id)) return;
         void proposals
@@ -131,7 +131,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
           })
           .catch((err: unknown) => deps.onError?.(err));
       });
-      store.pubsub.onResume(() => void registerPromoted().catch((err: unknown) => deps.onError?.(err)));
+      pubsub.onResume(() => void registerPromoted().catch((err: unknown) => deps.onError?.(err)));
       await registerPromoted();
     },
 
@@ -271,7 +271,7 @@ export function createCommunityOperatorsService(deps: CommunityDeps) {
         throw err;
       }
       const version = operators.registryVersion();
-      store.pubsub.publish(PROMOTED_CHANNEL, { operator_id: def.id });
+      pubsub.publish(PROMOTED_CHANNEL, { operator_id: def.id });
       await log('community.promoted', caller, id, { operator_id: def.id, registry_version: version });
       return { ok: true as const, proposal: proposalView({ ...p, status: 'promoted' }), operator_id: def.id, registry_version: version };
     },

@@ -1,6 +1,5 @@
-import type { Store } from '../../storage/port.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import type { TriggerSpec } from './contract.types.js';
+import type { ContractEventRepository } from './contract-event-repository.js';
 
 /** The inbox row type of an event: aggregates count per source machine and name. */
 export const inboxType = (source: string, name: string) => `${source}/${name}`;
@@ -48,12 +47,12 @@ export function compare(op: string, a: number, b: number): boolean {
  * source in the last `within_ticks` ticks (the current one included).
  */
 export async function evaluateAggregate(
-  store: Store,
+  contractEvents: ContractEventRepository,
   slug: string,
   trigger: TriggerSpec,
   nowTick: number,
 ): Promise<{ value: number | null; holds: boolean; events: number }> {
-  const rows = await createContractEventRepository(store).inbox(slug, {
+  const rows = await contractEvents.inbox(slug, {
     types: [inboxType(trigger.machine ?? slug, trigger.event!)],
     fromTick: nowTick - trigger.within_ticks! + 1,
   });

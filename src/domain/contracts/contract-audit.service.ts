@@ -2,7 +2,6 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf } from '../../lib/hash.js';
 import { contractGenesis, initialState, transitionHash } from './contract-runtime.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { receiptInput } from './operator-run.js';
 import type { ContractsCore } from './contracts-core.js';
 import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
@@ -53,8 +52,7 @@ export const eventView = (slug: string, row: EventRecord): EventView => ({
 
 export function createContractAudit(core: ContractsCore): ContractAudit {
   const { contracts } = core;
-  const { clock, store, nodeKeys } = core.deps;
-  const events = createContractEventRepository(store);
+  const { clock, contractEvents, nodeKeys } = core.deps;
 
   /** Every row of a contract, oldest first, a page at a time. */
   async function* allRows(record: ContractRecord): AsyncGenerator<TransitionRecord> {
@@ -148,7 +146,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
     },
 
     async events(slug, query) {
-      const rows = await events.events(slug, {
+      const rows = await contractEvents.events(slug, {
         limit: query.limit + 1,
         ...(query.since_tick !== undefined ? { fromTick: query.since_tick + 1 } : {}),
         ...(query.name !== undefined ? { types: [query.name] } : {}),
@@ -163,7 +161,7 @@ export function createContractAudit(core: ContractsCore): ContractAudit {
           page =
             whole.length > 0
               ? whole
-              : await events.events(slug, {
+              : await contractEvents.events(slug, {
                   fromTick: lastTick,
                   toTick: lastTick,
                   ...(query.name !== undefined ? { types: [query.name] } : {}),

@@ -1,16 +1,14 @@
 import type { Clock } from '../../lib/clock.js';
 import { afterCommit } from '../../lib/commit-scope.js';
 import { digestOf } from '../../lib/hash.js';
-import type { RowInput, Store } from '../../storage/port.js';
+import type { RowInput } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { fireAuditPayload, fireEnvelopeRequest } from './fire-records.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import { evaluateCondition } from './condition.js';
 import { ownerCondition } from './owner-condition.js';
 import type { ConditionAllowance } from './condition-allowance.js';
 import type { ContractHub } from './contract-hub.js';
 import type { ContractRepository } from './contract-repository.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { secretsOf, type ContractRecord, type EventRecord, type TransitionRecord, type TransitionSpec } from './contract.types.js';
 import { runOperators, type OperatorRunDeps } from './operator-run.js';
 import { resultingState } from './schedule.js';
@@ -18,6 +16,8 @@ import { oneShotTick, transitionKey } from './triggers.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { principalRefusal } from './principal-right.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
+import type { ContractEventRepository } from './contract-event-repository.js';
 
 export type TriggeredBy = 'caller' | 'trigger' | 'fire_now' | 'event';
 
@@ -56,8 +56,9 @@ export interface ContractEngine {
 export type FiredTransition = TransitionRecord & { tally?: { token_id: string; remaining: number } };
 
 export interface EngineDeps extends OperatorRunDeps {
-  store: Store;
-  contracts: ContractRepository;
+  contractRecords: ContractRepository;
+  contractEvents: ContractEventRepository;
+  machineRecords: MachineRepository;
   chain: ChainService;
   clock: Clock;
   hub: ContractHub;
@@ -73,15 +74,13 @@ export interface EngineDeps extends OperatorRunDeps {
 }
 
 export function createContractEngine(deps: EngineDeps): ContractEngine {
-  const { store, contracts, chain, clock, hub } = deps;
-  const events = createContractEventRepository(store);
-  const machineRecords = createMachineRepository(store);
+  const { contractRecords, contractEvents, machineRecords, chain, clock, hub } = deps;
 
   async function emit(record: ContractRecord, transition: TransitionSpec, row: TransitionRecord, scope: Record<string, unknown>, depth: number) {
     for (const action of transition.post_actions ?? []) {
       if (action.type !== 'emit' || !action.event) continue;
       const payload = { ...(action.payload ?? {}), transition_id: row.id, from_state: row.from_state, to_state: row.to_state, input: scope };
-      const event = await events.appendEvent(
+      const event = await contractEvents.appendEvent(
         record.slug,
         (head) =>
           ({
@@ -117,7 +116,7 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
     async fire(req) {
       const { record } = req;
       const transition = record.definition.transitions[req.index]!;
-      const runtime = await contracts.runtime(record);
+      const runtime = await contractRecords.runtime(record);
       const tick = clock.tick();
       const scope = { ...(record.definition.defaults ?? {}), ...req.input };
       const key = transitionKey(transition);
@@ -145,7 +144,7 @@ export function createContractEngine(deps: EngineDeps): ContractEngine {
       const to = success ? resultingState(transition) : runtime.state;
       // A scheduled fire is fenced in the data too: a due tick the transitions hold is refused, nothing written.
       const fence = req.due ? { key, due: req.due.tick } : undefined;
-      const row = await contracts.appendTransition(
+      const row = await contractRecords.appendTransition(
         record,
         {
           contract_id: record.id,

@@ -74,7 +74,7 @@ interface Context {
 
 export function createContractPlanning(core: ContractsCore): ContractPlanning {
   const { contracts } = core;
-  const { clock, store } = core.deps;
+  const { clock, contractEvents } = core.deps;
 
   async function evaluate(ctx: Context): Promise<Report> {
     const results: CandidateResult[] = [];
@@ -115,7 +115,7 @@ export function createContractPlanning(core: ContractsCore): ContractPlanning {
       return { pass: false, reason: `due at tick ${due}` };
     }
     if (isEventTrigger(trigger) && trigger.kind === 'on_aggregate' && live) {
-      const agg = await evaluateAggregate(store, live.record.slug, trigger, ctx.tick);
+      const agg = await evaluateAggregate(contractEvents, live.record.slug, trigger, ctx.tick);
       const text = `${trigger.aggregate!.fn}=${agg.value ?? 'none'} over ${agg.events} events, needs ${trigger.op} ${trigger.threshold}`;
       return agg.holds ? { pass: false, reason: text, extra: { aggregate: agg.value, aggregate_events: agg.events } } : { pass: true, reason: text };
     }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Json, Store } from '../../storage/port.js';
+import type { Json, PubSub } from '../../storage/port.js';
 import { createRelayPositions } from '../chain/relay-positions.js';
 import type { ContractHub } from './contract-hub.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import type { ContractRepository } from './contract-repository.js';
 import type { EventRecord, TransitionRecord } from './contract.types.js';
+import type { ContractEventRepository } from './contract-event-repository.js';
 
 /** The channel processes sharing a store announce the contract rows they appended on. */
 export const CONTRACT_ROWS_CHANNEL = 'contracts.rows';
@@ -26,9 +26,14 @@ type Range = [log: 'e' | 't', slug: string, last: number, first: number];
  * the messaging connection came back (`PubSub.onResume`) every machine streamed here is read from its
  * position: rows appended elsewhere during the outage reach the streams.
  */
-export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; contracts: ContractRepository; onError: (err: unknown) => void }) {
-  const { store, hub: local, contracts } = deps;
-  const events = createContractEventRepository(store);
+export function createContractRowsRelay(deps: {
+  contractEvents: ContractEventRepository;
+  contractRecords: ContractRepository;
+  pubsub: PubSub;
+  hub: ContractHub;
+  onError: (err: unknown) => void;
+}) {
+  const { contractEvents, contractRecords, pubsub, hub: local } = deps;
   const origin = randomUUID();
   const positions = createRelayPositions();
   const key = (log: Log, slug: string) => `${log === 'events' ? 'e' : 't'}:${slug}`;
@@ -44,7 +49,7 @@ export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; 
     const batch = [...pending.values()];
     pending = new Map();
     for (let i = 0; i < batch.length; i += MAX_PER_MESSAGE) {
-      store.pubsub.publish(CONTRACT_ROWS_CHANNEL, { o: origin, r: batch.slice(i, i + MAX_PER_MESSAGE) as unknown as Json });
+      pubsub.publish(CONTRACT_ROWS_CHANNEL, { o: origin, r: batch.slice(i, i + MAX_PER_MESSAGE) as unknown as Json });
     }
   }
 
@@ -68,7 +73,8 @@ export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; 
   /** A page of the machine's log from `fromSeq` (to `toSeq`): published here unless it was already; whether it was the last. */
   async function publish(log: Log, slug: string, fromSeq: number, toSeq?: number): Promise<{ published: number; last: boolean }> {
     const query = { fromSeq, limit: PAGE, ...(toSeq !== undefined ? { toSeq } : {}) };
-    const rows: Array<EventRecord | TransitionRecord> = log === 'events' ? await events.events(slug, query) : await contracts.machineTransitions(slug, query);
+    const rows: Array<EventRecord | TransitionRecord> =
+      log === 'events' ? await contractEvents.events(slug, query) : await contractRecords.machineTransitions(slug, query);
     const k = key(log, slug);
     let n = 0;
     for (const row of rows) {
@@ -109,7 +115,7 @@ export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; 
     }
   }
 
-  const offRemote = store.pubsub.subscribe(CONTRACT_ROWS_CHANNEL, (message) => {
+  const offRemote = pubsub.subscribe(CONTRACT_ROWS_CHANNEL, (message) => {
     const { o, r } = (message ?? {}) as { o?: unknown; r?: unknown };
     if (o === origin || !Array.isArray(r)) return;
     for (const range of r as Range[]) {
@@ -119,7 +125,7 @@ export function createContractRowsRelay(deps: { store: Store; hub: ContractHub; 
   });
 
   let resuming: Promise<unknown> = Promise.resolve();
-  const offResume = store.pubsub.onResume(() => {
+  const offResume = pubsub.onResume(() => {
     const { events: e, transitions: t } = local.listened();
     const work = [...e.map((slug) => ['events', slug] as const), ...t.map((slug) => ['transitions', slug] as const)];
     resuming = resuming.then(() => Promise.all(work.map(([log, slug]) => queued(key(log, slug), () => catchUp(log, slug)).catch(deps.onError))));

@@ -3,7 +3,6 @@ import { createOrderedRelay } from '../chain/ordered-relay.js';
 import { seqOfEventId } from '../chain/streams.service.js';
 import { eventView } from './contract-audit.service.js';
 import type { ContractsCore } from './contracts-core.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { type ContractRecord, type EventRecord, type TransitionRecord } from './contract.types.js';
 
 /** At most this many missed rows are replayed on resume. */
@@ -17,7 +16,7 @@ export interface ContractStreams {
 }
 
 export function createContractStreams(core: ContractsCore): ContractStreams {
-  const events = createContractEventRepository(core.deps.store);
+  const { contractEvents } = core.deps;
   const onError = core.deps.onError;
 
   return {
@@ -27,8 +26,8 @@ export function createContractStreams(core: ContractsCore): ContractStreams {
           const resumeAfter = seqOfEventId(lastEventId, slug);
           const relay = createOrderedRelay<EventRecord>({
             seqOf: (row) => row.seq,
-            fetch: (from, to, limit) => events.events(slug, { fromSeq: from, toSeq: to, limit }),
-            start: events.eventCount(slug).then((count) => {
+            fetch: (from, to, limit) => contractEvents.events(slug, { fromSeq: from, toSeq: to, limit }),
+            start: contractEvents.eventCount(slug).then((count) => {
               const headSeq = count - 1;
               // Rows after the head are this stream's live ones: from here on they are caught up after an outage.
               core.hub.started('events', slug, headSeq);

@@ -3,11 +3,10 @@ import type { Clock } from '../../lib/clock.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
 import type { EventBus } from '../events.js';
 import { digestOf } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
+import type { LockStore, PubSub, StoreBackend } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import { type MachineRecord } from '../chain/machine.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { evaluateAggregate } from './aggregate.js';
@@ -16,7 +15,7 @@ import { CONTRACT_OWNERS, createConditionAllowance, type ConditionAllowance } fr
 import { createContractEngine, type ContractEngine } from './contract-engine.js';
 import { createContractHub, type ContractHub } from './contract-hub.js';
 import { createContractRowsRelay } from './contract-rows-relay.js';
-import { createContractRepository, FireAlreadyStoredError, type ContractRepository } from './contract-repository.js';
+import { FireAlreadyStoredError, type ContractRepository } from './contract-repository.js';
 import { secretsOf, type ContractRecord, type Definition, type Runtime } from './contract.types.js';
 import { validateDefinition } from './definition-validate.js';
 import { createEventRouter, type Delivery, type EventRouter } from './event-router.js';
@@ -27,9 +26,17 @@ import { createScheduleRelay } from './contract-schedule-relay.js';
 import { CLAIMED_ELSEWHERE, ContractScheduler } from './scheduler.js';
 import { collapse, isEventTrigger, triggerEvents } from './triggers.js';
 import type { MintOutcome, MintRequest } from '../economy/envelope-mint.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
+import type { ContractEventRepository } from './contract-event-repository.js';
 
 export interface ContractsDeps {
-  store: Store;
+  machineRecords: MachineRepository;
+  contractRecords: ContractRepository;
+  contractEvents: ContractEventRepository;
+  locks: LockStore;
+  pubsub: PubSub;
+  /** On a store other processes share (not `lowdb`), runtimes are re-read under locks and rows relayed. */
+  backend: StoreBackend;
   clock: Clock;
   bus: EventBus;
   chain: ChainService;
@@ -99,26 +106,24 @@ const RESYNC_MS = 60_000;
 const RESYNC_PARALLEL = 50;
 
 export function createContractsCore(deps: ContractsDeps): ContractsCore {
-  const { store, clock } = deps;
-  const machineRecords = createMachineRepository(store);
+  const { machineRecords, contractRecords, locks, pubsub, clock } = deps;
   // Several processes may share a PostgreSQL store: a contract's runtime cached here may be behind theirs.
-  const shared = store.backend !== 'lowdb';
-  const contracts = createContractRepository(store);
+  const shared = deps.backend !== 'lowdb';
   // Other processes' contract rows reach this process's streams through the relay (see `contract-rows-relay.ts`).
-  const rowsRelay = shared ? createContractRowsRelay({ store, hub: createContractHub(), contracts, onError: deps.onError }) : undefined;
+  const rowsRelay = shared ? createContractRowsRelay({ ...deps, hub: createContractHub() }) : undefined;
   const hub = rowsRelay?.hub ?? createContractHub();
   let router: EventRouter | undefined;
   const ownerConditionAllowance = deps.ownerConditionAllowance ?? createConditionAllowance(CONTRACT_OWNERS, deps.clock.now);
-  const engine = createContractEngine({ ...deps, ownerConditionAllowance, contracts, hub, deliver: (event) => router?.deliver(event) });
+  const engine = createContractEngine({ ...deps, ownerConditionAllowance, hub, deliver: (event) => router?.deliver(event) });
   const lockKey = (id: string) => `contract:${id}`;
   /** Inside the store's lock for the contract, with its runtime read afresh when another process may have moved it. */
   const underLock =
     <T>(id: string, fn: () => Promise<T>) =>
     async () => {
-      if (shared) contracts.forget(id);
+      if (shared) contractRecords.forget(id);
       return fn();
     };
-  const locked = <T>(id: string, fn: () => Promise<T>) => store.locks.run(lockKey(id), underLock(id, fn));
+  const locked = <T>(id: string, fn: () => Promise<T>) => locks.run(lockKey(id), underLock(id, fn));
 
   const nextFire = (record: ContractRecord, runtime: Runtime) => (record.status === 'active' ? (nextScheduled(record, runtime)?.due ?? null) : null);
 
@@ -131,7 +136,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
    */
   async function fireDue(id: string, nowTick: number): Promise<number | undefined | typeof CLAIMED_ELSEWHERE> {
     if (!shared) return locked(id, () => fireClaimed(id, nowTick));
-    const claimed = await store.locks.tryRun(
+    const claimed = await locks.tryRun(
       lockKey(id),
       underLock(id, () => fireClaimed(id, nowTick)),
     );
@@ -143,10 +148,10 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   async function fireClaimed(id: string, nowTick: number): Promise<number | undefined> {
     {
       // Read once: edits and control operations take the contract's lock too, so it cannot change under a fire.
-      const record = await contracts.get(id);
+      const record = await contractRecords.get(id);
       if (!record || record.status !== 'active') return undefined;
       for (let step = 0; step < 32; step++) {
-        const next = nextScheduled(record, await contracts.runtime(record));
+        const next = nextScheduled(record, await contractRecords.runtime(record));
         if (!next || next.due > nowTick) return next?.due;
         const machine = await machineRecords.get(record.slug);
         if (!machine) return undefined;
@@ -159,7 +164,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
           // The transitions hold this due tick already (written by a holder whose claim this one overlapped):
           // nothing was written; read the runtime afresh and go on from there.
           if (!(error instanceof FireAlreadyStoredError)) throw error;
-          contracts.forget(id);
+          contractRecords.forget(id);
         }
       }
       return nowTick + 1;
@@ -168,11 +173,11 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   async function offer(id: string, delivery: Delivery): Promise<void> {
     const record = await locked(id, async () => {
-      const current = await contracts.get(id);
+      const current = await contractRecords.get(id);
       if (!current || current.status !== 'active') return undefined;
       // A paused or archived machine takes no writes, so its contracts let events pass by.
       if ((await machineRecords.get(current.slug))?.status !== 'active') return undefined;
-      const runtime = await contracts.runtime(current);
+      const runtime = await contractRecords.runtime(current);
       const defaults = current.definition.defaults ?? {};
       let filtered: { index: number; input: Record<string, unknown> } | undefined;
       for (const [index, transition] of current.definition.transitions.entries()) {
@@ -181,7 +186,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
         if ((trigger.machine ?? current.slug) !== delivery.source || !triggerEvents(trigger).includes(delivery.name)) continue;
         let input = delivery.payload;
         if (trigger.kind === 'on_aggregate') {
-          const agg = await evaluateAggregate(store, current.slug, trigger, delivery.tick);
+          const agg = await evaluateAggregate(deps.contractEvents, current.slug, trigger, delivery.tick);
           if (!agg.holds) continue;
           input = { ...delivery.payload, aggregate: agg.value, aggregate_events: agg.events };
         }
@@ -202,7 +207,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     if (record) await refresh(record);
   }
 
-  router = createEventRouter({ store, bus: deps.bus, chain: deps.chain, clock, offer, reach: createListenerAccess(deps.machines), onError: deps.onError });
+  router = createEventRouter({ ...deps, bus: deps.bus, chain: deps.chain, clock, offer, reach: createListenerAccess(deps.machines), onError: deps.onError });
 
   /**
    * Contracts another process changed, as announced on the schedule channel (see `contract-schedule-relay.ts`),
@@ -215,7 +220,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     const full = clock.now() - lastResync >= RESYNC_MS;
     if (full) lastResync = clock.now();
     const ids = schedule.takeChanged();
-    const records = full ? await contracts.list() : (await Promise.all(ids.map((id) => contracts.get(id)))).filter((r) => r !== undefined);
+    const records = full ? await contractRecords.list() : (await Promise.all(ids.map((id) => contractRecords.get(id)))).filter((r) => r !== undefined);
     const out: Array<[string, number | undefined]> = [];
     if (!full) for (const id of ids) if (!records.some((r) => r.id === id)) out.push([id, undefined]);
     // Runtimes read a slice at a time in parallel: a full re-read of 1,000 contracts delays the pass
@@ -223,10 +228,10 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     for (let i = 0; i < records.length; i += RESYNC_PARALLEL) {
       await Promise.all(
         records.slice(i, i + RESYNC_PARALLEL).map(async (record) => {
-          contracts.forget(record.id);
+          contractRecords.forget(record.id);
           router!.index(record);
           if (record.status === 'frozen' || record.status === 'killed') out.push([record.id, undefined]);
-          else out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+          else out.push([record.id, nextFire(record, await contractRecords.runtime(record)) ?? undefined]);
         }),
       );
     }
@@ -241,18 +246,18 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     ...(deps.onFireLag ? { onFire: deps.onFireLag } : {}),
     async loadAll() {
       if (shared) return poll();
-      const all = await contracts.list((c) => c.status !== 'frozen' && c.status !== 'killed');
+      const all = await contractRecords.list((c) => c.status !== 'frozen' && c.status !== 'killed');
       const out: Array<[string, number | undefined]> = [];
       for (const record of all) {
         router!.index(record);
-        out.push([record.id, nextFire(record, await contracts.runtime(record)) ?? undefined]);
+        out.push([record.id, nextFire(record, await contractRecords.runtime(record)) ?? undefined]);
       }
       return out;
     },
   });
 
   const schedule = createScheduleRelay({
-    pubsub: store.pubsub,
+    pubsub,
     enabled: shared,
     onFired: (id, due) => scheduler.advance(id, due),
     // What other processes changed while this one could not hear them: the full re-read, now.
@@ -263,9 +268,9 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
   });
 
   async function refresh(record: ContractRecord) {
-    const current = (await contracts.get(record.id)) ?? record;
+    const current = (await contractRecords.get(record.id)) ?? record;
     router!.index(current);
-    scheduler.set(current.id, nextFire(current, await contracts.runtime(current)) ?? undefined);
+    scheduler.set(current.id, nextFire(current, await contractRecords.runtime(current)) ?? undefined);
     schedule.changed(current.id);
   }
 
@@ -277,7 +282,7 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
 
   return {
     deps,
-    contracts,
+    contracts: contractRecords,
     hub,
     engine,
     router,
@@ -288,14 +293,14 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     refresh,
     machine,
     async find(slug, id) {
-      const record = await contracts.get(id);
+      const record = await contractRecords.get(id);
       if (!record || record.slug !== slug) {
         throw errors.notFound(`No contract "${id}" on machine "${slug}"; list them with GET /api/chain/${slug}/contracts`, { code: 'contract_not_found', id });
       }
       return record;
     },
     async view(record) {
-      const runtime = await contracts.runtime(record);
+      const runtime = await contractRecords.runtime(record);
       const { id, slug, name, template_id, definition, status, current_version_no, integrity_hash, created_by, created_at, updated_at } = record;
       return {
         id,

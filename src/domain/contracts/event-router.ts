@@ -1,14 +1,14 @@
 import type { Clock } from '../../lib/clock.js';
 import type { EventBus } from '../events.js';
-import type { RowInput, Store } from '../../storage/port.js';
+import type { RowInput } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import { inboxType } from './aggregate.js';
-import { createContractEventRepository } from './contract-event-repository.js';
 import { type ContractRecord, type InboxRecord, type ListenerPrincipal } from './contract.types.js';
 import type { EmittedEvent } from './contract-engine.js';
 import { listenerOf, principalKey, WITHHELD, type EventOrigin, type Reach } from './listener-access.js';
 import { isEventTrigger, triggerEvents } from './triggers.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
+import type { ContractEventRepository } from './contract-event-repository.js';
 
 /** Emitted events cascade through listening contracts at most this deep (a contract loop stops here). */
 export const MAX_CASCADE = 8;
@@ -33,7 +33,8 @@ export interface EventRouter {
 }
 
 export interface RouterDeps {
-  store: Store;
+  contractEvents: ContractEventRepository;
+  machineRecords: MachineRepository;
   bus: EventBus;
   chain: ChainService;
   clock: Clock;
@@ -53,9 +54,7 @@ export interface RouterDeps {
  * at the moment of delivery (see `listener-access.ts`): revoking a right stops flows already set up.
  */
 export function createEventRouter(deps: RouterDeps): EventRouter {
-  const { store, chain } = deps;
-  const events = createContractEventRepository(store);
-  const machineRecords = createMachineRepository(store);
+  const { contractEvents, machineRecords, chain } = deps;
   /** source slug → event name → listening contract ids. */
   const listeners = new Map<string, Map<string, Set<string>>>();
   /** contract id → what it is indexed under, for re-indexing. */
@@ -137,7 +136,7 @@ export function createEventRouter(deps: RouterDeps): EventRouter {
       const here = targets.filter((id) => entries.get(id)?.slug === slug && entries.get(id)?.aggregates.includes(type)).map((id) => reaches.get(id)!);
       if (!here.some((r) => r !== 'none')) continue;
       const payload = await payloadFor(here.every((r) => r === 'payload') ? 'payload' : 'event');
-      await events.appendInbox(
+      await contractEvents.appendInbox(
         slug,
         (head) =>
           ({

@@ -1,6 +1,5 @@
 import { errors } from '../../errors.js';
 import { keysetPage } from '../../lib/keyset-page.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import type { ContractPlanning, PredictedFireView } from './contract-planning.service.js';
 import type { ContractsCore } from './contracts-core.js';
 import type { ContractRecord, Definition, TransitionRecord, TriggerSpec } from './contract.types.js';
@@ -56,9 +55,8 @@ export interface PublicDirectory {
 
 export function createPublicDirectory(core: ContractsCore, planning: ContractPlanning): PublicDirectory {
   const { contracts } = core;
-  const { store, clock } = core.deps;
+  const { machineRecords, clock } = core.deps;
 
-  const machineRecords = createMachineRepository(store);
   // Contracts stored before the listener index existed are entered in it from start, in the background; `subscribers` waits for it.
   contracts.listenersReady().catch(() => undefined);
 

@@ -1,9 +1,9 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
 import { storedSecret } from '../identity/stored-secret.js';
-import { createAvatarRepository } from './avatar-repository.js';
 import type { AvatarContentType, AvatarRef } from './tally-token.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
+import type { AvatarRepository } from './avatar-repository.js';
 
 const VAULT_KEY_ID = 'tally-avatar';
 
@@ -19,12 +19,11 @@ export interface AvatarVault {
   get(slug: string, genesisTick: number, ref: AvatarRef): Promise<Buffer>;
 }
 
-export function createAvatarVault(deps: { store: Store; now: () => number }): AvatarVault {
-  const { store } = deps;
-  const rows = createAvatarRepository(store);
+export function createAvatarVault(deps: { avatarRecords: AvatarRepository; nodeKeyRecords: NodeKeyRepository; now: () => number }): AvatarVault {
+  const { avatarRecords } = deps;
   let master: Promise<Buffer> | undefined;
 
-  const load = () => storedSecret(store, VAULT_KEY_ID, deps.now);
+  const load = () => storedSecret(deps.nodeKeyRecords, VAULT_KEY_ID, deps.now);
   const keyFor = async (slug: string, genesisTick: number) =>
     Buffer.from(hkdfSync('sha256', await (master ??= load()), 'core-tally-avatar-v1', `machine|${slug}|${genesisTick}`, 32));
   const aad = (slug: string, sha256: string) => Buffer.from(`core-avatar|${slug}|${sha256}`);
@@ -37,7 +36,7 @@ export function createAvatarVault(deps: { store: Store; now: () => number }): Av
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad(slug, sha256));
       const ct = Buffer.concat([cipher.update(image), cipher.final()]);
-      const row = await rows.append(slug, {
+      const row = await avatarRecords.append(slug, {
         type: 'avatar',
         tick,
         alg: 'A256GCM',
@@ -48,7 +47,7 @@ export function createAvatarVault(deps: { store: Store; now: () => number }): Av
       return { seq: row.seq, sha256, size_bytes: image.length, content_type: contentType };
     },
     async get(slug, genesisTick, ref) {
-      const row = await rows.get(slug, ref.seq);
+      const row = await avatarRecords.get(slug, ref.seq);
       if (!row) throw new Error(`avatar row ${ref.seq} of ${slug} is missing`);
       const decipher = createDecipheriv('aes-256-gcm', await keyFor(slug, genesisTick), Buffer.from(row.iv, 'base64'));
       decipher.setAAD(aad(slug, ref.sha256));

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
+import type { LockStore } from '../../storage/port.js';
 import { DEFAULT_POLICY, seatState, seatView, type ContributionPolicy, type SeatRecord } from './contribute-policy.js';
 import type { EnvelopeLedger } from './envelope-ledger.js';
 import { lockedError } from './envelope-ledger.js';
-import { createSeatRepository } from './seat-repository.js';
 import type { NodeAudit } from './node-audit-repository.js';
+import type { SeatRepository } from './seat-repository.js';
 
 export interface ContributeDeps {
-  store: Store;
+  seatRecords: SeatRepository;
+  locks: LockStore;
   clock: Clock;
   ledger: EnvelopeLedger;
   audit: NodeAudit;
@@ -25,8 +26,7 @@ export type ContributeService = ReturnType<typeof createContributeService>;
  * its bond until its holder releases it. Every step is audited in the node log `node/contribute`.
  */
 export function createContributeService(deps: ContributeDeps) {
-  const { store, clock, ledger, audit } = deps;
-  const seatRecords = createSeatRepository(store);
+  const { seatRecords, locks, clock, ledger, audit } = deps;
   const policy = deps.policy ?? DEFAULT_POLICY;
 
   const seatsOf = (uid: string) => seatRecords.byUid(uid);
@@ -188,7 +188,7 @@ export function createContributeService(deps: ContributeDeps) {
   const seatLock = (uid: string) => `contribute-seat:${uid}`;
   return {
     ...api,
-    bond: (uid: string, input: Parameters<typeof api.bond>[1]) => store.locks.run(seatLock(uid), () => api.bond(uid, input)),
-    release: (uid: string, seatId: string | undefined) => store.locks.run(seatLock(uid), () => api.release(uid, seatId)),
+    bond: (uid: string, input: Parameters<typeof api.bond>[1]) => locks.run(seatLock(uid), () => api.bond(uid, input)),
+    release: (uid: string, seatId: string | undefined) => locks.run(seatLock(uid), () => api.release(uid, seatId)),
   };
 }

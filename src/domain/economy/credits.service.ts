@@ -2,19 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 import type { IdentityService } from '../identity/identity.service.js';
 import { CLAIM_CREDITS, CLAIM_HISTORY, CONVERSION_RATE, IDEMPOTENCY_MEMORY, emptyAccount, periodOf, type ConversionRecord } from './credits-account.js';
 import type { NodeAudit } from './node-audit-repository.js';
-import { createCreditRepository } from './credit-repository.js';
 import { checkPeerSignature, type PeerKeyRing } from './peer-keys.js';
-import { createPeerReplayRepository } from './peer-replay-repository.js';
+import type { CreditRepository } from './credit-repository.js';
+import type { PeerReplayRepository } from './peer-replay-repository.js';
 
 /** A peer call's tick must be within this many ticks of the node's (about 50 s either way). */
 export const PEER_REPLAY_WINDOW_TICKS = 64;
 
 export interface CreditsDeps {
-  store: Store;
+  creditRecords: CreditRepository;
+  peerReplays: PeerReplayRepository;
   clock: Clock;
   identity: IdentityService;
   audit: NodeAudit;
@@ -40,15 +41,14 @@ export type CreditsService = ReturnType<typeof createCreditsService>;
  */
 export function createCreditsService(deps: CreditsDeps) {
   const { clock, audit } = deps;
-  const accounts = createCreditRepository(deps.store);
-  const replays = createPeerReplayRepository(deps.store);
-  const account = async (uid: string) => (await accounts.byUid(uid)) ?? emptyAccount(uid);
+  const { creditRecords, peerReplays } = deps;
+  const account = async (uid: string) => (await creditRecords.byUid(uid)) ?? emptyAccount(uid);
 
   async function convert(uid: string, credits: number, idempotencyKey: string | undefined, actor: string, via: string) {
     const tick = clock.tick();
     let result: { record: ConversionRecord; replayed: boolean } | undefined;
     let refusal: Error | undefined;
-    await accounts.update(uid, (current) => {
+    await creditRecords.update(uid, (current) => {
       // `fn` may run again (see DocStore.update): each run decides afresh.
       result = undefined;
       refusal = undefined;
@@ -102,10 +102,10 @@ export function createCreditsService(deps: CreditsDeps) {
       );
     }
     // Messages whose tick has left the window are refused as stale anyway, so they need not be kept.
-    await replays.pruneBefore(now - PEER_REPLAY_WINDOW_TICKS);
+    await peerReplays.pruneBefore(now - PEER_REPLAY_WINDOW_TICKS);
     const id = sha256Hex(`${keyId}|${message}`);
     try {
-      await replays.insert(id, tick);
+      await peerReplays.insert(id, tick);
     } catch (err) {
       if (err instanceof DuplicateKeyError)
         throw errors.conflict('This signed peer call was already used; sign a new call with the current tick', { reason: 'replay' });
@@ -137,7 +137,7 @@ export function createCreditsService(deps: CreditsDeps) {
       const tick = clock.tick();
       const { period, endsAt } = periodOf(now);
       let claimed = false;
-      const acc = await accounts.update(uid, (current) => {
+      const acc = await creditRecords.update(uid, (current) => {
         const a = current ?? emptyAccount(uid);
         claimed = false;
         if (a.last_claim_period === period) return undefined;

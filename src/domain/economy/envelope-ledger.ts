@@ -1,8 +1,8 @@
 import { errors } from '../../errors.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import { createEnvelopeLockRepository, type EnvelopeLock } from './envelope-lock-repository.js';
-import { createTallyRepository } from './tally-repository.js';
+import { DuplicateKeyError } from '../../storage/port.js';
+import { type EnvelopeLock, type EnvelopeLockRepository } from './envelope-lock-repository.js';
 import { parseEnvelopeId, type EnvelopeRow } from './tally-token.js';
+import type { TallyRepository } from './tally-repository.js';
 
 export type { EnvelopeLock } from './envelope-lock-repository.js';
 
@@ -35,24 +35,23 @@ export interface EnvelopeLedger {
   unlock(ids: readonly string[], kind: EnvelopeLock['kind'], ref: string): Promise<string[]>;
 }
 
-export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
-  const tally = createTallyRepository(deps.store);
-  const locks = createEnvelopeLockRepository(deps.store);
+export function createEnvelopeLedger(deps: { tallyRecords: TallyRepository; envelopeLocks: EnvelopeLockRepository }): EnvelopeLedger {
+  const { tallyRecords, envelopeLocks } = deps;
 
   const get = async (id: string): Promise<EnvelopeRow | undefined> => {
     const parsed = parseEnvelopeId(id);
     if (!parsed) return undefined;
-    const slug = await tally.slugOfHandle(parsed.handle);
+    const slug = await tallyRecords.slugOfHandle(parsed.handle);
     if (slug === undefined) return undefined;
-    const row = await tally.envelope(slug, parsed.seq);
+    const row = await tallyRecords.envelope(slug, parsed.seq);
     return row && row.token_id === id ? row : undefined;
   };
 
   return {
     get,
-    lockOf: (id) => locks.byTokenId(id),
+    lockOf: (id) => envelopeLocks.byTokenId(id),
     async locksOf(slug) {
-      return new Map((await locks.bySlug(slug)).map((l) => [l.token_id, l]));
+      return new Map((await envelopeLocks.bySlug(slug)).map((l) => [l.token_id, l]));
     },
     async owned(ids, uid) {
       const unique = [...new Set(ids)];
@@ -63,7 +62,7 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
         if (!row || row.issued_to !== uid) {
           throw errors.notFound(`No envelope "${id}" issued to you; list yours with GET /api/chain/{slug}/tally/tokens`, { envelope_id: id });
         }
-        out.push({ row, lock: await locks.byTokenId(id) });
+        out.push({ row, lock: await envelopeLocks.byTokenId(id) });
       }
       return out;
     },
@@ -72,12 +71,12 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
       for (const row of envelopes) {
         const record: EnvelopeLock = { ...lock, token_id: row.token_id, machine_slug: row.machine_slug, value: row.value, owner_uid: owner };
         try {
-          await locks.insert(record);
+          await envelopeLocks.insert(record);
           taken.push(record);
         } catch (err) {
-          for (const t of taken) await locks.delete(t.token_id);
+          for (const t of taken) await envelopeLocks.delete(t.token_id);
           if (!(err instanceof DuplicateKeyError)) throw err;
-          const held = await locks.byTokenId(row.token_id);
+          const held = await envelopeLocks.byTokenId(row.token_id);
           throw lockedError(row.token_id, held);
         }
       }
@@ -87,7 +86,7 @@ export function createEnvelopeLedger(deps: { store: Store }): EnvelopeLedger {
       const freed: string[] = [];
       for (const id of ids) {
         // Compare-and-delete: a lock taken for something else between a read and a delete is never removed.
-        if (await locks.deleteIf(id, (held) => held.kind === kind && held.ref === ref)) freed.push(id);
+        if (await envelopeLocks.deleteIf(id, (held) => held.kind === kind && held.ref === ref)) freed.push(id);
       }
       return freed;
     },

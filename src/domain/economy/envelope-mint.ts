@@ -1,13 +1,13 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
+import type { LockStore } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { hasRole } from '../identity/roles.js';
-import { createTallyRepository } from './tally-repository.js';
 import { envelopeHash, envelopeId, remainingAt, type EnvelopeRow, type EnvelopeSource } from './tally-token.js';
+import type { TallyRepository } from './tally-repository.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
 
 export interface MintRequest {
   /** Machine whose supply the envelope draws on; when absent it is derived from the caller (see `mintEnvelope`). */
@@ -33,7 +33,9 @@ export type MintOutcome =
 export class SupplyExhausted extends Error {}
 
 export interface EnvelopeMinterDeps {
-  store: Store;
+  tallyRecords: TallyRepository;
+  machineRecords: MachineRepository;
+  locks: LockStore;
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
@@ -51,9 +53,7 @@ export interface EnvelopeMinterDeps {
  * (the outcome says why not), so call sites need no error handling.
  */
 export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintRequest) => Promise<MintOutcome> {
-  const { store, clock, chain, machines, nodeKeys } = deps;
-  const tally = createTallyRepository(store);
-  const machineRecords = createMachineRepository(store);
+  const { tallyRecords, machineRecords, locks, clock, chain, machines, nodeKeys } = deps;
 
   /**
    * The machine an envelope without an explicit slug belongs to: the machine of a machine or
@@ -69,7 +69,7 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     }
     const owned = await machineRecords.ownedBy(caller.uid, 'active');
     owned.sort((a, b) => a.genesis_tick - b.genesis_tick || (a.slug < b.slug ? -1 : 1));
-    for (const m of owned) if (await tally.token(m.slug)) return m.slug;
+    for (const m of owned) if (await tallyRecords.token(m.slug)) return m.slug;
     return undefined;
   }
 
@@ -80,18 +80,18 @@ export function createEnvelopeMinter(deps: EnvelopeMinterDeps): (req: MintReques
     const machine = await machineRecords.get(slug);
     if (!machine) return { minted: false, reason: 'no_machine', machine_slug: null };
     if (machine.status !== 'active') return { minted: false, reason: 'machine_inactive', machine_slug: slug };
-    const token = await tally.token(slug);
+    const token = await tallyRecords.token(slug);
     if (!token) return { minted: false, reason: 'no_token', machine_slug: slug };
     const writer = deps.writer?.();
     // The envelope and its `tally.minted` row commit together (on PostgreSQL in the lock's transaction;
     // inside a fire's contract lock, in the fire's): another process's audit recovery never finds the
     // envelope without its row while this process appends it, whether or not this process still holds
     // its writer claim (`core-writer:<id>`, which its connection can lose), so the row is never doubled.
-    return store.locks.run(`core-mint:${slug}`, async (): Promise<MintOutcome> => {
+    return locks.run(`core-mint:${slug}`, async (): Promise<MintOutcome> => {
       let remaining = 0;
       let envelope: EnvelopeRow;
       try {
-        envelope = await tally.appendEnvelope(slug, (head, seq) => {
+        envelope = await tallyRecords.appendEnvelope(slug, (head, seq) => {
           // Checked under the stream's lock, so concurrent mints cannot together pass the ceiling.
           const tick = Math.max(clock.tick(), head?.tick ?? token.genesis_tick);
           const minted = head?.minted_total ?? 0;

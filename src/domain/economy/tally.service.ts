@@ -1,19 +1,17 @@
 import { errors } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { digestOf, randomToken, sameDigest } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import type { ChainService } from '../chain/chain.service.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 import type { MachineRecord } from '../chain/machine.js';
-import type { MachinesService } from '../chain/machines.service.js';
-import type { NodeKeys } from '../identity/node-keys.js';
 import { createAvatarVault } from './avatar-vault.js';
 import { createEnvelopeLedger, type EnvelopeLedger, type EnvelopeLock } from './envelope-ledger.js';
-import { createEnvelopeMinter, type MintOutcome, type MintRequest } from './envelope-mint.js';
+import { createEnvelopeMinter, type EnvelopeMinterDeps, type MintOutcome, type MintRequest } from './envelope-mint.js';
 import { imageMatches } from './image-type.js';
-import { createTallyRepository } from './tally-repository.js';
 import { allowanceAt, definitionHash, envelopeHash, remainingAt, type AvatarContentType, type EnvelopeSource, type TokenRecord } from './tally-token.js';
+import type { NodeKeyRepository } from '../identity/node-key-repository.js';
+import type { AvatarRepository } from './avatar-repository.js';
+import type { EnvelopeLockRepository } from './envelope-lock-repository.js';
 
 /** An envelope as the API shows it: the immutable row plus its current lock flags. */
 export interface TallyTokenView {
@@ -41,34 +39,29 @@ const MAX_AVATAR_BYTES = 1024 * 1024;
 
 export type TallyService = ReturnType<typeof createTallyService>;
 
-export interface TallyDeps {
-  store: Store;
-  clock: Clock;
-  chain: ChainService;
-  machines: MachinesService;
-  nodeKeys: NodeKeys;
-  onError?: (err: unknown) => void;
-  /** This process's writer id for envelope rows (see `EnvelopeMinterDeps.writer`). */
-  writer?: () => string | undefined;
+/** The minter's deps (the token's rows, locks, chain, machines, node keys and writer id), and what the ledger and avatars keep. */
+export interface TallyDeps extends EnvelopeMinterDeps {
+  envelopeLocks: EnvelopeLockRepository;
+  avatarRecords: AvatarRepository;
+  nodeKeyRecords: NodeKeyRepository;
 }
 
 /** A machine's token: genesis, mint rate, supply, envelopes and their verification, the encrypted avatar. */
 export function createTallyService(deps: TallyDeps) {
-  const { store, clock, chain, machines, nodeKeys } = deps;
-  const tally = createTallyRepository(store);
-  const ledger: EnvelopeLedger = createEnvelopeLedger({ store });
-  const avatars = createAvatarVault({ store, now: clock.now });
+  const { tallyRecords, clock, chain, machines, nodeKeys } = deps;
+  const ledger: EnvelopeLedger = createEnvelopeLedger(deps);
+  const avatars = createAvatarVault({ ...deps, now: clock.now });
   const mintEnvelope = createEnvelopeMinter(deps);
 
   const tokenOf = async (slug: string): Promise<TokenRecord> => {
-    const token = await tally.token(slug);
+    const token = await tallyRecords.token(slug);
     if (!token) {
       throw errors.notFound(`Machine "${slug}" has no token yet; its owner creates it with POST /api/chain/${slug}/tally/token/genesis`, { slug });
     }
     return token;
   };
   const readable = async (slug: string, caller: Caller) => (await machines.readable(slug, caller)).machine;
-  const minted = async (slug: string) => (await tally.lastEnvelope(slug))?.minted_total ?? 0;
+  const minted = async (slug: string) => (await tallyRecords.lastEnvelope(slug))?.minted_total ?? 0;
 
   const info = (t: TokenRecord) => ({
     machine_slug: t.machine_slug,
@@ -115,9 +108,9 @@ export function createTallyService(deps: TallyDeps) {
         avatar: null,
       };
       const oneShot = () => errors.conflict(`Machine "${slug}" already has its token; genesis is one-shot and the token is locked`, { slug });
-      if (await tally.token(slug)) throw oneShot();
+      if (await tallyRecords.token(slug)) throw oneShot();
       try {
-        await tally.insertToken(token);
+        await tallyRecords.insertToken(token);
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw oneShot();
         throw err;
@@ -136,7 +129,7 @@ export function createTallyService(deps: TallyDeps) {
       chain.assertWritable(machine);
       await tokenOf(slug);
       const tick = clock.tick();
-      const updated = await tally.updateToken(
+      const updated = await tallyRecords.updateToken(
         slug,
         (t) =>
           t && {
@@ -183,7 +176,7 @@ export function createTallyService(deps: TallyDeps) {
     async listTokens(slug: string, caller: Caller, page: { limit: number; cursor?: string | undefined }) {
       await readable(slug, caller);
       const before = page.cursor === undefined ? undefined : decodeCursor('before', page.cursor);
-      const rows = await tally.envelopes(slug, {
+      const rows = await tallyRecords.envelopes(slug, {
         reverse: true,
         limit: page.limit + 1,
         ...(before !== undefined ? { toSeq: before - 1 } : {}),
@@ -234,7 +227,7 @@ export function createTallyService(deps: TallyDeps) {
         throw errors.unprocessable(`The data is not a ${input.content_type} image; send the image bytes base64-encoded with their real content_type`);
       }
       const ref = await avatars.put(slug, token.genesis_tick, image, input.content_type, clock.tick());
-      await tally.updateToken(slug, (t) => t && { ...t, avatar: ref });
+      await tallyRecords.updateToken(slug, (t) => t && { ...t, avatar: ref });
       await audit(machine, caller, 'tally.avatar_set', { content_type: ref.content_type, size_bytes: ref.size_bytes, sha256: ref.sha256 });
       return {
         ok: true as const,

@@ -1,10 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { compileGlob, decide, SERVE_AS_IS, type CompiledRule, type EdgeDecision, type PageRequest } from './cdn-match.js';
 import { checkMatchPattern, normalizeRuleAction } from './cdn-rules.js';
-import { createCdnSiteRepository } from './cdn-site-repository.js';
+import type { CdnSiteRepository } from './cdn-site-repository.js';
 
 /** A page request, with the Host header for an https redirect when the node has no public URL. */
 export interface EdgePageRequest extends PageRequest {
@@ -36,17 +35,17 @@ const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
  * machine's sites, compiled and sorted by priority (ties: older site first). Rules stored before a
  * stricter check and no longer valid are left out rather than applied half-understood.
  */
-export function createCdnEdge(deps: { store: Store; clock: Clock; machines: MachinesService; publicUrl: string | undefined }): CdnEdge {
+export function createCdnEdge(deps: { cdnSiteRecords: CdnSiteRepository; clock: Clock; machines: MachinesService; publicUrl: string | undefined }): CdnEdge {
   const { clock, machines } = deps;
-  const repository = createCdnSiteRepository(deps.store);
+  const { cdnSiteRecords } = deps;
   const cache = new Map<string, { at: number; rules: Promise<CompiledRule[]> }>();
   const publicHttps = deps.publicUrl ? httpsOriginOfPublicUrl(deps.publicUrl) : undefined;
 
   async function load(slug: string): Promise<CompiledRule[]> {
-    const sites = await repository.sitesOf(slug);
+    const sites = await cdnSiteRecords.sitesOf(slug);
     if (sites.length === 0) return [];
     const order = new Map([...sites].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((s, i) => [s.id, i]));
-    const stored = (await Promise.all(sites.map((s) => repository.enabledRulesOf(s.id)))).flat();
+    const stored = (await Promise.all(sites.map((s) => cdnSiteRecords.enabledRulesOf(s.id)))).flat();
     stored.sort((a, b) => a.priority - b.priority || order.get(a.site_id)! - order.get(b.site_id)!);
     const compiled: CompiledRule[] = [];
     for (const rule of stored) {

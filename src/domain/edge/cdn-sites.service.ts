@@ -3,12 +3,12 @@ import { CoreError, errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
+import { DuplicateKeyError } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachineRecord } from '../chain/machine.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { checkMatchPattern, normalizeRuleAction, type RuleKind } from './cdn-rules.js';
-import { createCdnSiteRepository, type PlanTier, type Rule, type Site } from './cdn-site-repository.js';
+import { type PlanTier, type Rule, type Site, type CdnSiteRepository } from './cdn-site-repository.js';
 import type { AnalyticsWindow, Analytics, CdnTraffic } from './cdn-traffic.js';
 
 export type { PlanTier, Rule, Site } from './cdn-site-repository.js';
@@ -48,7 +48,7 @@ export interface CdnSitesService {
  * Every change is an audited row of the site's machine.
  */
 export function createCdnSitesService(deps: {
-  store: Store;
+  cdnSiteRecords: CdnSiteRepository;
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
@@ -58,8 +58,7 @@ export function createCdnSitesService(deps: {
   /** Domain under which CNAME targets are named, e.g. `edge.example.org`. */
   edgeDomain: () => string;
 }): CdnSitesService {
-  const { clock, chain, machines, traffic } = deps;
-  const sites = createCdnSiteRepository(deps.store);
+  const { cdnSiteRecords, clock, chain, machines, traffic } = deps;
   const iso = () => new Date(clock.now()).toISOString();
   const cnameOf = (site: Site) => `${site.edge_id}.${deps.edgeDomain()}`;
 
@@ -70,7 +69,7 @@ export function createCdnSitesService(deps: {
 
   /** The site with its machine, or NOT_FOUND without naming the machine of a site the caller cannot read. */
   async function readable(id: string, slug: string | undefined, caller: Caller): Promise<{ site: Site; machine: MachineRecord }> {
-    const site = await sites.site(id);
+    const site = await cdnSiteRecords.site(id);
     const missing = () => errors.notFound(slug ? `No CDN site "${id}" on machine "${slug}"` : `No CDN site "${id}"`);
     if (!site || (slug !== undefined && site.machine_slug !== slug)) throw missing();
     try {
@@ -81,12 +80,12 @@ export function createCdnSitesService(deps: {
     }
   }
 
-  const rulesOf = (siteId: string) => sites.rulesOf(siteId);
+  const rulesOf = (siteId: string) => cdnSiteRecords.rulesOf(siteId);
 
   async function existing(hostname: string, slug: string, origin: string) {
-    const claim = await sites.claimOf(hostname);
+    const claim = await cdnSiteRecords.claimOf(hostname);
     if (claim === undefined) return undefined;
-    const site = await sites.site(claim);
+    const site = await cdnSiteRecords.site(claim);
     if (!site || site.machine_slug !== slug) {
       throw errors.conflict(`The hostname "${hostname}" is already registered on this node`, { code: 'hostname_already_registered' });
     }
@@ -118,14 +117,14 @@ export function createCdnSitesService(deps: {
         created_at: iso(),
       };
       try {
-        await sites.claimHostname(input.hostname, site.id, slug);
+        await cdnSiteRecords.claimHostname(input.hostname, site.id, slug);
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
         // Registered by a concurrent call meanwhile: answer as for a repeat.
         const raced = await existing(input.hostname, slug, input.origin_url);
         return { site: raced!, already_registered: true, cname_target: cnameOf(raced!) };
       }
-      await sites.insertSite(site);
+      await cdnSiteRecords.insertSite(site);
       deps.edge.invalidate(slug);
       traffic.track(slug);
       await audit(machine, caller, 'cdn.site.registered', {
@@ -139,7 +138,7 @@ export function createCdnSitesService(deps: {
 
     async list(slug, caller) {
       await machines.readable(slug, caller);
-      return sites.sitesOf(slug);
+      return cdnSiteRecords.sitesOf(slug);
     },
 
     async get(id, slug, caller) {
@@ -156,12 +155,12 @@ export function createCdnSitesService(deps: {
       const { site, machine } = await readable(id, slug, caller);
       checkMatchPattern(input.match_pattern);
       const action_json = normalizeRuleAction(input.kind, input.action_json);
-      const current = await sites.ruleAt(site.id, input.priority);
+      const current = await cdnSiteRecords.ruleAt(site.id, input.priority);
       if (!current && (await rulesOf(site.id)).length >= MAX_RULES) {
         throw errors.unprocessable(`A site has at most ${MAX_RULES} rules; delete one or replace one by reusing its priority`);
       }
       let created = false;
-      const rule = (await sites.updateRuleAt(site.id, input.priority, (prev) => {
+      const rule = (await cdnSiteRecords.updateRuleAt(site.id, input.priority, (prev) => {
         created = prev === undefined;
         return {
           rule_id: prev?.rule_id ?? `rule_${randomToken(16)}`,
@@ -181,8 +180,8 @@ export function createCdnSitesService(deps: {
 
     async deleteRule(id, slug, ruleId, caller) {
       const { site, machine } = await readable(id, slug, caller);
-      const rule = (await sites.rulesOf(site.id)).find((r) => r.rule_id === ruleId);
-      if (!rule || !(await sites.deleteRuleAt(site.id, rule.priority))) {
+      const rule = (await cdnSiteRecords.rulesOf(site.id)).find((r) => r.rule_id === ruleId);
+      if (!rule || !(await cdnSiteRecords.deleteRuleAt(site.id, rule.priority))) {
         throw errors.notFound(`No rule "${ruleId}" on site "${site.id}"; GET /api/cf/sites/${site.id} lists its rules`);
       }
       deps.edge.invalidate(site.machine_slug);

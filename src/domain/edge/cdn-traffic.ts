@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import type { RowInput, Store } from '../../storage/port.js';
-import { createCdnTrafficRepository, type CountsRow } from './cdn-traffic-repository.js';
+import type { RowInput } from '../../storage/port.js';
+import { type CountsRow, type CdnTrafficRepository } from './cdn-traffic-repository.js';
 
 export type AnalyticsWindow = '60z' | '24h' | '7d';
 
@@ -40,14 +40,14 @@ const MAX_CACHED_PATHS = 10_000;
 const SITE_PATH = /^\/s\/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(\/.*)?$/;
 
 export function createCdnTraffic(deps: {
-  store: Store;
+  cdnTrafficRecords: CdnTrafficRepository;
   clock: Clock;
   /** Slugs of machines that have at least one site (re-read at every flush: another process may add one). */
   trackedSlugs: () => Promise<string[]>;
   onError: (err: unknown) => void;
 }): CdnTraffic {
   const { clock } = deps;
-  const rows = createCdnTrafficRepository(deps.store);
+  const { cdnTrafficRecords } = deps;
   const tracked = new Set<string>();
   const pending = new Map<string, Map<number, Map<number, number>>>();
   const cached = new Map<string, Set<string>>();
@@ -60,7 +60,7 @@ export function createCdnTraffic(deps: {
     for (const [slug, byTick] of batch) {
       const counts: CountsRow['counts'] = [];
       for (const [tick, byStatus] of byTick) for (const [status, n] of byStatus) counts.push([tick, status, n]);
-      await rows.append(
+      await cdnTrafficRecords.append(
         slug,
         (head) =>
           ({
@@ -111,7 +111,7 @@ export function createCdnTraffic(deps: {
         by_status[String(status)] = (by_status[String(status)] ?? 0) + count;
         total += count;
       };
-      for (const row of await rows.since(slug, start)) for (const [t, s, c] of row.counts) add(t, s, c);
+      for (const row of await cdnTrafficRecords.since(slug, start)) for (const [t, s, c] of row.counts) add(t, s, c);
       for (const [t, byStatus] of pending.get(slug) ?? []) for (const [s, c] of byStatus) add(t, s, c);
       return { total_requests: total, buckets, by_status };
     },

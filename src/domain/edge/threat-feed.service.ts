@@ -3,14 +3,15 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { digestOf, randomToken } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { RowInput, Store } from '../../storage/port.js';
+import type { RowInput } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
 import { claimFingerprint, forensicScore, THETA, windowTicks } from './forensic.js';
 import { createThreatMesh, listenedEvents } from './threat-mesh.js';
-import { createThreatRepository, type Device, type DeviceRecord, type Threat, type ThreatRow } from './threat-repository.js';
+import { type Device, type DeviceRecord, type Threat, type ThreatRow, type ThreatRepository } from './threat-repository.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
 
 export type { Device, Threat } from './threat-repository.js';
 
@@ -52,16 +53,16 @@ export interface ThreatFeedService {
 }
 
 export function createThreatFeedService(deps: {
-  store: Store;
+  machineRecords: MachineRepository;
+  threats: ThreatRepository;
   clock: Clock;
   chain: ChainService;
   machines: MachinesService;
   quotas: QuotasService;
   contracts: ContractsService;
 }): ThreatFeedService {
-  const { store, clock, chain, machines } = deps;
+  const { threats, clock, chain, machines } = deps;
   const mesh = createThreatMesh(deps);
-  const feed = createThreatRepository(store);
 
   /** Contracts of the machine that took a transition because of this claim row (waits for the engine to deliver it). */
   async function firedBy(slug: string, type: string, claimId: string): Promise<string[]> {
@@ -95,20 +96,20 @@ export function createThreatFeedService(deps: {
           registered_by: caller.uid,
           created_at: row.created_at,
         };
-        await feed.insertDevice(record);
+        await threats.insertDevice(record);
         return { device_id, transition_id: row.transition_id };
       });
     },
 
     async listDevices(slug, caller) {
       await machines.readable(slug, caller);
-      const records = await feed.devicesOf(slug);
+      const records = await threats.devicesOf(slug);
       return records.map(({ device_id, name, os, installed_tick, transition_id }) => ({ device_id, name, os, installed_tick, transition_id }));
     },
 
     async claim(input, caller) {
       const { machine } = await machines.readable(input.slug, caller);
-      const device = await feed.device(input.device_id);
+      const device = await threats.device(input.device_id);
       if (!device || device.slug !== input.slug) {
         throw errors.notFound(`No device "${input.device_id}" on machine "${input.slug}"; register it with POST /api/av/devices`);
       }
@@ -132,7 +133,7 @@ export function createThreatFeedService(deps: {
         scores: input.scores ?? [],
       };
       const row = await chain.append(machine, { type, actor_uid: caller.uid, payload_digest: digestOf(payload), payload, transition_id: claimId });
-      await feed.appendClaim(
+      await threats.appendClaim(
         input.slug,
         (head) =>
           ({
@@ -164,7 +165,7 @@ export function createThreatFeedService(deps: {
 
     async threats(slug, window, caller) {
       await machines.readable(slug, caller);
-      const rows = await feed.claimsSince(slug, clock.tick() - windowTicks(window));
+      const rows = await threats.claimsSince(slug, clock.tick() - windowTicks(window));
       return {
         count: rows.length,
         threats: rows.slice(0, MAX_LISTED).map(({ transition_id, tick, claim_type, device_id, fingerprint, s_forensic, fired }) => ({

@@ -1,15 +1,14 @@
-import type { Store } from '../../storage/port.js';
 import type { Caller } from '../identity/caller.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { ChainRow } from '../chain/hash-chain.js';
 import { type MachineRecord } from '../chain/machine.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import type { ContractRecord } from '../contracts/contract.types.js';
 import type { ContractsService } from '../contracts/contracts-area.service.js';
 import { isEventTrigger, triggerEvents } from '../contracts/triggers.js';
 import { digestOf } from '../../lib/hash.js';
-import { createThreatRepository } from './threat-repository.js';
+import type { ThreatRepository } from './threat-repository.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
 
 /**
  * How a machine follows another's threats: it holds an active contract whose event trigger names the
@@ -39,11 +38,14 @@ export interface ThreatMesh {
   subscriptions(slug: string, caller: Caller): Promise<Array<{ publisher_slug: string; tag: string; fire_count: number; last_fired_tick: number | null }>>;
 }
 
-export function createThreatMesh(deps: { store: Store; chain: ChainService; machines: MachinesService; contracts: ContractsService }): ThreatMesh {
-  const { store, chain, machines } = deps;
-  const machineRecords = createMachineRepository(store);
-
-  const counts = createThreatRepository(store);
+export function createThreatMesh(deps: {
+  machineRecords: MachineRepository;
+  threats: ThreatRepository;
+  chain: ChainService;
+  machines: MachinesService;
+  contracts: ContractsService;
+}): ThreatMesh {
+  const { machineRecords, threats, chain, machines } = deps;
 
   const contracts = (): ContractsService['core']['contracts'] => deps.contracts.core.contracts;
 
@@ -61,7 +63,7 @@ export function createThreatMesh(deps: { store: Store; chain: ChainService; mach
         if ((await machines.roleOf(publisher.slug, { uid: follower.owner_uid, credential: 'user-key' })) === undefined) continue;
         const payload = { publisher_slug: publisher.slug, tag: row.type, claim_transition_id: row.transition_id, ...summary };
         await chain.append(follower, { type: NOTIFIED_TYPE, actor_uid: null, payload_digest: digestOf(payload), payload });
-        await counts.countNotification(followerSlug, publisher.slug, row.type, row.tick);
+        await threats.countNotification(followerSlug, publisher.slug, row.type, row.tick);
         if ((await machines.roleOf(followerSlug, caller)) !== undefined) notified.push(followerSlug);
       }
       return notified;
@@ -77,7 +79,7 @@ export function createThreatMesh(deps: { store: Store; chain: ChainService; mach
       const out = [];
       for (const [, sub] of [...keys].sort(([a], [b]) => (a < b ? -1 : 1))) {
         if ((await machines.roleOf(sub.publisher_slug, caller)) === undefined) continue;
-        const count = await counts.subscriptionCount(slug, sub.publisher_slug, sub.tag);
+        const count = await threats.subscriptionCount(slug, sub.publisher_slug, sub.tag);
         out.push({ ...sub, fire_count: count?.fire_count ?? 0, last_fired_tick: count?.last_fired_tick ?? null });
       }
       return out;

@@ -1,9 +1,8 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomToken } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
-import { createContactRepository } from './contact-repository.js';
 import { createRateWindow } from './rate-window.js';
+import type { ContactRepository } from './contact-repository.js';
 
 export type { ContactRow } from './contact-repository.js';
 
@@ -29,9 +28,8 @@ const PER_SENDER = { limit: 5, windowMs: 60 * 60 * 1000 };
 /** A ceiling over all senders, so rotating addresses cannot fill the disk. */
 const OVERALL = { limit: 100, windowMs: 60 * 60 * 1000 };
 
-export function createContactService(deps: { store: Store; clock: Clock }): ContactService {
-  const { clock } = deps;
-  const messages = createContactRepository(deps.store);
+export function createContactService(deps: { contacts: ContactRepository; clock: Clock }): ContactService {
+  const { contacts, clock } = deps;
   const perSender = createRateWindow(PER_SENDER);
   const overall = createRateWindow(OVERALL);
 
@@ -46,7 +44,7 @@ export function createContactService(deps: { store: Store; clock: Clock }): Cont
       perSender.hit(key, now);
       const received_at = new Date(now).toISOString();
       const id = `msg_${randomToken(16)}`;
-      await messages.append(
+      await contacts.append(
         { id, name: input.name, email: input.email, subject: input.subject ?? null, message: input.message, from_uid: sender.uid, received_at },
         clock.tick(),
       );

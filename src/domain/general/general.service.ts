@@ -1,9 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { ChainService } from '../chain/chain.service.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { createAppEventsService, type AppEventsService } from './app-events.service.js';
 import { createContactService, type ContactService } from './contact.service.js';
+import type { ContactRepository } from './contact-repository.js';
 
 /** The small general endpoints: contact messages and tracked app events. */
 export interface GeneralService {
@@ -11,7 +11,7 @@ export interface GeneralService {
   appEvents: AppEventsService;
 }
 
-export function createGeneralService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): GeneralService {
+export function createGeneralService(deps: { contacts: ContactRepository; clock: Clock; chain: ChainService; machines: MachinesService }): GeneralService {
   return {
     contact: createContactService(deps),
     appEvents: createAppEventsService(deps),

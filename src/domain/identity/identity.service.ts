@@ -1,11 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { Caller } from './caller.js';
 import { hashKey, looksLikeKey, newKeyId, newRawKey, newUid } from './keys.js';
 import { sha256Hex } from '../../lib/hash.js';
 import type { QuotasService } from '../quotas/quotas.service.js';
-import { createKeyRepository, type KeyRecord } from './key-repository.js';
-import { createUserRepository, type UserRecord } from './user-repository.js';
+import { type KeyRecord, type KeyRepository } from './key-repository.js';
+import { type UserRecord, type UserRepository } from './user-repository.js';
 
 export type { KeyRecord } from './key-repository.js';
 export type { UserRecord } from './user-repository.js';
@@ -81,15 +80,14 @@ export function isDeveloperUid(uid: string | null): boolean {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export function createIdentityService(deps: {
-  store: Store;
+  keys: KeyRepository;
+  users: UserRepository;
   clock: Clock;
   quotas: QuotasService;
   /** Whether an OAuth caller's grant still holds (the OAuth service, built after this one). */
   oauthGrantLive?: (caller: Caller) => Promise<boolean>;
 }): IdentityService {
-  const { clock, quotas } = deps;
-  const keys = createKeyRepository(deps.store);
-  const users = createUserRepository(deps.store);
+  const { keys, users, clock, quotas } = deps;
   const iso = (): string => new Date(clock.now()).toISOString();
 
   const issue = async (

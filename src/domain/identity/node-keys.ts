@@ -1,7 +1,6 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
-import { createNodeKeyRepository } from './node-key-repository.js';
+import type { NodeKeyRepository } from './node-key-repository.js';
 
 /**
  * The node's own keys, generated once and kept in the store (collection `node-keys`, which holds
@@ -37,8 +36,8 @@ interface StoredKeys {
 const ID = 'node';
 
 /** Loads the node's keys, creating and storing them on first start (first writer wins across processes). */
-export async function loadNodeKeys(deps: { store: Store; receiptKey?: string | undefined; now?: () => number }): Promise<NodeKeys> {
-  const stored = await createNodeKeyRepository(deps.store).getOrCreate<StoredKeys>(ID, () => {
+export async function loadNodeKeys(deps: { nodeKeyRecords: NodeKeyRepository; receiptKey?: string | undefined; now?: () => number }): Promise<NodeKeys> {
+  const stored = await deps.nodeKeyRecords.getOrCreate<StoredKeys>(ID, () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     return {
       ed25519_private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../storage/port.js';
-import { createNodeKeyRepository } from './node-key-repository.js';
+import type { NodeKeyRepository } from './node-key-repository.js';
 
 /**
  * A 32-byte secret of the node, generated on first use and kept with the node's keys (never exported
  * or logged). When two processes create it at once, the first insert wins and both use it.
  */
-export async function storedSecret(store: Store, id: string, now: () => number): Promise<Buffer> {
-  const stored = await createNodeKeyRepository(store).getOrCreate<{ key_hex: string; created_at: string }>(id, () => ({
+export async function storedSecret(nodeKeyRecords: NodeKeyRepository, id: string, now: () => number): Promise<Buffer> {
+  const stored = await nodeKeyRecords.getOrCreate<{ key_hex: string; created_at: string }>(id, () => ({
     key_hex: randomBytes(32).toString('hex'),
     created_at: new Date(now()).toISOString(),
   }));

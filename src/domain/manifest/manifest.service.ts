@@ -1,11 +1,11 @@
 import { errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { scanArtifacts } from './artifacts.js';
 import { attribute, recordVersion, versionNumber, type VersionedArtifacts } from './registry-versions.js';
 import { onceUnlessFailed } from '../../lib/once.js';
+import type { RegistryVersionRepository } from './registry-version-repository.js';
 
 /** The document the node signs: its canonical JSON is the signed message. */
 export interface UpdateManifest {
@@ -33,13 +33,13 @@ export interface ManifestService {
  * Files are digested once per process (they do not change while it runs) and compared with the
  * recorded history, which gains a version when something changed since the last run.
  */
-export function createManifestService(deps: { store: Store; clock: Clock; nodeKeys: NodeKeys; root: string }): ManifestService {
-  const { store, clock, nodeKeys } = deps;
+export function createManifestService(deps: { registryVersions: RegistryVersionRepository; clock: Clock; nodeKeys: NodeKeys; root: string }): ManifestService {
+  const { registryVersions, clock, nodeKeys } = deps;
   const state = onceUnlessFailed(() => load());
 
   const load = async (): Promise<VersionedArtifacts> => {
     const current = await scanArtifacts(deps.root);
-    const history = await recordVersion(store, current, { iso: new Date(clock.now()).toISOString(), tick: clock.tick() });
+    const history = await recordVersion(registryVersions, current, { iso: new Date(clock.now()).toISOString(), tick: clock.tick() });
     return attribute(history, current);
   };
 

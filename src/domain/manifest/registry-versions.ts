@@ -1,5 +1,5 @@
-import { DuplicateKeyError, type Store } from '../../storage/port.js';
-import { createRegistryVersionRepository, type RegistryVersionRecord } from './registry-version-repository.js';
+import { DuplicateKeyError } from '../../storage/port.js';
+import { type RegistryVersionRecord, type RegistryVersionRepository } from './registry-version-repository.js';
 import type { ArtifactFile } from './artifacts.js';
 
 /** Versions are `r<n>`, n counting from 1; they order by n. */
@@ -47,9 +47,12 @@ export function attribute(history: RegistryVersionRecord[], current: ArtifactFil
  * The history with the current artifacts recorded: a new version is appended when any digest differs
  * from the latest one. Several processes starting together agree on one new version (first insert wins).
  */
-export async function recordVersion(store: Store, current: ArtifactFile[], now: { iso: string; tick: number }): Promise<RegistryVersionRecord[]> {
+export async function recordVersion(
+  versions: RegistryVersionRepository,
+  current: ArtifactFile[],
+  now: { iso: string; tick: number },
+): Promise<RegistryVersionRecord[]> {
   const digests = Object.fromEntries(current.map((a) => [a.path, a.sha256]));
-  const versions = createRegistryVersionRepository(store);
   for (let attempt = 0; attempt < 5; attempt++) {
     const history = await versions.all();
     const latest = history.reduce<RegistryVersionRecord | undefined>((m, r) => (m && m.n >= r.n ? m : r), undefined);

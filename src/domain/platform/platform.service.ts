@@ -1,7 +1,7 @@
 import { CoreError } from '../../errors.js';
 import { ALPHA, PULSE_HZ, TICK_MS, type Clock } from '../../lib/clock.js';
 import type { RawBody } from '../../lib/handler-results.js';
-import type { Store, StoreCheck } from '../../storage/port.js';
+import type { StoreCheck, StoreHealth } from '../../storage/port.js';
 import { failingChecks, NOT_READY_RETRY_S } from '../../storage/store-refusal.js';
 import type { Metrics } from './metrics.js';
 
@@ -28,14 +28,14 @@ export type HealthCheck = StoreCheck;
 
 export interface PlatformDeps {
   clock: Clock;
-  store: Store;
+  storeHealth: StoreHealth;
   metrics: Metrics;
   version: string;
   startedAt: number;
 }
 
 export function createPlatformService(deps: PlatformDeps): PlatformService {
-  const { clock, store } = deps;
+  const { clock, storeHealth } = deps;
   let stopping = false;
 
   return {
@@ -55,22 +55,22 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
     },
 
     health() {
-      const storeOk = store.isOpen();
+      const storeOk = storeHealth.isOpen();
       if (!storeOk || stopping) {
         const detail = stopping ? 'the node is shutting down' : 'storage is not open';
         throw new CoreError('UNAVAILABLE', `Unavailable: ${detail}`, { retry_after_s: NOT_READY_RETRY_S });
       }
-      const { ready, checks } = store.status();
-      return { ok: true, status: 'ok', ready, checks: { storage: { ok: true, detail: `${store.backend} open` }, ...checks } };
+      const { ready, checks } = storeHealth.status();
+      return { ok: true, status: 'ok', ready, checks: { storage: { ok: true, detail: `${storeHealth.backend} open` }, ...checks } };
     },
 
     ready() {
-      const status = store.status();
+      const status = storeHealth.status();
       const checks: Record<string, HealthCheck> = {
         node: stopping ? { ok: false, detail: 'the node is shutting down' } : { ok: true },
         ...status.checks,
       };
-      if (status.ready && !stopping && store.isOpen()) return { ok: true, ready: true, checks };
+      if (status.ready && !stopping && storeHealth.isOpen()) return { ok: true, ready: true, checks };
       const failing = failingChecks({ ready: false, checks });
       const said = Object.entries(failing).map(([name, check]) => `${name}: ${check.detail ?? 'down'}`);
       if (said.length === 0) said.push('store: not open');
@@ -82,7 +82,7 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
         ok: true,
         version: deps.version,
         uptime_s: Math.round((Date.now() - deps.startedAt) / 100) / 10,
-        backend: store.backend,
+        backend: storeHealth.backend,
         tick: clock.tick(),
         started_at: new Date(deps.startedAt).toISOString(),
         node_version: process.version,
@@ -91,7 +91,7 @@ export function createPlatformService(deps: PlatformDeps): PlatformService {
 
     async metrics() {
       // Read at the scrape: a scrape during an outage shows it.
-      deps.metrics.storeStatus(store.status());
+      deps.metrics.storeStatus(storeHealth.status());
       return { contentType: deps.metrics.contentType, body: await deps.metrics.render() };
     },
 

@@ -1,12 +1,13 @@
 import { CoreError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../../storage/port.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
-import { createContractRepository } from '../contracts/contract-repository.js';
-import { createThreatRepository } from '../edge/threat-repository.js';
-import { createKeyRepository } from '../identity/key-repository.js';
+import type { LockStore } from '../../storage/port.js';
 import type { QuotaName, QuotaSettings } from './quota-settings.js';
 import { createRollingWindows } from './rolling-window.js';
+import type { KeyRepository } from '../identity/key-repository.js';
+import type { ThreatRepository } from '../edge/threat-repository.js';
+import type { RollingWindowRepository } from './rolling-window-repository.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
+import type { ContractRepository } from '../contracts/contract-repository.js';
 
 /** Quotas on what exists: checked by counting the stored records when one more is created. */
 export type CountedQuota = Exclude<QuotaName, 'demo_keys_per_address'>;
@@ -27,8 +28,16 @@ export interface QuotasService {
 /** The rolling window of `demo_keys_per_address`. */
 export const DEMO_KEY_WINDOW_MS = 60 * 60 * 1000;
 
+/** The repositories the quotas count in. */
+interface CountedIn {
+  machineRecords: MachineRepository;
+  contractRecords: ContractRepository;
+  threats: ThreatRepository;
+  keys: KeyRepository;
+}
+
 interface Counted {
-  count(store: Store, subject: string, nowMs: number): Promise<number>;
+  count(repos: CountedIn, subject: string, nowMs: number): Promise<number>;
   /** "50 machines per identity" given the limit. */
   what(limit: number, subject: string): string;
   /** How to make room, besides asking for a higher limit. */
@@ -37,24 +46,23 @@ interface Counted {
 
 const COUNTED: Record<CountedQuota, Counted> = {
   machines: {
-    count: (store, uid) => createMachineRepository(store).countOwnedBy(uid),
+    count: (repos, uid) => repos.machineRecords.countOwnedBy(uid),
     what: (limit) => `${limit} machines per identity`,
     room: 'machines are not deleted, so reuse one you have',
   },
   contracts_per_machine: {
-    count: async (store, slug) => (await createContractRepository(store).bySlug(slug)).filter((c) => c.status !== 'killed').length,
+    count: async (repos, slug) => (await repos.contractRecords.bySlug(slug)).filter((c) => c.status !== 'killed').length,
     what: (limit, slug) => `${limit} live contracts on machine "${slug}"`,
     room: 'kill a contract you no longer need (POST /api/core/agent/kill/{id}) to make room',
   },
   devices_per_machine: {
-    count: async (store, slug) => (await createThreatRepository(store).devicesOf(slug)).length,
+    count: async (repos, slug) => (await repos.threats.devicesOf(slug)).length,
     what: (limit, slug) => `${limit} threat-feed devices on machine "${slug}"`,
     room: 'register further devices on another machine',
   },
   api_keys_per_machine: {
-    count: async (store, slug, nowMs) =>
-      (await createKeyRepository(store).byMachine(slug, 'developer')).filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs))
-        .length,
+    count: async (repos, slug, nowMs) =>
+      (await repos.keys.byMachine(slug, 'developer')).filter((k) => !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= nowMs)).length,
     what: (limit, slug) => `${limit} live API keys on machine "${slug}"`,
     room: 'revoke a key you no longer use (DELETE /api/chain/{slug}/api-keys/{id}) to make room',
   },
@@ -63,9 +71,11 @@ const COUNTED: Record<CountedQuota, Counted> = {
 const RAISE = 'the node operator can raise it with CORE_QUOTAS';
 
 /** The node's per-identity quotas (`CORE_QUOTAS`), one mechanism for every service that creates things. */
-export function createQuotasService(deps: { store: Store; clock: Clock; settings: QuotaSettings }): QuotasService {
-  const { store, clock, settings } = deps;
-  const demoKeys = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: DEMO_KEY_WINDOW_MS, now: clock.now });
+export function createQuotasService(
+  deps: CountedIn & { demoKeyWindows: RollingWindowRepository; locks: LockStore; clock: Clock; settings: QuotaSettings },
+): QuotasService {
+  const { locks, clock, settings } = deps;
+  const demoKeys = createRollingWindows({ windows: deps.demoKeyWindows, windowMs: DEMO_KEY_WINDOW_MS, now: clock.now });
 
   return {
     settings,
@@ -74,8 +84,8 @@ export function createQuotasService(deps: { store: Store; clock: Clock; settings
       const limit = settings[name];
       if (limit === null) return create();
       const counted = COUNTED[name];
-      return store.locks.run(`quota:${name}:${subject}`, async () => {
-        const used = await counted.count(store, subject, clock.now());
+      return locks.run(`quota:${name}:${subject}`, async () => {
+        const used = await counted.count(deps, subject, clock.now());
         if (used >= limit) {
           throw new CoreError('QUOTA_EXCEEDED', `Quota reached: at most ${counted.what(limit, subject)}; ${counted.room}, or ${RAISE} (${name})`, {
             quota: name,

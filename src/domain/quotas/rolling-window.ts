@@ -1,7 +1,6 @@
 import { sha256Hex } from '../../lib/hash.js';
 import { createSlidingWindow } from '../../lib/sliding-window.js';
-import type { Store } from '../../storage/port.js';
-import { createRollingWindowRepository, type WindowCollection } from './rolling-window-repository.js';
+import type { RollingWindowRepository } from './rolling-window-repository.js';
 
 export type WindowTake = { taken: true } | { taken: false; retry_after_ms: number };
 
@@ -14,11 +13,11 @@ export interface RollingWindows {
   take(key: string, limit: number): Promise<WindowTake>;
 }
 
-/** Rolling windows of `windowMs` over one collection of the store; stale records are swept once a window. */
-export function createRollingWindows(deps: { store: Store; collection: WindowCollection; windowMs: number; now: () => number }): RollingWindows {
+/** Rolling windows of `windowMs` over one collection (the repository's); stale records are swept once a window. */
+export function createRollingWindows(deps: { windows: RollingWindowRepository; windowMs: number; now: () => number }): RollingWindows {
   const { windowMs, now } = deps;
   const sliding = createSlidingWindow(windowMs);
-  const windows = createRollingWindowRepository(deps.store, deps.collection);
+  const { windows } = deps;
   let sweptAt = -Infinity;
 
   async function sweep(nowMs: number): Promise<void> {

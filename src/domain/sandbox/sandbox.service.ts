@@ -4,12 +4,12 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { tickOf } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
+import type { LockStore } from '../../storage/port.js';
 import { admit, DEFAULT_QUOTA, MS_PER_MZ, unitsOf, usageOf, type Charge, type QuotaLimits } from './sandbox-quota.js';
 import { afterCommit } from '../../lib/commit-scope.js';
 import { createFairSlots, type FairSlots } from './fair-slots.js';
 import type { RunOutcome, SandboxRunner } from './sandbox-runner.js';
-import { createSandboxRunRepository, type Reservation, type Reservations, type RunRow, type SandboxRunView } from './sandbox-run-repository.js';
+import { type Reservation, type Reservations, type RunRow, type SandboxRunView, type SandboxRunRepository } from './sandbox-run-repository.js';
 
 export interface QuotaView {
   window_hours: 24;
@@ -61,9 +61,15 @@ function live(current: Reservations | undefined, nowMs: number): Record<string, 
   return Object.fromEntries(Object.entries(current?.runs ?? {}).filter(([, r]) => r.expires_ms > nowMs));
 }
 
-export function createSandboxService(deps: { store: Store; clock: Clock; runner: SandboxRunner; limits?: QuotaLimits; slots?: FairSlots }): SandboxService {
-  const { store, clock, runner } = deps;
-  const records = createSandboxRunRepository(store);
+export function createSandboxService(deps: {
+  sandboxRuns: SandboxRunRepository;
+  locks: LockStore;
+  clock: Clock;
+  runner: SandboxRunner;
+  limits?: QuotaLimits;
+  slots?: FairSlots;
+}): SandboxService {
+  const { sandboxRuns, locks, clock, runner } = deps;
   const limits = deps.limits ?? DEFAULT_QUOTA;
   const slots = deps.slots ?? createFairSlots();
   /** This process's reservations, by agent and run id: counted until the run is recorded. */
@@ -73,9 +79,9 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     // Reservations first, rows second: a run records its row before it gives up its reservation, so a run
     // that finishes while this reads is seen in one or the other, never in neither. One charge per run id:
     // this process's own runs count even if their stored expiry has passed, and a row replaces its reservation.
-    const stored = await records.reservations(uid);
+    const stored = await sandboxRuns.reservations(uid);
     const byRun = new Map<string, Charge>([...Object.entries(live(stored, nowMs)), ...(held.get(uid) ?? [])]);
-    const rows = await records.runsFromTick(uid, tickOf(nowMs - limits.windowMs) - 1);
+    const rows = await sandboxRuns.runsFromTick(uid, tickOf(nowMs - limits.windowMs) - 1);
     for (const r of rows) byRun.set(r.run_id, { started_ms: r.started_ms, units_mz: r.units_mz });
     return [...byRun.values()];
   }
@@ -96,7 +102,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
   async function reserve(uid: string, runId: string, requestedMs: number): Promise<{ timeoutMs: number; startedMs: number }> {
     await runner.ready();
     // Admission reads the runs and reservations of every process, so it holds the agent's store lock.
-    return store.locks.run(`sandbox-quota:${uid}`, async () => {
+    return locks.run(`sandbox-quota:${uid}`, async () => {
       const nowMs = clock.now();
       const verdict = admit(await charges(uid, nowMs), nowMs, limits);
       if (!verdict.ok) {
@@ -113,7 +119,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       // The time limit never spends more units than the window has left, so the budget holds exactly.
       const timeoutMs = Math.max(limits.minRunMs, Math.min(requestedMs, Math.floor(verdict.remaining_mz * MS_PER_MZ)));
       const charge: Reservation = { started_ms: nowMs, units_mz: unitsOf(timeoutMs), expires_ms: nowMs + slots.maxWaitMs + timeoutMs + RESERVATION_GRACE_MS };
-      await records.updateReservations(uid, (current) => ({
+      await sandboxRuns.updateReservations(uid, (current) => ({
         uid,
         // Reservations of a process that died mid-run expire instead of holding the quota forever.
         runs: { ...live(current, nowMs), [runId]: charge },
@@ -128,7 +134,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
     const mine = held.get(uid);
     if (mine?.delete(runId) && mine.size === 0) held.delete(uid);
     const nowMs = clock.now();
-    await records.updateReservations(uid, (current) => {
+    await sandboxRuns.updateReservations(uid, (current) => {
       if (current?.runs[runId] === undefined) return undefined;
       const { [runId]: _gone, ...rest } = live(current, nowMs);
       return { uid, runs: rest };
@@ -154,7 +160,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       }
       // A kill lands a little after the limit; the charge never exceeds what was reserved.
       const units = Math.min(unitsOf(outcome.duration_ms), unitsOf(timeoutMs));
-      const row = await records.appendRun(uid, {
+      const row = await sandboxRuns.appendRun(uid, {
         type: 'sandbox.run',
         tick: tickOf(startedMs),
         uid,
@@ -203,7 +209,7 @@ export function createSandboxService(deps: { store: Store; clock: Clock; runner:
       let more = false;
       // With a slug filter, read back in batches until the page is full or the log is exhausted.
       for (;;) {
-        const batch = await records.newestRuns(uid, query.limit + 1, before);
+        const batch = await sandboxRuns.newestRuns(uid, query.limit + 1, before);
         for (const row of batch) {
           if (query.slug !== undefined && row.slug !== query.slug) continue;
           if (picked.length === query.limit) {

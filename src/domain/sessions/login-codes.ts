@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import { sameDigest, sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
-import { createLoginCodeRepository } from './login-code-repository.js';
+import type { LoginCodeRepository } from './login-code-repository.js';
 
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
 /** Wrong guesses allowed before the code is voided: 5 tries at 10^8 codes leave no room for guessing. */
@@ -17,8 +16,7 @@ export interface LoginCodes {
   redeem(emailHash: string, code: string, nowMs: number): Promise<boolean>;
 }
 
-export function createLoginCodes(store: Store): LoginCodes {
-  const codes = createLoginCodeRepository(store);
+export function createLoginCodes(codes: LoginCodeRepository): LoginCodes {
   return {
     async issue(emailHash, nowMs) {
       const code = String(randomInt(0, 100_000_000)).padStart(8, '0');

@@ -2,7 +2,6 @@ import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import { emailHash, type IdentityService } from '../identity/identity.service.js';
 import type { NodeKeys } from '../identity/node-keys.js';
 import { createLoginCodes } from './login-codes.js';
@@ -10,6 +9,8 @@ import { sessionSetCookie, ssoBindingSetCookie } from './session-credentials.js'
 import { redirectTarget } from './redirect-target.js';
 import { SESSION_TTL_SECONDS, signSession, verifySession, type SessionMethod } from './session-token.js';
 import { createSsoCodes, SSO_CODE_TTL_MS, type SsoRefusal } from './sso-codes.js';
+import type { SsoCodeRepository } from './sso-code-repository.js';
+import type { LoginCodeRepository } from './login-code-repository.js';
 
 /** A session ready to hand to the browser: only the cookie carries the token, never a response body. */
 export interface IssuedSession {
@@ -93,7 +94,8 @@ const REFUSAL: Record<SsoRefusal, string> = {
 };
 
 export function createSessionsService(deps: {
-  store: Store;
+  loginCodeRecords: LoginCodeRepository;
+  ssoCodeRecords: SsoCodeRepository;
   clock: Clock;
   nodeKeys: NodeKeys;
   identity: IdentityService;
@@ -105,9 +107,9 @@ export function createSessionsService(deps: {
   /** Origins besides the node's own that `sso-start` may redirect to (`CORE_SSO_REDIRECTS`). */
   redirectOrigins?: readonly string[];
 }): SessionsService {
-  const { store, clock, nodeKeys, identity, log } = deps;
-  const loginCodes = createLoginCodes(store);
-  const ssoCodes = createSsoCodes(store);
+  const { clock, nodeKeys, identity, log } = deps;
+  const loginCodes = createLoginCodes(deps.loginCodeRecords);
+  const ssoCodes = createSsoCodes(deps.ssoCodeRecords);
   let listenUrl: string | undefined;
   const baseUrl = () => deps.publicUrl ?? listenUrl ?? deps.defaultUrl;
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
-import type { Store } from '../../storage/port.js';
-import { createSsoCodeRepository, type SsoCodeRecord } from './sso-code-repository.js';
+import { type SsoCodeRecord, type SsoCodeRepository } from './sso-code-repository.js';
 
 /** Codes are exchanged within seconds by a browser; a minute leaves room and little window. */
 export const SSO_CODE_TTL_MS = 60 * 1000;
@@ -35,9 +34,7 @@ export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
-export function createSsoCodes(store: Store): SsoCodes {
-  const codes = createSsoCodeRepository(store);
-
+export function createSsoCodes(codes: SsoCodeRepository): SsoCodes {
   return {
     async issue(input, nowMs) {
       await codes.sweep(nowMs);

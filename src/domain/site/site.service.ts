@@ -3,15 +3,14 @@ import type { Clock } from '../../lib/clock.js';
 import { pageOf } from '../../lib/cursor.js';
 import { digestOf, randomToken, sameDigest, sha256Hex } from '../../lib/hash.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
 import type { ChainService, WriteResult } from '../chain/chain.service.js';
 import { type MachineRecord } from '../chain/machine.js';
-import { createMachineRepository } from '../chain/machine-repository.js';
 import type { MachinesService } from '../chain/machines.service.js';
 import { hasRole } from '../identity/roles.js';
 import { siteUid } from './site-proxy.js';
-import { createSiteRepository, type PublishKeyRecord, type SiteFile, type SiteFileRecord as FileRecord } from './site-repository.js';
+import { type PublishKeyRecord, type SiteFile, type SiteFileRecord as FileRecord, type SiteRepository } from './site-repository.js';
 import { checkSitePath, MAX_FILE_BYTES, MAX_FILES, MAX_SITE_BYTES, normalizeContentType } from './site-rules.js';
+import type { MachineRepository } from '../chain/machine-repository.js';
 
 export type { SiteFile } from './site-repository.js';
 
@@ -39,10 +38,14 @@ export interface SiteService {
   siteAuthority(slug: string, visitor: Caller): Promise<Caller>;
 }
 
-export function createSiteService(deps: { store: Store; clock: Clock; chain: ChainService; machines: MachinesService }): SiteService {
-  const { store, clock, chain, machines } = deps;
-  const sites = createSiteRepository(store);
-  const machineRecords = createMachineRepository(store);
+export function createSiteService(deps: {
+  sites: SiteRepository;
+  machineRecords: MachineRepository;
+  clock: Clock;
+  chain: ChainService;
+  machines: MachinesService;
+}): SiteService {
+  const { sites, machineRecords, clock, chain, machines } = deps;
   const fileView = ({ sha, path, content_type, size, uploaded_tick, uploaded_by, created_at }: FileRecord): SiteFile => ({
     sha,
     path,

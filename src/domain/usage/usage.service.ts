@@ -1,7 +1,6 @@
 import { tickOf, type Clock } from '../../lib/clock.js';
 import type { Caller } from '../identity/caller.js';
-import type { Store } from '../../storage/port.js';
-import { createUsageRepository } from './usage-repository.js';
+import type { UsageRepository } from './usage-repository.js';
 
 export interface UsageSummary {
   ok: true;
@@ -26,18 +25,17 @@ export interface UsageService {
   summary(uid: string, sinceTick?: number): Promise<UsageSummary>;
 }
 
-export function createUsageService(deps: { store: Store; clock: Clock }): UsageService {
-  const { clock } = deps;
-  const usage = createUsageRepository(deps.store);
+export function createUsageService(deps: { usageRecords: UsageRepository; clock: Clock }): UsageService {
+  const { usageRecords, clock } = deps;
   return {
     async record(caller, kind, targets = []) {
       if (caller.uid === null) return;
       const ms = clock.now();
-      await usage.record(caller.uid, { tick: tickOf(ms), type: kind, targets: targets.slice(0, 8), at: new Date(ms).toISOString() });
+      await usageRecords.record(caller.uid, { tick: tickOf(ms), type: kind, targets: targets.slice(0, 8), at: new Date(ms).toISOString() });
     },
 
     async summary(uid, sinceTick) {
-      const rows = await usage.rows(uid, sinceTick);
+      const rows = await usageRecords.rows(uid, sinceTick);
       let solves = 0,
         computes = 0;
       const counts = new Map<string, { kind: 'solver' | 'operator'; id: string; count: number }>();

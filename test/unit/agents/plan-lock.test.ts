@@ -5,6 +5,7 @@ import { createChainService } from '../../../src/domain/chain/chain.service.js';
 import { createMachineRepository } from '../../../src/domain/chain/machine-repository.js';
 import type { Store } from '../../../src/storage/port.js';
 import { startTestCore } from '../../helpers/server.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const plan = (title: string) => ({ title, goal: 'g', steps: [{ action: 'a' }] });
 
@@ -66,8 +67,8 @@ describe('plan locking after a crash', () => {
       await core.services.agents.plans.lock(uid, machine, plan('v1'), uid);
 
       const store = crashAfter(core.store, n);
-      const chain = createChainService({ store, clock: core.clock, bus: core.bus });
-      const doomed = createAgentsService({ store, clock: core.clock, chain, machines: core.services.machines });
+      const chain = createChainService({ ...storageOf(store), clock: core.clock, bus: core.bus });
+      const doomed = createAgentsService({ ...storageOf(store), clock: core.clock, chain, machines: core.services.machines });
       const outcome = await doomed.plans.lock(uid, machine, plan('v2'), uid).then(
         () => 'done',
         () => 'crashed',
@@ -78,7 +79,7 @@ describe('plan locking after a crash', () => {
       }
 
       // Restart: fresh services over what reached the store.
-      const restarted = createAgentsService({ store: core.store, clock: core.clock, chain: core.services.chain, machines: core.services.machines });
+      const restarted = createAgentsService({ ...storageOf(core.store), clock: core.clock, chain: core.services.chain, machines: core.services.machines });
       const current = await restarted.plans.current(uid, 'crash');
       const v2 = await createPlanRepository(core.store).version(uid, 'crash', 2);
       const audits = (await core.services.chain.activity(machine, { type: 'plan_locked', limit: 10 })).rows;

@@ -9,6 +9,7 @@ import { createPublicFeedService } from '../../../src/domain/chain/public-feed.s
 import { createFakeClock, TICK_MS } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/domain/events.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe('machine activity index', () => {
     const harness = await makeLowdbHarness({ fsync: false });
     cleanups.push(harness.cleanup);
     const clock = createFakeClock();
-    const chain = createChainService({ store: harness.store, clock, bus: createEventBus() });
+    const chain = createChainService({ ...storageOf(harness.store), clock, bus: createEventBus() });
     const machines = createMachineRepository(harness.store);
     const [quiet, busy, hidden] = [machine('quiet'), machine('busy'), machine('hidden', false)];
     for (const m of [quiet, busy, hidden]) await machines.insert(m);
@@ -45,7 +46,7 @@ describe('machine activity index', () => {
     clock.advance(100 * TICK_MS);
     for (let i = 0; i < 3; i++) await append(busy);
     await append(hidden);
-    const feed = createPublicFeedService({ store: harness.store, clock, bus: createEventBus(), machines: noViews });
+    const feed = createPublicFeedService({ ...storageOf(harness.store), clock, bus: createEventBus(), machines: noViews });
     const { machines: active } = await feed.active(10, 10);
     expect(active.map((m) => [m.slug, m.transition_count])).toEqual([['busy', 3]]);
   });
@@ -72,7 +73,7 @@ describe('machine activity index', () => {
       }),
     );
     expect(await createMachineRepository(harness.store).activityBackfilled()).toBe(false);
-    const feed = createPublicFeedService({ store: harness.store, clock, bus: createEventBus(), machines: noViews });
+    const feed = createPublicFeedService({ ...storageOf(harness.store), clock, bus: createEventBus(), machines: noViews });
     expect((await feed.active(10, 10)).machines.map((m) => m.slug)).toEqual(['old']);
     expect(await createMachineRepository(harness.store).activityBackfilled()).toBe(true);
   });
@@ -94,7 +95,7 @@ describe('machine activity index', () => {
       },
     });
     const store = new Proxy(harness.store, { get: (target, prop, receiver) => (prop === 'docs' ? docs : Reflect.get(target, prop, receiver)) });
-    const chain = createChainService({ store, clock, bus: createEventBus() });
+    const chain = createChainService({ ...storageOf(store), clock, bus: createEventBus() });
     const [a, b] = [machine('a'), machine('b')];
     for (const m of [a, b]) await createMachineRepository(harness.store).insert(m);
     const append = (m: MachineRecord) => chain.append(m, { type: 'x', actor_uid: null, payload_digest: 'a'.repeat(64) });

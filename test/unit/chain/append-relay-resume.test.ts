@@ -15,6 +15,7 @@ import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import { StoreUnavailableError, type Store } from '../../../src/storage/port.js';
 import { createFakeNet } from '../../helpers/fake-net.js';
 import { eventually } from '../../helpers/pg-wait.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -61,10 +62,10 @@ async function twoProcesses(opts: { aReadsFail?: () => boolean; onFailedRead?: (
       : store.logs;
     const view: Store = { ...store, logs, pubsub: net.pubsub(name) };
     const bus = createEventBus();
-    const chain = createChainService({ store: view, clock, bus });
+    const chain = createChainService({ ...storageOf(view), clock, bus });
     const interest = createStreamInterest();
-    const relay = createAppendRelay({ store: view, bus, interest, onError: (err) => errors.push(err), onResumed: (r) => reports.push(r) });
-    const streams = createStreamsService({ store: view, bus, chain, interest, onError: (err) => errors.push(err) });
+    const relay = createAppendRelay({ ...storageOf(view), bus, interest, onError: (err) => errors.push(err), onResumed: (r) => reports.push(r) });
+    const streams = createStreamsService({ ...storageOf(view), bus, chain, interest, onError: (err) => errors.push(err) });
     /** Every row this process's bus carried, as `<slug>:<seq>`, in order. */
     const onBus: string[] = [];
     bus.on('audit.appended', ({ slug, row }) => onBus.push(`${slug}:${String(row['seq'])}`));

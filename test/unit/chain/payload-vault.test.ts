@@ -9,6 +9,7 @@ import { createFakeClock } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/domain/events.js';
 import { digestOf } from '../../../src/lib/hash.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -34,14 +35,14 @@ async function setup() {
   const harness = await makeLowdbHarness({ fsync: false });
   cleanups.push(harness.cleanup);
   const clock = createFakeClock();
-  const chain = createChainService({ store: harness.store, clock, bus: createEventBus() });
+  const chain = createChainService({ ...storageOf(harness.store), clock, bus: createEventBus() });
   return { ...harness, clock, chain };
 }
 
 describe('payload vault', () => {
   it('round-trips a payload bound to its row and refuses it under another row or machine', async () => {
     const { store } = await setup();
-    const vault = createPayloadVault({ store, now: () => 0 });
+    const vault = createPayloadVault({ ...storageOf(store), now: () => 0 });
     await vault.ready();
     const m = machineRecord('vault-a');
     const sealed = vault.seal(m, 5, { slug: 'vault-a', row_seq: 3, transition_id: 't-1' }, { x: 1 });
@@ -56,10 +57,10 @@ describe('payload vault', () => {
   it('keeps the same master key across restarts so old payloads stay readable', async () => {
     const { store, reopen } = await setup();
     const m = machineRecord('vault-c');
-    const chain = createChainService({ store, clock: createFakeClock(), bus: createEventBus() });
+    const chain = createChainService({ ...storageOf(store), clock: createFakeClock(), bus: createEventBus() });
     const row = await chain.append(m, { type: 'e', actor_uid: null, payload_digest: digestOf({ k: 'v' }), payload: { k: 'v' } });
     const reopened = await reopen();
-    const again = createChainService({ store: reopened, clock: createFakeClock(), bus: createEventBus() });
+    const again = createChainService({ ...storageOf(reopened), clock: createFakeClock(), bus: createEventBus() });
     expect(await again.payloadOf(m, row)).toEqual({ payload: { k: 'v' }, digest_matches: true });
   });
 });
@@ -72,14 +73,14 @@ describe('chain summaries', () => {
     const file = `${dataDir}/logs/chain%2Fsum-a.jsonl`;
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('"type":"t1"', '"type":"x1"'));
-    const summary = await createChainSummaries(store).of(m);
+    const summary = await createChainSummaries(storageOf(store).chainLog).of(m);
     expect(summary).toMatchObject({ folded: 3, verified: 2, broken: 1 });
   });
 
   it('folds only the rows appended since the last read', async () => {
     const { store, chain } = await setup();
     const m = machineRecord('sum-b');
-    const summaries = createChainSummaries(store);
+    const summaries = createChainSummaries(storageOf(store).chainLog);
     await chain.append(m, { type: 'a', actor_uid: null, payload_digest: digestOf(1) });
     expect((await summaries.of(m)).byType.get('a')?.count).toBe(1);
     await chain.append(m, { type: 'a', actor_uid: 'u2', payload_digest: digestOf(2) });

@@ -7,6 +7,7 @@ import { createMachineRepository } from '../../../src/domain/chain/machine-repos
 import { createFakeClock } from '../../../src/lib/clock.js';
 import { createEventBus } from '../../../src/domain/events.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,7 +32,7 @@ describe('recent ring', () => {
     const harness = await makeLowdbHarness({ fsync: false });
     cleanups.push(harness.cleanup);
     const clock = createFakeClock();
-    const chain = createChainService({ store: harness.store, clock, bus: createEventBus() });
+    const chain = createChainService({ ...storageOf(harness.store), clock, bus: createEventBus() });
     const a = machine('ring-a');
     const b = machine('ring-b');
     const written: ChainRow[] = [];
@@ -42,7 +43,7 @@ describe('recent ring', () => {
       clock.advance(777);
     }
     const ring = createRecentRing({
-      store: harness.store,
+      ...storageOf(harness.store),
       activeFirst: () => createMachineRepository(harness.store).activeSince(0),
       isPublic: async (slug) => slug === a.slug || slug === b.slug,
       capacity: 4,

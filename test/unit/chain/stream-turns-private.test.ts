@@ -11,6 +11,7 @@ import { createEventBus } from '../../../src/domain/events.js';
 import type { SseEvent } from '../../../src/lib/handler-results.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import { eventually } from '../../helpers/pg-wait.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -25,8 +26,8 @@ async function setup() {
   const store = createLowdbStore({ dataDir: dir, fsync: false });
   await store.open();
   const bus = createEventBus();
-  const chain = createChainService({ store, clock: createFakeClock(), bus });
-  const streams = createStreamsService({ store, bus, chain });
+  const chain = createChainService({ ...storageOf(store), clock: createFakeClock(), bus });
+  const streams = createStreamsService({ ...storageOf(store), bus, chain });
   cleanups.push(async () => {
     streams.stop();
     await store.close();

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createContractHub } from '../../../src/domain/contracts/contract-hub.js';
 import { createContractEventRepository } from '../../../src/domain/contracts/contract-event-repository.js';
-import { createContractRepository } from '../../../src/domain/contracts/contract-repository.js';
 import { CONTRACT_ROWS_CHANNEL, createContractRowsRelay } from '../../../src/domain/contracts/contract-rows-relay.js';
 import type { EventRecord } from '../../../src/domain/contracts/contract.types.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import type { RowInput, Store } from '../../../src/storage/port.js';
 import { createFakeNet } from '../../helpers/fake-net.js';
 import { eventually } from '../../helpers/pg-wait.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,7 +28,7 @@ async function rig() {
   const on = (name: string) => {
     const logs: Store['logs'] = { ...store.logs, read: (...args) => ((readsByA += name === 'a' ? 1 : 0), store.logs.read(...args)) };
     const view: Store = { ...store, logs, pubsub: net.pubsub(name) };
-    return createContractRowsRelay({ store: view, hub: createContractHub(), contracts: createContractRepository(view), onError: (e) => errors.push(e) });
+    return createContractRowsRelay({ ...storageOf(view), hub: createContractHub(), onError: (e) => errors.push(e) });
   };
   const a = on('a');
   const b = on('b');

@@ -22,10 +22,11 @@ function fakeMachines(known: string[]) {
       return { machine: machineNamed(slug), role: caller.uid === 'u_owner' ? 'owner' : 'none' };
     },
   };
-  // A store that reports itself ready: the pipeline refuses writes while it is not.
-  const store = { status: () => ({ ready: true, checks: {} }) };
-  return { reads, services: { machines, store } as unknown as Services, app: {} as AppServices };
+  return { reads, services: { machines } as unknown as Services, app: {} as AppServices };
 }
+
+// A store that reports itself ready: the pipeline refuses writes while it is not.
+const ready = () => ({ ready: true, checks: {} });
 
 const registry = buildRegistry([
   defineTool({
@@ -54,7 +55,7 @@ const registry = buildRegistry([
 describe('the machine a role check read', () => {
   it('is handed to the handler through the context, read once, from the input the route guards', async () => {
     const { reads, services, app } = fakeMachines(['mother', 'child']);
-    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false });
+    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false, storeStatus: ready });
     const result = await pipeline.invokeAs(registry.byId.get('t.anchor')!, { motherSlug: 'mother', slug: 'child' }, owner, { surface: 'rest' });
     expect(result).toMatchObject({ ok: true, value: { slug: 'mother', role: 'owner' } });
     expect(reads).toEqual(['mother']);
@@ -62,7 +63,7 @@ describe('the machine a role check read', () => {
 
   it('refuses before the handler when the caller lacks the role on the guarded machine', async () => {
     const { services, app } = fakeMachines(['mother']);
-    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false });
+    const pipeline = createPipeline({ services, app, log: createLogger('silent'), readOnly: false, storeStatus: ready });
     const stranger: Caller = { uid: 'u_other', credential: 'user-key' };
     const result = await pipeline.invokeAs(registry.byId.get('t.anchor')!, { motherSlug: 'mother', slug: 'x' }, stranger, { surface: 'rest' });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: 'This operation needs the admin role on "mother"; you have none' } });

@@ -33,7 +33,13 @@ const registry = buildRegistry([
   }),
 ]);
 const anonymous: Caller = { uid: null, credential: 'none' };
-const pipeline = createPipeline({ services: {} as Services, app: {} as AppServices, log: createLogger('silent'), readOnly: false });
+const pipeline = createPipeline({
+  services: {} as Services,
+  app: {} as AppServices,
+  log: createLogger('silent'),
+  readOnly: false,
+  storeStatus: () => ({ ready: true, checks: {} }),
+});
 
 describe('output check', () => {
   it('refuses an answer that does not match the declared output, as INTERNAL', async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRollingWindows } from '../../../src/domain/quotas/rolling-window.js';
 import { createLowdbStore } from '../../../src/storage/lowdb/lowdb.store.js';
 import type { Store } from '../../../src/storage/port.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -25,7 +26,7 @@ async function openStore(): Promise<Store> {
 describe('rolling windows', () => {
   it('lets exactly the limit through when many take at once', async () => {
     const store = await openStore();
-    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 60_000, now: () => 1_000_000 });
+    const windows = createRollingWindows({ windows: storageOf(store).demoKeyWindows, windowMs: 60_000, now: () => 1_000_000 });
     const taken = await Promise.all(Array.from({ length: 50 }, () => windows.take('k', 7)));
     expect(taken.filter((t) => t.taken)).toHaveLength(7);
     expect(taken.find((t) => !t.taken)).toEqual({ taken: false, retry_after_ms: 60_000 });
@@ -34,7 +35,7 @@ describe('rolling windows', () => {
   it('frees a use when it leaves the window, and says when that is', async () => {
     const store = await openStore();
     let now = 0;
-    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 1000, now: () => now });
+    const windows = createRollingWindows({ windows: storageOf(store).demoKeyWindows, windowMs: 1000, now: () => now });
     expect((await windows.take('k', 2)).taken).toBe(true);
     now = 400;
     expect((await windows.take('k', 2)).taken).toBe(true);
@@ -49,7 +50,7 @@ describe('rolling windows', () => {
   it('refuses everything with a limit of 0 and sweeps records whose uses all left the window', async () => {
     const store = await openStore();
     let now = 0;
-    const windows = createRollingWindows({ store, collection: 'quota-demo-keys', windowMs: 1000, now: () => now });
+    const windows = createRollingWindows({ windows: storageOf(store).demoKeyWindows, windowMs: 1000, now: () => now });
     expect(await windows.take('none', 0)).toEqual({ taken: false, retry_after_ms: 1000 });
     for (const key of ['a', 'b', 'c']) await windows.take(key, 1);
     expect(await store.docs.count('quota-demo-keys')).toBe(3);

@@ -5,6 +5,7 @@ import { createSandboxService } from '../../../src/domain/sandbox/sandbox.servic
 import { createFairSlots, DEFAULT_FAIR_SLOTS, type FairSlotsOptions } from '../../../src/domain/sandbox/fair-slots.js';
 import type { RunOutcome, RunRequest, SandboxRunner } from '../../../src/domain/sandbox/sandbox-runner.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -40,7 +41,7 @@ async function setup(durationMs = 50, slots: Partial<FairSlotsOptions> = {}) {
   cleanups.push(harness.cleanup);
   const clock = createFakeClock(Date.UTC(2026, 0, 1));
   const runner = fakeRunner(durationMs);
-  const sandbox = createSandboxService({ store: harness.store, clock, runner, slots: createFairSlots({ ...DEFAULT_FAIR_SLOTS, ...slots }) });
+  const sandbox = createSandboxService({ ...storageOf(harness.store), clock, runner, slots: createFairSlots({ ...DEFAULT_FAIR_SLOTS, ...slots }) });
   const run = (uid = 'agent1', timeout_ms = 10_000) => sandbox.run(uid, { code: 'print(1)', timeout_ms, slug: null, actor_uid: uid });
   return { clock, runner, sandbox, run };
 }

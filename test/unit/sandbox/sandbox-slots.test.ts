@@ -5,6 +5,7 @@ import { DEFAULT_QUOTA } from '../../../src/domain/sandbox/sandbox-quota.js';
 import { createSandboxService } from '../../../src/domain/sandbox/sandbox.service.js';
 import type { RunOutcome, SandboxRunner } from '../../../src/domain/sandbox/sandbox-runner.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
+import { storageOf } from '../../helpers/repositories.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -35,7 +36,7 @@ async function setup(slots: Partial<FairSlotsOptions>, runs = DEFAULT_QUOTA.runs
   const clock = createFakeClock(Date.UTC(2026, 0, 1));
   const { runner, started } = gatedRunner();
   const fair = createFairSlots({ ...DEFAULT_FAIR_SLOTS, ...slots });
-  const sandbox = createSandboxService({ store: harness.store, clock, runner, slots: fair, limits: { ...DEFAULT_QUOTA, runs } });
+  const sandbox = createSandboxService({ ...storageOf(harness.store), clock, runner, slots: fair, limits: { ...DEFAULT_QUOTA, runs } });
   const run = (uid: string, code = uid) => sandbox.run(uid, { code, timeout_ms: 1000, slug: null, actor_uid: uid });
   /** Waits (without depending on speed) until `n` runs have started; the time limit only catches a hang. */
   const startedCount = (n: number) => vi.waitFor(() => expect(started).toHaveLength(n), { timeout: 60_000 });
