@@ -1,31 +1,37 @@
 import { z } from 'zod';
+import type { WriteResult as ChainWriteResult } from '../../src/domain/chain/chain.service.js';
+import type { MachineView } from '../../src/domain/chain/machines.service.js';
+import type { PublicMachineView } from '../../src/domain/chain/public-feed.service.js';
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
 export const MachineSlug = Slug;
 
 /** A machine as its owner and members see it. */
-export const Machine = z.object({
-  slug: Slug,
-  display_name: z.string().nullable(),
-  purpose: z.string().nullable(),
-  is_public: z.boolean().describe('Readable by anyone, listed publicly'),
-  status: MachineStatus,
-  owner_uid: Uid.describe('Identity that created the machine; the highest authority on it'),
-  genesis_tick: Tick.describe('Tick at creation; seeds the first prev_hash of the chain'),
-  genesis_hash: Hex64.describe('Genesis seed of the hash chain, derived from slug and genesis tick'),
-  has_password: z.boolean().describe('Whether reads can be unlocked with a password (see unlock)'),
-  share_enabled: z.boolean().describe('Whether a share token currently grants read access'),
-  created_at: IsoDate,
-  updated_at: IsoDate,
-  row_count: z.number().int().min(0).describe('Number of rows in the audit chain'),
-  head_seq: z.number().int().min(0).nullable().describe('seq of the newest audit row; null while empty'),
-  head_tick: Tick.nullable().describe('Tick of the newest audit row; null while empty'),
-  head_hash: Hex64.nullable().describe('state_hash of the newest audit row; null while empty'),
-});
+export const Machine = wireShape<MachineView>()(
+  z.object({
+    slug: Slug,
+    display_name: z.string().nullable(),
+    purpose: z.string().nullable(),
+    is_public: z.boolean().describe('Readable by anyone, listed publicly'),
+    status: MachineStatus,
+    owner_uid: Uid.describe('Identity that created the machine; the highest authority on it'),
+    genesis_tick: Tick.describe('Tick at creation; seeds the first prev_hash of the chain'),
+    genesis_hash: Hex64.describe('Genesis seed of the hash chain, derived from slug and genesis tick'),
+    has_password: z.boolean().describe('Whether reads can be unlocked with a password (see unlock)'),
+    share_enabled: z.boolean().describe('Whether a share token currently grants read access'),
+    created_at: IsoDate,
+    updated_at: IsoDate,
+    row_count: z.number().int().min(0).describe('Number of rows in the audit chain'),
+    head_seq: z.number().int().min(0).nullable().describe('seq of the newest audit row; null while empty'),
+    head_tick: Tick.nullable().describe('Tick of the newest audit row; null while empty'),
+    head_hash: Hex64.nullable().describe('state_hash of the newest audit row; null while empty'),
+  }),
+);
 
 /** What anonymous readers see of a public machine: no owner identity. */
-export const PublicMachine = Machine.omit({ owner_uid: true, has_password: true, share_enabled: true });
+export const PublicMachine = wireShape<PublicMachineView>()(Machine.omit({ owner_uid: true, has_password: true, share_enabled: true }));
 
 /** One row of a machine's append-only audit chain. */
 export const AuditRow = z.object({
@@ -46,13 +52,15 @@ export const AuditRow = z.object({
 export const MachineAuditRow = AuditRow.extend({ slug: Slug });
 
 /** Answer of every operation that appends one audit row. */
-export const WriteResult = z.object({
-  ok: z.literal(true),
-  tick: Tick.describe('Tick the row was stamped with'),
-  transition_id: z.string(),
-  seq: z.number().int().min(0).describe('seq of the new row'),
-  state_hash: Hex64.describe('state_hash of the new row, now the chain head'),
-});
+export const WriteResult = wireShape<ChainWriteResult>()(
+  z.object({
+    ok: z.literal(true),
+    tick: Tick.describe('Tick the row was stamped with'),
+    transition_id: z.string(),
+    seq: z.number().int().min(0).describe('seq of the new row'),
+    state_hash: Hex64.describe('state_hash of the new row, now the chain head'),
+  }),
+);
 
 export const AdminGrant = z.object({
   uid: Uid,
