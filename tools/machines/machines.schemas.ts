@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import type { ChainRow } from '../../src/domain/chain/hash-chain.js';
 import type { WriteResult as ChainWriteResult } from '../../src/domain/chain/chain.service.js';
 import type { MachineView } from '../../src/domain/chain/machines.service.js';
 import type { PublicMachineView } from '../../src/domain/chain/public-feed.service.js';
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
+import { wireShape, type NamedMembers } from '../../src/registry/wire-shape.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
 export const MachineSlug = Slug;
@@ -34,19 +35,21 @@ export const Machine = wireShape<MachineView>()(
 export const PublicMachine = wireShape<PublicMachineView>()(Machine.omit({ owner_uid: true, has_password: true, share_enabled: true }));
 
 /** One row of a machine's append-only audit chain. */
-export const AuditRow = z.object({
-  seq: z.number().int().min(0).describe('Position in the chain, 0-based and gap-free'),
-  id: z.string().describe('Row id'),
-  tick: Tick,
-  type: z.string().describe('Transition type, e.g. "event", "state", "file", "connection", "contract"'),
-  transition_id: z.string().describe('Id of the transition that wrote the row'),
-  actor_uid: Uid.nullable().describe('Identity that caused the row; null for anonymous or system rows'),
-  payload_digest: Hex64.nullable().describe('SHA-256 of the payload; the payload itself is not stored in the row'),
-  prev_hash: Hex64.describe('state_hash of the previous row, or the genesis seed for seq 0'),
-  state_hash: Hex64.describe('SHA-256 of the canonical JSON of this row without state_hash'),
-  created_at: IsoDate,
-  recovered: z.literal(true).optional().describe('Present when the row was appended after a restart for a write a crash cut off before its audit row'),
-});
+export const AuditRow = wireShape<NamedMembers<ChainRow>>()(
+  z.object({
+    seq: z.number().int().min(0).describe('Position in the chain, 0-based and gap-free'),
+    id: z.string().describe('Row id'),
+    tick: Tick,
+    type: z.string().describe('Transition type, e.g. "event", "state", "file", "connection", "contract"'),
+    transition_id: z.string().describe('Id of the transition that wrote the row'),
+    actor_uid: Uid.nullable().describe('Identity that caused the row; null for anonymous or system rows'),
+    payload_digest: Hex64.describe('SHA-256 of the payload; the payload itself is not stored in the row'),
+    prev_hash: Hex64.describe('state_hash of the previous row, or the genesis seed for seq 0'),
+    state_hash: Hex64.describe('SHA-256 of the canonical JSON of this row without state_hash'),
+    created_at: IsoDate,
+    recovered: z.literal(true).optional().describe('Present when the row was appended after a restart for a write a crash cut off before its audit row'),
+  }),
+);
 
 /** An audit row with the machine it belongs to, for feeds that span machines. */
 export const MachineAuditRow = AuditRow.extend({ slug: Slug });
