@@ -52,7 +52,7 @@ export const AuditRow = wireShape<NamedMembers<ChainRow>>()(
 );
 
 /** An audit row with the machine it belongs to, for feeds that span machines. */
-export const MachineAuditRow = AuditRow.extend({ slug: Slug });
+export const MachineAuditRow = wireShape<NamedMembers<ChainRow & { slug: string }>>()(AuditRow.extend({ slug: Slug }));
 
 /** Answer of every operation that appends one audit row. */
 export const WriteResult = wireShape<ChainWriteResult>()(
