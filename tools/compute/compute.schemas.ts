@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { SolverSummary as SolverSummaryView } from '../../src/domain/solvers/solvers.service.js';
+import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -55,15 +58,17 @@ export const SolverInput = z.object({
   max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
 });
 
-export const SolverSummary = z.object({
-  id: SolverId,
-  name: z.string(),
-  domain: z.string().describe('Field of the solver, e.g. "ode", "orbital_mechanics", "quantum"'),
-  method: z.string().describe('Numerical method, e.g. "Dormand-Prince 5(4) adaptive RK"'),
-  operator_chain: z.array(OperatorId).describe('Registry operators the solver composes, KO42 first'),
-  unit: z.string().describe('Unit of the main result'),
-  version: z.string().describe('Sealed version: same input and version give the same output bits'),
-});
+export const SolverSummary = wireShape<SolverSummaryView>()(
+  z.object({
+    id: SolverId,
+    name: z.string(),
+    domain: z.string().describe('Field of the solver, e.g. "ode", "orbital_mechanics", "quantum"'),
+    method: z.string().describe('Numerical method, e.g. "Dormand-Prince 5(4) adaptive RK"'),
+    operator_chain: z.array(OperatorId).describe('Registry operators the solver composes, KO42 first'),
+    unit: z.string().describe('Unit of the main result'),
+    version: z.string().describe('Sealed version: same input and version give the same output bits'),
+  }),
+);
 
 export const Solver = SolverSummary.extend({
   description: z.string(),
@@ -78,13 +83,15 @@ export const OperatorIo = z.object({
   description: z.string().optional(),
 });
 
-export const OperatorSummary = z.object({
-  id: OperatorId,
-  name: z.string(),
-  category: z.string().describe('Category key, snake_case'),
-  formula: z.string().describe('Human-readable formula'),
-  tier: z.string(),
-});
+export const OperatorSummary = wireShape<OperatorSummaryView>()(
+  z.object({
+    id: OperatorId,
+    name: z.string(),
+    category: z.string().describe('Category key, snake_case'),
+    formula: z.string().describe('Human-readable formula'),
+    tier: z.string(),
+  }),
+);
 
 /** An operator input: the value a compute must pass, in `unit`, within the inclusive bounds. */
 export const OperatorInputSpec = OperatorIo.extend({
