@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
+import type { FileEncoding as StoredFileEncoding } from '../../src/domain/agents/file-repository.js';
+import type { DelegatedAccess, Delegation as AgentDelegation } from '../../src/domain/agents/delegation-repository.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 export const PlanId = z.string().min(1).max(128).describe('Plan id');
 
@@ -44,7 +47,7 @@ export const FilePath = z
   .regex(/^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\u0000-\u001f\u007f\\]+$/, 'a path is relative, without "..", backslashes or control characters')
   .describe('Relative path, e.g. "notes/plan.md"');
 
-export const FileEncoding = z.enum(['utf8', 'base64']);
+export const FileEncoding = wireShape<StoredFileEncoding>()(z.enum(['utf8', 'base64']));
 
 export const FileVersion = z.object({
   path: FilePath,
@@ -89,11 +92,15 @@ export const SandboxQuota = z.object({
   next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
 });
 
-export const DelegationAccess = z.enum(['read', 'write']).describe("read: reads only; write: also changes, sandbox runs on the agent's quota included");
+export const DelegationAccess = wireShape<DelegatedAccess>()(
+  z.enum(['read', 'write']).describe("read: reads only; write: also changes, sandbox runs on the agent's quota included"),
+);
 
-export const Delegation = z.object({
-  slug: Slug.describe('Machine whose owner the agent delegated'),
-  grantee_uid: Uid.describe('Owner of the machine when the delegation was made; only this uid may use it'),
-  access: DelegationAccess,
-  created_at: IsoDate,
-});
+export const Delegation = wireShape<AgentDelegation>()(
+  z.object({
+    slug: Slug.describe('Machine whose owner the agent delegated'),
+    grantee_uid: Uid.describe('Owner of the machine when the delegation was made; only this uid may use it'),
+    access: DelegationAccess,
+    created_at: IsoDate,
+  }),
+);
