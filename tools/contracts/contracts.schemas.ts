@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { Secret } from '../../src/registry/secret-fields.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { CandidateResult, PredictedFireView } from '../../src/domain/contracts/contract-planning.service.js';
+import type { ContractStatus as ContractStatusName } from '../../src/domain/contracts/contract.types.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /**
  * Schemas shared by the contracts toolset. Definition schemas are loose on purpose: definitions are
@@ -24,9 +27,9 @@ export const OperatorId = z.string().min(1).max(64).describe('Operator id from t
 
 export const EventName = z.string().min(1).max(64).describe('Event name, e.g. "reading"');
 
-export const ContractStatus = z
-  .enum(['active', 'paused', 'frozen', 'killed'])
-  .describe('active fires when due; paused skips fires until resumed; frozen and killed never fire again');
+export const ContractStatus = wireShape<ContractStatusName>()(
+  z.enum(['active', 'paused', 'frozen', 'killed']).describe('active fires when due; paused skips fires until resumed; frozen and killed never fire again'),
+);
 
 export const Comparison = z.enum(['>', '>=', '<', '<=', '==', '!=']);
 
@@ -203,23 +206,27 @@ export const TransitionRow = z.object({
 });
 
 /** One predicted fire of a scheduled trigger. */
-export const PredictedFire = z.object({
-  tick_number: Tick,
-  at: IsoDate,
-  trigger_kind: z.string(),
-  from: StateName,
-  to: StateName,
-});
+export const PredictedFire = wireShape<PredictedFireView>()(
+  z.object({
+    tick_number: Tick,
+    at: IsoDate,
+    trigger_kind: z.string(),
+    from: StateName,
+    to: StateName,
+  }),
+);
 
 /** Outcome of one candidate transition in a dry run or simulation. */
-export const DryRunResult = z.object({
-  from: StateName,
-  to: StateName,
-  outcome: z.enum(['fire', 'filtered', 'pass']).describe('fire: would fire; filtered: its condition is false; pass: not applicable now'),
-  reason: z.string().nullable(),
-  condition: z.string().nullable(),
-  trigger_kind: z.string().nullable(),
-});
+export const DryRunResult = wireShape<CandidateResult>()(
+  z.object({
+    from: StateName,
+    to: StateName,
+    outcome: z.enum(['fire', 'filtered', 'pass']).describe('fire: would fire; filtered: its condition is false; pass: not applicable now'),
+    reason: z.string().nullable(),
+    condition: z.string().nullable(),
+    trigger_kind: z.string().nullable(),
+  }),
+);
 
 /** Portable form of a contract; omits runtime state, audit, watermarks and secrets. */
 export const ExportEnvelope = sharedShape(
