@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Hex64, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { AvatarContentType as AvatarImageType } from '../../src/domain/economy/tally-token.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Amount of tally tokens; plain JSON numbers, never negative. */
 export const Amount = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -17,7 +19,7 @@ export const Ed25519Signature = z
 
 export const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected standard base64');
 
-export const AvatarContentType = z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+export const AvatarContentType = wireShape<AvatarImageType>()(z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']));
 
 /** The machine's token, created once by genesis and locked. */
 export const TokenInfo = z.object({
