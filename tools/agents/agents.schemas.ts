@@ -3,6 +3,7 @@ import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/
 import type { FileEncoding as StoredFileEncoding } from '../../src/domain/agents/file-repository.js';
 import type { DelegatedAccess, Delegation as AgentDelegation } from '../../src/domain/agents/delegation-repository.js';
 import { wireShape } from '../../src/registry/wire-shape.js';
+import type { SandboxRunView } from '../../src/domain/sandbox/sandbox-run-repository.js';
 
 export const PlanId = z.string().min(1).max(128).describe('Plan id');
 
@@ -66,22 +67,24 @@ export const SkillName = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'a skill name is lowercase letters, digits and "-"')
   .describe('Skill name from the catalogue, e.g. "verify-a-receipt"');
 
-export const SandboxRun = z.object({
-  ok: z.boolean().describe('True when the code exited with status 0'),
-  run_id: z.string(),
-  exit_code: z.number().int().describe("The code's own status; 124 on timeout, 137 when killed for memory"),
-  stdout: z.string(),
-  stderr: z.string(),
-  stdout_truncated: z.boolean().describe('stdout was cut at 64 KB'),
-  stderr_truncated: z.boolean().describe('stderr was cut at 64 KB'),
-  duration_ms: z.number().min(0),
-  units_mz: z.number().int().min(0).describe('Wall time charged, in mz (0.777 ms each)'),
-  slug: Slug.nullable(),
-  code_sha256: Hex64,
-  timeout_ms: z.number().int().min(0).describe('Wall-time limit applied: the one asked for, lowered to what the unit quota had left'),
-  tick: Tick.describe('Tick at which the run started'),
-  started_at: IsoDate,
-});
+export const SandboxRun = wireShape<SandboxRunView>()(
+  z.object({
+    ok: z.boolean().describe('True when the code exited with status 0'),
+    run_id: z.string(),
+    exit_code: z.number().int().describe("The code's own status; 124 on timeout, 137 when killed for memory"),
+    stdout: z.string(),
+    stderr: z.string(),
+    stdout_truncated: z.boolean().describe('stdout was cut at 64 KB'),
+    stderr_truncated: z.boolean().describe('stderr was cut at 64 KB'),
+    duration_ms: z.number().min(0),
+    units_mz: z.number().int().min(0).describe('Wall time charged, in mz (0.777 ms each)'),
+    slug: Slug.nullable(),
+    code_sha256: Hex64,
+    timeout_ms: z.number().int().min(0).describe('Wall-time limit applied: the one asked for, lowered to what the unit quota had left'),
+    tick: Tick.describe('Tick at which the run started'),
+    started_at: IsoDate,
+  }),
+);
 
 export const SandboxQuota = z.object({
   window_hours: z.literal(24),

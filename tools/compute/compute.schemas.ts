@@ -4,6 +4,8 @@ import { sharedShape } from '../../src/registry/shared-shapes.js';
 import type { SolverSummary as SolverSummaryView } from '../../src/domain/solvers/solvers.service.js';
 import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
 import { wireShape } from '../../src/registry/wire-shape.js';
+import type { InputSpec as SolverInputSpec } from '../../src/domain/solvers/solver-def.js';
+import type { SolverView } from '../../src/domain/solvers/solvers.service.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -42,21 +44,23 @@ export const Receipt = sharedShape(
   { name: 'receipt', returnedBy: 'core_solve or core_compute' },
 );
 
-export const SolverInput = z.object({
-  name: z.string(),
-  description: z.string(),
-  unit: z.string().describe('SI unit, empty for dimensionless'),
-  type: z
-    .enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'list', 'object'])
-    .describe('vector: array of numbers; matrix: array of equal-length number rows; list: array of strings or objects as described; object: named numbers'),
-  required: z.boolean(),
-  min: z.number().nullable().describe('Inclusive lower bound, null when unbounded; applies to every element of a vector or matrix'),
-  max: z.number().nullable().describe('Inclusive upper bound, null when unbounded; applies to every element of a vector or matrix'),
-  default: z.unknown().optional(),
-  enum: z.array(z.string()).optional().describe('Allowed values of a string input'),
-  min_items: z.number().int().min(0).optional().describe('Fewest elements of a vector or list, or rows of a matrix'),
-  max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
-});
+export const SolverInput = wireShape<SolverInputSpec>()(
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    unit: z.string().describe('SI unit, empty for dimensionless'),
+    type: z
+      .enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'list', 'object'])
+      .describe('vector: array of numbers; matrix: array of equal-length number rows; list: array of strings or objects as described; object: named numbers'),
+    required: z.boolean(),
+    min: z.number().nullable().describe('Inclusive lower bound, null when unbounded; applies to every element of a vector or matrix'),
+    max: z.number().nullable().describe('Inclusive upper bound, null when unbounded; applies to every element of a vector or matrix'),
+    default: z.unknown().optional(),
+    enum: z.array(z.string()).optional().describe('Allowed values of a string input'),
+    min_items: z.number().int().min(0).optional().describe('Fewest elements of a vector or list, or rows of a matrix'),
+    max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
+  }),
+);
 
 export const SolverSummary = wireShape<SolverSummaryView>()(
   z.object({
@@ -70,12 +74,14 @@ export const SolverSummary = wireShape<SolverSummaryView>()(
   }),
 );
 
-export const Solver = SolverSummary.extend({
-  description: z.string(),
-  inputs: z.array(SolverInput).describe('Inputs with units and bounds'),
-  options: z.array(SolverInput).describe('Method options accepted in `options`'),
-  example: JsonObject.describe('An example `inputs` object that solves successfully'),
-});
+export const Solver = wireShape<SolverView>()(
+  SolverSummary.extend({
+    description: z.string(),
+    inputs: z.array(SolverInput).describe('Inputs with units and bounds'),
+    options: z.array(SolverInput).describe('Method options accepted in `options`'),
+    example: JsonObject.describe('An example `inputs` object that solves successfully'),
+  }),
+);
 
 export const OperatorIo = z.object({
   name: z.string(),

@@ -3,7 +3,7 @@ import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/
 import { Secret } from '../../src/registry/secret-fields.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
 import type { CandidateResult, PredictedFireView } from '../../src/domain/contracts/contract-planning.service.js';
-import type { ContractStatus as ContractStatusName } from '../../src/domain/contracts/contract.types.js';
+import type { ContractStatus as ContractStatusName, TransitionFields } from '../../src/domain/contracts/contract.types.js';
 import { wireShape } from '../../src/registry/wire-shape.js';
 
 /**
@@ -186,24 +186,47 @@ export const Contract = z.object({
  */
 export const asOutput = (value: unknown): never => value as never;
 
-export const TransitionRow = z.object({
-  id: z.string(),
-  contract_id: ContractId,
-  transition_type: z.string().describe('Row type, e.g. "contract"'),
-  tick_number: Tick,
-  from_state: StateName,
-  to_state: StateName,
-  operators: z.array(z.string()),
-  input: JsonObject,
-  result: z.unknown().describe('Operator result; null on failure'),
-  success: z.boolean(),
-  error: z.string().nullable().describe('Failure code, e.g. "condition_failed"; null on success'),
-  triggered_by: z.string().describe('What drove it: "caller", "trigger" or "fire_now"'),
-  proof_digest: Hex64.nullable(),
-  prev_hash: Hex64.describe('Hash of the previous row of this contract (the chain link)'),
-  state_hash: Hex64,
-  created_at: IsoDate,
-});
+/** A transition row as answers show it: without the row's position, the scheduler's runtime fields, the receipt and the failure message. */
+export const TransitionRow = wireShape<
+  Pick<
+    TransitionFields,
+    | 'id'
+    | 'contract_id'
+    | 'transition_type'
+    | 'tick_number'
+    | 'from_state'
+    | 'to_state'
+    | 'operators'
+    | 'input'
+    | 'result'
+    | 'success'
+    | 'error'
+    | 'triggered_by'
+    | 'proof_digest'
+    | 'prev_hash'
+    | 'state_hash'
+    | 'created_at'
+  >
+>()(
+  z.object({
+    id: z.string(),
+    contract_id: ContractId,
+    transition_type: z.string().describe('Row type, e.g. "contract"'),
+    tick_number: Tick,
+    from_state: StateName,
+    to_state: StateName,
+    operators: z.array(z.string()),
+    input: JsonObject,
+    result: z.unknown().describe('Operator result; null on failure'),
+    success: z.boolean(),
+    error: z.string().nullable().describe('Failure code, e.g. "condition_failed"; null on success'),
+    triggered_by: z.string().describe('What drove it: "caller", "trigger" or "fire_now"'),
+    proof_digest: Hex64.nullable(),
+    prev_hash: Hex64.describe('Hash of the previous row of this contract (the chain link)'),
+    state_hash: Hex64,
+    created_at: IsoDate,
+  }),
+);
 
 /** One predicted fire of a scheduled trigger. */
 export const PredictedFire = wireShape<PredictedFireView>()(

@@ -5,6 +5,7 @@ import type { MachineView } from '../../src/domain/chain/machines.service.js';
 import type { PublicMachineView } from '../../src/domain/chain/public-feed.service.js';
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { wireShape, type NamedMembers } from '../../src/registry/wire-shape.js';
+import type { ApiKeyView } from '../../src/domain/chain/api-keys.service.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
 export const MachineSlug = Slug;
@@ -73,21 +74,23 @@ export const AdminGrant = z.object({
 });
 
 /** A developer API key as listings show it: never the raw value. */
-export const ApiKey = z.object({
-  id: z.string(),
-  kind: z.enum(['machine', 'developer']).describe('machine: the key returned by spin-up; developer: minted here'),
-  name: z.string(),
-  scope: z.enum(['read', 'write', 'admin']).nullable().describe('Scope of a developer key; null for the machine key, which has no scope'),
-  role: z
-    .enum(['owner', 'admin', 'operator', 'viewer'])
-    .describe('Role the key acts with here: owner for the machine key; admin, operator or viewer for scope admin, write or read'),
-  rate_limit_tier: z.string().nullable(),
-  expires_at: IsoDate.nullable(),
-  key_prefix: z.string().describe('First characters of the key, enough to recognise it'),
-  created_at: IsoDate,
-  created_by: Uid.nullable(),
-  last_used_at: IsoDate.nullable(),
-});
+export const ApiKey = wireShape<ApiKeyView>()(
+  z.object({
+    id: z.string(),
+    kind: z.enum(['machine', 'developer']).describe('machine: the key returned by spin-up; developer: minted here'),
+    name: z.string(),
+    scope: z.enum(['read', 'write', 'admin']).nullable().describe('Scope of a developer key; null for the machine key, which has no scope'),
+    role: z
+      .enum(['owner', 'admin', 'operator', 'viewer'])
+      .describe('Role the key acts with here: owner for the machine key; admin, operator or viewer for scope admin, write or read'),
+    rate_limit_tier: z.string().nullable(),
+    expires_at: IsoDate.nullable(),
+    key_prefix: z.string().describe('First characters of the key, enough to recognise it'),
+    created_at: IsoDate,
+    created_by: Uid.nullable(),
+    last_used_at: IsoDate.nullable(),
+  }),
+);
 
 /**
  * Input fields of every stream action: the MCP tool collects events until one bound is reached;
