@@ -6,6 +6,7 @@ import type { PublicMachineView } from '../../src/domain/chain/public-feed.servi
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { wireShape, type NamedMembers } from '../../src/registry/wire-shape.js';
 import type { ApiKeyView } from '../../src/domain/chain/api-keys.service.js';
+import type { MemberView } from '../../src/domain/chain/members.service.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
 export const MachineSlug = Slug;
@@ -66,12 +67,14 @@ export const WriteResult = wireShape<ChainWriteResult>()(
   }),
 );
 
-export const AdminGrant = z.object({
-  uid: Uid,
-  role: MachineRole,
-  granted_by: Uid.nullable(),
-  granted_at: IsoDate,
-});
+export const AdminGrant = wireShape<MemberView>()(
+  z.object({
+    uid: Uid,
+    role: MachineRole,
+    granted_by: Uid.nullable(),
+    granted_at: IsoDate,
+  }),
+);
 
 /** A developer API key as listings show it: never the raw value. */
 export const ApiKey = wireShape<ApiKeyView>()(
