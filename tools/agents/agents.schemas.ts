@@ -4,6 +4,8 @@ import type { FileEncoding as StoredFileEncoding } from '../../src/domain/agents
 import type { DelegatedAccess, Delegation as AgentDelegation } from '../../src/domain/agents/delegation-repository.js';
 import { wireShape } from '../../src/registry/wire-shape.js';
 import type { SandboxRunView } from '../../src/domain/sandbox/sandbox-run-repository.js';
+import type { FileVersionView } from '../../src/domain/agents/files.service.js';
+import type { QuotaView } from '../../src/domain/sandbox/sandbox.service.js';
 
 export const PlanId = z.string().min(1).max(128).describe('Plan id');
 
@@ -50,15 +52,17 @@ export const FilePath = z
 
 export const FileEncoding = wireShape<StoredFileEncoding>()(z.enum(['utf8', 'base64']));
 
-export const FileVersion = z.object({
-  path: FilePath,
-  version: z.number().int().min(1),
-  bytes: z.number().int().min(0),
-  sha256: Hex64,
-  encoding: FileEncoding.describe('Encoding the version was written with'),
-  tick: Tick,
-  created_at: IsoDate,
-});
+export const FileVersion = wireShape<FileVersionView>()(
+  z.object({
+    path: FilePath,
+    version: z.number().int().min(1),
+    bytes: z.number().int().min(0),
+    sha256: Hex64,
+    encoding: FileEncoding.describe('Encoding the version was written with'),
+    tick: Tick,
+    created_at: IsoDate,
+  }),
+);
 
 export const SkillName = z
   .string()
@@ -86,14 +90,16 @@ export const SandboxRun = wireShape<SandboxRunView>()(
   }),
 );
 
-export const SandboxQuota = z.object({
-  window_hours: z.literal(24),
-  runs_used: z.number().int().min(0),
-  runs_limit: z.number().int().min(0),
-  units_used_mz: z.number().int().min(0),
-  units_limit_mz: z.number().int().min(0),
-  next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
-});
+export const SandboxQuota = wireShape<QuotaView>()(
+  z.object({
+    window_hours: z.literal(24),
+    runs_used: z.number().int().min(0),
+    runs_limit: z.number().int().min(0),
+    units_used_mz: z.number().int().min(0),
+    units_limit_mz: z.number().int().min(0),
+    next_free_at: IsoDate.nullable().describe('When the oldest run in the window leaves it; null when the window is empty'),
+  }),
+);
 
 export const DelegationAccess = wireShape<DelegatedAccess>()(
   z.enum(['read', 'write']).describe("read: reads only; write: also changes, sandbox runs on the agent's quota included"),

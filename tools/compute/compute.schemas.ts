@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
-import type { SolverSummary as SolverSummaryView } from '../../src/domain/solvers/solvers.service.js';
+import type { ProposalIo, TestCaseInput } from '../../src/domain/community/proposal-verify.js';
+import type { Tally } from '../../src/domain/community/community-policy.js';
 import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import type { InputSpec as SolverInputSpec } from '../../src/domain/solvers/solver-def.js';
-import type { SolverView } from '../../src/domain/solvers/solvers.service.js';
+import type { SolverSummary as SolverSummaryView, SolverView } from '../../src/domain/solvers/solvers.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -83,11 +84,13 @@ export const Solver = wireShape<SolverView>()(
   }),
 );
 
-export const OperatorIo = z.object({
-  name: z.string(),
-  unit: z.string().describe('SI unit, empty for dimensionless'),
-  description: z.string().optional(),
-});
+export const OperatorIo = wireShape<ProposalIo>()(
+  z.object({
+    name: z.string(),
+    unit: z.string().describe('SI unit, empty for dimensionless'),
+    description: z.string().optional(),
+  }),
+);
 
 export const OperatorSummary = wireShape<OperatorSummaryView>()(
   z.object({
@@ -122,19 +125,23 @@ export const ProposalStatus = z
   .enum(['staging', 'voting', 'accepted', 'rejected', 'promoted'])
   .describe('staging, then voting, then accepted or rejected; promoted: in the registry');
 
-export const VoteTally = z.object({
-  yes_weight: z.number().min(0).describe('Total value of envelopes staked yes'),
-  no_weight: z.number().min(0).describe('Total value of envelopes staked no'),
-  stakers: z.number().int().min(0).describe('Distinct staking uids'),
-  quorum: z.number().int().min(0).describe('Distinct stakers needed for a valid outcome'),
-  min_stake: z.number().min(0).describe('Total staked value needed for a valid outcome'),
-});
+export const VoteTally = wireShape<Tally>()(
+  z.object({
+    yes_weight: z.number().min(0).describe('Total value of envelopes staked yes'),
+    no_weight: z.number().min(0).describe('Total value of envelopes staked no'),
+    stakers: z.number().int().min(0).describe('Distinct staking uids'),
+    quorum: z.number().int().min(0).describe('Distinct stakers needed for a valid outcome'),
+    min_stake: z.number().min(0).describe('Total staked value needed for a valid outcome'),
+  }),
+);
 
-export const TestCase = z.object({
-  inputs: z.record(z.string(), z.number()),
-  expected: z.number(),
-  tolerance: z.number().positive().max(0.1).default(0.001).describe('Allowed relative error'),
-});
+export const TestCase = wireShape<TestCaseInput>()(
+  z.object({
+    inputs: z.record(z.string(), z.number()),
+    expected: z.number(),
+    tolerance: z.number().positive().max(0.1).default(0.001).describe('Allowed relative error'),
+  }),
+);
 
 export const Proposal = z.object({
   id: ProposalId,

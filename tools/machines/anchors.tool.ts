@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { MachineSlug } from './machines.schemas.js';
+import type { AnchorView } from '../../src/domain/chain/anchor.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 // A private child is known to its mother only by id_hash, an HMAC of slug and genesis_hash under a node
 // secret, so a mother can list what it holds without learning slugs, and nobody can test a guessed slug
@@ -9,15 +11,17 @@ import { MachineSlug } from './machines.schemas.js';
 const IdHash = Hex64.describe("Pseudonymous machine id (get_config shows your machine's)");
 const MotherSlug = Slug.describe('Mother machine recording the anchors');
 
-const Anchor = z.object({
-  anchor_id: z.string(),
-  id_hash: Hex64,
-  head_seq: z.number().int().min(0),
-  head_tick: Tick,
-  head_hash: Hex64.describe("The child's head state_hash being anchored"),
-  anchored_tick: Tick.describe('Tick the mother recorded it'),
-  mother_seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
-});
+const Anchor = wireShape<AnchorView>()(
+  z.object({
+    anchor_id: z.string(),
+    id_hash: Hex64,
+    head_seq: z.number().int().min(0),
+    head_tick: Tick,
+    head_hash: Hex64.describe("The child's head state_hash being anchored"),
+    anchored_tick: Tick.describe('Tick the mother recorded it'),
+    mother_seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
+  }),
+);
 
 const AnchorConfig = z.object({
   slug: z.string(),
