@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { wireShape } from './wire-shape.js';
 import type { MachineStatus as MachineStatusName, RoleGrant } from '../domain/chain/machine.js';
+import { wireShape } from './wire-shape.js';
 
 /**
  * Schemas shared by many tools. Schemas describe JSON values; the REST layer coerces query strings

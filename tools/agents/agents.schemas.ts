@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import type { FileEncoding as StoredFileEncoding } from '../../src/domain/agents/file-repository.js';
 import type { DelegatedAccess, Delegation as AgentDelegation } from '../../src/domain/agents/delegation-repository.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import type { SandboxRunView } from '../../src/domain/sandbox/sandbox-run-repository.js';
 import type { FileVersionView } from '../../src/domain/agents/files.service.js';
 import type { QuotaView } from '../../src/domain/sandbox/sandbox.service.js';
+import type { PlanView } from '../../src/domain/agents/plans.service.js';
+import type { PlanBody as StoredPlanBody } from '../../src/domain/agents/plan-records.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 export const PlanId = z.string().min(1).max(128).describe('Plan id');
 
@@ -17,29 +19,33 @@ export const PlanStep = z.object({
 });
 
 /** The shape a draft or a lock body carries. */
-export const PlanBody = z
-  .object({
-    title: z.string().min(1).max(200),
-    goal: z.string().min(1).max(4000),
-    steps: z.array(PlanStep).min(1).max(200),
-    notes: z.string().max(20_000).optional(),
-    meta: JsonObject.optional().describe('Free-form data the agent keeps with the plan'),
-  })
-  .describe('The plan');
+export const PlanBody = wireShape<StoredPlanBody>()(
+  z
+    .object({
+      title: z.string().min(1).max(200),
+      goal: z.string().min(1).max(4000),
+      steps: z.array(PlanStep).min(1).max(200),
+      notes: z.string().max(20_000).optional(),
+      meta: JsonObject.optional().describe('Free-form data the agent keeps with the plan'),
+    })
+    .describe('The plan'),
+);
 
-export const PlanRecord = z.object({
-  plan_id: PlanId,
-  uid: Uid,
-  slug: Slug,
-  status: z.enum(['draft', 'locked', 'superseded']),
-  version: z.number().int().min(1).nullable().describe('Locked version number; null for the draft'),
-  plan: PlanBody,
-  plan_sha256: Hex64.describe('SHA-256 of the canonical JSON of `plan`'),
-  tick: Tick.describe('Tick of the last write (draft) or of the lock'),
-  superseded_by: PlanId.nullable().describe('Plan that superseded this locked version, if any'),
-  created_at: IsoDate,
-  updated_at: IsoDate,
-});
+export const PlanRecord = wireShape<PlanView>()(
+  z.object({
+    plan_id: PlanId,
+    uid: Uid,
+    slug: Slug,
+    status: z.enum(['draft', 'locked', 'superseded']),
+    version: z.number().int().min(1).nullable().describe('Locked version number; null for the draft'),
+    plan: PlanBody,
+    plan_sha256: Hex64.describe('SHA-256 of the canonical JSON of `plan`'),
+    tick: Tick.describe('Tick of the last write (draft) or of the lock'),
+    superseded_by: PlanId.nullable().describe('Plan that superseded this locked version, if any'),
+    created_at: IsoDate,
+    updated_at: IsoDate,
+  }),
+);
 
 /** Relative path in the agent's file store; the service normalises it further. */
 export const FilePath = z

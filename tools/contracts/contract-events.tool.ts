@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 import type { EventView } from '../../src/domain/contracts/contract-audit.service.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import { ContractId, EventName } from './contracts.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 export const contractEventsTool = defineTool({
   name: 'core_contract_events',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, Tick } from '../../src/registry/common-schemas.js';
 import type { Checkpoint as SignedCheckpoint } from '../../src/domain/chain/checkpoint.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import { MachineSlug } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const Checkpoint = wireShape<SignedCheckpoint>()(
   z.object({

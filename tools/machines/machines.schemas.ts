@@ -4,9 +4,9 @@ import type { WriteResult as ChainWriteResult } from '../../src/domain/chain/cha
 import type { MachineView } from '../../src/domain/chain/machines.service.js';
 import type { PublicMachineView } from '../../src/domain/chain/public-feed.service.js';
 import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
-import { wireShape, type NamedMembers } from '../../src/registry/wire-shape.js';
 import type { ApiKeyView } from '../../src/domain/chain/api-keys.service.js';
 import type { MemberView } from '../../src/domain/chain/members.service.js';
+import { wireShape, type NamedMembers } from '../../src/registry/wire-shape.js';
 
 /** Path parameter `{slug}` of every per-machine operation. */
 export const MachineSlug = Slug;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Limit, MachineRole, Tick } from '../../src/registry/common-schemas.js';
 import type { ActiveMachine as ActiveMachineView } from '../../src/domain/chain/public-feed.service.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import { Machine, MachineAuditRow, MachineSlug, PublicMachine } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const ActiveMachine = wireShape<ActiveMachineView>()(
   z.object({

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, IsoDate, Limit, Tick, Uid } from '../../src/registry/common-schemas.js';
 import type { SiteFile as StoredSiteFile } from '../../src/domain/site/site-repository.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import { MachineSlug } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const SiteFile = wireShape<StoredSiteFile>()(
   z.object({

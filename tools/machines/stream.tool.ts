@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Id, JsonObject, Tick } from '../../src/registry/common-schemas.js';
 import type { EventView } from '../../src/domain/contracts/contract-audit.service.js';
-import { wireShape } from '../../src/registry/wire-shape.js';
 import { AuditRow, MachineAuditRow, MachineSlug, StreamBounds } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const Heartbeat = z.object({ tick: Tick }).describe('Keep-alive, sent every 25 s');
 
