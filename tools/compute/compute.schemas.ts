@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
 import type { ProposalIo, TestCaseInput } from '../../src/domain/community/proposal-verify.js';
-import type { Tally } from '../../src/domain/community/community-policy.js';
+import type { ProposalStatus as ProposalStatusName, Tally } from '../../src/domain/community/community-policy.js';
 import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
 import type { InputSpec as SolverInputSpec } from '../../src/domain/solvers/solver-def.js';
 import type { SolverSummary as SolverSummaryView, SolverView } from '../../src/domain/solvers/solvers.service.js';
@@ -121,9 +121,9 @@ export const Operator = OperatorSummary.extend({
 
 export const ProposalId = z.string().min(1).max(128).describe('Proposal id');
 
-export const ProposalStatus = z
-  .enum(['staging', 'voting', 'accepted', 'rejected', 'promoted'])
-  .describe('staging, then voting, then accepted or rejected; promoted: in the registry');
+export const ProposalStatus = wireShape<ProposalStatusName>()(
+  z.enum(['staging', 'voting', 'accepted', 'rejected', 'promoted']).describe('staging, then voting, then accepted or rejected; promoted: in the registry'),
+);
 
 export const VoteTally = wireShape<Tally>()(
   z.object({
