@@ -3,6 +3,7 @@ import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/
 import { sharedShape } from '../../src/registry/shared-shapes.js';
 import type { ProposalIo, TestCaseInput } from '../../src/domain/community/proposal-verify.js';
 import type { ProposalStatus as ProposalStatusName, Tally } from '../../src/domain/community/community-policy.js';
+import type { Receipt as HmacReceipt } from '../../src/domain/receipts/receipt.js';
 import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
 import type { InputSpec as SolverInputSpec } from '../../src/domain/solvers/solver-def.js';
 import type { SolverSummary as SolverSummaryView, SolverView } from '../../src/domain/solvers/solvers.service.js';
@@ -28,20 +29,22 @@ export const SolverId = z
  * checked later by `POST /api/proof/verify` without the server keeping it.
  */
 export const Receipt = sharedShape(
-  z
-    .object({
-      kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
-      solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
-      operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
-      solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
-      input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
-      output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
-      tick: Tick.describe('Tick at which the result was produced'),
-      phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
-      key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
-      hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
-    })
-    .describe('Proof receipt. It binds inputs, outputs, solver or operator chain and time'),
+  wireShape<HmacReceipt>()(
+    z
+      .object({
+        kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
+        solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
+        operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
+        solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
+        input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
+        output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
+        tick: Tick.describe('Tick at which the result was produced'),
+        phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
+        key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
+        hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
+      })
+      .describe('Proof receipt. It binds inputs, outputs, solver or operator chain and time'),
+  ),
   { name: 'receipt', returnedBy: 'core_solve or core_compute' },
 );
 
