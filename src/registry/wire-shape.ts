@@ -8,7 +8,7 @@ type Flat<T> = T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
 
 /**
  * Whether `A` and `B` are the same type. Assignability both ways is not enough: an optional member
- * present on one side only, or `unknown` against any type, would pass it.
+ * present on one side only, or an `any`, would pass it.
  */
 export type Same<A, B> = (<X>() => X extends Flat<A> ? 1 : 2) extends <X>() => X extends Flat<B> ? 1 : 2 ? true : false;
 
