@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { MachineStatus as MachineStatusName, RoleGrant } from '../domain/chain/machine.js';
+import { wireShape } from './wire-shape.js';
 
 /**
  * Schemas shared by many tools. Schemas describe JSON values; the REST layer coerces query strings
@@ -31,9 +33,9 @@ export const Cursor = z.string().max(512).describe('`next_cursor` of the previou
 
 export const IsoDate = z.iso.datetime({ offset: true }).describe('ISO-8601 date-time');
 
-export const MachineRole = z.enum(['admin', 'operator', 'viewer']);
+export const MachineRole = wireShape<RoleGrant['role']>()(z.enum(['admin', 'operator', 'viewer']));
 
-export const MachineStatus = z.enum(['active', 'paused', 'archived']);
+export const MachineStatus = wireShape<MachineStatusName>()(z.enum(['active', 'paused', 'archived']));
 
 /** Free-form JSON object (payloads, definitions, state). */
 export const JsonObject = z.record(z.string(), z.unknown());

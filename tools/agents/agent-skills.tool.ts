@@ -2,14 +2,18 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, Slug, Uid } from '../../src/registry/common-schemas.js';
 import { SkillName } from './agents.schemas.js';
+import type { AttachedSkill as SkillAttachment } from '../../src/domain/agents/skill-repository.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const AttachedSkill = z.object({
-  name: SkillName,
-  description: z.string(),
-  bytes: z.number().int().min(0),
-  sha256: Hex64.describe('SHA-256 of the body as persisted'),
-  attached_at: IsoDate,
-});
+const AttachedSkill = wireShape<SkillAttachment>()(
+  z.object({
+    name: SkillName,
+    description: z.string(),
+    bytes: z.number().int().min(0),
+    sha256: Hex64.describe('SHA-256 of the body as persisted'),
+    attached_at: IsoDate,
+  }),
+);
 
 const AgentRef = {
   uid: Uid.describe("Agent uid; yours when omitted (another agent's under its delegation)"),

@@ -2,15 +2,19 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, IsoDate, Limit, Slug, Uid } from '../../src/registry/common-schemas.js';
 import { SkillName } from './agents.schemas.js';
+import type { AgentEntry as DirectoryEntry } from '../../src/domain/agents/directory.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Public directory entry: nothing private (no keys, no state, no private machines). */
-const AgentEntry = z.object({
-  uid: Uid,
-  display_name: z.string().nullable().describe("The `display_name` member of the agent's state"),
-  skills: z.array(SkillName).describe('Attached skills'),
-  public_machines: z.array(Slug).describe('Public machines the agent works on'),
-  created_at: IsoDate,
-});
+const AgentEntry = wireShape<DirectoryEntry>()(
+  z.object({
+    uid: Uid,
+    display_name: z.string().nullable().describe("The `display_name` member of the agent's state"),
+    skills: z.array(SkillName).describe('Attached skills'),
+    public_machines: z.array(Slug).describe('Public machines the agent works on'),
+    created_at: IsoDate,
+  }),
+);
 
 export const agentsTool = defineTool({
   name: 'core_agents',

@@ -2,17 +2,21 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Tick } from '../../src/registry/common-schemas.js';
 import { OperatorId, Proposal, ProposalId, TestCase } from './compute.schemas.js';
+import type { ProposalIo } from '../../src/domain/community/proposal-verify.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const Io = z.object({
-  name: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[a-z][a-z0-9_]*$/, 'a variable name is snake_case')
-    .describe('Variable name, snake_case'),
-  unit: z.string().max(64).describe('SI unit, empty for dimensionless'),
-  description: z.string().max(500).optional(),
-});
+const Io = wireShape<ProposalIo>()(
+  z.object({
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z][a-z0-9_]*$/, 'a variable name is snake_case')
+      .describe('Variable name, snake_case'),
+    unit: z.string().max(64).describe('SI unit, empty for dimensionless'),
+    description: z.string().max(500).optional(),
+  }),
+);
 
 export const communityOperatorProposeTool = defineTool({
   name: 'core_community_operator_propose',

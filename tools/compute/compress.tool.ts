@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { defineAction, defineTool, type ActionContext } from '../../src/registry/types.js';
-import type { Requester } from '../../src/domain/compression/compression.service.js';
 import { Hex64 } from '../../src/registry/common-schemas.js';
+import type { Algorithm as CompressionAlgorithm, Encoding as DataEncoding, Requester } from '../../src/domain/compression/compression.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Who calls, for the compression limits; the abort signal is made only if the call has to wait. */
 const requesterOf = (ctx: ActionContext): Requester => ({ caller: ctx.caller, clientIp: ctx.clientIp, signal: () => ctx.signal });
 
-const Algorithm = z.enum(['brotli', 'gzip']);
+const Algorithm = wireShape<CompressionAlgorithm>()(z.enum(['brotli', 'gzip']));
 
 /** No `.max` on payloads: the service answers 413 PAYLOAD_TOO_LARGE above its size limit. */
 const Data = z.string().describe('The bytes to process: text as is, or base64 when `encoding` is "base64"');
-const Encoding = z.enum(['utf8', 'base64']).default('utf8');
+const Encoding = wireShape<DataEncoding>()(z.enum(['utf8', 'base64']).default('utf8'));
 
 export const compressTool = defineTool({
   name: 'core_compress',

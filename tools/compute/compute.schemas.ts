@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { ProposalIo, TestCaseInput } from '../../src/domain/community/proposal-verify.js';
+import type { ProposalStatus as ProposalStatusName, Tally } from '../../src/domain/community/community-policy.js';
+import type { Receipt as HmacReceipt } from '../../src/domain/receipts/receipt.js';
+import type { OperatorSummary as OperatorSummaryView } from '../../src/domain/operators/operators.service.js';
+import type { InputSpec as SolverInputSpec } from '../../src/domain/solvers/solver-def.js';
+import type { SolverSummary as SolverSummaryView, SolverView } from '../../src/domain/solvers/solvers.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Operator ids are canonical uppercase; a dotted suffix names a sub-operator (`KO42.1`). */
 export const OperatorId = z
@@ -22,69 +29,81 @@ export const SolverId = z
  * checked later by `POST /api/proof/verify` without the server keeping it.
  */
 export const Receipt = sharedShape(
-  z
-    .object({
-      kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
-      solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
-      operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
-      solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
-      input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
-      output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
-      tick: Tick.describe('Tick at which the result was produced'),
-      phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
-      key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
-      hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
-    })
-    .describe('Proof receipt. It binds inputs, outputs, solver or operator chain and time'),
+  wireShape<HmacReceipt>()(
+    z
+      .object({
+        kind: z.enum(['solve', 'compute']).describe('What produced the receipt'),
+        solver: SolverId.nullable().describe('Solver id for a solve; null for a compute'),
+        operator_chain: z.array(OperatorId).min(1).describe('Operators applied, in order, KO42 first'),
+        solver_version: z.string().max(64).nullable().describe('Sealed solver version; null for a compute'),
+        input_sha256: Hex64.describe('SHA-256 of the canonical JSON of the inputs'),
+        output_sha256: Hex64.describe('SHA-256 of the canonical JSON of the output'),
+        tick: Tick.describe('Tick at which the result was produced'),
+        phase: z.number().min(0).lt(1).describe('Phase within the tick, in [0, 1)'),
+        key_id: z.string().min(1).max(128).describe('Id of the server key that made the HMAC'),
+        hmac: Hex64.describe('HMAC-SHA256 over the canonical JSON of all other receipt fields'),
+      })
+      .describe('Proof receipt. It binds inputs, outputs, solver or operator chain and time'),
+  ),
   { name: 'receipt', returnedBy: 'core_solve or core_compute' },
 );
 
-export const SolverInput = z.object({
-  name: z.string(),
-  description: z.string(),
-  unit: z.string().describe('SI unit, empty for dimensionless'),
-  type: z
-    .enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'list', 'object'])
-    .describe('vector: array of numbers; matrix: array of equal-length number rows; list: array of strings or objects as described; object: named numbers'),
-  required: z.boolean(),
-  min: z.number().nullable().describe('Inclusive lower bound, null when unbounded; applies to every element of a vector or matrix'),
-  max: z.number().nullable().describe('Inclusive upper bound, null when unbounded; applies to every element of a vector or matrix'),
-  default: z.unknown().optional(),
-  enum: z.array(z.string()).optional().describe('Allowed values of a string input'),
-  min_items: z.number().int().min(0).optional().describe('Fewest elements of a vector or list, or rows of a matrix'),
-  max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
-});
+export const SolverInput = wireShape<SolverInputSpec>()(
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    unit: z.string().describe('SI unit, empty for dimensionless'),
+    type: z
+      .enum(['number', 'integer', 'boolean', 'string', 'vector', 'matrix', 'list', 'object'])
+      .describe('vector: array of numbers; matrix: array of equal-length number rows; list: array of strings or objects as described; object: named numbers'),
+    required: z.boolean(),
+    min: z.number().nullable().describe('Inclusive lower bound, null when unbounded; applies to every element of a vector or matrix'),
+    max: z.number().nullable().describe('Inclusive upper bound, null when unbounded; applies to every element of a vector or matrix'),
+    default: z.unknown().optional(),
+    enum: z.array(z.string()).optional().describe('Allowed values of a string input'),
+    min_items: z.number().int().min(0).optional().describe('Fewest elements of a vector or list, or rows of a matrix'),
+    max_items: z.number().int().min(0).optional().describe('Most elements of a vector or list, or rows of a matrix'),
+  }),
+);
 
-export const SolverSummary = z.object({
-  id: SolverId,
-  name: z.string(),
-  domain: z.string().describe('Field of the solver, e.g. "ode", "orbital_mechanics", "quantum"'),
-  method: z.string().describe('Numerical method, e.g. "Dormand-Prince 5(4) adaptive RK"'),
-  operator_chain: z.array(OperatorId).describe('Registry operators the solver composes, KO42 first'),
-  unit: z.string().describe('Unit of the main result'),
-  version: z.string().describe('Sealed version: same input and version give the same output bits'),
-});
+export const SolverSummary = wireShape<SolverSummaryView>()(
+  z.object({
+    id: SolverId,
+    name: z.string(),
+    domain: z.string().describe('Field of the solver, e.g. "ode", "orbital_mechanics", "quantum"'),
+    method: z.string().describe('Numerical method, e.g. "Dormand-Prince 5(4) adaptive RK"'),
+    operator_chain: z.array(OperatorId).describe('Registry operators the solver composes, KO42 first'),
+    unit: z.string().describe('Unit of the main result'),
+    version: z.string().describe('Sealed version: same input and version give the same output bits'),
+  }),
+);
 
-export const Solver = SolverSummary.extend({
-  description: z.string(),
-  inputs: z.array(SolverInput).describe('Inputs with units and bounds'),
-  options: z.array(SolverInput).describe('Method options accepted in `options`'),
-  example: JsonObject.describe('An example `inputs` object that solves successfully'),
-});
+export const Solver = wireShape<SolverView>()(
+  SolverSummary.extend({
+    description: z.string(),
+    inputs: z.array(SolverInput).describe('Inputs with units and bounds'),
+    options: z.array(SolverInput).describe('Method options accepted in `options`'),
+    example: JsonObject.describe('An example `inputs` object that solves successfully'),
+  }),
+);
 
-export const OperatorIo = z.object({
-  name: z.string(),
-  unit: z.string().describe('SI unit, empty for dimensionless'),
-  description: z.string().optional(),
-});
+export const OperatorIo = wireShape<ProposalIo>()(
+  z.object({
+    name: z.string(),
+    unit: z.string().describe('SI unit, empty for dimensionless'),
+    description: z.string().optional(),
+  }),
+);
 
-export const OperatorSummary = z.object({
-  id: OperatorId,
-  name: z.string(),
-  category: z.string().describe('Category key, snake_case'),
-  formula: z.string().describe('Human-readable formula'),
-  tier: z.string(),
-});
+export const OperatorSummary = wireShape<OperatorSummaryView>()(
+  z.object({
+    id: OperatorId,
+    name: z.string(),
+    category: z.string().describe('Category key, snake_case'),
+    formula: z.string().describe('Human-readable formula'),
+    tier: z.string(),
+  }),
+);
 
 /** An operator input: the value a compute must pass, in `unit`, within the inclusive bounds. */
 export const OperatorInputSpec = OperatorIo.extend({
@@ -105,23 +124,27 @@ export const Operator = OperatorSummary.extend({
 
 export const ProposalId = z.string().min(1).max(128).describe('Proposal id');
 
-export const ProposalStatus = z
-  .enum(['staging', 'voting', 'accepted', 'rejected', 'promoted'])
-  .describe('staging, then voting, then accepted or rejected; promoted: in the registry');
+export const ProposalStatus = wireShape<ProposalStatusName>()(
+  z.enum(['staging', 'voting', 'accepted', 'rejected', 'promoted']).describe('staging, then voting, then accepted or rejected; promoted: in the registry'),
+);
 
-export const VoteTally = z.object({
-  yes_weight: z.number().min(0).describe('Total value of envelopes staked yes'),
-  no_weight: z.number().min(0).describe('Total value of envelopes staked no'),
-  stakers: z.number().int().min(0).describe('Distinct staking uids'),
-  quorum: z.number().int().min(0).describe('Distinct stakers needed for a valid outcome'),
-  min_stake: z.number().min(0).describe('Total staked value needed for a valid outcome'),
-});
+export const VoteTally = wireShape<Tally>()(
+  z.object({
+    yes_weight: z.number().min(0).describe('Total value of envelopes staked yes'),
+    no_weight: z.number().min(0).describe('Total value of envelopes staked no'),
+    stakers: z.number().int().min(0).describe('Distinct staking uids'),
+    quorum: z.number().int().min(0).describe('Distinct stakers needed for a valid outcome'),
+    min_stake: z.number().min(0).describe('Total staked value needed for a valid outcome'),
+  }),
+);
 
-export const TestCase = z.object({
-  inputs: z.record(z.string(), z.number()),
-  expected: z.number(),
-  tolerance: z.number().positive().max(0.1).default(0.001).describe('Allowed relative error'),
-});
+export const TestCase = wireShape<TestCaseInput>()(
+  z.object({
+    inputs: z.record(z.string(), z.number()),
+    expected: z.number(),
+    tolerance: z.number().positive().max(0.1).default(0.001).describe('Allowed relative error'),
+  }),
+);
 
 export const Proposal = z.object({
   id: ProposalId,

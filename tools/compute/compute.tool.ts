@@ -4,31 +4,39 @@ import { IsoDate, Tick } from '../../src/registry/common-schemas.js';
 import { envelopeValue } from '../../src/domain/economy/tally-token.js';
 import { withEnvelope } from '../../src/domain/economy/envelope-attach.js';
 import { MintedEnvelope, OperatorId, Receipt } from './compute.schemas.js';
+import type { OperatorResult as EvaluatedOperator } from '../../src/domain/operators/operator.types.js';
+import type { SignedClaim as NodeSignedClaim } from '../../src/domain/operators/claims.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const OperatorResult = z.object({
-  operator: OperatorId,
-  value: z.number(),
-  unit: z.string(),
-  equation: z.string().describe('The formula as evaluated'),
-});
+/** What each operator produced; the inputs as used and the node's unit cross-check are not part of the answer. */
+const OperatorResult = wireShape<Pick<EvaluatedOperator, 'operator' | 'value' | 'unit' | 'equation'>>()(
+  z.object({
+    operator: OperatorId,
+    value: z.number(),
+    unit: z.string(),
+    equation: z.string().describe('The formula as evaluated'),
+  }),
+);
 
 /** The node signs the claim so another node can check it with `POST /api/attest`. */
-const SignedClaim = z.object({
-  claim: z
-    .object({
-      operators: z.array(OperatorId),
-      inputs: z.record(z.string(), z.number()),
-      value: z.number(),
-      unit: z.string(),
-      uncertainty: z.number().nullable(),
-      registry_version: z.string().describe('Digest of the operator registry the node used'),
-      tick: Tick,
-      phase: z.number().min(0).lt(1),
-    })
-    .describe('What the node asserts; the signature covers its canonical JSON'),
-  signature: z.string().describe('Ed25519 signature of the canonical claim, base64url'),
-  public_key: z.string().describe('Node Ed25519 public key, base64url of the raw 32 bytes'),
-});
+const SignedClaim = wireShape<NodeSignedClaim>()(
+  z.object({
+    claim: z
+      .object({
+        operators: z.array(OperatorId),
+        inputs: z.record(z.string(), z.number()),
+        value: z.number(),
+        unit: z.string(),
+        uncertainty: z.number().nullable(),
+        registry_version: z.string().describe('Digest of the operator registry the node used'),
+        tick: Tick,
+        phase: z.number().min(0).lt(1),
+      })
+      .describe('What the node asserts; the signature covers its canonical JSON'),
+    signature: z.string().describe('Ed25519 signature of the canonical claim, base64url'),
+    public_key: z.string().describe('Node Ed25519 public key, base64url of the raw 32 bytes'),
+  }),
+);
 
 export const computeTool = defineTool({
   name: 'core_compute',

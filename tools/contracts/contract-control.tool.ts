@@ -2,15 +2,19 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { ContractId, ContractStatus, StateName, TransitionRow } from './contracts.schemas.js';
+import type { StatusAnswer as ControlStatus } from '../../src/domain/contracts/contract-control.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const Target = z.object({ slug: Slug, id: ContractId });
 
-const StatusAnswer = z.object({
-  ok: z.literal(true),
-  contract_id: ContractId,
-  status: ContractStatus,
-  next_fire: Tick.nullable().describe('Tick of the next scheduled fire; null when none is scheduled'),
-});
+const StatusAnswer = wireShape<{ ok: true } & ControlStatus>()(
+  z.object({
+    ok: z.literal(true),
+    contract_id: ContractId,
+    status: ContractStatus,
+    next_fire: Tick.nullable().describe('Tick of the next scheduled fire; null when none is scheduled'),
+  }),
+);
 
 /** Pause, resume and freeze share one shape; only the verb and path differ. */
 const control = (verb: 'pause' | 'resume' | 'freeze', id: string, summary: string, extra: { destructive?: true } = {}) =>

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
+import type { EventView } from '../../src/domain/contracts/contract-audit.service.js';
 import { ContractId, EventName } from './contracts.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 export const contractEventsTool = defineTool({
   name: 'core_contract_events',
@@ -28,14 +30,16 @@ export const contractEventsTool = defineTool({
       output: z.object({
         ok: z.literal(true),
         events: z.array(
-          z.object({
-            id: z.string(),
-            name: EventName,
-            contract_id: ContractId,
-            tick_number: Tick,
-            payload: JsonObject,
-            created_at: IsoDate,
-          }),
+          wireShape<EventView>()(
+            z.object({
+              id: z.string(),
+              name: EventName,
+              contract_id: ContractId,
+              tick_number: Tick,
+              payload: JsonObject,
+              created_at: IsoDate,
+            }),
+          ),
         ),
         next_since_tick: Tick.nullable().describe('Pass as since_tick to continue (a page ends on a whole tick); null when no events were returned'),
       }),

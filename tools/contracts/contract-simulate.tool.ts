@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { JsonObject, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { ContractDefinition, ContractId, DryRunResult, StateName } from './contracts.schemas.js';
+import type { Report as PlanningReport } from '../../src/domain/contracts/contract-planning.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const Report = z.object({
-  ok: z.literal(true),
-  current_state: StateName.describe('State the evaluation started from'),
-  would_fire: z.boolean().describe('True when at least one candidate would fire'),
-  results: z.array(DryRunResult).describe('One entry per candidate transition'),
-});
+const Report = wireShape<{ ok: true } & PlanningReport>()(
+  z.object({
+    ok: z.literal(true),
+    current_state: StateName.describe('State the evaluation started from'),
+    would_fire: z.boolean().describe('True when at least one candidate would fire'),
+    results: z.array(DryRunResult).describe('One entry per candidate transition'),
+  }),
+);
 
 export const contractSimulateTool = defineTool({
   name: 'core_contract_simulate',

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, JsonObject, Limit } from '../../src/registry/common-schemas.js';
 import { ContractDefinition, EventName, TemplateId, asOutput } from './contracts.schemas.js';
+import type { TemplateSummary as TemplateSummaryView } from '../../src/domain/templates/template-catalogue.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const CategoryId = z
   .string()
@@ -9,18 +11,20 @@ const CategoryId = z
   .max(64)
   .describe('Category id, e.g. "mechanics"');
 
-const TemplateSummary = z.object({
-  id: TemplateId,
-  title: z.string(),
-  category: CategoryId,
-  category_name: z.string().describe('Display name of the category, e.g. "Thermo & Information"'),
-  description: z.string(),
-  definition_name: z.string().describe('`name` of the definition it deploys'),
-  states_count: z.number().int().min(1),
-  transitions_count: z.number().int().min(0),
-  operators: z.array(z.string()).describe('Operator ids the template composes'),
-  trigger_kinds: z.array(z.string()).describe('Trigger kinds used; empty when every transition is driven by a caller'),
-});
+const TemplateSummary = wireShape<TemplateSummaryView>()(
+  z.object({
+    id: TemplateId,
+    title: z.string(),
+    category: CategoryId,
+    category_name: z.string().describe('Display name of the category, e.g. "Thermo & Information"'),
+    description: z.string(),
+    definition_name: z.string().describe('`name` of the definition it deploys'),
+    states_count: z.number().int().min(1),
+    transitions_count: z.number().int().min(0),
+    operators: z.array(z.string()).describe('Operator ids the template composes'),
+    trigger_kinds: z.array(z.string()).describe('Trigger kinds used; empty when every transition is driven by a caller'),
+  }),
+);
 
 export const contractTemplatesTool = defineTool({
   name: 'core_contract_templates',

@@ -2,18 +2,22 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { Contract, ContractDefinition, ContractId, asOutput } from './contracts.schemas.js';
+import type { VersionView } from '../../src/domain/contracts/contracts.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const VersionNo = z.number().int().min(1);
 
-const Version = z.object({
-  n: VersionNo,
-  definition_hash: Hex64,
-  created_by: Uid,
-  tick_number: Tick,
-  created_at: IsoDate,
-  note: z.string().nullable().describe('Change note given with the edit'),
-  rolled_back_from: VersionNo.nullable().describe('For a rollback row, the version whose definition it restored'),
-});
+const Version = wireShape<VersionView>()(
+  z.object({
+    n: VersionNo,
+    definition_hash: Hex64,
+    created_by: Uid,
+    tick_number: Tick,
+    created_at: IsoDate,
+    note: z.string().nullable().describe('Change note given with the edit'),
+    rolled_back_from: VersionNo.nullable().describe('For a rollback row, the version whose definition it restored'),
+  }),
+);
 
 const Changed = z.object({
   ok: z.literal(true),

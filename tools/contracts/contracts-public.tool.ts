@@ -14,19 +14,23 @@ import {
   Trigger,
   asOutput,
 } from './contracts.schemas.js';
+import type { PublicContract as PublicContractView } from '../../src/domain/contracts/public-directory.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const PublicContract = z.object({
-  id: ContractId,
-  slug: Slug,
-  name: z.string(),
-  template_id: z.string().nullable(),
-  current_state: StateName,
-  status: ContractStatus,
-  current_version_no: z.number().int().min(1),
-  fire_count: z.number().int().min(0),
-  next_fire: Tick.nullable(),
-  created_at: IsoDate,
-});
+const PublicContract = wireShape<PublicContractView>()(
+  z.object({
+    id: ContractId,
+    slug: Slug,
+    name: z.string(),
+    template_id: z.string().nullable(),
+    current_state: StateName,
+    status: ContractStatus,
+    current_version_no: z.number().int().min(1),
+    fire_count: z.number().int().min(0),
+    next_fire: Tick.nullable(),
+    created_at: IsoDate,
+  }),
+);
 
 const ById = z.object({ id: ContractId });
 

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { Hex64, IsoDate, JsonObject, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { Secret } from '../../src/registry/secret-fields.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { CandidateResult, PredictedFireView } from '../../src/domain/contracts/contract-planning.service.js';
+import type { ContractStatus as ContractStatusName, TransitionFields } from '../../src/domain/contracts/contract.types.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /**
  * Schemas shared by the contracts toolset. Definition schemas are loose on purpose: definitions are
@@ -24,9 +27,9 @@ export const OperatorId = z.string().min(1).max(64).describe('Operator id from t
 
 export const EventName = z.string().min(1).max(64).describe('Event name, e.g. "reading"');
 
-export const ContractStatus = z
-  .enum(['active', 'paused', 'frozen', 'killed'])
-  .describe('active fires when due; paused skips fires until resumed; frozen and killed never fire again');
+export const ContractStatus = wireShape<ContractStatusName>()(
+  z.enum(['active', 'paused', 'frozen', 'killed']).describe('active fires when due; paused skips fires until resumed; frozen and killed never fire again'),
+);
 
 export const Comparison = z.enum(['>', '>=', '<', '<=', '==', '!=']);
 
@@ -183,43 +186,70 @@ export const Contract = z.object({
  */
 export const asOutput = (value: unknown): never => value as never;
 
-export const TransitionRow = z.object({
-  id: z.string(),
-  contract_id: ContractId,
-  transition_type: z.string().describe('Row type, e.g. "contract"'),
-  tick_number: Tick,
-  from_state: StateName,
-  to_state: StateName,
-  operators: z.array(z.string()),
-  input: JsonObject,
-  result: z.unknown().describe('Operator result; null on failure'),
-  success: z.boolean(),
-  error: z.string().nullable().describe('Failure code, e.g. "condition_failed"; null on success'),
-  triggered_by: z.string().describe('What drove it: "caller", "trigger" or "fire_now"'),
-  proof_digest: Hex64.nullable(),
-  prev_hash: Hex64.describe('Hash of the previous row of this contract (the chain link)'),
-  state_hash: Hex64,
-  created_at: IsoDate,
-});
+/** A transition row as answers show it: without the row's position, the scheduler's runtime fields, the receipt and the failure message. */
+export const TransitionRow = wireShape<
+  Pick<
+    TransitionFields,
+    | 'id'
+    | 'contract_id'
+    | 'transition_type'
+    | 'tick_number'
+    | 'from_state'
+    | 'to_state'
+    | 'operators'
+    | 'input'
+    | 'result'
+    | 'success'
+    | 'error'
+    | 'triggered_by'
+    | 'proof_digest'
+    | 'prev_hash'
+    | 'state_hash'
+    | 'created_at'
+  >
+>()(
+  z.object({
+    id: z.string(),
+    contract_id: ContractId,
+    transition_type: z.string().describe('Row type, e.g. "contract"'),
+    tick_number: Tick,
+    from_state: StateName,
+    to_state: StateName,
+    operators: z.array(z.string()),
+    input: JsonObject,
+    result: z.unknown().describe('Operator result; null on failure'),
+    success: z.boolean(),
+    error: z.string().nullable().describe('Failure code, e.g. "condition_failed"; null on success'),
+    triggered_by: z.string().describe('What drove it: "caller", "trigger" or "fire_now"'),
+    proof_digest: Hex64.nullable(),
+    prev_hash: Hex64.describe('Hash of the previous row of this contract (the chain link)'),
+    state_hash: Hex64,
+    created_at: IsoDate,
+  }),
+);
 
 /** One predicted fire of a scheduled trigger. */
-export const PredictedFire = z.object({
-  tick_number: Tick,
-  at: IsoDate,
-  trigger_kind: z.string(),
-  from: StateName,
-  to: StateName,
-});
+export const PredictedFire = wireShape<PredictedFireView>()(
+  z.object({
+    tick_number: Tick,
+    at: IsoDate,
+    trigger_kind: z.string(),
+    from: StateName,
+    to: StateName,
+  }),
+);
 
 /** Outcome of one candidate transition in a dry run or simulation. */
-export const DryRunResult = z.object({
-  from: StateName,
-  to: StateName,
-  outcome: z.enum(['fire', 'filtered', 'pass']).describe('fire: would fire; filtered: its condition is false; pass: not applicable now'),
-  reason: z.string().nullable(),
-  condition: z.string().nullable(),
-  trigger_kind: z.string().nullable(),
-});
+export const DryRunResult = wireShape<CandidateResult>()(
+  z.object({
+    from: StateName,
+    to: StateName,
+    outcome: z.enum(['fire', 'filtered', 'pass']).describe('fire: would fire; filtered: its condition is false; pass: not applicable now'),
+    reason: z.string().nullable(),
+    condition: z.string().nullable(),
+    trigger_kind: z.string().nullable(),
+  }),
+);
 
 /** Portable form of a contract; omits runtime state, audit, watermarks and secrets. */
 export const ExportEnvelope = sharedShape(

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, NoInput, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { Amount, Ed25519Signature } from './economy.schemas.js';
+import type { ConversionRecord } from '../../src/domain/economy/credits-account.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const Credits = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -11,16 +13,18 @@ const PeerTick = z.number().int().min(0).describe('Current tick at signing; stal
 
 const PublicKeyId = z.string().min(1).max(128).describe('Id of your published Ed25519 public key');
 
-const Conversion = z.object({
-  conversion_id: z.string(),
-  uid: Uid,
-  credits: Credits.describe('Credits taken from the balance'),
-  tokens_credited: Amount.describe('Tokens added to the wallet'),
-  rate: Rate,
-  tick: Tick,
-  credits_balance: Amount.describe('Credit balance after the conversion'),
-  wallet_balance: Amount.describe('Wallet token balance after the conversion'),
-});
+const Conversion = wireShape<ConversionRecord>()(
+  z.object({
+    conversion_id: z.string(),
+    uid: Uid,
+    credits: Credits.describe('Credits taken from the balance'),
+    tokens_credited: Amount.describe('Tokens added to the wallet'),
+    rate: Rate,
+    tick: Tick,
+    credits_balance: Amount.describe('Credit balance after the conversion'),
+    wallet_balance: Amount.describe('Wallet token balance after the conversion'),
+  }),
+);
 
 export const creditsTool = defineTool({
   name: 'core_credits',

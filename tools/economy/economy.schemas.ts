@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Hex64, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { sharedShape } from '../../src/registry/shared-shapes.js';
+import type { AvatarContentType as AvatarImageType } from '../../src/domain/economy/tally-token.js';
+import type { seatView } from '../../src/domain/economy/contribute-policy.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 /** Amount of tally tokens; plain JSON numbers, never negative. */
 export const Amount = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -17,7 +20,7 @@ export const Ed25519Signature = z
 
 export const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected standard base64');
 
-export const AvatarContentType = z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+export const AvatarContentType = wireShape<AvatarImageType>()(z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']));
 
 /** The machine's token, created once by genesis and locked. */
 export const TokenInfo = z.object({
@@ -50,14 +53,16 @@ export const TallyToken = sharedShape(
   { name: 'token row', returnedBy: 'core_tally (get_token, list_tokens)' },
 );
 
-export const Seat = z.object({
-  seat_id: z.string(),
-  uid: Uid,
-  mode: z.string().describe('One of the modes listed by the contribution policy'),
-  state: z.enum(['active', 'lapsed', 'released']),
-  bonded_token_ids: z.array(z.string()),
-  bonded_value: Amount,
-  created_tick: Tick,
-  last_heartbeat_tick: Tick,
-  lapses_at_tick: Tick.describe('Tick after which the seat lapses without a heartbeat'),
-});
+export const Seat = wireShape<ReturnType<typeof seatView>>()(
+  z.object({
+    seat_id: z.string(),
+    uid: Uid,
+    mode: z.string().describe('One of the modes listed by the contribution policy'),
+    state: z.enum(['active', 'lapsed', 'released']),
+    bonded_token_ids: z.array(z.string()),
+    bonded_value: Amount,
+    created_tick: Tick,
+    last_heartbeat_tick: Tick,
+    lapses_at_tick: Tick.describe('Tick after which the seat lapses without a heartbeat'),
+  }),
+);

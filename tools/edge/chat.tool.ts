@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { IsoDate, NoInput } from '../../src/registry/common-schemas.js';
+import type { ChatMessage as UpstreamChatMessage } from '../../src/domain/chat/chat-upstream.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const ChatMessage = z.object({
-  role: z.enum(['system', 'user', 'assistant']),
-  content: z.string().max(32_000),
-});
+const ChatMessage = wireShape<UpstreamChatMessage>()(
+  z.object({
+    role: z.enum(['system', 'user', 'assistant']),
+    content: z.string().max(32_000),
+  }),
+);
 
 const Quota = z.object({
   used: z.number().int().min(0).describe('Chats used today'),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, Limit, Slug, Tick } from '../../src/registry/common-schemas.js';
 import { MachineSlug } from './machines.schemas.js';
+import type { AnchorView } from '../../src/domain/chain/anchor.js';
+import type { ConfigView as AnchorConfigView } from '../../src/domain/chain/anchors.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 // A private child is known to its mother only by id_hash, an HMAC of slug and genesis_hash under a node
 // secret, so a mother can list what it holds without learning slugs, and nobody can test a guessed slug
@@ -9,28 +12,32 @@ import { MachineSlug } from './machines.schemas.js';
 const IdHash = Hex64.describe("Pseudonymous machine id (get_config shows your machine's)");
 const MotherSlug = Slug.describe('Mother machine recording the anchors');
 
-const Anchor = z.object({
-  anchor_id: z.string(),
-  id_hash: Hex64,
-  head_seq: z.number().int().min(0),
-  head_tick: Tick,
-  head_hash: Hex64.describe("The child's head state_hash being anchored"),
-  anchored_tick: Tick.describe('Tick the mother recorded it'),
-  mother_seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
-});
+const Anchor = wireShape<AnchorView>()(
+  z.object({
+    anchor_id: z.string(),
+    id_hash: Hex64,
+    head_seq: z.number().int().min(0),
+    head_tick: Tick,
+    head_hash: Hex64.describe("The child's head state_hash being anchored"),
+    anchored_tick: Tick.describe('Tick the mother recorded it'),
+    mother_seq: z.number().int().min(0).describe("seq of the anchor row in the mother's chain"),
+  }),
+);
 
-const AnchorConfig = z.object({
-  slug: z.string(),
-  enabled: z.boolean(),
-  mother_slug: z.string().nullable(),
-  every_ticks: z.number().int().min(1).describe('How often the head is anchored'),
-  key_id: z.string().nullable().describe('Id of the current anchor key'),
-  public_key: z.string().nullable().describe('Ed25519 public key (base64url) that signs anchors'),
-  id_hash: Hex64.nullable().describe('The pseudonym anchors of this machine carry; give it to whoever should verify them'),
-  last_anchor_tick: Tick.nullable(),
-  last_anchor_seq: z.number().int().min(0).nullable().describe('Child head seq covered by the last anchor'),
-  last_error: z.string().nullable().describe('Why the last periodic anchor failed, if it did'),
-});
+const AnchorConfig = wireShape<AnchorConfigView>()(
+  z.object({
+    slug: z.string(),
+    enabled: z.boolean(),
+    mother_slug: z.string().nullable(),
+    every_ticks: z.number().int().min(1).describe('How often the head is anchored'),
+    key_id: z.string().nullable().describe('Id of the current anchor key'),
+    public_key: z.string().nullable().describe('Ed25519 public key (base64url) that signs anchors'),
+    id_hash: Hex64.nullable().describe('The pseudonym anchors of this machine carry; give it to whoever should verify them'),
+    last_anchor_tick: Tick.nullable(),
+    last_anchor_seq: z.number().int().min(0).nullable().describe('Child head seq covered by the last anchor'),
+    last_error: z.string().nullable().describe('Why the last periodic anchor failed, if it did'),
+  }),
+);
 
 export const anchorsTool = defineTool({
   name: 'core_anchors',

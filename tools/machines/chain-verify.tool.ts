@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, Tick } from '../../src/registry/common-schemas.js';
+import type { Checkpoint as SignedCheckpoint } from '../../src/domain/chain/checkpoint.js';
 import { MachineSlug } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const Checkpoint = z.object({
-  slug: z.string(),
-  seq: z.number().int().min(0).describe('seq of the head row that was signed'),
-  tick: Tick.describe('Tick of that row'),
-  head_hash: Hex64.describe('state_hash of that row'),
-  signed_tick: Tick.describe('Tick the checkpoint was signed at'),
-  signature: z.string().describe('Ed25519 signature (base64url) over "checkpoint|<slug>|<seq>|<tick>|<head_hash>|<signed_tick>"'),
-});
+const Checkpoint = wireShape<SignedCheckpoint>()(
+  z.object({
+    slug: z.string(),
+    seq: z.number().int().min(0).describe('seq of the head row that was signed'),
+    tick: Tick.describe('Tick of that row'),
+    head_hash: Hex64.describe('state_hash of that row'),
+    signed_tick: Tick.describe('Tick the checkpoint was signed at'),
+    signature: z.string().describe('Ed25519 signature (base64url) over "checkpoint|<slug>|<seq>|<tick>|<head_hash>|<signed_tick>"'),
+  }),
+);
 
 const CheckpointCheck = z
   .object({

@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Limit, MachineRole, Tick } from '../../src/registry/common-schemas.js';
+import type { ActiveMachine as ActiveMachineView } from '../../src/domain/chain/public-feed.service.js';
 import { Machine, MachineAuditRow, MachineSlug, PublicMachine } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const ActiveMachine = z.object({
-  slug: z.string(),
-  display_name: z.string().nullable(),
-  transition_count: z.number().int().min(0).describe('Audit rows written within the window'),
-  last_tick: Tick.describe('Tick of the newest row within the window'),
-});
+const ActiveMachine = wireShape<ActiveMachineView>()(
+  z.object({
+    slug: z.string(),
+    display_name: z.string().nullable(),
+    transition_count: z.number().int().min(0).describe('Audit rows written within the window'),
+    last_tick: Tick.describe('Tick of the newest row within the window'),
+  }),
+);
 
 export const machinesTool = defineTool({
   name: 'core_machines',

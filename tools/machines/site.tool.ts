@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Hex64, IsoDate, Limit, Tick, Uid } from '../../src/registry/common-schemas.js';
+import type { SiteFile as StoredSiteFile } from '../../src/domain/site/site-repository.js';
 import { MachineSlug } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const SiteFile = z.object({
-  sha: Hex64.describe('SHA-256 of the content; addresses the file'),
-  path: z.string().describe('Path inside the site, e.g. "index.html"'),
-  content_type: z.string(),
-  size: z.number().int().min(0).describe('Size in bytes'),
-  uploaded_tick: Tick,
-  uploaded_by: Uid.nullable(),
-  created_at: IsoDate,
-});
+const SiteFile = wireShape<StoredSiteFile>()(
+  z.object({
+    sha: Hex64.describe('SHA-256 of the content; addresses the file'),
+    path: z.string().describe('Path inside the site, e.g. "index.html"'),
+    content_type: z.string(),
+    size: z.number().int().min(0).describe('Size in bytes'),
+    uploaded_tick: Tick,
+    uploaded_by: Uid.nullable(),
+    created_at: IsoDate,
+  }),
+);
 
 export const siteTool = defineTool({
   name: 'core_site',

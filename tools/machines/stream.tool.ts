@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Id, JsonObject, Tick } from '../../src/registry/common-schemas.js';
+import type { EventView } from '../../src/domain/contracts/contract-audit.service.js';
 import { AuditRow, MachineAuditRow, MachineSlug, StreamBounds } from './machines.schemas.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
 const Heartbeat = z.object({ tick: Tick }).describe('Keep-alive, sent every 25 s');
 
@@ -9,14 +11,17 @@ const ReplaySkipped = z
   .object({ slug: z.string(), from_seq: z.number().int().min(0), to_seq: z.number().int().min(0), hint: z.string() })
   .describe('Rows too far behind to replay on resume; read them with explore');
 
-const ContractEvent = z.object({
-  id: z.string(),
-  contract_id: z.string(),
-  name: z.string().describe('Event name, e.g. "threshold_breached"'),
-  payload: JsonObject,
-  tick: Tick,
-  created_at: z.string(),
-});
+/** The same view of an event as the events listing: the stream pushes what `contract_events` pages through. */
+const ContractEvent = wireShape<EventView>()(
+  z.object({
+    id: z.string(),
+    contract_id: z.string(),
+    name: z.string().describe('Event name, e.g. "threshold_breached"'),
+    payload: JsonObject,
+    tick_number: Tick,
+    created_at: z.string(),
+  }),
+);
 
 const Transition = z.object({
   id: z.string(),

@@ -3,14 +3,18 @@ import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Hex64, IsoDate, JsonObject, NoInput, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
 import { errors, UNKNOWN_KEY_MESSAGE } from '../../src/errors.js';
 import { badgeSvg } from '../../src/application/badge-svg.js';
+import type { UpdateManifest } from '../../src/domain/manifest/manifest.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const Artifact = z.object({
-  name: z.string().describe('Path inside its folder, e.g. "skills/getting-started.md"'),
-  path: z.string().describe('Path inside the server package, e.g. "resources/skills/getting-started.md"'),
-  sha256: Hex64,
-  size_bytes: z.number().int().min(0),
-  registry_version: z.string().describe('Registry version in which this artifact last changed'),
-});
+const Artifact = wireShape<UpdateManifest['artifacts'][number]>()(
+  z.object({
+    name: z.string().describe('Path inside its folder, e.g. "skills/getting-started.md"'),
+    path: z.string().describe('Path inside the server package, e.g. "resources/skills/getting-started.md"'),
+    sha256: Hex64,
+    size_bytes: z.number().int().min(0),
+    registry_version: z.string().describe('Registry version in which this artifact last changed'),
+  }),
+);
 
 /** How many owned slugs `whoami` lists; `machines_owned_total` counts them all. */
 const OWNED_LISTED = 100;

@@ -1,18 +1,22 @@
 import { z } from 'zod';
 import { defineAction, defineTool } from '../../src/registry/types.js';
 import { Cursor, Limit } from '../../src/registry/common-schemas.js';
+import type { PhysicalConstant } from '../../src/domain/constants/constants.service.js';
+import { wireShape } from '../../src/registry/wire-shape.js';
 
-const Constant = z.object({
-  key: z.string().describe('Stable key, snake_case'),
-  name: z.string().describe('Name as CODATA writes it'),
-  symbol: z.string().nullable(),
-  value: z.number(),
-  uncertainty: z.number().describe('Standard uncertainty, in the same unit; 0 when exact'),
-  relative_uncertainty: z.number(),
-  unit: z.string().describe('SI unit, empty for dimensionless'),
-  exact: z.boolean(),
-  aliases: z.array(z.string()),
-});
+const Constant = wireShape<PhysicalConstant>()(
+  z.object({
+    key: z.string().describe('Stable key, snake_case'),
+    name: z.string().describe('Name as CODATA writes it'),
+    symbol: z.string().nullable(),
+    value: z.number(),
+    uncertainty: z.number().describe('Standard uncertainty, in the same unit; 0 when exact'),
+    relative_uncertainty: z.number(),
+    unit: z.string().describe('SI unit, empty for dimensionless'),
+    exact: z.boolean(),
+    aliases: z.array(z.string()),
+  }),
+);
 
 export const constantsTool = defineTool({
   name: 'core_constants',
