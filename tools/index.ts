@@ -58,7 +58,7 @@ import { creditsTool } from './economy/credits.tool.js';
 import { tallyTool } from './economy/tally.tool.js';
 
 /** The 57 tools, by toolset. Order is the order of `tools/list`. */
-export const allTools: ToolDef[] = [
+export const allTools = [
   // platform
   apiCatalogTool,
   httpTool,
@@ -123,4 +123,4 @@ export const allTools: ToolDef[] = [
   threatFeedTool,
   cdnSitesTool,
   chatTool,
-];
+] satisfies ToolDef[];

@@ -191,15 +191,23 @@ type ActionSpec<I extends z.ZodObject, O extends z.ZodType, R extends Role | und
  * Declares an action with its handler typed from its schemas; a route declaring `role` gets a handler
  * whose context carries the machine the role was checked on (`GuardedContext`).
  */
-export function defineAction<I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined = undefined>(
+/**
+ * An action as `defineAction` hands it on: an `ActionDef` that still carries its literal id and its
+ * output schema, so tests (and any typed client) can read an operation's answer type by its id.
+ */
+export type TypedActionDef<Id extends string, O extends z.ZodType> = ActionDef & { readonly id: Id; readonly output: O };
+
+export function defineAction<const Id extends string, I extends z.ZodObject, O extends z.ZodType, R extends Role | undefined = undefined>(
   def: ActionSpec<I, O, R> & {
+    id: Id;
     handler: (input: z.infer<I>, ctx: [R] extends [Role] ? GuardedContext : ActionContext) => Promise<z.infer<O> | RawBody | SseSource>;
   },
-): ActionDef {
-  return def as unknown as ActionDef;
+): TypedActionDef<Id, O> {
+  return def as unknown as TypedActionDef<Id, O>;
 }
 
-export function defineTool(def: ToolDef): ToolDef {
+/** Declares a tool; its `actions` keep their own types (see `TypedActionDef`). */
+export function defineTool<const A extends ActionDef[]>(def: Omit<ToolDef, 'actions'> & { actions: A }): ToolDef & { actions: A } {
   return def;
 }
 

@@ -25,8 +25,7 @@ describe('callOp', () => {
     for (let n = 0; n < 3; n++) await callOpOk(server, 'chain.appendEvent', { slug, payload: { n } }, { key });
     const page = await callOp(server, 'chain.listActivity', { slug, limit: 2 }, { key });
     expect(page.status).toBe(200);
-    expectTypeOf(page.body).toEqualTypeOf<unknown>();
-    expect((page.body as { rows: unknown[] }).rows).toHaveLength(2);
+    expect(page.ok && page.body.rows).toHaveLength(2);
   });
 
   it('answers a refusal as the error envelope, and names an operation the registry does not have', async () => {

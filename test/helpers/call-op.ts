@@ -38,7 +38,7 @@ function queryValue(value: unknown): string {
 /**
  * Calls the operation `id` of the registry over REST: the input's path params fill the
  * path, the other fields go in the query string of a GET or DELETE and in the JSON body otherwise.
- * The answer is typed by the operation's output schema for the ids of `operation-outputs.ts`.
+ * The answer has the operation's own output type (`OutputOf`, read off the tools' declarations).
  */
 export async function callOp<Id extends string>(
   server: OperationTarget,

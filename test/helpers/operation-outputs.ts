@@ -1,66 +1,16 @@
-import { z } from 'zod';
-import { Hex64, IsoDate, MachineRole, MachineStatus, Slug, Tick, Uid } from '../../src/registry/common-schemas.js';
-import { Machine, WriteResult } from '../../tools/machines/machines.schemas.js';
+import type { z } from 'zod';
+import type { allTools } from '../../tools/index.js';
 
-const Count = z.number().int().min(0);
+/** Every action of the registry, each with its literal id and its output schema (`TypedActionDef`). */
+type AnyAction = (typeof allTools)[number]['actions'][number];
 
 /**
- * The output schemas of the operations tests call most, by operation id, so `callOp` can type their
- * answers. `defineAction` hands the registry an `ActionDef` whose schemas are erased to `z.ZodType`, so
- * the types cannot be read from the registry itself; these copies are checked against the registry's
- * own schemas by `test/unit/registry/operation-outputs.test.ts`, which fails when one drifts.
+ * What a successful call of operation `id` answers: the output type of its own schema, read off the
+ * tools themselves; `unknown` for an id no action declares with a literal (none today but a typo).
  */
-export const operationOutputs = {
-  'identity.mintDemoKey': z.object({
-    ok: z.literal(true),
-    key: z.string(),
-    key_id: z.string(),
-    uid: Uid,
-    created_at: IsoDate,
-    note: z.string(),
-  }),
-  'identity.describeCaller': z.object({
-    ok: z.literal(true),
-    authenticated: z.boolean(),
-    uid: Uid.nullable(),
-    credential: z.enum(['none', 'user-key', 'machine-key', 'session', 'site']),
-    key_id: z.string().nullable(),
-    scope: z.enum(['read', 'write', 'admin']).nullable(),
-    machine: Slug.nullable(),
-    machines_owned: z.array(Slug),
-    machines_owned_total: z.number().int().min(0),
-    note: z.string().optional(),
-  }),
-  'chain.createMachine': z.object({
-    ok: z.literal(true),
-    machine: Machine,
-    api_key: z.string(),
-    api_key_id: z.string(),
-    note: z.string().optional(),
-  }),
-  'chain.getMachine': z.object({
-    ok: z.literal(true),
-    machine: Machine,
-    role: z.union([z.literal('owner'), MachineRole]).nullable(),
-  }),
-  'chain.getState': z.object({
-    ok: z.literal(true),
-    slug: z.string(),
-    status: MachineStatus,
-    tick: Tick,
-    state_hash: Hex64.nullable(),
-    state_tick: Tick.nullable(),
-    row_count: Count,
-    head_seq: Count.nullable(),
-    head_tick: Tick.nullable(),
-    head_hash: Hex64.nullable(),
-  }),
-  'chain.appendEvent': WriteResult,
-  'chain.appendState': WriteResult,
-} satisfies Record<string, z.ZodType>;
+export type OutputOf<Id extends string> = [Found<Id>] extends [never] ? unknown : Found<Id>;
 
-/** The operations whose answers `callOp` types. */
-export type TypedOperationId = keyof typeof operationOutputs;
+type Found<Id extends string> = AnyAction extends infer A ? (A extends { id: Id; output: infer O extends z.ZodType } ? z.output<O> : never) : never;
 
-/** What a successful call of `id` answers: its output schema's type when listed above, else `unknown`. */
-export type OutputOf<Id extends string> = Id extends TypedOperationId ? z.output<(typeof operationOutputs)[Id]> : unknown;
+/** The ids `callOp` types (every action's, when each declares its id as a literal). */
+export type TypedOperationId = Extract<AnyAction['id'], string>;

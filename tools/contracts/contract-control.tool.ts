@@ -17,7 +17,7 @@ const StatusAnswer = wireShape<{ ok: true } & ControlStatus>()(
 );
 
 /** Pause, resume and freeze share one shape; only the verb and path differ. */
-const control = (verb: 'pause' | 'resume' | 'freeze', id: string, summary: string, extra: { destructive?: true } = {}) =>
+const control = <Id extends string>(verb: 'pause' | 'resume' | 'freeze', id: Id, summary: string, extra: { destructive?: true } = {}) =>
   defineAction({
     id,
     action: verb,

@@ -1,3 +1,4 @@
+import type { ActionDef } from '../../../src/registry/types.js';
 import { describe, it, expect } from 'vitest';
 import { spinUpTool } from '../../../tools/machines/spin-up.tool.js';
 import { machinesTool } from '../../../tools/machines/machines.tool.js';
@@ -116,7 +117,7 @@ describe('machines toolset declarations', () => {
 
   it('marks the SSE endpoints, and only them, as streams', () => {
     const streams = tools
-      .flatMap((tool) => tool.actions)
+      .flatMap((tool): ActionDef[] => tool.actions)
       .filter((action) => action.response?.kind === 'stream')
       .map((action) => action.path);
     expect(streams.sort()).toEqual(
