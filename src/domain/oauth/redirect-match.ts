@@ -1,5 +1,5 @@
 /** Hosts a native app listens on for its redirect: the loopback interface, by address or by name. */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Whether `requested` is one of the client's `registered` redirect URIs: the same string, or, for an

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ClientMetadataError } from './client-metadata-error.js';
+import { LOOPBACK_HOSTS } from '../redirect-match.js';
 
 const MAX_URI = 2048;
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Schemes a browser runs or reads locally instead of handing to an app: never a redirect target. */
 const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:']);
 
