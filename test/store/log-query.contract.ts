@@ -104,6 +104,25 @@ export function describeLogQueryContract(makeStore: MakeStore): void {
       expect(await store.logs.tally([], 0)).toEqual(new Map());
     });
 
+    it('answers heads and counts asked for together as each asked alone, empty streams included', async () => {
+      const { store } = await freshStore(makeStore);
+      await fill(store, 'h/a', ordered);
+      await fill(store, 'h/b', [1]);
+      const streams = ['h/a', 'h/b', 'h/none', 'h/a'];
+      const alone = [];
+      for (const s of streams) alone.push({ head: await store.logs.head<Row>(s), count: await store.logs.count(s) });
+      const together = await Promise.all(
+        streams.map(async (s) => {
+          const [head, count] = await Promise.all([store.logs.head<Row>(s), store.logs.count(s)]);
+          return { head, count };
+        }),
+      );
+      expect(together).toEqual(alone);
+      expect(together.map((t) => t.count)).toEqual([20, 1, 0, 20]);
+      expect(together[0]!.head?.seq).toBe(19);
+      expect(together[2]!.head).toBeUndefined();
+    });
+
     it('counts the rows of every stream under a prefix', async () => {
       const { store } = await freshStore(makeStore);
       await fill(store, 'chain/a', ordered);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { advisoryKey } from '../../src/storage/postgres/pg-session.js';
 import { StoreUnavailableError, type LogRow, type Store } from '../../src/storage/port.js';
-import { eventually } from '../helpers/pg-wait.js';
+import { eventually, listeningNow } from '../helpers/pg-wait.js';
 import { databaseUrl, makePostgresHarness, SKIP_REASON } from './postgres-harness.js';
 
 /** A promise and the function that settles it. */
@@ -167,6 +167,8 @@ describe.skipIf(databaseUrl === undefined)('postgres: locked writes commit only 
     const { a, b } = await twoStores();
     const heard: unknown[] = [];
     b.pubsub.subscribe('ch', (message) => void heard.push(message));
+    // LISTEN is asynchronous: a message published before it is in place would never be heard.
+    await listeningNow(a.pubsub, b.pubsub);
     await expect(
       a.locks.run('k', async () => {
         await a.logs.append('s', () => ({ tick: 1, type: 'x' }));

@@ -3,6 +3,7 @@ import type { LogQuery, LogRow, LogStore, LogTally, RowInput } from '../port.js'
 import type { PgRunner } from './pg-context.js';
 import { createLogAppender } from './pg-log-append.js';
 import type { Tables } from './sql.js';
+import { batchPerTurn } from './turn-batch.js';
 
 export interface PgLogsOptions {
   /** The open store's pool; throws when the store is not open. */
@@ -50,8 +51,18 @@ export function readSql(t: Tables, stream: string, query: LogQuery): { text: str
 export function createPgLogs({ pool, db, tables: t }: PgLogsOptions): PgLogs {
   const appender = createLogAppender({ pool, db, tables: t });
   const sql = {
-    head: `SELECT body FROM ${t.logRows} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`,
-    count: `SELECT next_seq FROM ${t.logHeads} WHERE stream = $1`,
+    // A stream's head row is the one below its next seq: written in the transaction that moved it.
+    top: {
+      name: `core_log_top_${t.schemaName}`.slice(0, 63),
+      text: `SELECT h.next_seq, r.body::text AS text FROM ${t.logHeads} h
+        LEFT JOIN ${t.logRows} r ON r.stream = h.stream AND r.seq = h.next_seq - 1 WHERE h.stream = $1`,
+    },
+    tops: {
+      name: `core_log_tops_${t.schemaName}`.slice(0, 63),
+      text: `SELECT h.stream, h.next_seq, r.body::text AS text FROM unnest($1::text[]) AS k (stream)
+        JOIN ${t.logHeads} h ON h.stream = k.stream
+        LEFT JOIN ${t.logRows} r ON r.stream = h.stream AND r.seq = h.next_seq - 1`,
+    },
     get: `SELECT body FROM ${t.logRows} WHERE stream = $1 AND seq = $2`,
     // The (stream, tick) index answers both without reading row bodies.
     tally: `SELECT stream, count(*)::int AS rows, max(tick) AS last_tick FROM ${t.logRows}
@@ -60,17 +71,31 @@ export function createPgLogs({ pool, db, tables: t }: PgLogsOptions): PgLogs {
     streams: `SELECT stream FROM ${t.logHeads} WHERE next_seq > 0 AND starts_with(stream, $1) ORDER BY stream COLLATE "C"`,
   };
 
+  type Top = { next_seq: string; text: string | null };
+  const readTop = async (stream: string) => (await db.query<Top>({ ...sql.top, values: [stream] })).rows[0];
+  // A page of machines shows each one's head and row count: coalesced, the page costs one query, not two per machine.
+  const batchedTop = batchPerTurn<string, Top>({
+    idOf: (stream) => stream,
+    one: readTop,
+    async many(streams) {
+      const { rows } = await db.query<Top & { stream: string }>({ ...sql.tops, values: [streams] });
+      return new Map(rows.map((r) => [r.stream, r]));
+    },
+  });
+  // In a lock transaction: read on its client (a batch read on the pool would not see its writes).
+  const topOf = (stream: string) => (db.tx() !== undefined ? readTop(stream) : batchedTop(stream));
+
   const api: LogStore = {
     async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) {
       return (await appender.append(stream, build as unknown as Parameters<typeof appender.append>[1])) as R;
     },
     async head<R extends LogRow>(stream: string) {
-      const { rows } = await db.query<{ body: R }>(sql.head, [stream]);
-      return rows[0]?.body;
+      const text = (await topOf(stream))?.text;
+      return text == null ? undefined : (JSON.parse(text) as R);
     },
     async count(stream) {
-      const { rows } = await db.query<{ next_seq: string }>(sql.count, [stream]);
-      return rows[0] === undefined ? 0 : Number(rows[0].next_seq);
+      const top = await topOf(stream);
+      return top === undefined ? 0 : Number(top.next_seq);
     },
     async tally(streams, fromTick) {
       const tallies = new Map<string, LogTally>();
