@@ -4,12 +4,14 @@
 // start of its due tick to the moment its transition row was built (`created_at`); of an event fire,
 // from the moment the bench posted the event. A missed fire is a due tick in the window that no row
 // covers, one collapsed into a later fire (`skipped`), or an event no listener's row answers. Contracts
-// are created over HTTP; the rows are read back after the server stops, a line at a time (a 10,000-contract
-// run writes gigabytes: one string would not hold them), with the bytes each fire stored.
+// are seeded in-process before the server starts (`contracts-seed.mjs`); the rows are read back after the
+// server stops, a line at a time (a 10,000-contract run writes gigabytes: one string would not hold
+// them), with the bytes each fire stored.
 //   [BENCH_DATABASE_URL=postgres://...] node bench/contracts.mjs [contracts=1000] [seconds=60] [mix=every|mixed]
 import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { seedContracts } from './contracts-seed.mjs';
 import { dropSchema, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const TICK_MS = 777;
@@ -61,15 +63,26 @@ async function pool(total, concurrency, op) {
   );
 }
 
-export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = 'every', databaseUrl } = {}) {
+export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = 'every', databaseUrl, settleTicks = 10 } = {}) {
   const dataDir = tempDataDir();
   const schema = `bench_contracts_${process.pid}_${Date.now()}`;
   const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
-  const { child, match } = await startProcess(
-    ['dist/src/cli.js', 'serve'],
-    { PORT: '0', CORE_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...pg },
-    /"url":"(http:[^"]+)"/,
-  );
+  const env = { CORE_DATA_DIR: dataDir, ...pg };
+  const machines = mix === 'every' ? 1 : Math.ceil(contracts / PER_MACHINE);
+  const slugOf = (i) => (machines === 1 ? 'bench-contracts' : `bench-c-${Math.floor(i / PER_MACHINE)}`);
+  const definitionOf = (i) => {
+    const trigger = triggerOf(i, mix);
+    return { name: `bench_${trigger.kind}`, states: { on: { initial: true } }, transitions: [{ from: 'on', to: 'on', operator: 'KO42', trigger }] };
+  };
+  const seedStarted = performance.now();
+  const seeded = await seedContracts({ env, machines, contracts, slugOf, perMachine: PER_MACHINE, definitionOf, log: (m) => process.stderr.write(`${m}\n`) });
+  const seedMs = performance.now() - seedStarted;
+  const kinds = new Map(seeded.ids.map((id, i) => [id, triggerOf(i, mix)]));
+  const startStarted = performance.now();
+  // BENCH_SERVER_NODE_ARGS: node flags for the server (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const { child, match } = await startProcess([...nodeArgs, 'dist/src/cli.js', 'serve'], { PORT: '0', LOG_LEVEL: 'info', ...env }, /"url":"(http:[^"]+)"/);
+  const startMs = performance.now() - startStarted;
   const url = match[1];
   // BENCH_SERVER_LOG=<file>: the server's log lines, to see what it said while fires lagged.
   if (process.env.BENCH_SERVER_LOG) {
@@ -79,29 +92,14 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
   }
   let pgClient;
   try {
-    const { key } = await call(url, 'POST', '/api/demo-key/mint', { body: {} });
-    const machines = mix === 'every' ? 1 : Math.ceil(contracts / PER_MACHINE);
-    const slugOf = (i) => (machines === 1 ? 'bench-contracts' : `bench-c-${Math.floor(i / PER_MACHINE)}`);
-    await pool(machines, 10, (m) => call(url, 'POST', '/api/chain/state-machines', { key, body: { slug: slugOf(m * PER_MACHINE) } }));
-    const kinds = new Map();
-    const createStarted = performance.now();
-    await pool(contracts, 20, async (i) => {
-      const trigger = triggerOf(i, mix);
-      const definition = {
-        name: `bench_${trigger.kind}`,
-        states: { on: { initial: true } },
-        transitions: [{ from: 'on', to: 'on', operator: 'KO42', trigger }],
-      };
-      const { contract } = await call(url, 'POST', `/api/chain/${slugOf(i)}/contracts`, { key, body: { definition } });
-      kinds.set(contract.id, trigger);
-    });
-    const createMs = performance.now() - createStarted;
+    const { key } = seeded;
     const eventSlugs = [...new Set([...Array(contracts).keys()].filter((i) => triggerOf(i, mix).kind === 'on_event').map(slugOf))];
     const listenersOf = new Map();
     for (let i = 0; i < contracts; i++) if (triggerOf(i, mix).kind === 'on_event') listenersOf.set(slugOf(i), (listenersOf.get(slugOf(i)) ?? 0) + 1);
 
-    // The window opens at the next tick after every contract exists and closes `seconds` later.
-    const firstTick = Math.floor(Date.now() / TICK_MS) + 2;
+    // The window opens `settleTicks` after the server listens (the seeded contracts' first fires, each
+    // collapsing the ticks since it was seeded, come before it) and closes `seconds` later.
+    const firstTick = Math.floor(Date.now() / TICK_MS) + settleTicks;
     const lastTick = firstTick + Math.floor((seconds * 1000) / TICK_MS) - 1;
     const rss = [];
     const sent = new Map();
@@ -222,7 +220,8 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
       mix,
       window_s: seconds,
       window_ticks: lastTick - firstTick + 1,
-      create_contracts_s: +(createMs / 1000).toFixed(1),
+      seed_contracts_s: +(seedMs / 1000).toFixed(1),
+      server_start_s: +(startMs / 1000).toFixed(1),
       fires_expected: expected + eventsExpected,
       fires_made: fired,
       missed_fires: expected - covers + skipped + (eventsExpected - eventsCovered),

@@ -82,3 +82,19 @@ export async function dropSchema(url, schema) {
 export function rssMiB(pid) {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 }
+
+/**
+ * The store a benchmark seeds through, in-process with a build's own core (`dist(p)`: a module URL in
+ * that build): lowdb without fsync (the server reopens it as after a clean shutdown); PostgreSQL without
+ * NOTIFY (nobody listens, and sent one at a time tens of thousands would still be queued at the end). The
+ * records written are the ones the server writes.
+ */
+export async function seedingStore(dist, config) {
+  if (!config.databaseUrl) {
+    const { createLowdbStore } = await import(dist('storage/lowdb/lowdb.store.js'));
+    return createLowdbStore({ dataDir: config.dataDir, fsync: false });
+  }
+  const { createPostgresStore } = await import(dist('storage/postgres/postgres.store.js'));
+  const store = createPostgresStore({ connectionString: config.databaseUrl, schema: config.databaseSchema });
+  return { ...store, docs: store.docs, logs: store.logs, pubsub: { publish() {}, subscribe: () => () => {}, onResume: () => () => {} } };
+}

@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { callJson as call, dropSchema, rssMiB, BENCH_ENV, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, rssMiB, BENCH_ENV, percentile, root, seedingStore, startProcess, stop, tempDataDir } from './lib.mjs';
 import { timed } from './list-latency.mjs';
 
 const CONCURRENCY = 10;
@@ -44,16 +44,8 @@ async function seed({ build, env, dataDir, from, target }) {
   const dist = (p) => pathToFileURL(path.join(build, 'dist/src', p)).href;
   const { createCore } = await import(dist('compose.js'));
   const { loadConfig } = await import(dist('config.js'));
-  const { createLowdbStore } = await import(dist('storage/lowdb/lowdb.store.js'));
-  const { createPostgresStore } = await import(dist('storage/postgres/postgres.store.js'));
   const config = loadConfig({ ...process.env, ...BENCH_ENV, LOG_LEVEL: 'silent', CORE_DATA_DIR: dataDir, ...env });
-  // PostgreSQL: no NOTIFY for the seeded writes (nobody listens, and they are sent one at a time, so tens
-  // of thousands would still be queued when the seeding ends); the records written are the same.
-  const pg = () => {
-    const store = createPostgresStore({ connectionString: config.databaseUrl, schema: config.databaseSchema });
-    return { ...store, docs: store.docs, logs: store.logs, pubsub: { publish() {}, subscribe: () => () => {} } };
-  };
-  const core = await createCore({ config, store: config.databaseUrl ? pg() : createLowdbStore({ dataDir, fsync: false }) });
+  const core = await createCore({ config, store: await seedingStore(dist, config) });
   const keys = [];
   try {
     await block(

@@ -19,6 +19,8 @@ export interface CommitScope {
 interface Held {
   effects: Array<() => void>;
   open: boolean;
+  /** What `scopeMemo`s remembered in this scope, per memo. */
+  memos?: WeakMap<object, Map<string, unknown>>;
 }
 
 const current = new AsyncLocalStorage<Held>();
@@ -56,4 +58,26 @@ export function afterCommit(effect: () => void): void {
   const held = current.getStore();
   if (held === undefined || !held.open) effect();
   else held.effects.push(effect);
+}
+
+/**
+ * Values remembered for the life of the open commit scope the caller runs in (one lock transaction):
+ * what the work read once, and nothing outside the transaction can change while it holds its lock, it
+ * need not read again. Outside a scope nothing is remembered. The work keeps it true: what it writes,
+ * it `set`s or `delete`s.
+ */
+export function scopeMemo<V>(): { get(key: string): V | undefined; set(key: string, value: V): void; delete(key: string): void } {
+  const self = {};
+  const entries = (create: boolean): Map<string, unknown> | undefined => {
+    const held = current.getStore();
+    if (held === undefined || !held.open) return undefined;
+    let map = held.memos?.get(self);
+    if (map === undefined && create) (held.memos ??= new WeakMap()).set(self, (map = new Map()));
+    return map;
+  };
+  return {
+    get: (key) => entries(false)?.get(key) as V | undefined,
+    set: (key, value) => void entries(true)?.set(key, value),
+    delete: (key) => void entries(false)?.delete(key),
+  };
 }

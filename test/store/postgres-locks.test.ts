@@ -139,6 +139,35 @@ describe.skipIf(databaseUrl === undefined)('postgres: locks and pubsub across pr
     await eventually(() => expect(seen).toEqual([1]));
   });
 
+  it('sends the messages it batches into one round trip as given, quotes and backslashes included; one too long for NOTIFY fails alone', async () => {
+    const errors: Error[] = [];
+    const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });
+    onTestFinished(() => harness.cleanup());
+    const sender = harness.store;
+    const receiver = await harness.open();
+    const got: Json[] = [];
+    receiver.pubsub.subscribe('mixed', (m) => void got.push(m));
+    await listeningNow(sender.pubsub, receiver.pubsub);
+    const odd = { text: "it's a \\ back'slash, é; COMMIT; --" };
+    // Published in one turn: the first goes out, the rest wait and go together (on the pool)...
+    sender.pubsub.publish('mixed', { n: 1, ...odd });
+    sender.pubsub.publish('mixed', { n: 2, ...odd });
+    sender.pubsub.publish('mixed', { n: 3, big: 'x'.repeat(9000) });
+    sender.pubsub.publish('mixed', { n: 4, ...odd });
+    // ...and with the COMMIT of a lock transaction.
+    await sender.locks.run('k', async () => {
+      await sender.logs.append('s', () => ({ tick: 1, type: 'x' }));
+      sender.pubsub.publish('mixed', { n: 5, ...odd });
+      sender.pubsub.publish('mixed', { n: 6, big: 'x'.repeat(9000) });
+      sender.pubsub.publish('mixed', { n: 7, ...odd });
+    });
+    expect(await receiver.logs.count('s')).toBe(1);
+    await eventually(() => expect(got).toHaveLength(5));
+    expect(got).toEqual([1, 2, 4, 5, 7].map((n) => ({ n, ...odd })));
+    await eventually(() => expect(errors).toHaveLength(2));
+    expect(errors.every((e) => /payload string too long/i.test(e.message))).toBe(true);
+  });
+
   it('sends every message published before close, and reports no error after it', async () => {
     const errors: Error[] = [];
     const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });

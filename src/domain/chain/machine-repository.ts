@@ -1,5 +1,6 @@
 import { topByField } from '../../storage/doc-top.js';
 import type { DocPage, Store } from '../../storage/port.js';
+import { scopeMemo } from '../../lib/commit-scope.js';
 import { grantId, type MachineRecord, type ReadTokenRecord, type RoleGrant } from './machine.js';
 
 const MACHINES = 'machines';
@@ -36,14 +37,32 @@ const byGenesisDesc = (a: MachineRecord, b: MachineRecord): number => b.genesis_
  */
 export function createMachineRepository(store: Store) {
   const { docs } = store;
+  /** Machines read in the lock transaction the caller runs in (see `scopeMemo`); the writes below drop theirs. */
+  const inTransaction = scopeMemo<MachineRecord>();
 
   const repository = {
-    get: (slug: string): Promise<MachineRecord | undefined> => docs.get<MachineRecord>(MACHINES, slug),
+    /** The machine; inside a lock transaction read once (a fire asks four times), each caller given its own copy. */
+    async get(slug: string): Promise<MachineRecord | undefined> {
+      const known = inTransaction.get(slug);
+      if (known !== undefined) return structuredClone(known);
+      const found = await docs.get<MachineRecord>(MACHINES, slug);
+      if (found !== undefined) inTransaction.set(slug, structuredClone(found));
+      return found;
+    },
     /** Inserts a new machine; fails with `DuplicateKeyError` when the slug is taken. */
-    insert: (machine: MachineRecord): Promise<void> => docs.insert(MACHINES, machine.slug, machine),
+    insert: (machine: MachineRecord): Promise<void> => {
+      inTransaction.delete(machine.slug);
+      return docs.insert(MACHINES, machine.slug, machine);
+    },
     /** Read-modify-write of one machine (see `DocStore.update`); returns what is stored afterwards. */
-    update: (slug: string, fn: (current: MachineRecord | undefined) => MachineRecord | undefined): Promise<MachineRecord | undefined> =>
-      docs.update<MachineRecord>(MACHINES, slug, fn),
+    async update(slug: string, fn: (current: MachineRecord | undefined) => MachineRecord | undefined): Promise<MachineRecord | undefined> {
+      inTransaction.delete(slug);
+      try {
+        return await docs.update<MachineRecord>(MACHINES, slug, fn);
+      } finally {
+        inTransaction.delete(slug);
+      }
+    },
     /** How many machines are stored. */
     count: (): Promise<number> => docs.count(MACHINES),
     /** The machines `uid` owns (optionally only those with `status`), oldest first: as many as the machine quota allows when quotas are on. */

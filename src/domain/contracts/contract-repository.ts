@@ -3,7 +3,7 @@ import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './c
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
 import { onceUnlessFailed } from '../../lib/once.js';
-import { afterCommit } from '../../lib/commit-scope.js';
+import { afterCommit, scopeMemo } from '../../lib/commit-scope.js';
 
 const CONTRACTS = 'contracts';
 /** One entry per (listened machine, listening contract): which contracts listen to a machine's events, without reading every contract. */
@@ -139,13 +139,22 @@ export interface ContractRepository {
 
 export function createContractRepository(store: Store): ContractRepository {
   const cache = new Map<string, Runtime>();
+  /** Runtimes read or written in the lock transaction the caller runs in, before `cache` may learn them. */
+  const inTransaction = scopeMemo<Runtime>();
+  const learn = (id: string, row: TransitionRecord) => {
+    const rt = runtimeAfter(row);
+    inTransaction.set(id, rt);
+    afterCommit(() => cache.set(id, rt));
+  };
 
   async function runtime(record: ContractRecord): Promise<Runtime> {
-    const cached = cache.get(record.id);
+    const cached = cache.get(record.id) ?? inTransaction.get(record.id);
     if (cached) return cached;
     const [last] = await store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit: 1 });
     const rt = last ? runtimeAfter(last) : freshRuntime(record);
-    // Read inside a lock's transaction it may show that transaction's own rows: cached once they committed.
+    // Read inside a lock's transaction it may show that transaction's own rows: cached once they committed,
+    // and until then for the rest of the transaction (the contract's lock keeps other writers out).
+    inTransaction.set(record.id, rt);
     afterCommit(() => cache.set(record.id, rt));
     return rt;
   }
@@ -231,7 +240,7 @@ export function createContractRepository(store: Store): ContractRepository {
           }
           return sealed(record, draft, previous, head);
         });
-        afterCommit(() => cache.set(record.id, runtimeAfter(row)));
+        learn(record.id, row);
         return row;
       } catch (error) {
         if (!(error instanceof MovedUnderFire) || tries >= FENCE_TRIES) throw error;
@@ -305,13 +314,16 @@ export function createContractRepository(store: Store): ContractRepository {
       ),
     list: (filter) => store.docs.list<ContractRecord>(CONTRACTS, filter),
     runtime,
-    forget: (id) => void cache.delete(id),
+    forget: (id) => {
+      cache.delete(id);
+      inTransaction.delete(id);
+    },
 
     async appendTransition(record, draft, fence) {
       if (fence !== undefined) return appendFenced(record, draft, fence);
       const previous = await runtime(record);
       const row = await store.logs.append<TransitionRecord>(transitionsStream(record.slug), (head) => sealed(record, draft, previous, head));
-      afterCommit(() => cache.set(record.id, runtimeAfter(row)));
+      learn(record.id, row);
       return row;
     },
 

@@ -27,6 +27,11 @@ export interface TxContext {
   released?: boolean;
   /** Aborted when the connection is lost (or the store closes) while the holder works: told to `fn`. */
   lost: AbortController;
+  /**
+   * NOTIFY statements the holder published, sent in one round trip with COMMIT (a NOTIFY is delivered at
+   * commit whenever it is sent, so holding it back changes nothing but the round trips).
+   */
+  notices?: string[];
 }
 
 const contexts = new AsyncLocalStorage<TxContext>();

@@ -107,7 +107,9 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
       own.done = true;
       await own.tail;
       if (own.aborted !== undefined) throw own.aborted;
-      const committed = await client.query('COMMIT');
+      const notices = own.notices?.splice(0) ?? [];
+      const ended = (await client.query([...notices, 'COMMIT'].join('; '))) as unknown as pg.QueryResult | pg.QueryResult[];
+      const committed = Array.isArray(ended) ? ended.at(-1)! : ended;
       // COMMIT of a transaction a statement aborted answers ROLLBACK, without an error.
       if (committed.command !== 'COMMIT') throw new Error('the lock transaction was rolled back by the database');
       own.scope.commit();

@@ -4,8 +4,15 @@ import pg from 'pg';
 import { backoffDelay } from '../../lib/backoff.js';
 import { afterCommit } from '../../lib/commit-scope.js';
 import type { Json, PubSub, StoreCheck } from '../port.js';
-import { onTx, type TxContext } from './pg-context.js';
+import type { TxContext } from './pg-context.js';
+import { escapeLiteral } from './pg-log-sql.js';
 import { quoteIdent } from './sql.js';
+
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more (its default build). */
+const NOTIFY_PAYLOAD_MAX = 8000;
+
+/** A NOTIFY as a statement of its own, to be sent in one query text with others. */
+const notifyStatement = (channel: string, payload: string) => `SELECT pg_notify(${escapeLiteral(channel)}, ${escapeLiteral(payload)})`;
 
 /** First pause before reconnecting a dropped session connection; doubles per failed try up to the cap. */
 const RECONNECT_BASE_MS = 100;
@@ -171,21 +178,37 @@ export function createPgSession(options: PgSessionOptions) {
   }
 
   let publishing: Promise<unknown> = Promise.resolve();
+  /** NOTIFYs waiting for the one on the wire: they go out together next, in one round trip, in order. */
+  let waiting: string[] | undefined;
+  function sendOnPool(name: string, text: string): void {
+    if (waiting !== undefined) return void waiting.push(notifyStatement(name, text));
+    const batch = (waiting = [notifyStatement(name, text)]);
+    publishing = publishing
+      .then(() => {
+        if (waiting === batch) waiting = undefined;
+        return options.pool().query(batch.join('; '));
+      })
+      .catch(report);
+  }
   const pubsub: PubSub = {
     publish(channel, payload) {
       const name = channelName(options.schemaName, channel);
       const text = JSON.stringify(payload);
       const tx = options.tx();
-      // In a lock transaction: NOTIFY is transactional, so the message goes out at COMMIT, or never.
-      if (tx !== undefined) return void onTx(tx, (c) => c.query('SELECT pg_notify($1, $2)', [name, text]), true).catch(report);
+      // Refused here, not by the server: a statement that fails in a lock transaction aborts all of it, and
+      // in a batch it would take the other messages with it.
+      const bytes = Buffer.byteLength(text);
+      if (bytes >= NOTIFY_PAYLOAD_MAX)
+        return report(new Error(`message on ${channel} not sent: payload string too long (${bytes} bytes; NOTIFY takes fewer than ${NOTIFY_PAYLOAD_MAX})`));
+      // In a lock transaction: NOTIFY is transactional, so the message goes out at COMMIT, or never: it is
+      // sent with the COMMIT, in the same round trip.
+      if (tx !== undefined) return void (tx.notices ??= []).push(notifyStatement(name, text));
       // A lock transaction that is committing takes no more statements, and a message sent meanwhile on
       // the pool would reach listeners before the rows it announces are visible (they read nothing and
       // move on): it waits for the commit, and is dropped with a rollback, as the transactional one is.
       // Then one after the other: two NOTIFYs on two pool connections commit in either order, and the
       // port promises order per sender.
-      afterCommit(() => {
-        publishing = publishing.then(() => options.pool().query('SELECT pg_notify($1, $2)', [name, text])).catch(report);
-      });
+      afterCommit(() => sendOnPool(name, text));
     },
     subscribe(channel, cb) {
       const name = channelName(options.schemaName, channel);
