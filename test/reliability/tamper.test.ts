@@ -2,7 +2,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateHashOf, type ChainRow } from '../../src/domain/chain/hash-chain.js';
-import { transitionHash } from '../../src/domain/contracts/contract-runtime.js';
+import { transitionHash, wholeTransition } from '../../src/domain/contracts/contract-runtime.js';
 import { createFakeClock, tickStartMs } from '../../src/lib/clock.js';
 import { digestOf } from '../../src/lib/hash.js';
 import { createLogger } from '../../src/log.js';
@@ -92,7 +92,7 @@ function rehashChain(rows: ChainRow[], from: number) {
 function rehashTransitions(rows: any[], from: number) {
   for (let i = from; i < rows.length; i++) {
     if (i > 0) rows[i].prev_hash = rows[i - 1].state_hash;
-    rows[i].state_hash = transitionHash(rows[i]);
+    rows[i].state_hash = transitionHash(wholeTransition(rows[i]));
   }
   return rows;
 }

@@ -1,5 +1,5 @@
 import { DuplicateKeyError, type DocPage, type LogQuery, type RowInput, type Store } from '../../storage/port.js';
-import { contractGenesis, freshRuntime, runtimeAfter, transitionHash } from './contract-runtime.js';
+import { contractGenesis, freshRuntime, runtimeAfter, storedTransition, transitionHash, wholeTransition } from './contract-runtime.js';
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
 import { onceUnlessFailed } from '../../lib/once.js';
@@ -150,7 +150,7 @@ export function createContractRepository(store: Store): ContractRepository {
   async function runtime(record: ContractRecord): Promise<Runtime> {
     const cached = cache.get(record.id) ?? inTransaction.get(record.id);
     if (cached) return cached;
-    const [last] = await store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit: 1 });
+    const [last] = await readTransitions(transitionsStream(record.slug), { types: [record.id], reverse: true, limit: 1 });
     const rt = last ? runtimeAfter(last) : freshRuntime(record);
     // Read inside a lock's transaction it may show that transaction's own rows: cached once they committed,
     // and until then for the rest of the transaction (the contract's lock keeps other writers out).
@@ -229,17 +229,19 @@ export function createContractRepository(store: Store): ContractRepository {
     const stream = transitionsStream(record.slug);
     for (let tries = 1; ; tries++) {
       const seen = await store.logs.count(stream);
-      const [last] = await store.logs.read<TransitionRecord>(stream, { types: [record.id], reverse: true, limit: 1 });
+      const [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
       if (holdsDue(last, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
       const previous = last ? runtimeAfter(last) : freshRuntime(record);
       try {
-        const row = await store.logs.append<TransitionRecord>(stream, (head, seq) => {
-          if (seq !== seen && (head?.type === record.id || seq !== seen + 1)) {
-            if (head?.type === record.id && holdsDue(head, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
-            throw new MovedUnderFire();
-          }
-          return sealed(record, draft, previous, head);
-        });
+        const row = await store.logs
+          .append<TransitionRecord>(stream, (head, seq) => {
+            if (seq !== seen && (head?.type === record.id || seq !== seen + 1)) {
+              if (head?.type === record.id && holdsDue(head, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
+              throw new MovedUnderFire();
+            }
+            return storedTransition(sealed(record, draft, previous, head));
+          })
+          .then(wholeTransition);
         learn(record.id, row);
         return row;
       } catch (error) {
@@ -247,6 +249,8 @@ export function createContractRepository(store: Store): ContractRepository {
       }
     }
   }
+
+  const readTransitions = async (stream: string, query?: LogQuery) => (await store.logs.read<TransitionRecord>(stream, query)).map(wholeTransition);
 
   return {
     get,
@@ -322,13 +326,15 @@ export function createContractRepository(store: Store): ContractRepository {
     async appendTransition(record, draft, fence) {
       if (fence !== undefined) return appendFenced(record, draft, fence);
       const previous = await runtime(record);
-      const row = await store.logs.append<TransitionRecord>(transitionsStream(record.slug), (head) => sealed(record, draft, previous, head));
+      const row = wholeTransition(
+        await store.logs.append<TransitionRecord>(transitionsStream(record.slug), (head) => storedTransition(sealed(record, draft, previous, head))),
+      );
       learn(record.id, row);
       return row;
     },
 
     async transitions(record, query) {
-      return store.logs.read<TransitionRecord>(transitionsStream(record.slug), {
+      return readTransitions(transitionsStream(record.slug), {
         types: [record.id],
         limit: query.limit,
         ...(query.afterSeq !== undefined ? { fromSeq: query.afterSeq + 1 } : {}),
@@ -336,7 +342,7 @@ export function createContractRepository(store: Store): ContractRepository {
       });
     },
 
-    recentTransitions: (record, limit) => store.logs.read<TransitionRecord>(transitionsStream(record.slug), { types: [record.id], reverse: true, limit }),
+    recentTransitions: (record, limit) => readTransitions(transitionsStream(record.slug), { types: [record.id], reverse: true, limit }),
 
     appendVersion: (record, version) =>
       store.logs.append<VersionRecord>(
@@ -345,7 +351,7 @@ export function createContractRepository(store: Store): ContractRepository {
       ),
 
     versions: (record) => store.logs.read<VersionRecord>(versionsStream(record.slug), { types: [record.id] }),
-    machineTransitions: (slug, query) => store.logs.read<TransitionRecord>(transitionsStream(slug), query),
+    machineTransitions: (slug, query) => readTransitions(transitionsStream(slug), query),
     transitionCount: (slug) => store.logs.count(transitionsStream(slug)),
     slugsWithTransitions: async () =>
       (await store.logs.streams(STREAM_PREFIX))
