@@ -40,18 +40,40 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-/** The trigger of contract `i`: every contract of the `every` mix fires every tick; the mixed one cycles kinds. */
+/**
+ * The trigger of contract `i`: every contract of the `every` mix fires every tick; `mixed` cycles kinds
+ * (`every` 1-5 ticks, `cron` each minute, `on_event`); `mixed-x<f>` is the same mix with every period
+ * `f` times as long (`every` f-5f ticks, `cron` every f minutes, events every f × 5 s), so `f` times the
+ * contracts fire at the rate of the plain mix: how the scheduler's cost grows with the contracts it
+ * holds, apart from the fires it makes.
+ */
 function triggerOf(i, mix) {
   if (mix === 'every') return { kind: 'every', every_ticks: 1 };
+  const f = stretchOf(mix);
   switch (i % 4) {
     case 0:
     case 1:
-      return { kind: 'every', every_ticks: 1 + (i % 5) };
+      return { kind: 'every', every_ticks: (1 + (i % 5)) * f };
     case 2:
-      return { kind: 'cron', cron: '* * * * *' };
+      return { kind: 'cron', cron: f === 1 ? '* * * * *' : `*/${f} * * * *` };
     default:
       return { kind: 'on_event', event: 'bench.ping' };
   }
+}
+
+function stretchOf(mix) {
+  const match = /^mixed(?:-x(\d+))?$/.exec(mix);
+  if (!match) throw new Error(`unknown mix ${mix}: every, mixed or mixed-x<factor>`);
+  return Number(match[1] ?? 1);
+}
+
+/** Minute ticks in [first, last] at which a `cron` contract of the mix is due. */
+function cronTicks(firstTick, lastTick, mix) {
+  const every = mix === 'every' ? 1 : stretchOf(mix);
+  const out = [];
+  for (let m = Math.ceil((firstTick * TICK_MS) / 60_000) * 60_000; Math.ceil(m / TICK_MS) <= lastTick; m += 60_000)
+    if (new Date(m).getUTCMinutes() % every === 0) out.push(Math.ceil(m / TICK_MS));
+  return out;
 }
 
 async function pool(total, concurrency, op) {
@@ -110,9 +132,9 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     let nextRss = Date.now() + 5000;
     while (Date.now() < (lastTick + 3) * TICK_MS) {
       const now = Date.now();
-      if (eventSlugs.length > 0 && now >= nextEvents && now < lastTick * TICK_MS - EVENT_EVERY_MS) {
+      if (eventSlugs.length > 0 && now >= nextEvents && now < lastTick * TICK_MS - EVENT_EVERY_MS * (mix === 'every' ? 1 : stretchOf(mix))) {
         const round = eventRound++;
-        nextEvents += EVENT_EVERY_MS;
+        nextEvents += EVENT_EVERY_MS * (mix === 'every' ? 1 : stretchOf(mix));
         await pool(eventSlugs.length, 10, async (e) => {
           const slug = eventSlugs[e];
           sent.set(`${slug}:${round}`, Date.now());
@@ -175,8 +197,7 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
       bytes.payloadRows += 1;
     }
     // What each contract should have fired in the window.
-    const minuteTicks = [];
-    for (let m = Math.ceil((firstTick * TICK_MS) / 60_000) * 60_000; Math.ceil(m / TICK_MS) <= lastTick; m += 60_000) minuteTicks.push(Math.ceil(m / TICK_MS));
+    const minuteTicks = cronTicks(firstTick, lastTick, mix);
     let expected = 0;
     let covers = 0;
     for (const [id, trigger] of kinds) {
