@@ -160,8 +160,9 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     let failed = 0;
     let fired = 0;
     const transitionIds = new Set();
-    for await (const { stream, row, size } of read.rows((s) => s.startsWith('contracts/') && s.endsWith('/transitions'))) {
-      void stream;
+    for await (const { stream, row: stored, size } of read.rows((s) => s.startsWith('contracts/') && s.endsWith('/transitions'))) {
+      // Rows are stored without what their type, tick and position say (see `wholeTransition`).
+      const row = { ...stored, contract_id: stored.contract_id ?? stored.type, id: stored.id ?? `${stored.type}:${stored.n}` };
       bytes.transition += size;
       bytes.transitionRows += 1;
       const trigger = kinds.get(row.contract_id);

@@ -53,8 +53,13 @@ export class FireAlreadyStoredError extends Error {
   }
 }
 
-/** The append was built on a view of the contract that rows appended since may have changed: read again. */
+/**
+ * The append was built on a view of the contract that rows appended since may have changed: read again.
+ * One instance, thrown each time: ten contracts of a machine firing at once meet it often, and a new
+ * error each time (its stack) showed in the profile.
+ */
 class MovedUnderFire extends Error {}
+const MOVED_UNDER_FIRE = new MovedUnderFire('the transitions stream moved under the fire');
 
 /** Tries of a fenced append whose stream other contracts moved meanwhile, before it gives up. */
 const FENCE_TRIES = 16;
@@ -223,21 +228,22 @@ export function createContractRepository(store: Store): ContractRepository {
    * before the contract's last row: every row below that length was committed before the read, so the
    * read saw the contract's among them. In \`build\` (the stream's head locked), rows appended since are
    * at most the head: if it is the contract's, it tells whether the due tick fired; if it is another
-   * contract's, it is not this one's. More rows than that: read again.
+   * contract's, it is not this one's. More rows than that: the rows since are read for the contract's own.
    */
   async function appendFenced(record: ContractRecord, draft: TransitionDraft, fence: DueFence): Promise<TransitionRecord> {
     const stream = transitionsStream(record.slug);
+    let seen = await store.logs.count(stream);
+    let [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
     for (let tries = 1; ; tries++) {
-      const seen = await store.logs.count(stream);
-      const [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
       if (holdsDue(last, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
       const previous = last ? runtimeAfter(last) : freshRuntime(record);
+      const below = seen;
       try {
         const row = await store.logs
           .append<TransitionRecord>(stream, (head, seq) => {
-            if (seq !== seen && (head?.type === record.id || seq !== seen + 1)) {
+            if (seq !== below && (head?.type === record.id || seq !== below + 1)) {
               if (head?.type === record.id && holdsDue(head, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
-              throw new MovedUnderFire();
+              throw MOVED_UNDER_FIRE;
             }
             return storedTransition(sealed(record, draft, previous, head));
           })
@@ -245,8 +251,13 @@ export function createContractRepository(store: Store): ContractRepository {
         learn(record.id, row);
         return row;
       } catch (error) {
-        if (!(error instanceof MovedUnderFire) || tries >= FENCE_TRIES) throw error;
+        if (error !== MOVED_UNDER_FIRE || tries >= FENCE_TRIES) throw error;
       }
+      // Other fires on the machine came in since `below` (its contracts share the stream): read only those
+      // rows, and of them only the contract's own, the one kind that changes what was read.
+      seen = await store.logs.count(stream);
+      const [newer] = await readTransitions(stream, { types: [record.id], fromSeq: below, toSeq: seen - 1, reverse: true, limit: 1 });
+      if (newer !== undefined) last = newer;
     }
   }
 
