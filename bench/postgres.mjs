@@ -99,7 +99,7 @@ export async function pgFireLag({ contracts = 1000, everyTicks = 10, seconds = 3
       async (c) =>
         (
           await c.query(
-            `SELECT body->>'created_at' AS at, (body->>'due_tick')::bigint AS due, (body->>'skipped')::int AS skipped, body->>'contract_id' AS id FROM "${schema}".log_rows WHERE stream LIKE '%transitions%' AND body->>'triggered_by' = 'trigger' ORDER BY seq`,
+            `SELECT body->>'created_at' AS at, (body->>'due_tick')::bigint AS due, (body->>'skipped')::int AS skipped, type AS id FROM "${schema}".log_rows WHERE stream LIKE '%transitions%' AND body->>'triggered_by' = 'trigger' ORDER BY seq`,
           )
         ).rows,
     );
