@@ -4,18 +4,9 @@
 // ones already fire. The seeding core's scheduler is stopped at once: nothing fires before `serve`.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_ENV, root, seedingStore } from './lib.mjs';
+import { BENCH_ENV, pool, root, seedingStore } from './lib.mjs';
 
 const CONCURRENCY = 32;
-
-async function pool(total, op) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) await op(next++);
-    }),
-  );
-}
 
 /**
  * Mints one demo key, creates `machines` machines (`slugOf(m * perMachine)`) and `contracts` contracts
@@ -33,9 +24,9 @@ export async function seedContracts({ env, machines, contracts, slugOf, perMachi
     await core.services.contracts.scheduler.stop();
     const { key } = await core.services.identity.mintDemoKey();
     const caller = await core.services.identity.resolveKey(key);
-    await pool(machines, (m) => core.services.machines.create({ slug: slugOf(m * perMachine) }, caller));
+    await pool(machines, CONCURRENCY, (m) => core.services.machines.create({ slug: slugOf(m * perMachine) }, caller));
     log(`seeded ${machines} machines`);
-    await pool(contracts, async (i) => {
+    await pool(contracts, CONCURRENCY, async (i) => {
       const { contract } = await core.services.contracts.crud.create(slugOf(i), caller, { definition: definitionOf(i) });
       ids[i] = contract.id;
       if ((i + 1) % 10_000 === 0) log(`seeded ${i + 1} contracts`);

@@ -12,7 +12,7 @@ import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync,
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { seedContracts } from './contracts-seed.mjs';
-import { dropSchema, percentile, startProcess, stop, tempDataDir } from './lib.mjs';
+import { dropSchema, percentile, pool, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const TICK_MS = 777;
 /** Contracts per machine: each machine gets a share of every trigger kind. */
@@ -76,21 +76,13 @@ function cronTicks(firstTick, lastTick, mix) {
   return out;
 }
 
-async function pool(total, concurrency, op) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) await op(next++);
-    }),
-  );
-}
-
 export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = 'every', databaseUrl, settleTicks = 10 } = {}) {
   const dataDir = tempDataDir();
   const schema = `bench_contracts_${process.pid}_${Date.now()}`;
   const pg = databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {};
   const env = { CORE_DATA_DIR: dataDir, ...pg };
   const machines = mix === 'every' ? 1 : Math.ceil(contracts / PER_MACHINE);
+  const eventEveryMs = EVENT_EVERY_MS * (mix === 'every' ? 1 : stretchOf(mix));
   const slugOf = (i) => (machines === 1 ? 'bench-contracts' : `bench-c-${Math.floor(i / PER_MACHINE)}`);
   const definitionOf = (i) => {
     const trigger = triggerOf(i, mix);
@@ -132,9 +124,9 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     let nextRss = Date.now() + 5000;
     while (Date.now() < (lastTick + 3) * TICK_MS) {
       const now = Date.now();
-      if (eventSlugs.length > 0 && now >= nextEvents && now < lastTick * TICK_MS - EVENT_EVERY_MS * (mix === 'every' ? 1 : stretchOf(mix))) {
+      if (eventSlugs.length > 0 && now >= nextEvents && now < lastTick * TICK_MS - eventEveryMs) {
         const round = eventRound++;
-        nextEvents += EVENT_EVERY_MS * (mix === 'every' ? 1 : stretchOf(mix));
+        nextEvents += eventEveryMs;
         await pool(eventSlugs.length, 10, async (e) => {
           const slug = eventSlugs[e];
           sent.set(`${slug}:${round}`, Date.now());

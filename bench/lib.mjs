@@ -98,3 +98,13 @@ export async function seedingStore(dist, config) {
   const store = createPostgresStore({ connectionString: config.databaseUrl, schema: config.databaseSchema });
   return { ...store, docs: store.docs, logs: store.logs, pubsub: { publish() {}, subscribe: () => () => {}, onResume: () => () => {} } };
 }
+
+/** Runs `op(i)` for every i in [0, total) with `concurrency` callers at once. */
+export async function pool(total, concurrency, op) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await op(next++);
+    }),
+  );
+}

@@ -7,19 +7,12 @@
 // BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh schema, dropped after).
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { callJson as call, dropSchema, percentile, root, startProcess, stop, tempDataDir } from './lib.mjs';
+import { callJson as call, dropSchema, percentile, pool, root, startProcess, stop, tempDataDir } from './lib.mjs';
 
 const CONCURRENCY = 10;
 const SAMPLES = 30;
 
-async function fill(total, op) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) await op(next++);
-    }),
-  );
-}
+const fill = (total, op) => pool(total, CONCURRENCY, op);
 
 /**
  * p50 and p90 of `SAMPLES` sequential requests after 3 unmeasured ones. `route(i)` varies a parameter

@@ -10,6 +10,19 @@ async function twoStores() {
   return { a: harness.store, b: await harness.open(), harness };
 }
 
+/** Two processes on one schema, the receiver listening (LISTEN in place) on `channel`; errors either reports. */
+async function senderAndReceiver(channel: string) {
+  const errors: Error[] = [];
+  const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });
+  onTestFinished(() => harness.cleanup());
+  const sender = harness.store;
+  const receiver = await harness.open();
+  const got: Json[] = [];
+  receiver.pubsub.subscribe(channel, (m) => void got.push(m));
+  await listeningNow(sender.pubsub, receiver.pubsub);
+  return { sender, receiver, got, errors };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 if (databaseUrl === undefined) console.warn(SKIP_REASON);
@@ -140,14 +153,7 @@ describe.skipIf(databaseUrl === undefined)('postgres: locks and pubsub across pr
   });
 
   it('sends the messages it batches into one round trip as given, quotes and backslashes included; one too long for NOTIFY fails alone', async () => {
-    const errors: Error[] = [];
-    const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });
-    onTestFinished(() => harness.cleanup());
-    const sender = harness.store;
-    const receiver = await harness.open();
-    const got: Json[] = [];
-    receiver.pubsub.subscribe('mixed', (m) => void got.push(m));
-    await listeningNow(sender.pubsub, receiver.pubsub);
+    const { sender, receiver, got, errors } = await senderAndReceiver('mixed');
     const odd = { text: "it's a \\ back'slash, é; COMMIT; --" };
     // Published in one turn: the first goes out, the rest wait and go together (on the pool)...
     sender.pubsub.publish('mixed', { n: 1, ...odd });
@@ -169,14 +175,7 @@ describe.skipIf(databaseUrl === undefined)('postgres: locks and pubsub across pr
   });
 
   it('sends every message published before close, and reports no error after it', async () => {
-    const errors: Error[] = [];
-    const harness = await makePostgresHarness({ onError: (error) => void errors.push(error) });
-    onTestFinished(() => harness.cleanup());
-    const sender = harness.store;
-    const receiver = await harness.open();
-    const got: Json[] = [];
-    receiver.pubsub.subscribe('backlog', (m) => void got.push(m));
-    await listeningNow(sender.pubsub, receiver.pubsub);
+    const { sender, got, errors } = await senderAndReceiver('backlog');
     // Queued one after the other (order per sender), so most are still waiting when close starts.
     for (let n = 0; n < 200; n++) sender.pubsub.publish('backlog', { n });
     await sender.close();
