@@ -201,6 +201,12 @@ export interface LogQuery {
   limit?: number;
 }
 
+/** An append's condition (see `LogStore.append`): the stream's last row of `type` is at `lastSeq`, -1 for none. */
+export interface LastOfType {
+  type: string;
+  lastSeq: number;
+}
+
 /** What `LogStore.tally` reports for one stream. */
 export interface LogTally {
   rows: number;
@@ -220,8 +226,12 @@ export interface LogStore {
    * `build` must not change `head`: it may be the very row an earlier append resolved with.
    * Inside a lock's `fn` (PostgreSQL) the row is written in that work's transaction: the append resolves
    * once written there, and the row is durable, and seen by others, once `fn`'s work committed.
+   * With `expect`, the store checks under the stream's lock, before `build` runs, that the stream's
+   * last row of `expect.type` (rows not yet durable included) is still at `expect.lastSeq` (-1: none);
+   * if not, it rejects with `LastOfTypeMovedError` and writes nothing. Unlike a check in `build`,
+   * rows of other types appended meanwhile do not matter.
    */
-  append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>): Promise<R>;
+  append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>, expect?: LastOfType): Promise<R>;
   /** Last row of a stream. */
   head<R extends LogRow>(stream: string): Promise<R | undefined>;
   count(stream: string): Promise<number>;
@@ -299,5 +309,16 @@ export class DuplicateKeyError extends Error {
   ) {
     super(`${collection}/${id} already exists`);
     this.name = 'DuplicateKeyError';
+  }
+}
+
+/** An append whose `expect` no longer held: a row of its type came in after `lastSeq`. Nothing was written. */
+export class LastOfTypeMovedError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expect: LastOfType,
+  ) {
+    super(`log ${stream}: the last row of type ${JSON.stringify(expect.type)} is no longer at seq ${expect.lastSeq}`);
+    this.name = 'LastOfTypeMovedError';
   }
 }

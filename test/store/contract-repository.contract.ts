@@ -71,10 +71,10 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
           ...store,
           logs: {
             ...store.logs,
-            append: async (stream, build) => {
+            append: async (stream, build, expect) => {
               offered();
               await firstWritten;
-              return store.logs.append(stream, build);
+              return store.logs.append(stream, build, expect);
             },
           },
         };
@@ -93,6 +93,33 @@ export function runContractRepositoryContract(name: string, makeStore: MakeStore
       // A later due tick fires on the chain as it stands.
       const next = await createContractRepository(store).appendTransition(record, fired(40), { key: 't0', due: 40 });
       expect(next.prev_hash).toBe(rows.filter((r) => r.contract_id === 'c1').at(-1)!.state_hash);
+    });
+
+    it('lands scheduled fires of many contracts of one machine offered at once, each once, and refuses a repeated due tick', async () => {
+      const { store } = await freshStore(makeStore);
+      const records = Array.from({ length: 40 }, (_, i) => contract(`k${i}`, 'busy'));
+      for (const record of records) await createContractRepository(store).insert(record);
+      const contracts = createContractRepository(store);
+      const fired = (due: number) => ({ ...draft(due), due_tick: due, watermarks: { t0: due } }) as TransitionDraft;
+      // Every contract shares the machine's stream: each append meets the rows of all the others.
+      await Promise.all(records.map((record) => contracts.appendTransition(record, fired(20), { key: 't0', due: 20 })));
+      const again = await Promise.allSettled(
+        records.flatMap((record, i) => [
+          contracts.appendTransition(record, fired(30), { key: 't0', due: 30 }),
+          ...(i % 4 === 0 ? [createContractRepository(store).appendTransition(record, fired(20), { key: 't0', due: 20 })] : []),
+        ]),
+      );
+      expect(again.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toEqual(
+        Array.from({ length: 10 }, () => expect.any(FireAlreadyStoredError)),
+      );
+      const rows = await contracts.machineTransitions('busy');
+      expect(rows).toHaveLength(80);
+      for (const record of records) {
+        expect(rows.filter((r) => r.contract_id === record.id).map((r) => [r.n, r.due_tick])).toEqual([
+          [1, 20],
+          [2, 30],
+        ]);
+      }
     });
 
     it('finds a machine’s contracts by status and template, in creation order, and every contract of a status', async () => {

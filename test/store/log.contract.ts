@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LogRow, RowInput, Store } from '../../src/storage/port.js';
+import { LastOfTypeMovedError, type LogRow, type RowInput, type Store } from '../../src/storage/port.js';
 import { freshStore, type MakeStore } from './store-harness.js';
 
 /** A tiny hash chain: each row links to the hash of the row before it. */
@@ -105,6 +105,44 @@ export function describeLogContract(makeStore: MakeStore): void {
       const next = await store.logs.append<ChainRow>('audit', (head, seq) => chainLink(head, seq, 2));
       expect(next.seq).toBe(2);
       expectUnbrokenChain(await store.logs.read<ChainRow>('audit'));
+    });
+
+    it('stores an append expecting its type’s last row only while that row is still the last of its type', async () => {
+      const { store } = await freshStore(makeStore);
+      const row = (type: string) => () => ({ tick: 1, type });
+      const first = await store.logs.append('mixed', row('a'), { type: 'a', lastSeq: -1 });
+      // Rows of other types in between do not matter: only a newer row of the same type does.
+      await Promise.all([store.logs.append('mixed', row('b')), store.logs.append('mixed', row('c'))]);
+      const second = await store.logs.append('mixed', row('a'), { type: 'a', lastSeq: first.seq });
+      expect(second.seq).toBe(3);
+      const stale = store.logs.append('mixed', row('a'), { type: 'a', lastSeq: first.seq });
+      await expect(stale).rejects.toBeInstanceOf(LastOfTypeMovedError);
+      await expect(store.logs.append('mixed', row('b'), { type: 'b', lastSeq: -1 })).rejects.toMatchObject({
+        stream: 'mixed',
+        expect: { type: 'b', lastSeq: -1 },
+      });
+      expect((await store.logs.read('mixed')).map((r) => r.type)).toEqual(['a', 'b', 'c', 'a']);
+    });
+
+    it('of appends made at once with the same expectation stores one, also inside a lock’s work', async () => {
+      const { store } = await freshStore(makeStore);
+      const offer = (n: number) => store.logs.append('raced', () => ({ tick: n, type: 'x', n }), { type: 'x', lastSeq: -1 });
+      const outcomes = await Promise.allSettled([offer(0), offer(1), offer(2), store.logs.append('raced', () => ({ tick: 3, type: 'y' }))]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      const locked = await store.locks.run('raced-lock', async () => {
+        const [last] = await store.logs.read('raced', { types: ['x'], reverse: true, limit: 1 });
+        const kept = await store.logs.append('raced', () => ({ tick: 4, type: 'x' }), { type: 'x', lastSeq: last!.seq });
+        await expect(store.logs.append('raced', () => ({ tick: 5, type: 'x' }), { type: 'x', lastSeq: last!.seq })).rejects.toBeInstanceOf(
+          LastOfTypeMovedError,
+        );
+        return kept.seq;
+      });
+      expect(locked).toBe(2);
+      expect((await store.logs.read('raced')).map((r) => [r.seq, r.type])).toEqual([
+        [0, 'x'],
+        [1, 'y'],
+        [2, 'x'],
+      ]);
     });
 
     it('keeps streams apart: each has its own seqs and head', async () => {

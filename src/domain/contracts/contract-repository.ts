@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type DocPage, type LogQuery, type RowInput, type Store } from '../../storage/port.js';
+import { DuplicateKeyError, LastOfTypeMovedError, type DocPage, type LogQuery, type RowInput, type Store } from '../../storage/port.js';
 import { contractGenesis, freshRuntime, runtimeAfter, storedTransition, transitionHash, wholeTransition } from './contract-runtime.js';
 import type { ContractRecord, Runtime, TransitionFields, TransitionRecord, VersionFields, VersionRecord } from './contract.types.js';
 import { listenedMachines } from './triggers.js';
@@ -53,15 +53,7 @@ export class FireAlreadyStoredError extends Error {
   }
 }
 
-/**
- * The append was built on a view of the contract that rows appended since may have changed: read again.
- * One instance, thrown each time: ten contracts of a machine firing at once meet it often, and a new
- * error each time (its stack) showed in the profile.
- */
-class MovedUnderFire extends Error {}
-const MOVED_UNDER_FIRE = new MovedUnderFire('the transitions stream moved under the fire');
-
-/** Tries of a fenced append whose stream other contracts moved meanwhile, before it gives up. */
+/** Tries of a fenced append whose contract gained rows meanwhile (each try reads them), before it gives up. */
 const FENCE_TRIES = 16;
 
 const holdsDue = (row: TransitionRecord | undefined, fence: DueFence) =>
@@ -120,12 +112,12 @@ export interface ContractRepository {
   runtime(record: ContractRecord): Promise<Runtime>;
   /** Drops the cached runtime: another process sharing the store may have fired the contract since. */
   forget(id: string): void;
-  /** Appends a transition row linked to the contract's previous row; callers serialize per contract. */
   /**
-   * Appends a transition row. With `fence` (a scheduled fire), exactly once per due tick is checked in
-   * the data, whatever the locks did: the row is built only on a stream whose rows since the contract's
-   * last one was read are known not to be the contract's, and a contract whose transitions already hold
-   * the due tick refuses it with `FireAlreadyStoredError`, writing nothing.
+   * Appends a transition row linked to the contract's previous row; callers serialize per contract.
+   * With `fence` (a scheduled fire), exactly once per due tick is checked in the data, whatever the
+   * locks did: the store writes the row only while the contract's last row is the one it was built on,
+   * and a contract whose transitions already hold the due tick refuses it with `FireAlreadyStoredError`,
+   * writing nothing.
    */
   appendTransition(record: ContractRecord, draft: TransitionDraft, fence?: DueFence): Promise<TransitionRecord>;
   /** The contract's rows, oldest first, after a machine-stream seq, up to `limit`. */
@@ -224,40 +216,29 @@ export function createContractRepository(store: Store): ContractRepository {
   }
 
   /**
-   * The second fence of a scheduled fire (the first is the contract's lock). The stream's length is read
-   * before the contract's last row: every row below that length was committed before the read, so the
-   * read saw the contract's among them. In \`build\` (the stream's head locked), rows appended since are
-   * at most the head: if it is the contract's, it tells whether the due tick fired; if it is another
-   * contract's, it is not this one's. More rows than that: the rows since are read for the contract's own.
+   * The second fence of a scheduled fire (the first is the contract's lock): the row is stored only if
+   * the contract's last row is still the one read here, which the store checks under the stream's lock
+   * (rows other contracts of the machine appended meanwhile do not matter). When another row of the
+   * contract came in (another process fired it), it is read, and tells whether the due tick fired.
    */
   async function appendFenced(record: ContractRecord, draft: TransitionDraft, fence: DueFence): Promise<TransitionRecord> {
     const stream = transitionsStream(record.slug);
-    let seen = await store.logs.count(stream);
-    let [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
     for (let tries = 1; ; tries++) {
+      const [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
       if (holdsDue(last, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
       const previous = last ? runtimeAfter(last) : freshRuntime(record);
-      const below = seen;
       try {
-        const row = await store.logs
-          .append<TransitionRecord>(stream, (head, seq) => {
-            if (seq !== below && (head?.type === record.id || seq !== below + 1)) {
-              if (head?.type === record.id && holdsDue(head, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
-              throw MOVED_UNDER_FIRE;
-            }
-            return storedTransition(sealed(record, draft, previous, head));
-          })
-          .then(wholeTransition);
+        const row = wholeTransition(
+          await store.logs.append<TransitionRecord>(stream, (head) => storedTransition(sealed(record, draft, previous, head)), {
+            type: record.id,
+            lastSeq: last?.seq ?? -1,
+          }),
+        );
         learn(record.id, row);
         return row;
       } catch (error) {
-        if (error !== MOVED_UNDER_FIRE || tries >= FENCE_TRIES) throw error;
+        if (!(error instanceof LastOfTypeMovedError) || tries >= FENCE_TRIES) throw error;
       }
-      // Other fires on the machine came in since `below` (its contracts share the stream): read only those
-      // rows, and of them only the contract's own, the one kind that changes what was read.
-      seen = await store.logs.count(stream);
-      const [newer] = await readTransitions(stream, { types: [record.id], fromSeq: below, toSeq: seen - 1, reverse: true, limit: 1 });
-      if (newer !== undefined) last = newer;
     }
   }
 

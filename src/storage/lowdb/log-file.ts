@@ -1,6 +1,6 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreUnavailableError, type LogQuery, type LogRow, type LogTally, type RowInput } from '../port.js';
+import { LastOfTypeMovedError, StoreUnavailableError, type LastOfType, type LogQuery, type LogRow, type LogTally, type RowInput } from '../port.js';
 import type { DiskMonitor } from './disk-monitor.js';
 import { syncDir } from './fsync-path.js';
 import type { HandlePool, PooledFile } from './handle-pool.js';
@@ -52,6 +52,8 @@ export class LogFile {
   /** Last row built, possibly still in flight: what the next `build` sees. */
   #head: LogRow | undefined;
   #nextSeq = 0;
+  /** Per type, the seq of its last row built but not yet durable (the index knows the durable ones). */
+  readonly #pendingLast = new Map<string, number>();
   #broken: Error | undefined;
   #closing: Promise<void> | undefined;
 
@@ -99,9 +101,10 @@ export class LogFile {
   }
 
   /** Builds the row now, under the stream's lock (this method is synchronous up to the write). */
-  append(build: (head: LogRow | undefined, seq: number) => RowInput<LogRow>): Promise<LogRow> {
+  append(build: (head: LogRow | undefined, seq: number) => RowInput<LogRow>, expect?: LastOfType): Promise<LogRow> {
     if (this.#closing !== undefined) return Promise.reject(new Error(`log ${this.options.stream} is closed`));
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
+    if (expect !== undefined && this.#lastOfType(expect.type) !== expect.lastSeq) return Promise.reject(new LastOfTypeMovedError(this.options.stream, expect));
     let pending: Omit<Pending, 'resolve' | 'reject'>;
     try {
       pending = this.#encode(build(this.#head, this.#nextSeq), this.#nextSeq);
@@ -110,10 +113,15 @@ export class LogFile {
     }
     this.#nextSeq++;
     this.#head = pending.row;
+    this.#pendingLast.set(pending.row.type, pending.row.seq);
     return new Promise((resolve, reject) => {
       this.#queue.push({ ...pending, resolve, reject });
       this.#flushing ??= this.#flush();
     });
+  }
+
+  #lastOfType(type: string): number {
+    return this.#pendingLast.get(type) ?? this.#index.lastOfType(type);
   }
 
   #encode(built: RowInput<LogRow>, seq: number): Omit<Pending, 'resolve' | 'reject'> {
@@ -146,7 +154,10 @@ export class LogFile {
         continue;
       }
       this.options.disk?.wrote(batch.reduce((sum, p) => sum + p.bytes, 0));
-      for (const p of batch) this.#index.push(p.bytes, p.row.tick, p.row.type);
+      for (const p of batch) {
+        this.#index.push(p.bytes, p.row.tick, p.row.type);
+        if (this.#pendingLast.get(p.row.type) === p.row.seq) this.#pendingLast.delete(p.row.type);
+      }
       this.#durableHead = batch[batch.length - 1]!.row;
       for (const p of batch) p.resolve(p.row);
     }
@@ -170,6 +181,7 @@ export class LogFile {
     this.#queue = [];
     this.#head = this.#durableHead;
     this.#nextSeq = this.#index.length;
+    this.#pendingLast.clear();
     try {
       await this.#use((fh) => fh.truncate(start));
     } catch (cause) {

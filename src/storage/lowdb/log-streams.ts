@@ -1,6 +1,6 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogRow, LogStore, LogTally, RowInput } from '../port.js';
+import type { LastOfType, LogRow, LogStore, LogTally, RowInput } from '../port.js';
 import type { DiskMonitor } from './disk-monitor.js';
 import { HandlePool } from './handle-pool.js';
 import { LogFile, type LowdbWarning } from './log-file.js';
@@ -52,9 +52,9 @@ export function createLogStreams(options: LogStreamsOptions): LogStreams {
   }
 
   const api: LogStore = {
-    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) {
+    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>, expect?: LastOfType) {
       const log = await fileOf(stream, true)!;
-      return (await log.append(build as unknown as (head: LogRow | undefined, seq: number) => RowInput<LogRow>)) as R;
+      return (await log.append(build as unknown as (head: LogRow | undefined, seq: number) => RowInput<LogRow>, expect)) as R;
     },
     async head<R extends LogRow>(stream: string) {
       return (await fileOf(stream, false))?.head() as R | undefined;

@@ -13,6 +13,8 @@ export class RowIndex {
   #length = 0;
   readonly #typeIds = new Map<string, number>();
   readonly #typeNames: string[] = [];
+  /** By type id, the seq of the type's last row: an append's expectation is checked without a scan. */
+  #lastOfType: number[] = [];
   /** Lowest i with tick(i) < tick(i - 1), or Infinity: binary search is only sound while it is Infinity. */
   #firstDecrease = Infinity;
 
@@ -41,6 +43,7 @@ export class RowIndex {
     this.#offsets[i + 1] = this.#offsets[i]! + byteLength;
     this.#ticks[i] = tick;
     this.#types[i] = typeId;
+    this.#lastOfType[typeId] = i;
     if (i > 0 && tick < this.#ticks[i - 1]! && this.#firstDecrease === Infinity) this.#firstDecrease = i;
     this.#length = i + 1;
   }
@@ -50,6 +53,8 @@ export class RowIndex {
     if (length >= this.#length) return;
     this.#length = Math.max(0, length);
     if (this.#firstDecrease >= this.#length) this.#firstDecrease = Infinity;
+    this.#lastOfType = [];
+    for (let seq = 0; seq < this.#length; seq++) this.#lastOfType[this.#types[seq]!] = seq;
   }
 
   offset(seq: number): number {
@@ -72,6 +77,12 @@ export class RowIndex {
   /** Dictionary id of a type name, or undefined when no row has that type. */
   idOfType(type: string): number | undefined {
     return this.#typeIds.get(type);
+  }
+
+  /** Seq of the last row of `type`, or -1 when no row has it. */
+  lastOfType(type: string): number {
+    const id = this.#typeIds.get(type);
+    return id === undefined ? -1 : (this.#lastOfType[id] ?? -1);
   }
 
   /** First seq whose tick is >= `tick` (or `length`); only meaningful while `ticksSorted`. */

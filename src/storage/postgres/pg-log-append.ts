@@ -1,14 +1,16 @@
 import type pg from 'pg';
 import { afterCommit } from '../../lib/commit-scope.js';
-import type { LogRow, RowInput } from '../port.js';
+import { LastOfTypeMovedError, type LastOfType, type LogRow, type RowInput } from '../port.js';
 import { arrayLiteral, encode, escapeLiteral, type Encoded } from './pg-log-sql.js';
 import { onTx, type PgRunner, type TxContext } from './pg-context.js';
+import { lockHeads, type LastRows } from './pg-log-heads.js';
 import type { Tables } from './sql.js';
 
 type Build = (head: LogRow | undefined, seq: number) => RowInput<LogRow>;
 
 interface Pending {
   build: Build;
+  expect: LastOfType | undefined;
   resolve: (row: LogRow) => void;
   reject: (error: unknown) => void;
 }
@@ -64,7 +66,7 @@ const RELEASE = 'RELEASE SAVEPOINT core_append';
  * Appends with group commit. Appends to one stream queue in this process; each transaction takes the
  * whole queue, locks the stream's `log_heads` row (`FOR UPDATE`, so appends from other processes wait
  * too), builds every queued row on the head it reads after the lock, inserts them in one statement and
- * moves `next_seq` on: two round trips per batch (see lockStreams and writeAndCommit), or one while this
+ * moves `next_seq` on: two round trips per batch (see lockHeads and writeAndCommit), or one while this
  * process is the stream's only writer (see writeIfUnmoved). A build that throws rejects only its own
  * append; a failed commit rejects the batch.
  */
@@ -80,26 +82,6 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
   let joining: { stream: string; joined: Map<string, Pending[]> } | undefined;
 
   const headSql = { name: 'core_log_head', text: `SELECT body::text AS text FROM ${t.logRows} WHERE stream = $1 AND seq = $2` };
-
-  /**
-   * Round trip 1 of a batch: opens the transaction and locks the head rows of the given streams, in
-   * stream order (so two batches locking the same streams never deadlock), creating them for new
-   * streams (one more round trip, once per stream). Simple-query text (several statements, one round
-   * trip), so stream names are literals. Resolves with each stream's next seq.
-   */
-  async function lockStreams(client: pg.PoolClient, streams: string[], begin: string): Promise<Map<string, number>> {
-    const list = streams.map(escapeLiteral).join(', ');
-    const lock = `SELECT stream, next_seq FROM ${t.logHeads} WHERE stream IN (${list}) ORDER BY stream FOR UPDATE`;
-    type Locked = pg.QueryResult<{ stream: string; next_seq: string }>;
-    let results = (await client.query(`${begin}${lock}`)) as unknown as Locked[] | Locked;
-    let locked = Array.isArray(results) ? results.at(-1)! : results;
-    if (locked.rowCount !== streams.length) {
-      const rows = streams.map((s) => `(${escapeLiteral(s)})`).join(', ');
-      results = (await client.query(`INSERT INTO ${t.logHeads} (stream) VALUES ${rows} ON CONFLICT (stream) DO NOTHING; ${lock}`)) as unknown as Locked[];
-      locked = results.at(-1)!;
-    }
-    return new Map(locked.rows.map((r) => [r.stream, Number(r.next_seq)]));
-  }
 
   async function headText(client: pg.PoolClient, stream: string, seq: number): Promise<string> {
     const cached = heads.get(stream);
@@ -163,17 +145,20 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
    * later). Each build after the first gets the row the one before it returned, as the lowdb adapter
    * does (builds never change their head; parsing the text again cost a JSON.parse per row).
    */
-  function buildAll(pendings: Pending[], head: string | undefined, next: number, refused: Map<Pending, unknown>): Built {
+  function buildAll(pendings: Pending[], head: string | undefined, next: number, refused: Map<Pending, unknown>, last?: LastRows): Built {
     const built: Built = [];
     let headRow = head === undefined ? undefined : (JSON.parse(head) as LogRow);
     for (const pending of pendings) {
       let encoded: Encoded;
       try {
+        const { expect } = pending;
+        if (expect !== undefined && (last?.last.get(expect.type) ?? -1) !== expect.lastSeq) throw new LastOfTypeMovedError(last?.stream ?? '', expect);
         encoded = encode(pending.build(headRow, next), next);
       } catch (error) {
         refused.set(pending, error);
         continue;
       }
+      last?.last.set(encoded.row.type, encoded.row.seq);
       built.push({ ...encoded, pending });
       headRow = encoded.row;
       next += 1;
@@ -182,12 +167,12 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
   }
 
   /** Runs the batch's builds on `head`, collecting the appends they make to other streams (see commit). */
-  function buildBatch(stream: string, batch: Pending[], head: string | undefined, first: number): Attempt {
+  function buildBatch(stream: string, batch: Pending[], head: string | undefined, first: number, last?: LastRows): Attempt {
     const attempt: Attempt = { groups: [], refused: new Map(), joined: new Map() };
     // Builds run synchronously: only appends they make themselves see `joining`.
     joining = { stream, joined: attempt.joined };
     try {
-      const built = buildAll(batch, head, first, attempt.refused);
+      const built = buildAll(batch, head, first, attempt.refused, last);
       attempt.groups.push({ stream, built, next: first + built.length, expected: first });
     } finally {
       joining = undefined;
@@ -241,7 +226,7 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
    * One transaction per batch. When this process remembers every stream's head and nobody else was seen
    * writing them lately, the batch is built on those heads and written in one round trip
    * (writeIfUnmoved); otherwise, or when that finds a head moved, it locks the heads and builds on what
-   * it reads, in two round trips (lockStreams and writeAndCommit). Appends to other streams made by the
+   * it reads, in two round trips (lockHeads and writeAndCommit). Appends to other streams made by the
    * batch's builds while they run (a chain row's encrypted payload row) join the same transaction
    * instead of queueing for one of their own: both rows or neither are stored, and the pair costs one
    * commit. Streams that joined the stream's last batch are locked with it up front; one that joins
@@ -264,7 +249,10 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
       client = tx === undefined ? await pool().connect() : tx.client;
       if (tx === undefined) client.on('error', onLost);
       const now = Date.now();
-      const mine = tx === undefined ? trusted(stream, now) : undefined;
+      const expectations = batch.filter((p) => p.expect !== undefined).map((p) => p.expect!.type);
+      // Expectations are checked on rows read under the lock: a batch holding one never trusts memory.
+      const last: LastRows | undefined = expectations.length === 0 ? undefined : { stream, types: new Set(expectations), last: new Map() };
+      const mine = tx === undefined && last === undefined ? trusted(stream, now) : undefined;
       if (mine !== undefined) {
         const attempt = buildBatch(stream, batch, mine.head, mine.next);
         discarded.push(attempt);
@@ -287,12 +275,12 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
       }
       if (done === undefined) {
         const expected = companions.get(stream) ?? [];
-        const nexts = await lockStreams(client, [stream, ...expected], begin);
+        const nexts = await lockHeads(client, t, [stream, ...expected], begin, last);
         const first = nexts.get(stream)!;
-        const attempt = buildBatch(stream, batch, first === 0 ? undefined : await headText(client, stream, first - 1), first);
+        const attempt = buildBatch(stream, batch, first === 0 ? undefined : await headText(client, stream, first - 1), first, last);
         failure = { attempt, error: undefined };
         const unlocked = [...attempt.joined.keys()].filter((s) => !nexts.has(s));
-        if (unlocked.length > 0) for (const [s, n] of await lockStreams(client, unlocked, '')) nexts.set(s, n);
+        if (unlocked.length > 0) for (const [s, n] of await lockHeads(client, t, unlocked, '')) nexts.set(s, n);
         const heads = new Map<string, string | undefined>();
         for (const other of attempt.joined.keys()) {
           const next = nexts.get(other)!;
@@ -373,24 +361,24 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
 
   return {
     /** Resolves with the row once its transaction has committed. */
-    append(stream: string, build: Build): Promise<LogRow> {
+    append(stream: string, build: Build, expect?: LastOfType): Promise<LogRow> {
       if (typeof stream !== 'string' || stream.length === 0) return Promise.reject(new TypeError('stream name must be a non-empty string'));
       return new Promise<LogRow>((resolve, reject) => {
+        const pending: Pending = { build, expect, resolve, reject };
         if (joining !== undefined && joining.stream !== stream) {
+          // Joined rows are built on heads read without the expectation query (see commit).
+          if (expect !== undefined) return reject(new TypeError(`log ${stream}: an append made by another append's build cannot carry an expectation`));
           const list = joining.joined.get(stream);
-          if (list === undefined) joining.joined.set(stream, [{ build, resolve, reject }]);
-          else list.push({ build, resolve, reject });
+          if (list === undefined) joining.joined.set(stream, [pending]);
+          else list.push(pending);
           return;
         }
         // In a lock transaction: written in it now, on its client (the process's queue commits elsewhere).
         const tx = db.tx();
-        if (tx !== undefined) {
-          const pending = [{ build, resolve, reject }];
-          return void onTx(tx, () => commit(stream, pending, tx), true).catch(reject);
-        }
+        if (tx !== undefined) return void onTx(tx, () => commit(stream, [pending], tx), true).catch(reject);
         const queued = queues.get(stream);
-        if (queued !== undefined) return void queued.push({ build, resolve, reject });
-        queues.set(stream, [{ build, resolve, reject }]);
+        if (queued !== undefined) return void queued.push(pending);
+        queues.set(stream, [pending]);
         void drainQueue(stream);
       });
     },

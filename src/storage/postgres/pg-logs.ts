@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LogQuery, LogRow, LogStore, LogTally, RowInput } from '../port.js';
+import type { LastOfType, LogQuery, LogRow, LogStore, LogTally, RowInput } from '../port.js';
 import type { PgRunner } from './pg-context.js';
 import { createLogAppender } from './pg-log-append.js';
 import type { Tables } from './sql.js';
@@ -86,8 +86,8 @@ export function createPgLogs({ pool, db, tables: t }: PgLogsOptions): PgLogs {
   const topOf = (stream: string) => (db.tx() !== undefined ? readTop(stream) : batchedTop(stream));
 
   const api: LogStore = {
-    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>) {
-      return (await appender.append(stream, build as unknown as Parameters<typeof appender.append>[1])) as R;
+    async append<R extends LogRow>(stream: string, build: (head: R | undefined, seq: number) => RowInput<R>, expect?: LastOfType) {
+      return (await appender.append(stream, build as unknown as Parameters<typeof appender.append>[1], expect)) as R;
     },
     async head<R extends LogRow>(stream: string) {
       const text = (await topOf(stream))?.text;
