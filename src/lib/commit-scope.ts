@@ -61,6 +61,15 @@ export function afterCommit(effect: () => void): void {
 }
 
 /**
+ * Whether the caller runs in an open commit scope (on PostgreSQL, a lock's transaction): a message it
+ * publishes goes out with the COMMIT, in its round trip, rather than in one of its own.
+ */
+export function inCommitScope(): boolean {
+  const held = current.getStore();
+  return held !== undefined && held.open;
+}
+
+/**
  * Values remembered for the life of the open commit scope the caller runs in (one lock transaction):
  * what the work read once, and nothing outside the transaction can change while it holds its lock, it
  * need not read again. Outside a scope nothing is remembered. The work keeps it true: what it writes,

@@ -218,13 +218,15 @@ export function createContractRepository(store: Store): ContractRepository {
   /**
    * The second fence of a scheduled fire (the first is the contract's lock): the row is stored only if
    * the contract's last row is still the one read here, which the store checks under the stream's lock
-   * (rows other contracts of the machine appended meanwhile do not matter). When another row of the
-   * contract came in (another process fired it), it is read, and tells whether the due tick fired.
+   * (rows other contracts of the machine appended meanwhile do not matter). So the first try may build
+   * on the runtime the fire already read, and a stale one costs a refusal, not a second fire: when another
+   * row of the contract came in (another process fired it), it is read, and tells whether the due tick fired.
    */
   async function appendFenced(record: ContractRecord, draft: TransitionDraft, fence: DueFence): Promise<TransitionRecord> {
     const stream = transitionsStream(record.slug);
     for (let tries = 1; ; tries++) {
-      const [last] = await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 });
+      const last = tries === 1 ? (await runtime(record)).last : (await readTransitions(stream, { types: [record.id], reverse: true, limit: 1 }))[0];
+      // Watermarks only grow along a contract's rows: a due tick an older row holds, every newer one holds.
       if (holdsDue(last, fence)) throw new FireAlreadyStoredError(record.id, fence.due);
       const previous = last ? runtimeAfter(last) : freshRuntime(record);
       try {

@@ -14,6 +14,7 @@ const MAX_PER_MESSAGE = 60;
 const PAGE = 500;
 
 type Log = 'events' | 'transitions';
+import { inCommitScope } from '../../lib/commit-scope.js';
 /** A machine's log (`e` events, `t` transitions), the last and first seq appended in one event-loop turn. */
 type Range = [log: 'e' | 't', slug: string, last: number, first: number];
 
@@ -56,6 +57,8 @@ export function createContractRowsRelay(deps: {
   function announce(log: Log, slug: string, seq: number): void {
     const k = key(log, slug);
     positions.mark(k, seq);
+    // Inside a lock's transaction the message is sent with its COMMIT: now, it costs no round trip of its own.
+    if (inCommitScope()) return pubsub.publish(CONTRACT_ROWS_CHANNEL, { o: origin, r: [[log === 'events' ? 'e' : 't', slug, seq, seq]] });
     pending.set(k, [log === 'events' ? 'e' : 't', slug, seq, pending.get(k)?.[3] ?? seq]);
     flushing ??= setImmediate(flush);
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inCommitScope } from '../../lib/commit-scope.js';
 import type { Json, PubSub } from '../../storage/port.js';
 
 /** The channel processes sharing a store announce contract changes and scheduled fires on. */
@@ -73,6 +74,8 @@ export function createScheduleRelay(deps: ScheduleRelayDeps) {
     /** Announces a scheduled fire done here and the contract's next due tick (undefined: none). */
     fired(id: string, due: number | undefined): void {
       if (!deps.enabled) return;
+      // Inside a lock's transaction the message is sent with its COMMIT: now, it costs no round trip of its own.
+      if (inCommitScope()) return deps.pubsub.publish(SCHEDULE_CHANNEL, { o: origin, f: [[id, due ?? null]] });
       outFired.set(id, due ?? null);
       soon();
     },

@@ -138,11 +138,14 @@ export function createContractsCore(deps: ContractsDeps): ContractsCore {
     if (!shared) return locked(id, () => fireClaimed(id, nowTick));
     const claimed = await locks.tryRun(
       lockKey(id),
-      underLock(id, () => fireClaimed(id, nowTick)),
+      underLock(id, async () => {
+        const next = await fireClaimed(id, nowTick);
+        // Told under the claim: the message goes out with the fire's COMMIT, and never if it rolls back.
+        schedule.fired(id, next);
+        return next;
+      }),
     );
-    if (!claimed.ran) return CLAIMED_ELSEWHERE;
-    schedule.fired(id, claimed.value);
-    return claimed.value;
+    return claimed.ran ? claimed.value : CLAIMED_ELSEWHERE;
   }
 
   async function fireClaimed(id: string, nowTick: number): Promise<number | undefined> {
