@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { migrate, MIGRATIONS, ORDERED_FIELDS, ORDERED_FIELDS_4 } from '../../src/storage/postgres/migrations.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres.store.js';
 import { tablesIn } from '../../src/storage/postgres/sql.js';
-import type { LogRow } from '../../src/storage/port.js';
+import { LastOfTypeMovedError, type LogRow } from '../../src/storage/port.js';
 import { chainLink, expectUnbrokenChain, type ChainRow } from './log.contract.js';
 import { databaseUrl, dropSchema, makePostgresHarness, SKIP_REASON, uniqueSchema } from './postgres-harness.js';
 import { runStoreContract } from './store.contract.js';
@@ -158,6 +158,38 @@ describe.skipIf(databaseUrl === undefined)('postgres: appends', () => {
     const next = await appendPair(store, 2);
     expect([next.row.seq, next.companion.seq, next.companion.of]).toEqual([1, 1, 1]);
     expectUnbrokenChain(await store.logs.read<ChainRow>('main'));
+  });
+
+  it('inside a lock builds on the head it remembers, then on the real one once another store moved it, and checks expectations either way', async () => {
+    const { store, open } = await postgres();
+    const other = await open();
+    const seen: Array<number | undefined> = [];
+    const append = (target: typeof store, n: number, expect?: { type: string; lastSeq: number }, type = 'link') =>
+      target.locks.run('writer', () =>
+        target.logs.append<ChainRow>('locked', (head, seq) => (seen.push(head?.n), { ...chainLink(head, seq, n), type }), expect),
+      );
+    await append(store, 0, { type: 'link', lastSeq: -1 });
+    // Remembered from its own commit: built once, on that head.
+    await append(store, 1, { type: 'link', lastSeq: 0 });
+    await append(store, 2, undefined, 'other');
+    expect(seen).toEqual([undefined, 0, 1]);
+    // On the remembered head an expectation that no longer holds (a `link` row came after seq 0) is
+    // refused in the same statement: the build ran once, on that head, and nothing was written.
+    await expect(append(store, 3, { type: 'link', lastSeq: 0 })).rejects.toBeInstanceOf(LastOfTypeMovedError);
+    expect(seen).toEqual([undefined, 0, 1, 2]);
+    await append(other, 3, { type: 'link', lastSeq: 1 });
+    // Moved by the other store: the remembered head is refused in the database and the build runs again on the real one.
+    const row = await append(store, 4, { type: 'link', lastSeq: 3 });
+    expect(seen).toEqual([undefined, 0, 1, 2, 2, 2, 3]);
+    expect(row.seq).toBe(4);
+    expectUnbrokenChain(await store.logs.read<ChainRow>('locked'));
+    expect((await other.logs.read<ChainRow>('locked')).map((r) => [r.n, r.type])).toEqual([
+      [0, 'link'],
+      [1, 'link'],
+      [2, 'other'],
+      [3, 'link'],
+      [4, 'link'],
+    ]);
   });
 
   it('judges a build on the real head, not on the one this store remembers, once another store wrote', async () => {

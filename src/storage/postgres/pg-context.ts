@@ -32,6 +32,8 @@ export interface TxContext {
    * commit whenever it is sent, so holding it back changes nothing but the round trips).
    */
   notices?: string[];
+  /** Run once the transaction ended, committed or not (what was kept for it is let go). */
+  ended?: Array<() => void>;
 }
 
 const contexts = new AsyncLocalStorage<TxContext>();

@@ -131,7 +131,10 @@ export function createPgLocks(options: PgLocksOptions): LockStore & { abortAll()
       }
       throw toStoreError(error);
     } finally {
-      if (tx !== undefined) open.delete(tx);
+      if (tx !== undefined) {
+        open.delete(tx);
+        for (const end of tx.ended?.splice(0) ?? []) end();
+      }
       client?.off('error', onLost);
       if (tx?.released !== true) client?.release(broken);
       slots.release();

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterCommit } from '../../lib/commit-scope.js';
 import { LastOfTypeMovedError, type LastOfType, type LogRow, type RowInput } from '../port.js';
-import { arrayLiteral, encode, escapeLiteral, type Encoded } from './pg-log-sql.js';
+import { encode, type Encoded } from './pg-log-sql.js';
+import { EXPECTATION_FAILED, writeAndCommitSql, writeIfUnmovedSql, type WrittenGroup } from './pg-log-writes.js';
 import { onTx, type PgRunner, type TxContext } from './pg-context.js';
 import { lockHeads, type LastRows } from './pg-log-heads.js';
 import type { Tables } from './sql.js';
@@ -22,19 +23,14 @@ class SupersededAppend extends Error {
   }
 }
 
-/** Marks the statement that finds a remembered head moved (see writeIfUnmoved). */
-const HEAD_MOVED = 'core: a log head moved since this process wrote it';
 /** After a head was found moved, how long a stream's batches lock first instead of trusting memory. */
 const CONTENDED_MS = 2_000;
 
 type Built = Array<Encoded & { pending: Pending }>;
 
-/** One stream's rows in a batch: built from seq `expected`, moving `next_seq` to `next`. */
-interface Group {
-  stream: string;
+/** One stream's rows in a batch (see WrittenGroup), each with the append it answers. */
+interface Group extends WrittenGroup {
   built: Built;
-  expected: number;
-  next: number;
 }
 
 /** One run of a batch's builds, with what they refused and the appends they made to other streams. */
@@ -66,8 +62,8 @@ const RELEASE = 'RELEASE SAVEPOINT core_append';
  * Appends with group commit. Appends to one stream queue in this process; each transaction takes the
  * whole queue, locks the stream's `log_heads` row (`FOR UPDATE`, so appends from other processes wait
  * too), builds every queued row on the head it reads after the lock, inserts them in one statement and
- * moves `next_seq` on: two round trips per batch (see lockHeads and writeAndCommit), or one while this
- * process is the stream's only writer (see writeIfUnmoved). A build that throws rejects only its own
+ * moves `next_seq` on: two round trips per batch (see lockHeads and writeAndCommitSql), or one while this
+ * process is the stream's only writer (see writeIfUnmovedSql). A build that throws rejects only its own
  * append; a failed commit rejects the batch.
  */
 export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
@@ -78,6 +74,8 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
   const contended = new Map<string, number>();
   /** Per stream, the streams whose appends joined its last batch (see commit). */
   const companions = new Map<string, string[]>();
+  /** Per stream, how many lock transactions here hold rows of it not yet committed. */
+  const heldInTx = new Map<string, number>();
   /** Set while a batch's builds run: appends they make to other streams join that batch. */
   let joining: { stream: string; joined: Map<string, Pending[]> } | undefined;
 
@@ -89,49 +87,6 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
     const { rows } = await client.query<{ text: string }>({ ...headSql, values: [stream, seq] });
     if (rows[0] === undefined) throw new Error(`log ${stream}: row ${seq} is missing below next_seq`);
     return rows[0].text;
-  }
-
-  /**
-   * Round trip 2: inserts the batch's rows (of one stream, or several when appends joined it), moves
-   * each stream's `next_seq` on and commits, as one simple query. If the insert fails, PostgreSQL skips
-   * the COMMIT after it and the caller rolls back. The bodies go as one JSON array literal, split by
-   * `json_array_elements` (which keeps each element's text exactly as sent, so the stored bytes are
-   * those of `JSON.stringify`): as a `json[]` literal every double quote of every row needed escaping
-   * twice, which made the query about a fifth longer and cost a pass per row here and an array parse in
-   * PostgreSQL. `ROWS FROM` zips the columns by position.
-   */
-  function writeAndCommit(client: pg.PoolClient, written: Group[], end: string) {
-    const moves = written.map(({ stream, next }) => `UPDATE ${t.logHeads} SET next_seq = ${next} WHERE stream = ${escapeLiteral(stream)}`);
-    return client.query(`WITH ${insertSql(written)} ${moves.join('; ')}; ${end}`);
-  }
-
-  /** `written AS (INSERT ...)`: the rows of every group as one statement's CTE (see writeAndCommit). */
-  function insertSql(written: Group[]): string {
-    const column = (values: Array<string | number>) => escapeLiteral(arrayLiteral(values));
-    const streams: string[] = [];
-    const seqs: number[] = [];
-    const ticks: number[] = [];
-    const types: string[] = [];
-    let bodies = '[';
-    for (const { stream, built } of written) {
-      for (const b of built) {
-        bodies += (seqs.length === 0 ? '' : ',') + b.text;
-        streams.push(stream);
-        seqs.push(b.row.seq);
-        ticks.push(b.tick);
-        types.push(b.type);
-      }
-    }
-    bodies += ']';
-    // One stream (the usual case): its name as one literal rather than a column of copies.
-    const single = written.length === 1 ? escapeLiteral(written[0]!.stream) : undefined;
-    return `written AS (
-         INSERT INTO ${t.logRows} (stream, seq, tick, type, body)
-         SELECT ${single ?? 'r.stream'}, r.seq, r.tick, r.type, r.body
-         FROM ROWS FROM (${single ? '' : `unnest(${column(streams)}::text[]), `}unnest(${column(seqs)}::bigint[]), unnest(${column(ticks)}::float8[]),
-                         unnest(${column(types)}::text[]), json_array_elements(${escapeLiteral(bodies)}::json)) AS r (${single ? '' : 'stream, '}seq, tick, type, body)
-         RETURNING 1
-       )`;
   }
 
   function remember(stream: string, seq: number, text: string): void {
@@ -189,8 +144,12 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
     }
   }
 
-  /** Where this process last wrote a stream, if it remembers and no other process was seen writing it lately. */
+  /**
+   * Where this process last wrote a stream, if it remembers, no other process was seen writing it lately,
+   * and no lock transaction here holds rows of it not yet committed (the head it remembers is behind them).
+   */
   function trusted(stream: string, now: number): { next: number; head: string } | undefined {
+    if (heldInTx.has(stream)) return undefined;
     const cached = heads.get(stream);
     const until = contended.get(stream);
     if (until !== undefined) {
@@ -202,31 +161,10 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
   }
 
   /**
-   * One round trip for a batch built on the heads this process remembers (it wrote them last): moves
-   * each stream's `next_seq` on only where it still is what the rows were built on, inserts the rows
-   * and commits. Should another process have appended meanwhile, the statement fails on purpose (a
-   * cast of a message naming the conflict, evaluated only then) or on the duplicate seq, nothing is
-   * written, and the caller builds the batch again under the lock.
-   */
-  function writeIfUnmoved(client: pg.PoolClient, written: Group[]) {
-    const moves = written.map(({ stream, expected, next }) => `(${escapeLiteral(stream)}, ${expected}::bigint, ${next}::bigint)`).join(', ');
-    const insert = insertSql(written);
-    return client.query(
-      `BEGIN; WITH moved AS (
-         UPDATE ${t.logHeads} h SET next_seq = v.next FROM (VALUES ${moves}) AS v (stream, expected, next)
-         WHERE h.stream = v.stream AND h.next_seq = v.expected RETURNING 1
-       ), ${insert}
-       SELECT CASE WHEN (SELECT count(*) FROM moved) = ${written.length} THEN 0
-              ELSE ('${HEAD_MOVED} ' || (SELECT count(*) FROM moved))::int END AS unmoved;
-       COMMIT`,
-    );
-  }
-
-  /**
    * One transaction per batch. When this process remembers every stream's head and nobody else was seen
    * writing them lately, the batch is built on those heads and written in one round trip
-   * (writeIfUnmoved); otherwise, or when that finds a head moved, it locks the heads and builds on what
-   * it reads, in two round trips (lockHeads and writeAndCommit). Appends to other streams made by the
+   * (writeIfUnmovedSql); otherwise, or when that finds a head moved, it locks the heads and builds on what
+   * it reads, in two round trips (lockHeads and writeAndCommitSql). Appends to other streams made by the
    * batch's builds while they run (a chain row's encrypted payload row) join the same transaction
    * instead of queueing for one of their own: both rows or neither are stored, and the pair costs one
    * commit. Streams that joined the stream's last batch are locked with it up front; one that joins
@@ -239,8 +177,8 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
     let done: Attempt | undefined;
     let failure: { attempt: Attempt | undefined; error: unknown } | undefined;
     const discarded: Attempt[] = [];
-    // In a lock transaction the rows go into it, in a savepoint (so a failure is this append's alone),
-    // built on the heads locked now: what this process remembers may be rows of its own not yet committed.
+    // In a lock transaction the rows go into it, in a savepoint (so a failure is this append's alone);
+    // built on the head this process remembers only while no lock transaction here holds newer rows of it.
     const begin = tx === undefined ? 'BEGIN; ' : SAVEPOINT;
     const end = tx === undefined ? 'COMMIT' : RELEASE;
     // Checked out, the client has no listener of the pool's: a cut connection would crash the process.
@@ -252,9 +190,16 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
       const expectations = batch.filter((p) => p.expect !== undefined).map((p) => p.expect!.type);
       // Expectations are checked on rows read under the lock: a batch holding one never trusts memory.
       const last: LastRows | undefined = expectations.length === 0 ? undefined : { stream, types: new Set(expectations), last: new Map() };
-      const mine = tx === undefined && last === undefined ? trusted(stream, now) : undefined;
+      const mine = trusted(stream, now);
+      // Held from now: another lock transaction here appending to the stream locks its head and waits,
+      // rather than try the remembered head, wait for the row lock all the same, and find it moved.
+      if (tx !== undefined) holdUntilEnd(tx, [stream]);
       if (mine !== undefined) {
-        const attempt = buildBatch(stream, batch, mine.head, mine.next);
+        // Built as if each type's last row were where the batch's first append of it expects; the statement checks it.
+        const assumed = last === undefined ? undefined : { ...last, last: new Map<string, number>() };
+        for (const { expect } of batch) if (expect !== undefined && !assumed!.last.has(expect.type)) assumed!.last.set(expect.type, expect.lastSeq);
+        const checked = assumed === undefined ? undefined : { ...assumed, last: new Map(assumed.last) };
+        const attempt = buildBatch(stream, batch, mine.head, mine.next, assumed);
         discarded.push(attempt);
         const known = [...attempt.joined.keys()].map((s) => [s, trusted(s, now)] as const);
         if (known.every(([, at]) => at !== undefined)) {
@@ -263,12 +208,13 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
           const writing = attempt.groups.filter((g) => g.built.length > 0);
           if (writing.length > 0) {
             try {
-              await writeIfUnmoved(client, writing);
+              await client.query(writeIfUnmovedSql(t, writing, begin, end, checked));
               done = attempt;
               discarded.pop();
-            } catch {
-              await client.query('ROLLBACK');
-              for (const g of attempt.groups) markContended(g.stream);
+            } catch (error) {
+              await client.query(tx === undefined ? 'ROLLBACK' : 'ROLLBACK TO SAVEPOINT core_append');
+              // The lock path decides what the expectation refuses; only a moved head says another process writes.
+              if (!String((error as Error | undefined)?.message).includes(EXPECTATION_FAILED)) for (const g of attempt.groups) markContended(g.stream);
             }
           }
         }
@@ -289,11 +235,16 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
         buildJoined(attempt, (s) => ({ next: nexts.get(s)!, head: heads.get(s) }));
         const writing = attempt.groups.filter((g) => g.built.length > 0);
         if (writing.length === 0) await client.query(end);
-        else await writeAndCommit(client, writing, end);
+        else await client.query(writeAndCommitSql(t, writing, end));
         done = attempt;
         failure = undefined;
       }
       rememberCompanions(stream, [...done.joined.keys()]);
+      if (tx !== undefined)
+        holdUntilEnd(
+          tx,
+          done.groups.filter((g) => g.stream !== stream && g.built.length > 0).map((g) => g.stream),
+        );
     } catch (error) {
       failure = { attempt: failure?.attempt, error };
       if (client !== undefined) {
@@ -331,6 +282,18 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
     });
     for (const [pending, error] of done!.refused) pending.reject(error);
     for (const group of done!.groups) for (const { pending, row } of group.built) pending.resolve(row);
+  }
+
+  /** Streams with rows in a lock transaction here not yet ended, until it ends (see trusted). */
+  function holdUntilEnd(tx: TxContext, streams: string[]): void {
+    for (const stream of streams) {
+      heldInTx.set(stream, (heldInTx.get(stream) ?? 0) + 1);
+      (tx.ended ??= []).push(() => {
+        const n = heldInTx.get(stream)! - 1;
+        if (n === 0) heldInTx.delete(stream);
+        else heldInTx.set(stream, n);
+      });
+    }
   }
 
   function markContended(stream: string): void {
