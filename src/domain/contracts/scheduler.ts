@@ -5,6 +5,13 @@ const MAX_SLEEP_MS = 60_000;
 /** Pause before claiming again a fire another process holds: it may have died holding it. */
 const BUSY_RETRY_MS = 100;
 
+/**
+ * Fires of one pass under way at once. A pass of 75,000 (the catch-up after a long stop) started every
+ * one of them together: their reads, locks and rows in memory at once, and none finished until most
+ * had started. Enough to fill the store's lock slots and share group commits many times over.
+ */
+const MAX_IN_FLIGHT = 512;
+
 /** What `fireDue` returns when another process holds the contract's claim: try again shortly, same tick. */
 export const CLAIMED_ELSEWHERE = 'claimed-elsewhere';
 
@@ -21,6 +28,8 @@ export interface SchedulerDeps {
   onError(err: unknown): void;
   /** Told after each scheduled fire how long after the start of its due tick it finished (metrics). */
   onFire?(lagMs: number): void;
+  /** Fires of a pass under way at once (default `MAX_IN_FLIGHT`). */
+  maxInFlight?: number;
   /**
    * With several processes on one store: contracts created or changed elsewhere since the last call,
    * with their next due tick. Called before each timed pass, and passes then run at least every tick.
@@ -32,7 +41,8 @@ export interface SchedulerDeps {
  * Fires scheduled contract transitions on the tick. It keeps each contract's next due tick in memory
  * and sleeps until the earliest one starts, on a timer re-armed against that absolute time (a
  * `setInterval` drifts and bunches up after the event loop stalls). A pass fires every contract whose
- * due tick has started, all in parallel so their log appends share group commits; passes never
+ * due tick has started, longest due first, many at once so their log appends share group commits (at most
+ * `maxInFlight`, so a pass of tens of thousands does not start them all together); passes never
  * overlap. Once-only firing does not rest on this class: each fire advances the contract's durable
  * watermark, so a repeated pass, a restart or a clock stepping back finds nothing due twice.
  * Tests drive it with `runDue(now)` on a fake clock.
@@ -124,28 +134,34 @@ export class ContractScheduler {
   }
 
   async #runPass(nowTick: number): Promise<number> {
-    const due = [...this.#due].filter(([, tick]) => tick <= nowTick);
-    const ids = due.map(([id]) => id);
+    // The longest due first: when a pass cannot fire everything within its tick, the oldest do not wait longest.
+    const due = [...this.#due].filter(([, tick]) => tick <= nowTick).sort((a, b) => a[1] - b[1]);
     this.#busy = false;
+    let taken = 0;
+    const lanes = Math.min(due.length, Math.max(1, this.#deps.maxInFlight ?? MAX_IN_FLIGHT));
     await Promise.all(
-      due.map(async ([id, dueTick]) => {
-        try {
-          const next = await this.#deps.fireDue(id, nowTick);
-          if (next === CLAIMED_ELSEWHERE) {
-            // Still due, unless the holder announces its next due tick meanwhile (`advance`).
-            this.#busy = true;
-            return;
-          }
-          this.set(id, next);
-          this.#deps.onFire?.(this.#deps.clock.now() - tickStartMs(dueTick));
-        } catch (err) {
-          this.#deps.onError(err);
-          // Retried next tick rather than in a tight loop.
-          this.set(id, nowTick + 1);
-        }
+      Array.from({ length: lanes }, async () => {
+        while (taken < due.length) await this.#fireOne(...due[taken++]!, nowTick);
       }),
     );
-    return ids.length;
+    return due.length;
+  }
+
+  async #fireOne(id: string, dueTick: number, nowTick: number): Promise<void> {
+    try {
+      const next = await this.#deps.fireDue(id, nowTick);
+      if (next === CLAIMED_ELSEWHERE) {
+        // Still due, unless the holder announces its next due tick meanwhile (`advance`).
+        this.#busy = true;
+        return;
+      }
+      this.set(id, next);
+      this.#deps.onFire?.(this.#deps.clock.now() - tickStartMs(dueTick));
+    } catch (err) {
+      this.#deps.onError(err);
+      // Retried next tick rather than in a tight loop.
+      this.set(id, nowTick + 1);
+    }
   }
 
   #arm(): void {
