@@ -7,7 +7,7 @@
 // are seeded in-process before the server starts (`contracts-seed.mjs`); the rows are read back after the
 // server stops, a line at a time (a 10,000-contract run writes gigabytes: one string would not hold
 // them), with the bytes each fire stored.
-//   [BENCH_DATABASE_URL=postgres://...] node bench/contracts.mjs [contracts=1000] [seconds=60] [mix=every|mixed]
+//   [BENCH_DATABASE_URL=postgres://...] node bench/contracts.mjs [contracts=1000] [seconds=60] [mix=every|mixed|mixed-x<f>] [settle ticks=10]
 import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -314,13 +314,14 @@ async function pgRows(url, schema) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.CORE_RATE_LIMIT ??= 'off';
-  const [contracts, seconds, mix] = process.argv.slice(2);
+  const [contracts, seconds, mix, settle] = process.argv.slice(2);
   console.log(
     JSON.stringify(
       await contractsFireLag({
         contracts: Number(contracts) || undefined,
         seconds: Number(seconds) || undefined,
         mix: mix || undefined,
+        settleTicks: Number(settle) || undefined,
         databaseUrl: process.env.BENCH_DATABASE_URL,
       }),
       null,

@@ -22,8 +22,14 @@ export interface PooledFile {
  * Files are opened 'a+': writes always land at the end, positioned reads work, and reopening is harmless.
  */
 export class HandlePool {
-  /** Open entries, least recently used first (a Map keeps insertion order; a use re-inserts). */
-  readonly #lru = new Map<PooledFile, true>();
+  /**
+   * Open entries no call uses right now, least recently used first (a Map keeps insertion order). An
+   * entry in use is out of it, so eviction never walks past the handles it may not close: with more
+   * calls under way than `max`, every call's end walked all of them.
+   */
+  readonly #idle = new Map<PooledFile, true>();
+  /** Handles open right now, idle or in use. */
+  #open = 0;
 
   constructor(readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`the open log file limit must be a positive integer, got ${max}`);
@@ -31,7 +37,7 @@ export class HandlePool {
 
   /** Handles open right now. */
   get openCount(): number {
-    return this.#lru.size;
+    return this.#open;
   }
 
   entry(file: string): PooledFile {
@@ -42,12 +48,13 @@ export class HandlePool {
   async use<T>(entry: PooledFile, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
     if (entry.released) throw new Error(`${entry.file} is closed`);
     entry.users++;
+    this.#idle.delete(entry);
     try {
-      const fh = await this.#acquire(entry);
-      this.#touch(entry);
-      return await fn(fh);
+      return await fn(await this.#acquire(entry));
     } finally {
       entry.users--;
+      // Back in as the most recently used, if it is still open.
+      if (entry.users === 0 && entry.fh !== undefined && !entry.released) this.#idle.set(entry, true);
       this.#evict();
     }
   }
@@ -58,7 +65,8 @@ export class HandlePool {
     await entry.opening?.catch(() => undefined);
     const fh = entry.fh;
     entry.fh = undefined;
-    this.#lru.delete(entry);
+    this.#idle.delete(entry);
+    if (fh !== undefined) this.#open--;
     await entry.closing;
     await fh?.close();
   }
@@ -75,27 +83,21 @@ export class HandlePool {
     try {
       const fh = await opening;
       entry.fh = fh;
-      this.#lru.set(entry, true);
+      this.#open++;
       return fh;
     } finally {
       entry.opening = undefined;
     }
   }
 
-  #touch(entry: PooledFile): void {
-    if (!this.#lru.has(entry)) return;
-    this.#lru.delete(entry);
-    this.#lru.set(entry, true);
-  }
-
   #evict(): void {
-    if (this.#lru.size <= this.max) return;
-    for (const entry of this.#lru.keys()) {
-      if (this.#lru.size <= this.max) return;
-      if (entry.users > 0 || entry.fh === undefined) continue;
+    for (const entry of this.#idle.keys()) {
+      if (this.#open <= this.max) return;
+      this.#idle.delete(entry);
       const fh = entry.fh;
+      if (fh === undefined) continue;
       entry.fh = undefined;
-      this.#lru.delete(entry);
+      this.#open--;
       const closing = fh.close().catch(() => undefined);
       entry.closing = closing;
       void closing.then(() => {

@@ -1,4 +1,8 @@
-const INITIAL_CAPACITY = 1024;
+/**
+ * Rows a new index has room for before it first grows (doubling). Small: a store with 10,000 machines keeps
+ * 30,000 indexes in memory, most of a few rows; at 1,024 they held 600 MB of arrays.
+ */
+const INITIAL_CAPACITY = 16;
 
 /**
  * Compact in-memory index of one log stream: for each row (by seq) its byte offset in the file, its tick

@@ -1,5 +1,8 @@
-import { readdir, readlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HandlePool } from '../../../src/storage/lowdb/handle-pool.js';
 import { makeLowdbHarness } from '../../store/lowdb-harness.js';
 
 /** Descriptors this process holds on files under `dir`. */
@@ -65,6 +68,46 @@ describe('lowdb log file handles', () => {
       for (const s of streams) expect((await again.logs.read(s)).map((r) => r.n)).toEqual(Array.from({ length: 40 }, (_, k) => k));
     } finally {
       await harness.cleanup();
+    }
+  });
+
+  it('closes the least recently used idle handle first, never one in use, and counts every open handle', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'handles-'));
+    try {
+      const pool = new HandlePool(2);
+      const entries = ['a', 'b', 'c', 'd', 'e'].map((name) => pool.entry(join(dir, name)));
+      const [a, b, c] = entries as [ReturnType<typeof pool.entry>, ReturnType<typeof pool.entry>, ReturnType<typeof pool.entry>];
+      for (const e of [a, b, c]) await pool.use(e, async () => undefined);
+      // `a` was used least recently: closed when `c` opened.
+      expect([a.fh, b.fh, c.fh].map((fh) => fh !== undefined)).toEqual([false, true, true]);
+      await pool.use(a, async () => undefined);
+      expect([a.fh, b.fh, c.fh].map((fh) => fh !== undefined)).toEqual([true, false, true]);
+      // Five at once: the four still in use stay open (more than the bound), the one done is closed at once;
+      // once all are done the bound holds again.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let inside = 0;
+      let allInside!: () => void;
+      const fourInside = new Promise<void>((resolve) => (allInside = resolve));
+      const held = entries.slice(0, 4).map((e) =>
+        pool.use(e, async () => {
+          if (++inside === 4) allInside();
+          await gate;
+        }),
+      );
+      await fourInside;
+      await pool.use(entries[4]!, async () => undefined);
+      expect(pool.openCount).toBe(4);
+      expect(entries.map((e) => e.fh !== undefined)).toEqual([true, true, true, true, false]);
+      release();
+      await Promise.all(held);
+      expect(pool.openCount).toBe(2);
+      expect(entries.filter((e) => e.fh !== undefined)).toHaveLength(2);
+      expect(entries[4]!.fh).toBeUndefined();
+      for (const e of entries) await pool.release(e);
+      expect(pool.openCount).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
