@@ -147,6 +147,7 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
     pgClient = read.client;
     const lags = { every: [], cron: [], on_event: [] };
     const covered = new Map();
+    const phases = new Map();
     const bytes = { transition: 0, transitionRows: 0, audit: 0, auditRows: 0, payload: 0, payloadRows: 0 };
     let skipped = 0;
     let failed = 0;
@@ -168,13 +169,16 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
         covered.set(`event:${slugOfRow(stream)}:${row.input.round}`, (covered.get(`event:${slugOfRow(stream)}:${row.input.round}`) ?? 0) + 1);
         continue;
       }
+      // A contract's phase on its `every` grid, from any of its scheduled rows: one whose only due tick in
+      // a window shorter than its period lies outside it has none to be missed there.
+      if (row.due_tick !== null && trigger.every_ticks !== undefined) phases.set(row.contract_id, row.due_tick % trigger.every_ticks);
       if (row.due_tick === null || row.due_tick < firstTick || row.due_tick > lastTick) continue;
       fired += 1;
       transitionIds.add(row.id);
       if (!row.success) failed += 1;
       skipped += row.skipped;
       lags[trigger.kind].push(Date.parse(row.created_at) - row.due_tick * TICK_MS);
-      const c = covered.get(row.contract_id) ?? { phase: row.due_tick % (trigger.every_ticks ?? 1), ticks: new Set() };
+      const c = covered.get(row.contract_id) ?? { ticks: new Set() };
       c.ticks.add(row.due_tick);
       covered.set(row.contract_id, c);
     }
@@ -201,9 +205,10 @@ export async function contractsFireLag({ contracts = 1000, seconds = 60, mix = '
         covers += minuteTicks.filter((t) => c?.ticks.has(t)).length;
       } else {
         const every = trigger.every_ticks;
-        const phase = c?.phase ?? 0;
+        const phase = phases.get(id);
+        // Never fired at all: its grid is unknown, so every tick of it the window may hold counts (phase 0).
         for (let t = firstTick; t <= lastTick; t++) {
-          if (t % every !== phase) continue;
+          if (t % every !== (phase ?? 0)) continue;
           expected += 1;
           if (c?.ticks.has(t)) covers += 1;
         }
