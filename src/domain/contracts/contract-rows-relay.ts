@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inCommitScope } from '../../lib/commit-scope.js';
 import type { Json, PubSub } from '../../storage/port.js';
 import { createRelayPositions } from '../chain/relay-positions.js';
 import type { ContractHub } from './contract-hub.js';
@@ -14,7 +15,6 @@ const MAX_PER_MESSAGE = 60;
 const PAGE = 500;
 
 type Log = 'events' | 'transitions';
-import { inCommitScope } from '../../lib/commit-scope.js';
 /** A machine's log (`e` events, `t` transitions), the last and first seq appended in one event-loop turn. */
 type Range = [log: 'e' | 't', slug: string, last: number, first: number];
 

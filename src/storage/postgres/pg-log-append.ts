@@ -188,7 +188,7 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
       if (tx === undefined) client.on('error', onLost);
       const now = Date.now();
       const expectations = batch.filter((p) => p.expect !== undefined).map((p) => p.expect!.type);
-      // Expectations are checked on rows read under the lock: a batch holding one never trusts memory.
+      // Expectations are checked on rows read under the lock, or on a remembered head in the writing statement.
       const last: LastRows | undefined = expectations.length === 0 ? undefined : { stream, types: new Set(expectations), last: new Map() };
       const mine = trusted(stream, now);
       // Held from now: another lock transaction here appending to the stream locks its head and waits,
@@ -196,10 +196,11 @@ export function createLogAppender({ pool, db, tables: t }: LogAppenderOptions) {
       if (tx !== undefined) holdUntilEnd(tx, [stream]);
       if (mine !== undefined) {
         // Built as if each type's last row were where the batch's first append of it expects; the statement checks it.
-        const assumed = last === undefined ? undefined : { ...last, last: new Map<string, number>() };
-        for (const { expect } of batch) if (expect !== undefined && !assumed!.last.has(expect.type)) assumed!.last.set(expect.type, expect.lastSeq);
-        const checked = assumed === undefined ? undefined : { ...assumed, last: new Map(assumed.last) };
-        const attempt = buildBatch(stream, batch, mine.head, mine.next, assumed);
+        const assumed = new Map<string, number>();
+        for (const { expect } of batch) if (expect !== undefined && !assumed.has(expect.type)) assumed.set(expect.type, expect.lastSeq);
+        // The builds move their copy on as rows are built; the statement checks the map as assumed.
+        const checked = last === undefined ? undefined : { ...last, last: assumed };
+        const attempt = buildBatch(stream, batch, mine.head, mine.next, checked && { ...checked, last: new Map(assumed) });
         discarded.push(attempt);
         const known = [...attempt.joined.keys()].map((s) => [s, trusted(s, now)] as const);
         if (known.every(([, at]) => at !== undefined)) {
